@@ -1,0 +1,76 @@
+/**
+ * Animal, NewPet, PetStatus and the listPets query (pet-store-service-interface.md "Resources" and
+ * PRODUCT.md section 1). Shared by the REST routes, the tRPC routers and the OpenAPI document.
+ */
+import { z } from "zod";
+
+export const PetStatus = z.enum(["available", "pending", "sold"]).meta({
+  id: "PetStatus",
+  description: "Availability of an animal.",
+});
+export type PetStatus = z.infer<typeof PetStatus>;
+
+export const MAX_PET_ID = 9223372036854775807n;
+
+export const Animal = z
+  .object({
+    id: z.int().min(1).meta({ format: "int64", description: "Unique identifier, assigned by the service." }),
+    name: z.string().meta({ description: "The animal's name." }),
+    categoryId: z.int().min(1).meta({ format: "int64", description: "Category the animal belongs to." }),
+    status: PetStatus.optional(),
+  })
+  .meta({ id: "Animal" });
+export type Animal = z.infer<typeof Animal>;
+
+export const PetName = z
+  .string({ error: "must be a string" })
+  .trim()
+  .min(1, { error: "must not be empty" })
+  .max(100, { error: "must be at most 100 characters" });
+
+export const CategoryId = z
+  .int({ error: "must be an integer" })
+  .min(1, { error: "must be at least 1" })
+  .max(Number.MAX_SAFE_INTEGER, { error: "is too large" });
+
+export const NewPet = z
+  .strictObject({
+    name: PetName.meta({ description: "The animal's name, 1 to 100 characters after trimming." }),
+    categoryId: CategoryId.meta({ format: "int64", description: "An existing category's id." }),
+    status: PetStatus.optional(),
+  })
+  .meta({ id: "NewPet" });
+export type NewPet = z.infer<typeof NewPet>;
+
+/** Decimal integer 1..100 written as a query string value. */
+export const PageLimit = z
+  .string()
+  .regex(/^[0-9]+$/, { error: "must be a whole number from 1 to 100" })
+  .transform(Number)
+  .pipe(z.int().min(1, { error: "must be at least 1" }).max(100, { error: "must be at most 100" }));
+
+export const ListPetsQuery = z.object({
+  limit: PageLimit.optional().meta({
+    param: { name: "limit", in: "query" },
+    description: "Maximum number of animals returned, 1 to 100.",
+    example: "20",
+  }),
+  status: PetStatus.optional().meta({ param: { name: "status", in: "query" } }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({
+      param: { name: "cursor", in: "query" },
+      description: "Opaque cursor from the previous page's `Link: rel=\"next\"` header.",
+    }),
+});
+export type ListPetsQuery = z.infer<typeof ListPetsQuery>;
+
+/** Path id: decimal integer 1..2^63-1, returned as a bigint. */
+export const PetIdParam = z
+  .string()
+  .regex(/^[0-9]{1,19}$/, { error: "must be a whole number from 1 to 9223372036854775807" })
+  .transform((v) => BigInt(v))
+  .refine((v) => v >= 1n && v <= MAX_PET_ID, { error: "must be a whole number from 1 to 9223372036854775807" });

@@ -1,0 +1,2 @@
+export * from "./client.ts";
+export * from "./generated/prisma/client.ts";
