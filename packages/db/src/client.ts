@@ -1,6 +1,6 @@
 /**
  * Prisma client factory. PostgreSQL through @prisma/adapter-pg when the config names a URL, else an
- * embedded PGlite database in a folder (created on first use). Callers own the returned handle and
+ * embedded PGlite database in a folder (created on first use; `memory://` keeps it in memory). Callers own the returned handle and
  * must `close()` it.
  */
 import fs from "node:fs";
@@ -27,7 +27,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: 10 }) });
     return { prisma, config, close: () => prisma.$disconnect() };
   }
-  fs.mkdirSync(config.dir, { recursive: true });
+  if (!config.dir.startsWith("memory://")) fs.mkdirSync(config.dir, { recursive: true });
   const pglite = await PGlite.create(config.dir);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   return {
