@@ -109,6 +109,12 @@ export function findRepoRoot(start: string = process.cwd()): string {
   }
 }
 
+/** PGlite folder: `memory://` kept as is, relative paths resolved against the repository root. */
+function pgliteDir(root: string, value: string | undefined): string {
+  if (value?.startsWith("memory://")) return value;
+  return path.resolve(root, value ?? ".data/pglite");
+}
+
 /**
  * Parses `env` into a `Config`. Empty strings count as unset.
  * @throws ConfigError naming the first bad variable.
@@ -127,12 +133,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     : e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
       ? { kind: "upstash", url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
       : { kind: "memory" };
-  return Object.freeze({
+  const database: DatabaseConfig = e.DATABASE_URL
+    ? { kind: "postgres", url: e.DATABASE_URL }
+    : { kind: "pglite", dir: pgliteDir(root, e.PGLITE_DIR) };
+  const config: Config = {
     port: e.PORT,
     environment: e.PETSTORE_ENV,
-    database: e.DATABASE_URL
-      ? { kind: "postgres", url: e.DATABASE_URL }
-      : { kind: "pglite", dir: path.resolve(root, e.PGLITE_DIR ?? ".data/pglite") },
+    database,
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`,
     servers: { production: `${e.PRODUCTION_ORIGIN}/v1`, staging: `${e.STAGING_ORIGIN}/v1` },
     logLevel: e.LOG_LEVEL,
@@ -146,7 +153,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     trustProxy: e.TRUST_PROXY,
     sessionIdleHours: e.SESSION_IDLE_HOURS,
-  });
+  };
+  return Object.freeze(config);
 }
 
 let cached: Config | undefined;

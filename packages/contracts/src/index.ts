@@ -1,2 +1,3 @@
+export * from "./admin.ts";
 export * from "./errors.ts";
 export * from "./pets.ts";

@@ -1,0 +1,85 @@
+/**
+ * Inputs of the dashboard's tRPC procedures and the CLI (PRODUCT.md sections 2 and 4). The REST API's
+ * schemas (pets.ts) are reused wherever the same value is meant, so validation messages match the API.
+ */
+import { z } from "zod";
+import { CategoryId, PetName, PetStatus } from "./pets.ts";
+
+export const EntityId = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+export const PetSearch = z.object({
+  page: z.int().min(1).default(1),
+  pageSize: z.int().min(1).max(100).default(20),
+  sortBy: z.enum(["id", "name"]).default("id"),
+  sortDirection: z.enum(["asc", "desc"]).default("asc"),
+  status: z.union([PetStatus, z.literal("none")]).optional(),
+  categoryId: EntityId.optional(),
+  query: z.string().trim().max(100).optional(),
+});
+export type PetSearch = z.infer<typeof PetSearch>;
+
+export const PetUpdate = z.strictObject({
+  id: EntityId,
+  name: PetName.optional(),
+  categoryId: CategoryId.optional(),
+  status: PetStatus.nullable().optional(),
+});
+export type PetUpdate = z.infer<typeof PetUpdate>;
+
+export const PetBulkStatus = z.object({
+  ids: z.array(EntityId).min(1).max(500),
+  status: PetStatus.nullable(),
+});
+
+export const CategoryName = z
+  .string({ error: "must be a string" })
+  .trim()
+  .min(1, { error: "must not be empty" })
+  .max(60, { error: "must be at most 60 characters" });
+
+export const PlanName = z.enum(["free", "pro", "business", "enterprise"]);
+export type PlanName = z.infer<typeof PlanName>;
+
+export const RateLimitValue = z.int().min(1).max(100_000_000);
+
+/** `30d`, `12h`, `90m`, `0` → seconds. */
+export const DurationText = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*[smhd])$/, { error: "must look like 30d, 12h, 90m or 0" })
+  .transform((v) => {
+    if (v === "0") return 0;
+    const unit = { s: 1, m: 60, h: 3600, d: 86400 }[v.at(-1) as "s" | "m" | "h" | "d"];
+    return Number(v.slice(0, -1)) * unit;
+  });
+
+export const ApiKeyCreate = z
+  .object({
+    name: z.string().trim().min(1, { error: "must not be empty" }).max(100),
+    plan: PlanName,
+    perMinute: RateLimitValue.optional(),
+    perDay: RateLimitValue.optional(),
+    /** Seconds from now until the key expires; absent = never. */
+    expiresInSeconds: z.int().min(60).max(5 * 365 * 86400).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.plan === "enterprise" && (v.perMinute === undefined || v.perDay === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["perMinute"], message: "Enterprise keys need custom per-minute and per-day limits" });
+    }
+    if (v.perMinute !== undefined && v.perDay !== undefined && v.perMinute > v.perDay) {
+      ctx.addIssue({ code: "custom", path: ["perMinute"], message: "the per-minute limit cannot exceed the per-day limit" });
+    }
+  });
+export type ApiKeyCreate = z.infer<typeof ApiKeyCreate>;
+
+/** Grace period of a roll, seconds: 0 = revoke the old key now, at most 7 days. */
+export const RollGraceSeconds = z.int().min(0).max(7 * 86400);
+
+export const PlanLimitsUpdate = z.object({
+  plan: z.enum(["free", "pro", "business"]),
+  perMinute: RateLimitValue,
+  perDay: RateLimitValue,
+});
+
+export const UserRole = z.enum(["staff", "admin"]);
+export const Email = z.email({ error: "must be an email address" }).trim().toLowerCase().max(200);
+export const Password = z.string().min(12, { error: "must be at least 12 characters" }).max(200);

@@ -1,0 +1,39 @@
+/**
+ * Append-only audit log of changes made through the dashboard or the CLI (PRODUCT.md section 4).
+ * Entries are only ever inserted; nothing in the codebase updates or deletes them.
+ */
+import type { Prisma } from "@petstore/db";
+import type { Actor } from "./deps.ts";
+
+type Tx = Pick<Prisma.TransactionClient, "auditLog">;
+
+export interface AuditEntry {
+  actor: Actor;
+  action: string;
+  entityType: "pet" | "category" | "apiKey" | "plan" | "user";
+  entityId: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** Converts BigInt and Date values so `value` can be stored as JSON. */
+export function toAuditJson(value: unknown): Prisma.InputJsonValue | undefined {
+  if (value === undefined || value === null) return undefined;
+  return JSON.parse(
+    JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v)),
+  ) as Prisma.InputJsonValue;
+}
+
+/** Inserts one audit entry inside the caller's transaction `tx`. */
+export async function writeAudit(tx: Tx, entry: AuditEntry): Promise<void> {
+  await tx.auditLog.create({
+    data: {
+      actor: entry.actor,
+      action: entry.action,
+      entityType: entry.entityType,
+      entityId: entry.entityId,
+      before: toAuditJson(entry.before),
+      after: toAuditJson(entry.after),
+    },
+  });
+}

@@ -1,0 +1,79 @@
+/** Category domain service (dashboard and seed): list with animal counts, create, rename, delete when unused. */
+import { AppError } from "@petstore/contracts";
+import { Prisma } from "@petstore/db";
+import { writeAudit } from "./audit.ts";
+import type { Actor, CoreDeps } from "./deps.ts";
+
+export interface CategoryView {
+  id: number;
+  name: string;
+  petCount: number;
+}
+
+const duplicateName = (name: string) =>
+  new AppError("validation_failed", `A category named "${name}" already exists.`, [
+    { path: "name", message: "is already taken" },
+  ]);
+
+function isUniqueViolation(error: unknown) {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
+  return {
+    /** All categories by name, each with how many animals use it. */
+    async list(): Promise<CategoryView[]> {
+      const rows = await prisma.category.findMany({ orderBy: { name: "asc" }, include: { _count: { select: { pets: true } } } });
+      return rows.map((c) => ({ id: Number(c.id), name: c.name, petCount: c._count.pets }));
+    },
+
+    /** @throws AppError validation_failed when the name is taken. */
+    async create(name: string, actor: Actor): Promise<CategoryView> {
+      try {
+        return await prisma.$transaction(async (tx) => {
+          const row = await tx.category.create({ data: { name } });
+          await writeAudit(tx, { actor, action: "category.create", entityType: "category", entityId: String(row.id), after: row });
+          return { id: Number(row.id), name: row.name, petCount: 0 };
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicateName(name);
+        throw error;
+      }
+    },
+
+    /** @throws AppError not_found, validation_failed when the name is taken. */
+    async rename(id: number, name: string, actor: Actor): Promise<CategoryView> {
+      try {
+        return await prisma.$transaction(async (tx) => {
+          const before = await tx.category.findUnique({ where: { id: BigInt(id) } });
+          if (!before) throw new AppError("not_found", `No category with id ${id}.`);
+          const row = await tx.category.update({
+            where: { id: before.id },
+            data: { name },
+            include: { _count: { select: { pets: true } } },
+          });
+          await writeAudit(tx, { actor, action: "category.rename", entityType: "category", entityId: String(id), before, after: { ...row, _count: undefined } });
+          return { id, name: row.name, petCount: row._count.pets };
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicateName(name);
+        throw error;
+      }
+    },
+
+    /** @throws AppError not_found; conflict when animals still use it. */
+    async remove(id: number, actor: Actor): Promise<void> {
+      await prisma.$transaction(async (tx) => {
+        const before = await tx.category.findUnique({ where: { id: BigInt(id) }, include: { _count: { select: { pets: true } } } });
+        if (!before) throw new AppError("not_found", `No category with id ${id}.`);
+        if (before._count.pets > 0) {
+          throw new AppError("conflict", `Category "${before.name}" still has ${before._count.pets} animal(s); move or delete them first.`);
+        }
+        await tx.category.delete({ where: { id: before.id } });
+        await writeAudit(tx, { actor, action: "category.delete", entityType: "category", entityId: String(id), before: { ...before, _count: undefined } });
+      });
+    },
+  };
+}
+
+export type CategoryService = ReturnType<typeof createCategoryService>;

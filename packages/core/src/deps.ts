@@ -1,0 +1,19 @@
+/**
+ * What every domain service is built from: the Prisma client, the validated config, a clock and a logger.
+ * The clock is injectable so tests can cross instants such as getPet's sunset.
+ */
+import type { Config } from "@petstore/config";
+import type { PrismaClient } from "@petstore/db";
+import type { Logger } from "pino";
+
+export type Clock = () => Date;
+
+export interface CoreDeps {
+  prisma: PrismaClient;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Who made a change, for the audit log: `user:<email>`, `cli:<os user>` or `api-key:<prefix>`. */
+export type Actor = string;

@@ -1,0 +1,36 @@
+/** Plan table (PRODUCT.md section 3): list, and admin edits of Free/Pro/Business limits (audited). */
+import type { PlanName } from "@petstore/contracts";
+import { writeAudit } from "./audit.ts";
+import type { Actor, CoreDeps } from "./deps.ts";
+
+export interface PlanView {
+  name: PlanName;
+  perMinute: number | null;
+  perDay: number | null;
+}
+
+const ORDER: PlanName[] = ["free", "pro", "business", "enterprise"];
+
+export function createPlanService({ prisma }: Pick<CoreDeps, "prisma">) {
+  return {
+    /** All plans in ascending order (Enterprise has no plan-wide limits: they are set per key). */
+    async list(): Promise<PlanView[]> {
+      const rows = await prisma.plan.findMany();
+      return rows
+        .map((p) => ({ name: p.name, perMinute: p.perMinute, perDay: p.perDay }))
+        .sort((a, b) => ORDER.indexOf(a.name) - ORDER.indexOf(b.name));
+    },
+
+    /** Sets a plan's limits; keys pick the change up within 5 s (their cache lifetime). */
+    async update(input: { plan: "free" | "pro" | "business"; perMinute: number; perDay: number }, actor: Actor): Promise<PlanView> {
+      return prisma.$transaction(async (tx) => {
+        const before = await tx.plan.findUniqueOrThrow({ where: { name: input.plan } });
+        const row = await tx.plan.update({ where: { name: input.plan }, data: { perMinute: input.perMinute, perDay: input.perDay } });
+        await writeAudit(tx, { actor, action: "plan.update", entityType: "plan", entityId: input.plan, before, after: row });
+        return { name: row.name, perMinute: row.perMinute, perDay: row.perDay };
+      });
+    },
+  };
+}
+
+export type PlanService = ReturnType<typeof createPlanService>;
