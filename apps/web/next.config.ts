@@ -1,0 +1,22 @@
+import type { NextConfig } from "next";
+
+const nextConfig: NextConfig = {
+  // Workspace packages are TypeScript source.
+  transpilePackages: ["@petstore/config", "@petstore/contracts", "@petstore/core", "@petstore/db"],
+  // Native/WASM-backed server libraries load from node_modules at run time instead of being bundled.
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pglite-prisma-adapter",
+    "@prisma/client",
+    "@prisma/adapter-pg",
+    "@prisma/schema-engine-wasm",
+    "@prisma/driver-adapter-utils",
+    "pg",
+    "ioredis",
+    "pino",
+  ],
+  poweredByHeader: false,
+  typedRoutes: false,
+};
+
+export default nextConfig;

@@ -1,0 +1,22 @@
+/**
+ * `createCore(deps)` wires the domain services shared by the REST API, the tRPC dashboard and the CLI;
+ * no business rule lives anywhere else.
+ */
+import { createApiKeyService } from "./api-keys/service.ts";
+import { createCategoryService } from "./categories.ts";
+import type { CoreDeps } from "./deps.ts";
+import { createIdempotencyService } from "./idempotency.ts";
+import { createPetService } from "./pets/service.ts";
+import { createPlanService } from "./plans.ts";
+
+export function createCore(deps: CoreDeps) {
+  return {
+    pets: createPetService(deps),
+    categories: createCategoryService(deps),
+    apiKeys: createApiKeyService(deps),
+    idempotency: createIdempotencyService(deps),
+    plans: createPlanService(deps),
+  };
+}
+
+export type Core = ReturnType<typeof createCore>;
