@@ -1,0 +1,61 @@
+/**
+ * The public REST API v1 as one Hono app (mounted by Next at /v1). Pipeline, in order:
+ * request context (id, common headers, log line) → getPet lifecycle headers → caller resolution →
+ * rate limiting → 405/404 → operation (auth guard, body gate, zod validation, handler) → error rendering.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { AppError, validationError } from "@petstore/contracts";
+import type { Runtime } from "@petstore/core";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import type { RestEnv } from "./env.ts";
+import { resolveCaller } from "./middleware/authenticate.ts";
+import { rateLimit } from "./middleware/rate-limit.ts";
+import { requestContext } from "./middleware/request-context.ts";
+import { registerOpenApiDocument } from "./openapi-document.ts";
+import { registerSharedComponents } from "./openapi-shared.ts";
+import { registerCreatePet } from "./operations/create-pet.ts";
+import { getPetLifecycle, registerGetPet } from "./operations/get-pet.ts";
+import { registerListPets } from "./operations/list-pets.ts";
+import { registerListStoreOrders } from "./operations/list-store-orders.ts";
+import { errorResponse, toAppError } from "./problem.ts";
+
+const VALIDATION_PREFIX: Record<string, string | undefined> = { json: undefined, query: undefined, param: undefined, header: undefined };
+
+/** Builds the /v1 app over `rt`. Call `.fetch(request)` with a full URL whose path starts with /v1. */
+export function createRestApp(rt: Runtime) {
+  const app = new OpenAPIHono<RestEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error, VALIDATION_PREFIX[result.target]);
+    },
+  }).basePath("/v1");
+
+  app.use("*", requestContext(rt));
+  app.use(
+    "*",
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) =>
+        errorResponse(
+          new AppError("method_not_allowed", `${c.req.method} is not allowed here; use ${methods.join(", ")}.`, undefined, {
+            Allow: methods.join(", "),
+          }),
+        ),
+    }),
+  );
+  app.use("/pets/:petId", getPetLifecycle(rt));
+  app.use("*", resolveCaller(rt));
+  app.use("*", rateLimit(rt));
+
+  registerSharedComponents(app);
+  registerListPets(app, rt);
+  registerCreatePet(app, rt);
+  registerGetPet(app, rt);
+  registerListStoreOrders(app);
+  registerOpenApiDocument(app, rt);
+
+  app.notFound((c) => errorResponse(new AppError("not_found", `No resource at ${c.req.path}.`)));
+  app.onError((error, c) => errorResponse(toAppError(error, c, (obj, msg) => rt.logger.error(obj, msg))));
+  return app;
+}
+
+export type RestApp = ReturnType<typeof createRestApp>;

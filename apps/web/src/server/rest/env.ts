@@ -1,0 +1,17 @@
+/** Hono environment of the REST app: per-request variables set by the pipeline middleware. */
+import type { ApiCaller, Runtime } from "@petstore/core";
+
+export interface RestVariables {
+  requestId: string;
+  /** The key's caller when a valid bearer key was sent. */
+  caller?: ApiCaller;
+  /** Whether an Authorization header was sent at all (for WWW-Authenticate's `error="invalid_token"`). */
+  tokenSent: boolean;
+}
+
+export interface RestEnv {
+  Variables: RestVariables;
+}
+
+/** What the REST app is built from: the runtime (services, config, clock, logger). */
+export type RestDeps = Runtime;

@@ -1,0 +1,41 @@
+/**
+ * First stage of the /v1 pipeline: assigns the request id (the caller's `X-Request-Id` when it is a sane
+ * token, PRODUCT.md section 1), and on the way out sets the headers every /v1 response carries
+ * (X-Request-Id, Cache-Control: no-store, JSON content type) and writes one structured log line.
+ */
+import { randomUUID } from "node:crypto";
+import type { Runtime } from "@petstore/core";
+import { createMiddleware } from "hono/factory";
+import { matchedRoutes } from "hono/route";
+import type { RestEnv } from "../env.ts";
+import { JSON_CONTENT_TYPE } from "../problem.ts";
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The matched operation's route template (e.g. `/v1/pets/:petId`), or `unmatched`. */
+function routeTemplate(c: Parameters<typeof matchedRoutes>[0]): string {
+  return matchedRoutes(c).filter((r) => r.method !== "ALL").at(-1)?.path ?? "unmatched";
+}
+
+export const requestContext = (rt: Pick<Runtime, "logger">) =>
+  createMiddleware<RestEnv>(async (c, next) => {
+    const started = performance.now();
+    const given = c.req.header("x-request-id");
+    c.set("requestId", given && SANE_REQUEST_ID.test(given) ? given : randomUUID());
+    c.set("tokenSent", false);
+    await next();
+    c.res.headers.set("X-Request-Id", c.get("requestId"));
+    c.res.headers.set("Cache-Control", "no-store");
+    c.res.headers.set("Content-Type", JSON_CONTENT_TYPE);
+    rt.logger.info(
+      {
+        requestId: c.get("requestId"),
+        method: c.req.method,
+        route: routeTemplate(c),
+        status: c.res.status,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        keyPrefix: c.get("caller")?.prefix,
+      },
+      "request",
+    );
+  });

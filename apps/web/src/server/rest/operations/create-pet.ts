@@ -1,0 +1,80 @@
+/**
+ * POST /v1/pets (createPet): adds an animal (spec "POST /pets"; PRODUCT.md section 1). Strict NewPet
+ * validation, 201 with Location, and optional `Idempotency-Key` replay/409/422 through the shared
+ * idempotency service.
+ */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { Animal, NewPet } from "@petstore/contracts";
+import type { Runtime } from "@petstore/core";
+import { requireCaller } from "../middleware/authenticate.ts";
+import { jsonObjectBody } from "../middleware/json-body.ts";
+import type { RestEnv } from "../env.ts";
+import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
+
+const IdempotencyHeaders = z.object({
+  "idempotency-key": z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x20-\x7E]+$/, { error: "must be 1 to 255 printable ASCII characters" })
+    .optional()
+    .meta({
+      param: { name: "Idempotency-Key", in: "header" },
+      description:
+        "Makes retries safe: the same key with the same body within 24 h replays the first response " +
+        "(with `Idempotent-Replayed: true`) and creates nothing.",
+    }),
+});
+
+export const createPetRoute = createRoute({
+  operationId: "createPet",
+  method: "post",
+  path: "/pets",
+  summary: "Add an animal",
+  tags: ["pets"],
+  security: bearerSecurity,
+  middleware: [requireCaller, jsonObjectBody] as const,
+  request: {
+    headers: IdempotencyHeaders,
+    body: { required: true, content: { "application/json": { schema: NewPet } } },
+  },
+  responses: {
+    201: {
+      description: "The animal was created (or, with `Idempotent-Replayed: true`, an earlier creation is replayed).",
+      headers: responseHeaders("Location", "Idempotent-Replayed"),
+      content: { "application/json": { schema: Animal } },
+    },
+    ...errorResponses(
+      "invalid_request",
+      "validation_failed",
+      "payload_too_large",
+      "unsupported_media_type",
+      "idempotency_key_in_use",
+      "idempotency_key_reused",
+      ...baseErrorCodes,
+    ),
+  },
+});
+
+export function registerCreatePet(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
+  app.openapi(createPetRoute, async (c) => {
+    const input = c.req.valid("json");
+    const idempotencyKey = c.req.valid("header")["idempotency-key"];
+    const caller = c.get("caller");
+    if (!caller) throw new Error("requireCaller did not run");
+    const created = async (tx?: Parameters<typeof rt.pets.create>[2]) => {
+      const animal = await rt.pets.create(input, undefined, tx);
+      return {
+        status: 201,
+        body: JSON.stringify(animal),
+        headers: { Location: `${rt.config.publicBaseUrl}/v1/pets/${animal.id}` },
+      };
+    };
+    const { response, replayed } = idempotencyKey
+      ? await rt.idempotency.run({ apiKeyId: caller.keyId, key: idempotencyKey, body: input }, created)
+      : { response: await created(), replayed: false };
+    c.header("Location", response.headers.Location);
+    if (replayed) c.header("Idempotent-Replayed", "true");
+    return c.json(JSON.parse(response.body) as Animal, 201);
+  });
+}
