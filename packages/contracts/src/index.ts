@@ -1,3 +1,5 @@
 export * from "./admin.ts";
+export * from "./dashboard.ts";
 export * from "./errors.ts";
 export * from "./pets.ts";
+export * from "./users.ts";

@@ -3,11 +3,15 @@
  * no business rule lives anywhere else.
  */
 import { createApiKeyService } from "./api-keys/service.ts";
+import { createAuditLogService } from "./audit-log.ts";
 import { createCategoryService } from "./categories.ts";
 import type { CoreDeps } from "./deps.ts";
 import { createIdempotencyService } from "./idempotency.ts";
 import { createPetService } from "./pets/service.ts";
 import { createPlanService } from "./plans.ts";
+import { createSessionService } from "./sessions/service.ts";
+import { createUsageService } from "./usage/service.ts";
+import { createUserService } from "./users/service.ts";
 
 export function createCore(deps: CoreDeps) {
   return {
@@ -16,6 +20,10 @@ export function createCore(deps: CoreDeps) {
     apiKeys: createApiKeyService(deps),
     idempotency: createIdempotencyService(deps),
     plans: createPlanService(deps),
+    users: createUserService(deps),
+    sessions: createSessionService(deps),
+    auditLog: createAuditLogService(deps),
+    usage: createUsageService(deps),
   };
 }
 

@@ -1,0 +1,40 @@
+/**
+ * Inputs for dashboard users and sign-in (PRODUCT.md section 4): used by the tRPC procedures, the CLI's
+ * `users create` and the sign-in form, so every surface shows the same validation messages.
+ */
+import { z } from "zod";
+import { Email, Password, UserRole } from "./admin.ts";
+
+export const UserId = z.uuid({ error: "must be a user id" });
+
+export const UserName = z
+  .string({ error: "must be a string" })
+  .trim()
+  .min(1, { error: "must not be empty" })
+  .max(100, { error: "must be at most 100 characters" });
+
+/** A new staff member or admin; the password is hashed by the users service and never stored as is. */
+export const UserCreate = z.strictObject({
+  email: Email,
+  name: UserName,
+  role: UserRole,
+  password: Password,
+});
+export type UserCreate = z.infer<typeof UserCreate>;
+
+export const UserRoleChange = z.strictObject({ id: UserId, role: UserRole });
+
+export const UserActiveChange = z.strictObject({ id: UserId, active: z.boolean() });
+
+/**
+ * Sign-in form. The password is only checked for presence: its rules apply when it is set, and a message
+ * about them here would tell a guesser something.
+ */
+export const SignIn = z.strictObject({
+  email: Email,
+  password: z
+    .string()
+    .min(1, { error: "must not be empty" })
+    .max(200, { error: "must be at most 200 characters" }),
+});
+export type SignIn = z.infer<typeof SignIn>;

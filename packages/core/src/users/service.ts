@@ -1,0 +1,176 @@
+/**
+ * Dashboard users (PRODUCT.md section 4): staff and admins. Create (CLI and dashboard), list, change role,
+ * deactivate/reactivate. Deactivating ends the user's sessions in the same transaction. Every change is
+ * audited. The last active admin can neither be demoted nor deactivated, so nobody is locked out.
+ */
+import { AppError, type UserCreate } from "@petstore/contracts";
+import { Prisma, type User } from "@petstore/db";
+import { writeAudit } from "../audit.ts";
+import type { Actor, CoreDeps } from "../deps.ts";
+import { hashPassword } from "./password.ts";
+
+export type UserRoleName = "staff" | "admin";
+
+export interface UserView {
+  id: string;
+  email: string;
+  name: string;
+  role: UserRoleName;
+  active: boolean;
+  createdAt: string;
+  /** Sessions that have not expired. */
+  activeSessions: number;
+}
+
+/** What the audit log keeps of a user: never the password hash. */
+const auditView = (user: User) => ({ ...user, passwordHash: undefined });
+
+function isUniqueViolation(error: unknown) {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+type UserWithSessionCount = User & { _count: { sessions: number } };
+
+function toView(u: UserWithSessionCount): UserView {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    active: u.active,
+    createdAt: u.createdAt.toISOString(),
+    activeSessions: u._count.sessions,
+  };
+}
+
+export function createUserService({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
+  const notFound = (id: string) => new AppError("not_found", `No user with id ${id}.`);
+  /** Prisma `include` counting the sessions that have not expired. */
+  const liveSessions = () => ({
+    _count: { select: { sessions: { where: { expiresAt: { gt: clock() } } } } },
+  });
+
+  /** One user by id. @throws AppError not_found. */
+  async function get(id: string): Promise<UserView> {
+    const u = await prisma.user.findUnique({ where: { id }, include: liveSessions() });
+    if (!u) throw notFound(id);
+    return toView(u);
+  }
+
+  async function ensureAnotherActiveAdmin(tx: Prisma.TransactionClient, user: User, change: string) {
+    if (user.role !== "admin" || !user.active) return;
+    const others = await tx.user.count({ where: { role: "admin", active: true, id: { not: user.id } } });
+    if (others === 0)
+      throw new AppError("conflict", `${user.email} is the last active admin and cannot be ${change}.`);
+  }
+
+  return {
+    /**
+     * Creates a user with a scrypt-hashed password (used by `petstore users create` and the dashboard).
+     * @throws AppError validation_failed (path `email`) when the email is already in use.
+     */
+    async create(input: UserCreate, actor: Actor): Promise<UserView> {
+      const passwordHash = await hashPassword(input.password);
+      try {
+        return await prisma.$transaction(async (tx) => {
+          const row = await tx.user.create({
+            data: { email: input.email, name: input.name, role: input.role, passwordHash },
+          });
+          await writeAudit(tx, {
+            actor,
+            action: "user.create",
+            entityType: "user",
+            entityId: row.id,
+            after: auditView(row),
+          });
+          return toView({ ...row, _count: { sessions: 0 } });
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          throw new AppError("validation_failed", `A user with email ${input.email} already exists.`, [
+            { path: "email", message: "is already in use" },
+          ]);
+        }
+        throw error;
+      }
+    },
+
+    /** All users, admins first, then by email. */
+    async list(): Promise<UserView[]> {
+      const rows = await prisma.user.findMany({
+        orderBy: [{ role: "desc" }, { email: "asc" }],
+        include: liveSessions(),
+      });
+      return rows.map(toView);
+    },
+
+    /** How many users exist (the bootstrap creates a demo admin only into an empty table). */
+    count(): Promise<number> {
+      return prisma.user.count();
+    },
+
+    /**
+     * Changes a user's role. `actingUserId` is the signed-in user making the change, who may not change
+     * their own role. @throws AppError not_found; conflict for one's own role or the last admin.
+     */
+    async setRole(
+      input: { id: string; role: UserRoleName },
+      actor: Actor,
+      actingUserId?: string,
+    ): Promise<UserView> {
+      if (input.id === actingUserId) throw new AppError("conflict", "You cannot change your own role.");
+      await prisma.$transaction(async (tx) => {
+        const before = await tx.user.findUnique({ where: { id: input.id } });
+        if (!before) throw notFound(input.id);
+        if (before.role === input.role) return;
+        if (input.role !== "admin") await ensureAnotherActiveAdmin(tx, before, "demoted");
+        const after = await tx.user.update({ where: { id: before.id }, data: { role: input.role } });
+        await writeAudit(tx, {
+          actor,
+          action: "user.setRole",
+          entityType: "user",
+          entityId: before.id,
+          before: { role: before.role },
+          after: { role: after.role },
+        });
+      });
+      return get(input.id);
+    },
+
+    /**
+     * Deactivates (ending every session at once) or reactivates a user; nobody can deactivate themselves.
+     * @throws AppError not_found; conflict for oneself or the last active admin.
+     */
+    async setActive(
+      input: { id: string; active: boolean },
+      actor: Actor,
+      actingUserId?: string,
+    ): Promise<UserView> {
+      if (input.id === actingUserId && !input.active)
+        throw new AppError("conflict", "You cannot deactivate your own account.");
+      await prisma.$transaction(async (tx) => {
+        const before = await tx.user.findUnique({ where: { id: input.id } });
+        if (!before) throw notFound(input.id);
+        if (!input.active) {
+          await ensureAnotherActiveAdmin(tx, before, "deactivated");
+          await tx.session.deleteMany({ where: { userId: before.id } });
+        }
+        if (before.active === input.active) return;
+        await tx.user.update({ where: { id: before.id }, data: { active: input.active } });
+        await writeAudit(tx, {
+          actor,
+          action: input.active ? "user.activate" : "user.deactivate",
+          entityType: "user",
+          entityId: before.id,
+          before: { active: before.active },
+          after: { active: input.active },
+        });
+      });
+      return get(input.id);
+    },
+
+    get,
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;
