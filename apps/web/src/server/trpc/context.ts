@@ -1,0 +1,55 @@
+/**
+ * tRPC context. The *inner* context (`createInnerContext`) is everything a procedure may use: the
+ * runtime's domain services, the resolved session, the client IP and the response headers (for
+ * Set-Cookie). Tests build it directly and call procedures through `createCaller`; the HTTP handler
+ * builds it from the request with `createRequestContext`.
+ */
+import type { ResolvedSession, Runtime } from "@petstore/core";
+import { readCookie, SESSION_COOKIE } from "./cookies";
+import { clientIp, isHttps } from "./http";
+
+export interface TrpcContext {
+  rt: Runtime;
+  /** The caller's live session, or null when signed out. */
+  session: ResolvedSession | null;
+  /** The raw cookie token (needed to end the session on sign-out). */
+  sessionToken: string | null;
+  clientIp: string;
+  /** Whether cookies must carry `Secure`. */
+  secureCookies: boolean;
+  /** Headers added to the HTTP response (the session cookie). */
+  resHeaders: Headers;
+}
+
+export interface InnerContextOptions {
+  rt: Runtime;
+  sessionToken?: string | null;
+  clientIp?: string;
+  secureCookies?: boolean;
+  resHeaders?: Headers;
+}
+
+/** Builds the context from plain values, resolving `sessionToken` to its session. */
+export async function createInnerContext(options: InnerContextOptions): Promise<TrpcContext> {
+  const token = options.sessionToken ?? null;
+  const session = token ? ((await options.rt.sessions.resolve(token)) ?? null) : null;
+  return {
+    rt: options.rt,
+    session,
+    sessionToken: token,
+    clientIp: options.clientIp ?? "unknown",
+    secureCookies: options.secureCookies ?? false,
+    resHeaders: options.resHeaders ?? new Headers(),
+  };
+}
+
+/** Builds the context for an HTTP request (fetch adapter). */
+export function createRequestContext(rt: Runtime, req: Request, resHeaders: Headers): Promise<TrpcContext> {
+  return createInnerContext({
+    rt,
+    sessionToken: readCookie(req.headers.get("cookie"), SESSION_COOKIE) ?? null,
+    clientIp: clientIp(req.headers),
+    secureCookies: isHttps(req.url, req.headers, rt.config),
+    resHeaders,
+  });
+}

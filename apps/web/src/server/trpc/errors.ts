@@ -1,0 +1,100 @@
+/**
+ * The ONE place where domain errors become tRPC errors. `mapAppErrors` (a middleware on every procedure)
+ * turns an `AppError` into a `TRPCError` with the matching code, keeping the AppError as its cause;
+ * `formatError` (the errorFormatter) adds `appCode` and per-field `details` to the error shape, words
+ * input-validation failures exactly like the REST API, and never lets an unexpected error's text
+ * (SQL, internal names) reach the browser.
+ */
+import { AppError, type ErrorCode, type ErrorDetail, validationError } from "@petstore/contracts";
+import { TRPCError } from "@trpc/server";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { ZodError } from "zod";
+
+const TRPC_CODE_BY_APP_CODE = {
+  unauthorized: "UNAUTHORIZED",
+  invalid_request: "BAD_REQUEST",
+  validation_failed: "BAD_REQUEST",
+  not_found: "NOT_FOUND",
+  method_not_allowed: "METHOD_NOT_SUPPORTED",
+  payload_too_large: "PAYLOAD_TOO_LARGE",
+  unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
+  idempotency_key_in_use: "CONFLICT",
+  idempotency_key_reused: "UNPROCESSABLE_CONTENT",
+  rate_limited: "TOO_MANY_REQUESTS",
+  key_banned: "TOO_MANY_REQUESTS",
+  gone: "NOT_FOUND",
+  not_implemented: "NOT_IMPLEMENTED",
+  service_unavailable: "SERVICE_UNAVAILABLE",
+  internal_error: "INTERNAL_SERVER_ERROR",
+  forbidden: "FORBIDDEN",
+  conflict: "CONFLICT",
+} as const satisfies Record<ErrorCode, TRPC_ERROR_CODE_KEY>;
+
+/** Extra fields of every error shape's `data`. */
+export interface AppErrorData {
+  /** The domain error code (`validation_failed`, `conflict`, ...), when the error came from the domain. */
+  appCode: ErrorCode | null;
+  /** Per-field problems, same paths and words as the REST API's `details`. */
+  details: ErrorDetail[] | null;
+}
+
+function isAppError(error: unknown): error is AppError {
+  return (
+    error instanceof AppError || (error instanceof Error && error.name === "AppError" && "code" in error)
+  );
+}
+
+/** Converts a thrown AppError into a TRPCError (other errors pass through unchanged). */
+export function toTrpcError(error: TRPCError): TRPCError {
+  const cause = error.cause;
+  if (!isAppError(cause)) return error;
+  return new TRPCError({ code: TRPC_CODE_BY_APP_CODE[cause.code], message: cause.message, cause });
+}
+
+/** Middleware body: runs the rest of the chain and maps a domain failure. */
+export async function mapAppErrors<T extends { ok: boolean }>(next: () => Promise<T>): Promise<T> {
+  const result = await next();
+  if (!result.ok) {
+    const { error } = result as unknown as { error: TRPCError };
+    const mapped = toTrpcError(error);
+    if (mapped !== error) throw mapped;
+  }
+  return result;
+}
+
+type Shape = {
+  message: string;
+  code: number;
+  data: Record<string, unknown> & { code: string; stack?: string };
+};
+
+/** The errorFormatter: adds `appCode`/`details`, rewords input errors, hides unexpected ones. */
+export function formatError({ shape, error }: { shape: Shape; error: TRPCError }): Shape & {
+  data: Shape["data"] & AppErrorData;
+} {
+  const { stack: _stack, ...data } = shape.data;
+  const cause = error.cause;
+  if (isAppError(cause)) {
+    return {
+      ...shape,
+      message: cause.message,
+      data: { ...data, appCode: cause.code, details: cause.details ?? null },
+    };
+  }
+  if (cause instanceof ZodError) {
+    const appError = validationError(cause);
+    return {
+      ...shape,
+      message: appError.message,
+      data: { ...data, appCode: "validation_failed", details: appError.details ?? null },
+    };
+  }
+  if (error.code === "INTERNAL_SERVER_ERROR") {
+    return {
+      ...shape,
+      message: "Something went wrong on our side. Please try again.",
+      data: { ...data, appCode: "internal_error", details: null },
+    };
+  }
+  return { ...shape, data: { ...data, appCode: null, details: null } };
+}

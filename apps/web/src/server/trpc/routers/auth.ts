@@ -1,0 +1,27 @@
+/** Sign-in, sign-out and "who am I" (public procedures: they work without a session). */
+import { SignIn } from "@petstore/contracts";
+import { clearedSessionCookie, sessionCookie } from "../cookies";
+import { publicProcedure, router } from "../init";
+
+export const authRouter = router({
+  /** The signed-in user, or null. */
+  me: publicProcedure.query(({ ctx }) => ctx.session?.user ?? null),
+
+  /**
+   * Checks the credentials (throttled per account and IP), opens a session and sets its cookie.
+   * Errors: UNAUTHORIZED (same message whatever was wrong), TOO_MANY_REQUESTS while throttled.
+   */
+  signIn: publicProcedure.input(SignIn).mutation(async ({ ctx, input }) => {
+    const session = await ctx.rt.sessions.signIn(input, { ip: ctx.clientIp });
+    if (ctx.sessionToken) await ctx.rt.sessions.signOut(ctx.sessionToken);
+    ctx.resHeaders.append("set-cookie", sessionCookie(session.token, ctx.secureCookies));
+    return { user: session.user };
+  }),
+
+  /** Deletes the session and its cookie; harmless when signed out. */
+  signOut: publicProcedure.mutation(async ({ ctx }) => {
+    await ctx.rt.sessions.signOut(ctx.sessionToken ?? undefined);
+    ctx.resHeaders.append("set-cookie", clearedSessionCookie(ctx.secureCookies));
+    return { signedOut: true };
+  }),
+});

@@ -1,0 +1,18 @@
+/** Users (admins): list, create staff and admins, change role, deactivate/reactivate. */
+import { UserActiveChange, UserCreate, UserRoleChange } from "@petstore/contracts";
+import { adminProcedure, router } from "../init";
+
+export const usersRouter = router({
+  list: adminProcedure.query(({ ctx }) => ctx.rt.users.list()),
+  create: adminProcedure
+    .input(UserCreate)
+    .mutation(({ ctx, input }) => ctx.rt.users.create(input, ctx.actor)),
+  /** CONFLICT for one's own role or the last admin. */
+  setRole: adminProcedure
+    .input(UserRoleChange)
+    .mutation(({ ctx, input }) => ctx.rt.users.setRole(input, ctx.actor, ctx.user.id)),
+  /** Deactivation ends the user's sessions at once. CONFLICT for oneself or the last admin. */
+  setActive: adminProcedure
+    .input(UserActiveChange)
+    .mutation(({ ctx, input }) => ctx.rt.users.setActive(input, ctx.actor, ctx.user.id)),
+});

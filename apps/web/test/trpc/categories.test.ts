@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Caller, categoryId, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
+
+describe("categories procedures (staff)", () => {
+  let h: Harness;
+  let staff: Caller;
+  beforeAll(async () => {
+    h = await openHarness();
+    staff = (await h.signedIn("staff@example.com")).caller;
+  });
+  afterAll(() => h?.close());
+
+  it("lists categories by name with animal counts", async () => {
+    const list = await staff.categories.list();
+    expect(list.map((c) => c.name)).toEqual(["birds", "cats", "dogs", "fish", "reptiles", "small mammals"]);
+    expect(list.every((c) => c.petCount === 6)).toBe(true);
+  });
+
+  it("creates and renames, refusing taken names with a field message", async () => {
+    const created = await staff.categories.create({ name: " hamsters " });
+    expect(created).toMatchObject({ name: "hamsters", petCount: 0 });
+    const taken = await expectTrpcError(staff.categories.create({ name: "dogs" }), "BAD_REQUEST");
+    expect(shapeOf(taken).data.details).toEqual([{ path: "name", message: "is already taken" }]);
+    expect(await staff.categories.rename({ id: created.id, name: "rodents" })).toMatchObject({
+      id: created.id,
+      name: "rodents",
+    });
+    await expectTrpcError(staff.categories.rename({ id: created.id, name: "cats" }), "BAD_REQUEST");
+    const empty = await expectTrpcError(staff.categories.rename({ id: created.id, name: "" }), "BAD_REQUEST");
+    expect(shapeOf(empty).data.details).toEqual([{ path: "name", message: "must not be empty" }]);
+    await expectTrpcError(staff.categories.rename({ id: 999_999, name: "x" }), "NOT_FOUND");
+  });
+
+  it("deletes a category only when no animal uses it", async () => {
+    const dogs = await categoryId(h.rt, "dogs");
+    const inUse = await expectTrpcError(staff.categories.remove({ id: dogs }), "CONFLICT");
+    expect(inUse.message).toMatch(/still has 6 animal/);
+    const empty = await staff.categories.create({ name: "insects" });
+    expect(await staff.categories.remove({ id: empty.id })).toEqual({ id: empty.id });
+    expect((await staff.categories.list()).some((c) => c.name === "insects")).toBe(false);
+    await expectTrpcError(staff.categories.remove({ id: empty.id }), "NOT_FOUND");
+  });
+});
