@@ -2,7 +2,7 @@
  * Inputs of the dashboard's tRPC procedures and the CLI (PRODUCT.md sections 2 and 4). The REST API's
  * schemas (pets.ts) are reused wherever the same value is meant, so validation messages match the API.
  */
-import { z } from "zod";
+import { z } from "./zod.ts";
 import { CategoryId, PetName, PetStatus } from "./pets.ts";
 
 export const EntityId = z.int().min(1).max(Number.MAX_SAFE_INTEGER);

@@ -2,7 +2,7 @@
  * The one error model (PRODUCT.md section 1, "Error body"): a closed set of codes, each with its HTTP status.
  * Domain services throw `AppError`; the REST layer renders it as the Error body, tRPC maps it to a TRPCError.
  */
-import { z } from "zod";
+import { z } from "./zod.ts";
 
 export const errorStatusByCode = {
   unauthorized: 401,

@@ -2,7 +2,7 @@
  * Animal, NewPet, PetStatus and the listPets query (pet-store-service-interface.md "Resources" and
  * PRODUCT.md section 1). Shared by the REST routes, the tRPC routers and the OpenAPI document.
  */
-import { z } from "zod";
+import { z } from "./zod.ts";
 
 export const PetStatus = z.enum(["available", "pending", "sold"]).meta({
   id: "PetStatus",

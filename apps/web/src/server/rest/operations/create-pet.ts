@@ -19,7 +19,6 @@ const IdempotencyHeaders = z.object({
     .regex(/^[\x20-\x7E]+$/, { error: "must be 1 to 255 printable ASCII characters" })
     .optional()
     .meta({
-      param: { name: "Idempotency-Key", in: "header" },
       description:
         "Makes retries safe: the same key with the same body within 24 h replays the first response " +
         "(with `Idempotent-Replayed: true`) and creates nothing.",

@@ -1,0 +1,99 @@
+/** `petstore keys create|list|revoke|roll|unban` (PRODUCT.md sections 2 and 5). */
+import { ApiKeyCreate, DurationText, PlanName, RateLimitValue, RollGraceSeconds } from "@petstore/contracts";
+import type { Runtime } from "@petstore/core";
+import { z } from "zod";
+import { parseOptions, parseValue, UsageError } from "../usage.ts";
+
+const positiveNumber = z.string().regex(/^[0-9]+$/, { error: "must be a whole number" }).transform(Number).pipe(RateLimitValue);
+
+type Print = (line: string) => void;
+
+async function create(rt: Runtime, args: string[], actor: string, print: Print) {
+  const { values } = parseOptions(args, {
+    name: { type: "string" },
+    plan: { type: "string" },
+    "per-minute": { type: "string" },
+    "per-day": { type: "string" },
+    "expires-in": { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (!values.name) throw new UsageError("keys create needs --name");
+  if (!values.plan) throw new UsageError("keys create needs --plan");
+  const expiresIn = values["expires-in"] ? parseValue(DurationText, values["expires-in"], "--expires-in") : undefined;
+  const input = parseValue(
+    ApiKeyCreate,
+    {
+      name: values.name,
+      plan: parseValue(PlanName, values.plan, "--plan"),
+      perMinute: values["per-minute"] ? parseValue(positiveNumber, values["per-minute"], "--per-minute") : undefined,
+      perDay: values["per-day"] ? parseValue(positiveNumber, values["per-day"], "--per-day") : undefined,
+      expiresInSeconds: expiresIn || undefined,
+    },
+    "key options",
+  );
+  const key = await rt.apiKeys.create(input, actor);
+  if (values.json) {
+    print(JSON.stringify({ id: key.id, key: key.key, prefix: key.prefix, plan: key.plan }));
+  } else {
+    print(`Created key ${key.prefix}… (id ${key.id}, plan ${key.plan}${key.expiresAt ? `, expires ${key.expiresAt}` : ""})`);
+    print("");
+    print(`  ${key.key}`);
+    print("");
+    print("Store it now: the secret is shown only this once.");
+  }
+}
+
+async function list(rt: Runtime, args: string[], print: Print) {
+  const { values } = parseOptions(args, { json: { type: "boolean" } });
+  const keys = await rt.apiKeys.list();
+  if (values.json) return print(JSON.stringify(keys));
+  if (keys.length === 0) return print("No API keys yet. Create one with: npm run petstore -- keys create --name N --plan free");
+  const rows = keys.map((k) => ({
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    plan: k.plan,
+    state: k.state,
+    limits: `${k.effectivePerMinute ?? "-"}/min ${k.effectivePerDay ?? "-"}/day`,
+    "banned until": k.bannedUntil ?? "",
+    "last used": k.lastUsedAt ?? "never",
+  }));
+  console.table(rows);
+}
+
+/** Runs `keys <sub> ...`. @throws UsageError for bad arguments. */
+export async function keysCommand(rt: Runtime, args: string[], actor: string, print: Print): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case "create":
+      return create(rt, rest, actor, print);
+    case "list":
+      return list(rt, rest, print);
+    case "revoke": {
+      const { positionals } = parseOptions(rest, {}, 1);
+      if (!positionals[0]) throw new UsageError("keys revoke needs an id or prefix");
+      const key = await rt.apiKeys.revoke(positionals[0], actor);
+      return print(`Revoked ${key.prefix}… (${key.id}) at ${key.revokedAt}`);
+    }
+    case "roll": {
+      const { values, positionals } = parseOptions(rest, { grace: { type: "string" }, json: { type: "boolean" } }, 1);
+      if (!positionals[0]) throw new UsageError("keys roll needs an id or prefix");
+      const grace = parseValue(DurationText.pipe(RollGraceSeconds), values.grace ?? "24h", "--grace (0 to 7d)");
+      const key = await rt.apiKeys.roll(positionals[0], grace, actor);
+      if (values.json) return print(JSON.stringify({ id: key.id, key: key.key, prefix: key.prefix, plan: key.plan }));
+      print(`New key ${key.prefix}… (id ${key.id}); the old key ${grace === 0 ? "is revoked" : `keeps working for ${values.grace ?? "24h"}`}.`);
+      print("");
+      print(`  ${key.key}`);
+      print("");
+      return print("Store it now: the secret is shown only this once.");
+    }
+    case "unban": {
+      const { positionals } = parseOptions(rest, {}, 1);
+      if (!positionals[0]) throw new UsageError("keys unban needs an id or prefix");
+      const key = await rt.unbanApiKey(positionals[0], actor);
+      return print(`Lifted the ban of ${key.prefix}… (${key.id})`);
+    }
+    default:
+      throw new UsageError(sub ? `Unknown keys command: ${sub}` : "keys needs a command: create, list, revoke, roll, unban");
+  }
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * The `petstore` operator command (PRODUCT.md section 5), run as `npm run petstore -- <command>`.
+ * Exit codes: 0 success, 1 failure (message on stderr), 2 bad arguments (with usage).
+ */
+import os from "node:os";
+import { ConfigError, getConfig } from "@petstore/config";
+import { AppError } from "@petstore/contracts";
+import { createLogger, openRuntime, type Runtime } from "@petstore/core";
+import { deployMigrations } from "@petstore/db/migrate";
+import { seedDatabase } from "@petstore/db";
+import { keysCommand } from "./commands/keys.ts";
+import { plansCommand } from "./commands/plans.ts";
+import { usersCommand } from "./commands/users.ts";
+import { USAGE, UsageError } from "./usage.ts";
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>, migrate?: boolean): Promise<T> {
+  const rt = await openRuntime({ config: getConfig(), migrate, logger: createLogger("warn", process.stderr) });
+  try {
+    return await fn(rt);
+  } finally {
+    await rt.close();
+  }
+}
+
+async function run(argv: string[]): Promise<void> {
+  const [group, ...args] = argv;
+  const actor = `cli:${os.userInfo().username}`;
+  switch (group) {
+    case "db": {
+      const [sub, ...rest] = args;
+      if (rest.length) throw new UsageError(`Unexpected argument: ${rest[0]}`);
+      if (sub === "migrate") {
+        const { applied } = await deployMigrations(getConfig().database);
+        return print(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(", ")}` : "The database is up to date.");
+      }
+      if (sub === "seed") {
+        return withRuntime(async (rt) => {
+          const result = await seedDatabase(rt.db.prisma);
+          print(`Seeded: ${JSON.stringify(result)}`);
+        }, true);
+      }
+      throw new UsageError(sub ? `Unknown db command: ${sub}` : "db needs a command: migrate, seed");
+    }
+    case "keys":
+      return withRuntime((rt) => keysCommand(rt, args, actor, print));
+    case "plans":
+      return withRuntime((rt) => plansCommand(rt, args, print));
+    case "users":
+      return withRuntime((rt) => usersCommand(rt, args, actor, print));
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(USAGE);
+      if (group === undefined) throw new UsageError("No command given.");
+      return;
+    default:
+      throw new UsageError(`Unknown command: ${group}`);
+  }
+}
+
+run(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`petstore: ${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`petstore: ${error.message}\n`);
+      process.exit(2);
+    }
+    if (error instanceof AppError) {
+      process.stderr.write(`petstore: ${error.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`petstore: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

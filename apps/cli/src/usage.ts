@@ -1,0 +1,50 @@
+/**
+ * Argument handling shared by the commands: `UsageError` (exit code 2 with the usage text) and a thin
+ * wrapper over node:util `parseArgs` in strict mode.
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { z } from "zod";
+
+export const USAGE = `Usage: npm run petstore -- <command>
+
+  db migrate                              apply pending database migrations
+  db seed                                 add plans, categories and demo animals (idempotent)
+  keys create --name N --plan free|pro|business|enterprise
+              [--per-minute N --per-day N] [--expires-in 30d] [--json]
+                                          issue an API key; prints the secret once
+  keys list [--json]                      list keys with state, plan and bans
+  keys revoke <id|prefix>                 revoke a key (effective within 5 s everywhere)
+  keys roll <id|prefix> [--grace 24h] [--json]
+                                          issue a replacement; the old key works for the grace period
+  keys unban <id|prefix>                  lift a temporary rate-limit ban
+  plans list [--json]                     show the rate limits of each plan
+  users create --email E --name N --role staff|admin [--password-stdin]
+                                          create a dashboard user (password read from stdin)
+`;
+
+/** Bad command-line input: printed with the usage text, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** `parseArgs` in strict mode; unknown options and missing values become `UsageError`. */
+export function parseOptions<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
+    if (parsed.positionals.length > positionals) throw new UsageError(`Unexpected argument: ${parsed.positionals[positionals]}`);
+    return parsed;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Parses `value` with `schema`, turning a failure into a UsageError naming `option`. */
+export function parseValue<S extends z.ZodType>(schema: S, value: unknown, option: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new UsageError(`Invalid ${option}: ${result.error.issues[0]?.message ?? "invalid value"}`);
+  return result.data;
+}
