@@ -1,0 +1,26 @@
+/**
+ * Rate limiting for the public API (PRODUCT.md section 3; service interface "Limits").
+ * Entry points: `createRateLimiter(options)` and the pure `rateLimitHeaders(decision)`.
+ */
+export { createStore } from "./create-store.ts";
+export { rateLimitHeaders } from "./headers.ts";
+export { createRateLimiter, type RateLimiterOptions } from "./limiter.ts";
+export { createMemoryStore } from "./memory-store.ts";
+export { createRedisStore } from "./redis-store.ts";
+export type { RateLimitStore } from "./store.ts";
+export { StoreTimeoutError } from "./time.ts";
+export type {
+  BanInfo,
+  KeyLimits,
+  RateLimitConfig,
+  RateLimitDecision,
+  RateLimiter,
+  RateLimitLogger,
+  RateLimitMetrics,
+  StoreKind,
+  UsageCounts,
+  UsageRow,
+  WindowName,
+  WindowState,
+} from "./types.ts";
+export { createUpstashStore } from "./upstash-store.ts";

@@ -1,0 +1,67 @@
+/**
+ * Store over a Redis server via TCP with ioredis (PRODUCT.md section 3 "Store": `REDIS_URL`).
+ *
+ * ioredis is configured to fail fast instead of queueing while disconnected: no offline queue, one retry per
+ * command, a connect and command timeout of `timeoutMs`; it keeps reconnecting in the background (backoff up
+ * to 2 s). Scripts go through `scriptAdapter` (shebang stripped for Redis 7.0, EVALSHA with EVAL fallback).
+ */
+import { Redis } from "ioredis";
+import { type RateLimitStore, scriptAdapter } from "./store.ts";
+
+/**
+ * Creates the Redis store and starts connecting.
+ * @param url `redis://` or `rediss://` URL.
+ * @param opts.timeoutMs connect and per-command timeout in ms.
+ * @param opts.onError called with connection errors (ioredis would otherwise print them); must not throw.
+ */
+export function createRedisStore(
+  url: string,
+  opts: { timeoutMs: number; onError?: (err: Error) => void },
+): RateLimitStore {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: opts.timeoutMs,
+    commandTimeout: opts.timeoutMs,
+    retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 6), 2000),
+  });
+  client.on("error", (err: Error) => opts.onError?.(err));
+  const scripting = scriptAdapter({
+    evalsha: (sha, keys, args) => client.evalsha(sha, keys.length, ...keys, ...(args as string[])),
+    eval: (script, keys, args) => client.eval(script, keys.length, ...keys, ...(args as string[])),
+  });
+  let closed = false;
+
+  return {
+    kind: "redis",
+    ...scripting,
+    get: (key) => client.get(key),
+    set: (key, value, o) =>
+      o?.px === undefined ? client.set(key, value) : client.set(key, value, "PX", o.px),
+    del: (...keys) => (keys.length === 0 ? Promise.resolve(0) : client.del(...keys)),
+    async ping() {
+      await client.ping();
+    },
+    ready() {
+      if (client.status === "ready") return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const onReady = () => {
+          client.off("error", onFail);
+          resolve();
+        };
+        const onFail = (err: Error) => {
+          client.off("ready", onReady);
+          reject(err);
+        };
+        client.once("ready", onReady);
+        client.once("error", onFail);
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (client.status === "ready") await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Public types of the rate limiter (PRODUCT.md section 3 "Rate limits"; service interface "Limits").
+ * Times are Unix milliseconds unless a name says otherwise.
+ */
+import type { Config } from "@petstore/config";
+
+/** The `rateLimit` part of the validated configuration (see packages/config). */
+export type RateLimitConfig = Config["rateLimit"];
+
+/** Which backing store holds the counters. */
+export type StoreKind = "redis" | "upstash" | "memory";
+
+/** Name of a fixed window as it appears in the `RateLimit` / `RateLimit-Policy` headers. */
+export type WindowName = "minute" | "day";
+
+/** State of one fixed window after a check. */
+export interface WindowState {
+  name: WindowName;
+  /** Requests allowed per window. */
+  limit: number;
+  /** Requests left in the current window (>= 0). */
+  remaining: number;
+  /** Unix ms at which the current window ends (the day window ends at 00:00 UTC). */
+  resetMs: number;
+  /** Window length in whole seconds (`w=` of RateLimit-Policy). */
+  windowSeconds: number;
+}
+
+/**
+ * Outcome of a check. `rateLimitHeaders(decision)` turns it into response headers.
+ * - allowed: the request may proceed (also when the store failed: `degraded: true`, "fail open").
+ * - code: only on denial; `rate_limited` (a window is exhausted) or `key_banned`.
+ * - windows: every window that applies ([] when the limiter is disabled).
+ * - reported: the window X-RateLimit-* describe: the one with the fewest remaining requests, or on a
+ *   denial the window that denied (while banned: remaining 0, reset = end of the ban).
+ * - retryAfterSeconds: only on denial; whole seconds >= 1 until the denying window resets / the ban ends.
+ */
+export interface RateLimitDecision {
+  allowed: boolean;
+  code?: "rate_limited" | "key_banned";
+  /** Clock reading (`now()`, Unix ms) the decision was made at; `t=` values are relative to it. */
+  at: number;
+  windows: WindowState[];
+  reported?: WindowState;
+  retryAfterSeconds?: number;
+  /** Unix ms the ban ends, when `code` is `key_banned`. */
+  bannedUntil?: number;
+  /** True when the store did not answer and the request was let through unchecked. */
+  degraded?: boolean;
+}
+
+/** Limits of one API key, resolved by the caller from the plan or the key's custom limits. */
+export interface KeyLimits {
+  keyId: string;
+  /** Requests per minute (>= 1). */
+  perMinute: number;
+  /** Requests per UTC day (>= 1). */
+  perDay: number;
+}
+
+/** Usage counters of one key for one UTC day. */
+export interface UsageCounts {
+  /** Admitted requests. */
+  requests: number;
+  /** 429 answers, bans included. */
+  rateLimited: number;
+  /** Bans issued. */
+  bans: number;
+  /** Calls to the deprecated getPet. */
+  deprecatedGet: number;
+}
+
+/** One row for the ApiKeyUsage table: values are increments to add to the stored row. */
+export interface UsageRow extends UsageCounts {
+  apiKeyId: string;
+  /** The UTC day (00:00:00.000 UTC of that day), as Prisma's `@db.Date` expects. */
+  day: Date;
+}
+
+/** The part of a pino logger the limiter uses. */
+export interface RateLimitLogger {
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Facts about a ban just issued, for the audit log. */
+export interface BanInfo {
+  /** 1 for the first ban of the key this UTC day, 2 for the second, ... */
+  banNumber: number;
+  durationSeconds: number;
+}
+
+/** Counters for monitoring; monotonically increasing since creation. */
+export interface RateLimitMetrics {
+  /** Checks made (keyed and anonymous). */
+  checks: number;
+  /** Checks that answered 429 (bans included). */
+  denied: number;
+  /** Store operations that failed or timed out. */
+  storeFailures: number;
+  /** Requests let through unchecked because the store failed. */
+  failOpen: number;
+  /** Bans issued by this instance. */
+  bans: number;
+  /** Failed calls of the usage flush callback (rows are kept and retried). */
+  flushFailures: number;
+}
+
+/** What `createRateLimiter` returns. Request-path methods never throw; admin methods reject on store failure. */
+export interface RateLimiter {
+  /**
+   * Checks and counts one request of an API key against its minute and UTC-day windows and its ban state.
+   * Never throws: a store failure or timeout admits the request (`degraded: true`).
+   */
+  checkKey(limits: KeyLimits): Promise<RateLimitDecision>;
+  /** Checks and counts one request without a valid key, per client IP (`anonymousPerMinute`). Never throws. */
+  checkAnonymous(ip: string): Promise<RateLimitDecision>;
+  /** Counts one call of the deprecated getPet for the key's usage (memory only, flushed in batches). */
+  recordDeprecatedCall(keyId: string): void;
+  /** The end of the key's ban, or null when not banned. Rejects when the store fails. */
+  isBanned(keyId: string): Promise<Date | null>;
+  /** Lifts a ban (store and local cache) and forgets the key's recent denials. Rejects when the store fails. */
+  unban(keyId: string): Promise<void>;
+  /** Resets the key's current minute and UTC-day windows in the store. Rejects when the store fails. */
+  resetUsage(keyId: string): Promise<void>;
+  /** Today's usage counters not yet flushed. */
+  usageToday(keyId: string): UsageCounts;
+  /** Flushes pending usage rows now (also done every few seconds and on close). Never throws. */
+  flushUsage(): Promise<void>;
+  /** Waits (up to `storeTimeoutMs`) until the store takes commands; false when it does not. */
+  ready(): Promise<boolean>;
+  /** For /readyz: whether the store answered a PING within `storeTimeoutMs`. Never throws. */
+  health(): Promise<{ store: StoreKind; ok: boolean }>;
+  metrics(): RateLimitMetrics;
+  /** Stops timers, flushes usage, closes the store it created. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,502 @@
+/**
+ * Behaviour suite of the rate limiter (PRODUCT.md section 3), run against the memory store, a real Redis at
+ * 127.0.0.1:6379 and the Upstash REST store (through a local REST bridge to the same Redis).
+ */
+import { randomUUID } from "node:crypto";
+import { pino } from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  createMemoryStore,
+  createRateLimiter,
+  createRedisStore,
+  createUpstashStore,
+  type RateLimitConfig,
+  type RateLimiter,
+  type RateLimiterOptions,
+  type RateLimitStore,
+  rateLimitHeaders,
+  type StoreKind,
+  type UsageRow,
+} from "../src/ratelimit/index.ts";
+import { DAY_MS } from "../src/ratelimit/time.ts";
+import { clearOfBoundary, deleteKeys, REDIS_URL, sleep, startUpstashBridge } from "./ratelimit-helpers.ts";
+
+const RUN = `rltest:${process.pid}:${randomUUID().slice(0, 8)}`;
+const silent = { warn() {}, error() {} };
+
+const baseConfig = (kind: StoreKind, prefix: string): RateLimitConfig => ({
+  enabled: true,
+  store:
+    kind === "redis"
+      ? { kind, url: REDIS_URL }
+      : kind === "upstash"
+        ? { kind, url: "http://127.0.0.1", token: "t" }
+        : { kind: "memory" },
+  prefix,
+  storeTimeoutMs: 1000,
+  anonymousPerMinute: 3,
+  ban: { threshold: 1000, windowSeconds: 600, baseSeconds: 900 },
+});
+
+interface Backend {
+  kind: StoreKind;
+  open(): Promise<{ store: RateLimitStore; close(): Promise<void> }>;
+}
+
+const backends: Backend[] = [
+  {
+    kind: "memory",
+    async open() {
+      const store = createMemoryStore();
+      return { store, close: () => store.close() };
+    },
+  },
+  {
+    kind: "redis",
+    async open() {
+      const store = createRedisStore(REDIS_URL, { timeoutMs: 1000 });
+      await store.ready();
+      return { store, close: () => store.close() };
+    },
+  },
+  {
+    kind: "upstash",
+    async open() {
+      const bridge = await startUpstashBridge();
+      const store = createUpstashStore(bridge.url, bridge.token);
+      return {
+        store,
+        async close() {
+          await store.close();
+          await bridge.close();
+        },
+      };
+    },
+  },
+];
+
+describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
+  const prefix = `${RUN}:${kind}`;
+  let opened: Awaited<ReturnType<Backend["open"]>>;
+  const limiters: RateLimiter[] = [];
+
+  beforeAll(async () => {
+    opened = await open();
+  });
+  afterEach(async () => {
+    await Promise.all(limiters.splice(0).map((l) => l.close()));
+  });
+  afterAll(async () => {
+    await opened?.close();
+    if (kind !== "memory") await deleteKeys(prefix);
+  });
+
+  const make = (
+    over: Partial<RateLimitConfig> = {},
+    extra: Omit<Partial<RateLimiterOptions>, "config"> = {},
+  ): RateLimiter => {
+    const limiter = createRateLimiter({
+      config: { ...baseConfig(kind, prefix), ...over },
+      logger: silent,
+      store: opened.store,
+      ...extra,
+    });
+    limiters.push(limiter);
+    return limiter;
+  };
+
+  it("admits exactly the limit out of 200 concurrent checks", async () => {
+    await clearOfBoundary(60_000, 10_000);
+    const limiter = make();
+    const keyId = randomUUID();
+    const decisions = await Promise.all(
+      Array.from({ length: 200 }, () => limiter.checkKey({ keyId, perMinute: 60, perDay: 1000 })),
+    );
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(60);
+    const denied = decisions.filter((d) => !d.allowed);
+    expect(denied).toHaveLength(140);
+    expect(new Set(denied.map((d) => d.code))).toEqual(new Set(["rate_limited"]));
+    // The 140 denied requests did not consume the day budget.
+    const next = await limiter.checkKey({ keyId, perMinute: 60, perDay: 1000 });
+    expect(next.allowed).toBe(false);
+    expect(next.windows.find((w) => w.name === "day")?.remaining).toBe(940);
+    expect(limiter.usageToday(keyId)).toMatchObject({ requests: 60, rateLimited: 141 });
+  });
+
+  it("counts remaining down to 0 and then denies with headers for the minute window", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    const limiter = make();
+    const keyId = randomUUID();
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const d = await limiter.checkKey({ keyId, perMinute: 5, perDay: 100 });
+      expect(d.allowed).toBe(true);
+      const h = rateLimitHeaders(d);
+      remaining.push(h["X-RateLimit-Remaining"] ?? "");
+      expect(h["X-RateLimit-Limit"]).toBe("5");
+      expect(h["RateLimit-Policy"]).toBe('"minute";q=5;w=60, "day";q=100;w=86400');
+      expect(h["Retry-After"]).toBeUndefined();
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"]);
+    const denied = await limiter.checkKey({ keyId, perMinute: 5, perDay: 100 });
+    expect(denied).toMatchObject({
+      allowed: false,
+      code: "rate_limited",
+      reported: { name: "minute", remaining: 0 },
+    });
+    expect(rateLimitHeaders(denied)["X-RateLimit-Remaining"]).toBe("0");
+    expect(rateLimitHeaders(denied).RateLimit).toMatch(/^"minute";r=0;t=\d+, "day";r=95;t=\d+$/);
+  });
+
+  it("reports reset and Retry-After at the end of the denying window", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    const limiter = make();
+    const keyId = randomUUID();
+    await limiter.checkKey({ keyId, perMinute: 1, perDay: 100 });
+    const d = await limiter.checkKey({ keyId, perMinute: 1, perDay: 100 });
+    const minuteEnd = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
+    const h = rateLimitHeaders(d);
+    expect(d.reported?.resetMs).toBe(minuteEnd);
+    expect(h["X-RateLimit-Reset"]).toBe(String(minuteEnd / 1000));
+    const retry = Number(h["Retry-After"]);
+    expect(retry).toBe(Math.ceil((minuteEnd - d.at) / 1000));
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(h.RateLimit).toContain(`"minute";r=0;t=${retry}`);
+    const dayEnd = (Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS;
+    expect(d.windows.find((w) => w.name === "day")?.resetMs).toBe(dayEnd);
+  });
+
+  it("enforces a small per-day limit; a day denial does not consume the minute window", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    const limiter = make();
+    const keyId = randomUUID();
+    for (let i = 0; i < 3; i++)
+      expect((await limiter.checkKey({ keyId, perMinute: 100, perDay: 3 })).allowed).toBe(true);
+    const d = await limiter.checkKey({ keyId, perMinute: 100, perDay: 3 });
+    expect(d).toMatchObject({
+      allowed: false,
+      code: "rate_limited",
+      reported: { name: "day", remaining: 0, limit: 3 },
+    });
+    const dayEnd = (Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS;
+    expect(rateLimitHeaders(d)["X-RateLimit-Reset"]).toBe(String(dayEnd / 1000));
+    expect(d.retryAfterSeconds).toBe(Math.ceil((dayEnd - d.at) / 1000));
+    await limiter.checkKey({ keyId, perMinute: 100, perDay: 3 });
+    const again = await limiter.checkKey({ keyId, perMinute: 100, perDay: 3 });
+    expect(again.windows.find((w) => w.name === "minute")?.remaining).toBe(97);
+  });
+
+  it("resets the minute window at its end; minute denials do not consume the day", async () => {
+    const limiter = make({}, { minuteWindowMs: 1000 });
+    const keyId = randomUUID();
+    const limits = { keyId, perMinute: 2, perDay: 100 };
+    await clearOfBoundary(1000, 400);
+    expect((await limiter.checkKey(limits)).allowed).toBe(true);
+    expect((await limiter.checkKey(limits)).allowed).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      const d = await limiter.checkKey(limits);
+      expect(d).toMatchObject({ allowed: false, reported: { name: "minute" } });
+      expect(d.windows.find((w) => w.name === "day")?.remaining).toBe(98);
+      expect(rateLimitHeaders(d)["RateLimit-Policy"]).toBe('"minute";q=2;w=1, "day";q=100;w=86400');
+    }
+    await sleep(1000 - (Date.now() % 1000) + 20);
+    const d = await limiter.checkKey(limits);
+    expect(d.allowed).toBe(true);
+    expect(d.windows.map((w) => w.remaining)).toEqual([1, 97]);
+  });
+
+  it("limits anonymous requests per client IP", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    const limiter = make();
+    const ip = `10.${Math.floor(Math.random() * 255)}.0.1-${randomUUID()}`;
+    for (let i = 0; i < 3; i++) expect((await limiter.checkAnonymous(ip)).allowed).toBe(true);
+    const d = await limiter.checkAnonymous(ip);
+    expect(d).toMatchObject({ allowed: false, code: "rate_limited" });
+    const h = rateLimitHeaders(d);
+    expect(h["RateLimit-Policy"]).toBe('"minute";q=3;w=60');
+    expect(h["X-RateLimit-Limit"]).toBe("3");
+    expect(Number(h["Retry-After"])).toBeGreaterThanOrEqual(1);
+    expect((await limiter.checkAnonymous(`${ip}-other`)).allowed).toBe(true);
+  });
+
+  it("bans after more than `threshold` denials, shares the ban across instances, and unbans", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    const bansSeen: { keyId: string; until: Date; banNumber: number }[] = [];
+    const ban = { threshold: 3, windowSeconds: 600, baseSeconds: 900 };
+    const limiter = make(
+      { ban },
+      { onBan: (keyId, until, info) => void bansSeen.push({ keyId, until, ...info }) },
+    );
+    const other = make({ ban });
+    const keyId = randomUUID();
+    const limits = { keyId, perMinute: 1, perDay: 100 };
+    expect((await limiter.checkKey(limits)).allowed).toBe(true);
+    for (let i = 0; i < 3; i++) expect((await limiter.checkKey(limits)).code).toBe("rate_limited");
+    const t0 = Date.now();
+    const fourth = await limiter.checkKey(limits);
+    expect(fourth.code).toBe("key_banned");
+    expect(bansSeen).toHaveLength(1);
+    expect(bansSeen[0]?.banNumber).toBe(1);
+    expect(Math.abs((bansSeen[0]?.until.getTime() ?? 0) - (t0 + 900_000))).toBeLessThan(2_000);
+
+    const d = await limiter.checkKey(limits);
+    expect(d).toMatchObject({ allowed: false, code: "key_banned" });
+    expect(Number(rateLimitHeaders(d)["Retry-After"])).toBeGreaterThan(895);
+    expect((await other.checkKey(limits)).code).toBe("key_banned");
+    expect((await other.isBanned(keyId))?.getTime()).toBe(bansSeen[0]?.until.getTime());
+    expect(limiter.usageToday(keyId)).toMatchObject({ requests: 1, rateLimited: 5, bans: 1 });
+
+    await limiter.unban(keyId);
+    expect(await limiter.isBanned(keyId)).toBeNull();
+    const after = await limiter.checkKey(limits);
+    expect(after.code).toBe("rate_limited");
+    expect(limiter.metrics()).toMatchObject({ bans: 1 });
+  });
+
+  it("doubles the ban for each further ban on the same UTC day and starts over the next day", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    let clock = Date.now();
+    const durations: number[] = [];
+    const limiter = make(
+      { ban: { threshold: 1, windowSeconds: 600, baseSeconds: 60 } },
+      { now: () => clock, onBan: (_k, _u, info) => void durations.push(info.durationSeconds) },
+    );
+    const keyId = randomUUID();
+    const limits = { keyId, perMinute: 1, perDay: 1000 };
+    const provokeBan = async () => {
+      for (let i = 0; i < 5; i++) {
+        const d = await limiter.checkKey(limits);
+        if (d.code === "key_banned") return d;
+      }
+      throw new Error("no ban");
+    };
+    await limiter.checkKey(limits);
+    expect((await provokeBan()).retryAfterSeconds).toBe(60);
+    await limiter.unban(keyId);
+    expect((await provokeBan()).retryAfterSeconds).toBe(120);
+    clock += 121_000; // the second ban ends on its own
+    expect((await limiter.checkKey(limits)).code).toBe("rate_limited");
+    expect((await provokeBan()).retryAfterSeconds).toBe(240);
+    clock += DAY_MS; // next UTC day: back to the base duration
+    expect((await provokeBan()).retryAfterSeconds).toBe(60);
+    expect(durations).toEqual([60, 120, 240, 60]);
+  });
+
+  it("resetUsage frees the current windows", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    const limiter = make();
+    const keyId = randomUUID();
+    const limits = { keyId, perMinute: 2, perDay: 2 };
+    await limiter.checkKey(limits);
+    await limiter.checkKey(limits);
+    expect((await limiter.checkKey(limits)).allowed).toBe(false);
+    await limiter.resetUsage(keyId);
+    const d = await limiter.checkKey(limits);
+    expect(d.allowed).toBe(true);
+    expect(d.windows.map((w) => w.remaining)).toEqual([1, 1]);
+  });
+
+  it("flushes usage counters in batches, retrying failed batches, and on close", async () => {
+    const batches: UsageRow[][] = [];
+    let failNext = true;
+    const limiter = createRateLimiter({
+      config: baseConfig(kind, prefix),
+      logger: silent,
+      store: opened.store,
+      flushIntervalMs: 100,
+      flushUsage: async (rows) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error("db down");
+        }
+        batches.push(rows);
+      },
+    });
+    const keyId = randomUUID();
+    await Promise.all(
+      Array.from({ length: 10 }, () => limiter.checkKey({ keyId, perMinute: 100, perDay: 100 })),
+    );
+    limiter.recordDeprecatedCall(keyId);
+    limiter.recordDeprecatedCall(keyId);
+    await vi.waitFor(() => expect(batches).toHaveLength(1), { timeout: 3_000, interval: 20 });
+    expect(limiter.metrics().flushFailures).toBe(1);
+    const today = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
+    expect(batches[0]).toEqual([
+      { apiKeyId: keyId, day: today, requests: 10, rateLimited: 0, bans: 0, deprecatedGet: 2 },
+    ]);
+    expect(limiter.usageToday(keyId).requests).toBe(0);
+    limiter.recordDeprecatedCall(keyId);
+    await limiter.close();
+    expect(batches).toHaveLength(2);
+    expect(batches[1]).toEqual([
+      { apiKeyId: keyId, day: today, requests: 0, rateLimited: 0, bans: 0, deprecatedGet: 1 },
+    ]);
+  });
+
+  it("reports health", async () => {
+    expect(await make().health()).toEqual({ store: kind, ok: true });
+  });
+});
+
+describe("rate limiter when the store fails", () => {
+  const logs: { level: string; obj: object; msg?: string }[] = [];
+  const logger = {
+    warn: (obj: object, msg?: string) => void logs.push({ level: "warn", obj, msg }),
+    error: (obj: object, msg?: string) => void logs.push({ level: "error", obj, msg }),
+  };
+
+  it("fails open quickly when Redis refuses connections, logs once, counts failures", async () => {
+    const limiter = createRateLimiter({
+      config: {
+        ...baseConfig("redis", `${RUN}:down`),
+        store: { kind: "redis", url: "redis://127.0.0.1:6390" },
+      },
+      logger,
+    });
+    try {
+      const t0 = Date.now();
+      const d = await limiter.checkKey({ keyId: "k", perMinute: 60, perDay: 1000 });
+      expect(Date.now() - t0).toBeLessThan(1200);
+      expect(d).toMatchObject({ allowed: true, degraded: true });
+      const h = rateLimitHeaders(d);
+      expect(h["X-RateLimit-Limit"]).toBe("60");
+      expect(Number(h["X-RateLimit-Reset"])).toBeGreaterThan(Date.now() / 1000);
+      await sleep(300); // let ioredis attempt a reconnect
+      for (let i = 0; i < 5; i++) {
+        const t = Date.now();
+        expect((await limiter.checkAnonymous("1.2.3.4")).allowed).toBe(true);
+        expect(Date.now() - t).toBeLessThan(1200);
+      }
+      expect(limiter.metrics()).toMatchObject({ storeFailures: 6, failOpen: 6 });
+      expect(await limiter.health()).toEqual({ store: "redis", ok: false });
+      expect(logs.filter((l) => l.level === "warn")).toHaveLength(1);
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it("fails open after storeTimeoutMs when the store hangs", async () => {
+    const hang = () => new Promise<never>(() => {});
+    const store: RateLimitStore = {
+      kind: "redis",
+      evalsha: hang,
+      eval: hang,
+      get: hang,
+      set: hang,
+      del: hang,
+      ping: hang,
+      ready: async () => {},
+      close: async () => {},
+    };
+    const limiter = createRateLimiter({
+      config: { ...baseConfig("redis", `${RUN}:hang`), storeTimeoutMs: 200 },
+      logger: silent,
+      store,
+    });
+    const t0 = Date.now();
+    const d = await limiter.checkKey({ keyId: "k", perMinute: 60, perDay: 1000 });
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(190);
+    expect(took).toBeLessThan(600);
+    expect(d).toMatchObject({ allowed: true, degraded: true });
+    expect(limiter.metrics().storeFailures).toBe(1);
+    expect(await limiter.health()).toEqual({ store: "redis", ok: false });
+    await limiter.close();
+  });
+
+  it("fails open when the Upstash REST endpoint is unreachable", async () => {
+    const limiter = createRateLimiter({
+      config: baseConfig("upstash", `${RUN}:updown`),
+      logger: silent,
+      store: createUpstashStore("http://127.0.0.1:6391", "t"),
+    });
+    const t0 = Date.now();
+    const d = await limiter.checkKey({ keyId: "k", perMinute: 60, perDay: 1000 });
+    expect(Date.now() - t0).toBeLessThan(1200);
+    expect(d).toMatchObject({ allowed: true, degraded: true });
+    expect(limiter.metrics().storeFailures).toBe(1);
+    await limiter.close();
+  });
+});
+
+describe("rate limiter disabled", () => {
+  it("admits everything and produces no headers", async () => {
+    const limiter = createRateLimiter({
+      config: { ...baseConfig("memory", "x"), enabled: false },
+      logger: silent,
+    });
+    for (let i = 0; i < 5; i++) {
+      const d = await limiter.checkKey({ keyId: "k", perMinute: 1, perDay: 1 });
+      expect(d.allowed).toBe(true);
+      expect(rateLimitHeaders(d)).toEqual({});
+    }
+    expect(rateLimitHeaders(await limiter.checkAnonymous("1.1.1.1"))).toEqual({});
+    expect(await limiter.health()).toEqual({ store: "memory", ok: true });
+    await limiter.close();
+  });
+});
+
+describe("rateLimitHeaders", () => {
+  it("renders the documented header formats", () => {
+    const at = 1_767_225_600_000 + 26_000;
+    const minute = {
+      name: "minute" as const,
+      limit: 60,
+      remaining: 12,
+      resetMs: at + 34_000,
+      windowSeconds: 60,
+    };
+    const day = {
+      name: "day" as const,
+      limit: 1000,
+      remaining: 870,
+      resetMs: at + 50_211_000,
+      windowSeconds: 86400,
+    };
+    expect(rateLimitHeaders({ allowed: true, at, windows: [minute, day], reported: minute })).toEqual({
+      "X-RateLimit-Limit": "60",
+      "X-RateLimit-Remaining": "12",
+      "X-RateLimit-Reset": String((at + 34_000) / 1000),
+      "RateLimit-Policy": '"minute";q=60;w=60, "day";q=1000;w=86400',
+      RateLimit: '"minute";r=12;t=34, "day";r=870;t=50211',
+    });
+    const denied = rateLimitHeaders({
+      allowed: false,
+      code: "rate_limited",
+      at,
+      windows: [{ ...minute, remaining: 0 }, day],
+      reported: { ...minute, remaining: 0 },
+      retryAfterSeconds: 34,
+    });
+    expect(denied["Retry-After"]).toBe("34");
+    expect(denied["X-RateLimit-Remaining"]).toBe("0");
+  });
+});
+
+describe("latency on Redis", () => {
+  it("measures per-check latency of an admitted request", async () => {
+    const store = createRedisStore(REDIS_URL, { timeoutMs: 1000 });
+    await store.ready();
+    const prefix = `${RUN}:bench`;
+    const limiter = createRateLimiter({ config: baseConfig("redis", prefix), logger: silent, store });
+    try {
+      const times: number[] = [];
+      for (let i = 0; i < 2000; i++) {
+        const t = performance.now();
+        const d = await limiter.checkKey({ keyId: `bench-${i % 50}`, perMinute: 100_000, perDay: 1_000_000 });
+        times.push(performance.now() - t);
+        expect(d.allowed).toBe(true);
+      }
+      times.sort((a, b) => a - b);
+      const pct = (p: number) => times[Math.floor(times.length * p)]?.toFixed(3);
+      console.log(
+        `rate-limit checkKey on Redis: median ${pct(0.5)} ms, p90 ${pct(0.9)} ms, p99 ${pct(0.99)} ms`,
+      );
+      expect(Number(pct(0.5))).toBeLessThan(20);
+    } finally {
+      await limiter.close();
+      await store.close();
+      await deleteKeys(prefix);
+    }
+  });
+});
