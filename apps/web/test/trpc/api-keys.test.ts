@@ -1,0 +1,152 @@
+import { utcDay } from "@petstore/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Caller, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
+
+describe("apiKeys procedures (admin)", () => {
+  let h: Harness;
+  let admin: Caller;
+  beforeAll(async () => {
+    h = await openHarness();
+    admin = (await h.signedIn("admin@example.com")).caller;
+  });
+  afterAll(() => h?.close());
+
+  it("issues a key whose secret is returned once and works for the REST API", async () => {
+    const issued = await admin.apiKeys.create({
+      name: "Shop front",
+      plan: "pro",
+      expiresInSeconds: 30 * 86400,
+    });
+    expect(issued.key).toMatch(/^pet_test_[0-9A-Za-z]{38}$/);
+    expect(issued.prefix).toBe(issued.key.slice(0, 12));
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({
+      keyId: issued.id,
+      plan: "pro",
+      perMinute: 300,
+    });
+    const listed = (await admin.apiKeys.list()).find((k) => k.id === issued.id);
+    expect(listed).toMatchObject({
+      name: "Shop front",
+      plan: "pro",
+      environment: "staging",
+      state: "active",
+      requestsToday: 0,
+      createdBy: "user:admin@example.com",
+    });
+    expect(JSON.stringify(await admin.apiKeys.list())).not.toContain(issued.key);
+    expect(listed).not.toHaveProperty("hash");
+  });
+
+  it("requires custom limits for Enterprise and validates names", async () => {
+    const missing = await expectTrpcError(
+      admin.apiKeys.create({ name: "Big", plan: "enterprise" }),
+      "BAD_REQUEST",
+    );
+    expect(shapeOf(missing).data.details).toEqual([
+      { path: "perMinute", message: "Enterprise keys need custom per-minute and per-day limits" },
+    ]);
+    const blank = await expectTrpcError(admin.apiKeys.create({ name: " ", plan: "free" }), "BAD_REQUEST");
+    expect(shapeOf(blank).data.details?.[0]).toEqual({ path: "name", message: "must not be empty" });
+    const big = await admin.apiKeys.create({
+      name: "Big",
+      plan: "enterprise",
+      perMinute: 5000,
+      perDay: 1_000_000,
+    });
+    expect(await admin.apiKeys.get({ id: big.id })).toMatchObject({
+      plan: "enterprise",
+      effectivePerMinute: 5000,
+      effectivePerDay: 1_000_000,
+    });
+  });
+
+  it("revokes a key: the REST API stops accepting it", async () => {
+    const issued = await admin.apiKeys.create({ name: "To revoke", plan: "free" });
+    const revoked = await admin.apiKeys.revoke({ id: issued.id });
+    expect(revoked.state).toBe("revoked");
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toBeUndefined();
+    await expectTrpcError(admin.apiKeys.revoke({ id: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND");
+    await expectTrpcError(admin.apiKeys.revoke({ id: "not-a-uuid" }), "BAD_REQUEST");
+  });
+
+  it("rolls a key with a grace period, or revoking at once with 0", async () => {
+    const old = await admin.apiKeys.create({ name: "Rolling", plan: "business" });
+    const next = await admin.apiKeys.roll({ id: old.id, graceSeconds: 3600 });
+    expect(next.key).not.toBe(old.key);
+    expect(next.plan).toBe("business");
+    expect(await h.rt.apiKeys.authenticate(old.key)).toBeDefined();
+    expect(await h.rt.apiKeys.authenticate(next.key)).toBeDefined();
+    const oldView = await admin.apiKeys.get({ id: old.id });
+    expect(oldView.state).toBe("expiring");
+    expect(oldView.rolledToId).toBe(next.id);
+    const again = await admin.apiKeys.roll({ id: next.id, graceSeconds: 0 });
+    expect((await admin.apiKeys.get({ id: next.id })).state).toBe("revoked");
+    expect((await admin.apiKeys.get({ id: again.id })).state).toBe("active");
+    await expectTrpcError(admin.apiKeys.roll({ id: next.id, graceSeconds: 0 }), "BAD_REQUEST");
+    await expectTrpcError(admin.apiKeys.roll({ id: again.id, graceSeconds: 8 * 86400 }), "BAD_REQUEST");
+  });
+
+  it("changes plan and custom limits", async () => {
+    const key = await admin.apiKeys.create({ name: "Upgrade me", plan: "free" });
+    expect(await admin.apiKeys.changePlan({ id: key.id, plan: "business" })).toMatchObject({
+      plan: "business",
+      effectivePerMinute: 1000,
+    });
+    await expectTrpcError(admin.apiKeys.changePlan({ id: key.id, plan: "enterprise" }), "BAD_REQUEST");
+    const inverted = await expectTrpcError(
+      admin.apiKeys.changePlan({ id: key.id, plan: "enterprise", perMinute: 10, perDay: 5 }),
+      "BAD_REQUEST",
+    );
+    expect(shapeOf(inverted).data.details?.[0]?.path).toBe("perMinute");
+    expect(
+      await admin.apiKeys.changePlan({ id: key.id, plan: "enterprise", perMinute: 10, perDay: 50 }),
+    ).toMatchObject({ plan: "enterprise", perMinute: 10, perDay: 50 });
+    expect(
+      await admin.apiKeys.changePlan({ id: key.id, plan: "pro", perMinute: null, perDay: null }),
+    ).toMatchObject({ plan: "pro", perMinute: null, effectivePerMinute: 300 });
+  });
+
+  it("lifts a ban and audits it", async () => {
+    const key = await admin.apiKeys.create({ name: "Banned", plan: "free" });
+    await h.rt.apiKeys.recordBan(key.id, new Date(Date.now() + 900_000));
+    expect((await admin.apiKeys.get({ id: key.id })).state).toBe("banned");
+    expect((await admin.apiKeys.liftBan({ id: key.id })).state).toBe("active");
+    const audit = await h.rt.db.prisma.auditLog.findFirst({
+      where: { action: "apiKey.unban", entityId: key.id },
+    });
+    expect(audit?.actor).toBe("user:admin@example.com");
+  });
+
+  it("shows 30 days of usage and resets today's counters", async () => {
+    const key = await admin.apiKeys.create({ name: "Busy", plan: "free" });
+    const today = utcDay(new Date());
+    const threeDaysAgo = new Date(today.getTime() - 3 * 86400_000);
+    await h.rt.db.prisma.apiKeyUsage.createMany({
+      data: [
+        { apiKeyId: key.id, day: today, requests: 42, rateLimited: 3, bans: 1, deprecatedGet: 7 },
+        { apiKeyId: key.id, day: threeDaysAgo, requests: 10, rateLimited: 0, bans: 0, deprecatedGet: 2 },
+      ],
+    });
+    const usage = await admin.apiKeys.usage({ id: key.id });
+    expect(usage).toHaveLength(30);
+    expect(usage.at(-1)).toEqual({
+      day: today.toISOString().slice(0, 10),
+      requests: 42,
+      rateLimited: 3,
+      bans: 1,
+      deprecatedGet: 7,
+    });
+    expect(usage.at(-4)).toMatchObject({ requests: 10, deprecatedGet: 2 });
+    expect(usage.slice(0, 26).every((d) => d.requests === 0)).toBe(true);
+    expect((await admin.apiKeys.get({ id: key.id })).requestsToday).toBe(42);
+
+    await admin.apiKeys.resetUsage({ id: key.id });
+    expect((await admin.apiKeys.list()).find((k) => k.id === key.id)?.requestsToday).toBe(0);
+    const audit = await h.rt.db.prisma.auditLog.findFirst({
+      where: { action: "apiKey.resetUsage", entityId: key.id },
+    });
+    expect(audit?.before).toMatchObject({ requests: 42, rateLimited: 3 });
+    await expectTrpcError(admin.apiKeys.usage({ id: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND");
+    await expectTrpcError(admin.apiKeys.usage({ id: key.id, days: 365 }), "BAD_REQUEST");
+  });
+});

@@ -1,0 +1,97 @@
+/** Request helpers of the tRPC handler: same-origin guard, client IP, cookies, error masking. */
+import { AppError } from "@petstore/contracts";
+import { TRPCError } from "@trpc/server";
+import { describe, expect, it } from "vitest";
+import { clearedSessionCookie, readCookie, sessionCookie } from "../../src/server/trpc/cookies";
+import { toTrpcError } from "../../src/server/trpc/errors";
+import { clientIp, isHttps, isSameOrigin } from "../../src/server/trpc/http";
+import { shapeOf } from "./support";
+
+const config = { publicBaseUrl: "https://admin.petstore.example", trustProxy: false };
+const headers = (h: Record<string, string>) => new Headers(h);
+
+describe("isSameOrigin", () => {
+  it("accepts the public origin and an Origin matching Host", () => {
+    expect(
+      isSameOrigin(headers({ origin: "https://admin.petstore.example", host: "internal:3000" }), config),
+    ).toBe(true);
+    expect(isSameOrigin(headers({ origin: "http://127.0.0.1:4000", host: "127.0.0.1:4000" }), config)).toBe(
+      true,
+    );
+  });
+  it("refuses other origins, opaque origins and cross-site fetches", () => {
+    expect(isSameOrigin(headers({ origin: "https://evil.example", host: "127.0.0.1:4000" }), config)).toBe(
+      false,
+    );
+    expect(isSameOrigin(headers({ origin: "null", host: "127.0.0.1:4000" }), config)).toBe(false);
+    expect(isSameOrigin(headers({ "sec-fetch-site": "cross-site", host: "x" }), config)).toBe(false);
+    expect(isSameOrigin(headers({ "sec-fetch-site": "same-site", host: "x" }), config)).toBe(false);
+  });
+  it("only trusts X-Forwarded-Host behind a trusted proxy", () => {
+    const h = headers({
+      origin: "https://shop.example",
+      host: "10.0.0.5:3000",
+      "x-forwarded-host": "shop.example",
+    });
+    expect(isSameOrigin(h, config)).toBe(false);
+    expect(isSameOrigin(h, { ...config, trustProxy: true })).toBe(true);
+  });
+});
+
+describe("clientIp and isHttps", () => {
+  it("takes the last X-Forwarded-For entry", () => {
+    expect(clientIp(headers({ "x-forwarded-for": "203.0.113.9, 10.0.0.1" }))).toBe("10.0.0.1");
+    expect(clientIp(headers({ "x-forwarded-for": "::ffff:127.0.0.1" }))).toBe("127.0.0.1");
+    expect(clientIp(headers({}))).toBe("unknown");
+  });
+  it("detects HTTPS from the URL, a trusted proxy or an https public URL", () => {
+    const plain = { publicBaseUrl: "http://localhost:3000", trustProxy: false };
+    expect(isHttps("http://localhost:3000/api/trpc", headers({ "x-forwarded-proto": "https" }), plain)).toBe(
+      false,
+    );
+    expect(
+      isHttps("http://localhost:3000/api/trpc", headers({ "x-forwarded-proto": "https" }), {
+        ...plain,
+        trustProxy: true,
+      }),
+    ).toBe(true);
+    expect(isHttps("https://x/api/trpc", headers({}), plain)).toBe(true);
+    expect(isHttps("http://x/api/trpc", headers({}), config)).toBe(true);
+  });
+});
+
+describe("session cookie", () => {
+  it("is httpOnly, SameSite=Lax, and Secure only when asked", () => {
+    expect(sessionCookie("abc", false)).toBe("petstore_session=abc; Path=/; HttpOnly; SameSite=Lax");
+    expect(sessionCookie("abc", true)).toBe("petstore_session=abc; Path=/; HttpOnly; SameSite=Lax; Secure");
+    expect(clearedSessionCookie(false)).toContain("Max-Age=0");
+  });
+  it("is read from a Cookie header among others", () => {
+    expect(readCookie("a=1; petstore_session=tok; b=2", "petstore_session")).toBe("tok");
+    expect(readCookie("a=1", "petstore_session")).toBeUndefined();
+    expect(readCookie(null, "petstore_session")).toBeUndefined();
+  });
+});
+
+describe("error mapping", () => {
+  it.each([
+    ["validation_failed", "BAD_REQUEST"],
+    ["not_found", "NOT_FOUND"],
+    ["conflict", "CONFLICT"],
+    ["forbidden", "FORBIDDEN"],
+    ["unauthorized", "UNAUTHORIZED"],
+    ["rate_limited", "TOO_MANY_REQUESTS"],
+  ] as const)("maps %s to %s", (appCode, trpcCode) => {
+    const wrapped = new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: new AppError(appCode, "m") });
+    expect(toTrpcError(wrapped).code).toBe(trpcCode);
+  });
+  it("hides the text of unexpected errors", () => {
+    const error = new TRPCError({
+      code: "INTERNAL_SERVER_ERROR",
+      cause: new Error('relation "Pet" does not exist'),
+    });
+    const shape = shapeOf(error);
+    expect(shape.message).toBe("Something went wrong on our side. Please try again.");
+    expect(JSON.stringify(shape)).not.toContain("relation");
+  });
+});

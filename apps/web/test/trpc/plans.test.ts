@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Caller, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
+
+describe("plans procedures (admin)", () => {
+  let h: Harness;
+  let admin: Caller;
+  beforeAll(async () => {
+    h = await openHarness();
+    admin = (await h.signedIn("admin@example.com")).caller;
+  });
+  afterAll(() => h?.close());
+
+  it("lists the four plans in order with their limits", async () => {
+    expect(await admin.plans.list()).toEqual([
+      { name: "free", perMinute: 60, perDay: 1000 },
+      { name: "pro", perMinute: 300, perDay: 10000 },
+      { name: "business", perMinute: 1000, perDay: 100000 },
+      { name: "enterprise", perMinute: null, perDay: null },
+    ]);
+  });
+
+  it("edits a plan's limits, which keys on that plan then get", async () => {
+    const key = await admin.apiKeys.create({ name: "On pro", plan: "pro" });
+    expect(await admin.plans.update({ plan: "pro", perMinute: 500, perDay: 20000 })).toEqual({
+      name: "pro",
+      perMinute: 500,
+      perDay: 20000,
+    });
+    expect((await admin.plans.list())[1]).toEqual({ name: "pro", perMinute: 500, perDay: 20000 });
+    expect((await admin.apiKeys.get({ id: key.id })).effectivePerMinute).toBe(500);
+    const audit = await h.rt.db.prisma.auditLog.findFirst({
+      where: { action: "plan.update", entityId: "pro" },
+    });
+    expect(audit).toMatchObject({
+      actor: "user:admin@example.com",
+      before: { perMinute: 300 },
+      after: { perMinute: 500 },
+    });
+  });
+
+  it("rejects enterprise, zero and inverted limits", async () => {
+    await expectTrpcError(
+      admin.plans.update({ plan: "enterprise" as never, perMinute: 1, perDay: 2 }),
+      "BAD_REQUEST",
+    );
+    const zero = await expectTrpcError(
+      admin.plans.update({ plan: "free", perMinute: 0, perDay: 10 }),
+      "BAD_REQUEST",
+    );
+    expect(shapeOf(zero).data.details?.[0]?.path).toBe("perMinute");
+    const inverted = await expectTrpcError(
+      admin.plans.update({ plan: "free", perMinute: 100, perDay: 10 }),
+      "BAD_REQUEST",
+    );
+    expect(shapeOf(inverted).data.details).toEqual([
+      { path: "perMinute", message: "the per-minute limit cannot exceed the per-day limit" },
+    ]);
+  });
+});

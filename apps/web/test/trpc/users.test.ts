@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Caller, expectTrpcError, type Harness, openHarness, PASSWORD, shapeOf } from "./support";
+
+describe("users procedures (admin)", () => {
+  let h: Harness;
+  let admin: Caller;
+  beforeAll(async () => {
+    h = await openHarness();
+    admin = (await h.signedIn("admin@example.com")).caller;
+  });
+  afterAll(() => h?.close());
+
+  it("lists users without password hashes", async () => {
+    const list = await admin.users.list();
+    expect(list.map((u) => [u.email, u.role, u.active])).toEqual([
+      ["admin@example.com", "admin", true],
+      ["staff@example.com", "staff", true],
+    ]);
+    expect(JSON.stringify(list)).not.toMatch(/scrypt|passwordHash/);
+  });
+
+  it("creates a staff member who can then sign in", async () => {
+    const created = await admin.users.create({
+      email: "New.Person@Example.com",
+      name: "New Person",
+      role: "staff",
+      password: PASSWORD,
+    });
+    expect(created).toMatchObject({ email: "new.person@example.com", role: "staff", active: true });
+    const { caller } = await h.signedIn("new.person@example.com");
+    expect(await caller.auth.me()).toMatchObject({ role: "staff" });
+    const audit = await h.rt.db.prisma.auditLog.findFirst({
+      where: { action: "user.create", entityId: created.id },
+    });
+    expect(JSON.stringify(audit?.after)).not.toContain("scrypt");
+  });
+
+  it("validates new users", async () => {
+    const short = await expectTrpcError(
+      admin.users.create({ email: "a@example.com", name: "A", role: "staff", password: "short" }),
+      "BAD_REQUEST",
+    );
+    expect(shapeOf(short).data.details).toEqual([
+      { path: "password", message: "must be at least 12 characters" },
+    ]);
+    const taken = await expectTrpcError(
+      admin.users.create({ email: "staff@example.com", name: "Dup", role: "staff", password: PASSWORD }),
+      "BAD_REQUEST",
+    );
+    expect(shapeOf(taken).data.details).toEqual([{ path: "email", message: "is already in use" }]);
+    await expectTrpcError(
+      admin.users.create({ email: "b@example.com", name: "B", role: "owner" as never, password: PASSWORD }),
+      "BAD_REQUEST",
+    );
+  });
+
+  it("changes roles, but not one's own", async () => {
+    const user = await admin.users.create({
+      email: "promote@example.com",
+      name: "Promote",
+      role: "staff",
+      password: PASSWORD,
+    });
+    expect(await admin.users.setRole({ id: user.id, role: "admin" })).toMatchObject({ role: "admin" });
+    // Each request resolves the session afresh, so a role change applies to the very next call.
+    const { token } = await h.signedIn("promote@example.com");
+    expect(await (await h.withToken(token)).plans.list()).toHaveLength(4);
+    await admin.users.setRole({ id: user.id, role: "staff" });
+    await expectTrpcError((await h.withToken(token)).plans.list(), "FORBIDDEN");
+    const own = await expectTrpcError(admin.users.setRole({ id: h.admin.id, role: "staff" }), "CONFLICT");
+    expect(own.message).toBe("You cannot change your own role.");
+    await expectTrpcError(
+      admin.users.setRole({ id: "00000000-0000-4000-8000-000000000000", role: "staff" }),
+      "NOT_FOUND",
+    );
+  });
+
+  it("deactivating a user ends their sessions at once; reactivating lets them sign in again", async () => {
+    const user = await admin.users.create({
+      email: "leaver@example.com",
+      name: "Leaver",
+      role: "staff",
+      password: PASSWORD,
+    });
+    const { token } = await h.signedIn("leaver@example.com");
+    await (await h.withToken(token)).pets.search({});
+    expect(await admin.users.setActive({ id: user.id, active: false })).toMatchObject({
+      active: false,
+      activeSessions: 0,
+    });
+    await expectTrpcError((await h.withToken(token)).pets.search({}), "UNAUTHORIZED");
+    await expectTrpcError(h.signedIn("leaver@example.com"), "UNAUTHORIZED");
+    await admin.users.setActive({ id: user.id, active: true });
+    await expect(h.signedIn("leaver@example.com")).resolves.toBeTruthy();
+    await expectTrpcError(admin.users.setActive({ id: h.admin.id, active: false }), "CONFLICT");
+  });
+
+  it("never lets the last active admin be removed (e.g. from the CLI)", async () => {
+    const others = (await admin.users.list()).filter((u) => u.role === "admin" && u.id !== h.admin.id);
+    for (const other of others) await admin.users.setRole({ id: other.id, role: "staff" });
+    await expect(h.rt.users.setActive({ id: h.admin.id, active: false }, "cli:root")).rejects.toMatchObject({
+      code: "conflict",
+    });
+    await expect(h.rt.users.setRole({ id: h.admin.id, role: "staff" }, "cli:root")).rejects.toMatchObject({
+      code: "conflict",
+    });
+  });
+});
