@@ -1,2 +1,3 @@
 export * from "./client.ts";
 export * from "./generated/prisma/client.ts";
+export * from "./seed.ts";

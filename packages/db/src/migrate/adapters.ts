@@ -1,0 +1,177 @@
+/**
+ * Driver-adapter factories for the schema engine, with two adapter bugs worked around:
+ * - @prisma/adapter-pg 7.10 `executeScript` splits the script on `;` (breaks `$$` bodies and `;` inside
+ *   literals, and is not atomic). Here the whole script goes to the server as ONE simple-protocol query,
+ *   which PostgreSQL runs as a single implicit transaction.
+ * - pglite-prisma-adapter 0.7.2 `executeScript` does not await `exec()`, so a failing migration would be
+ *   recorded as applied. Here the script is awaited, inside an explicit transaction.
+ * The shadow database (used to replay migrations when diffing) is always a throwaway in-memory PGlite.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import {
+  DriverAdapterError,
+  type SqlDriverAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from "@prisma/driver-adapter-utils";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+
+/** A factory plus the clean-up that releases whatever it opened. */
+export interface MigrationAdapter {
+  factory: SqlMigrationAwareDriverAdapterFactory;
+  /** Closes connections/instances this adapter opened (never a PGlite instance passed in by the caller). */
+  close(): Promise<void>;
+}
+
+interface PgLikeError {
+  code: string;
+  severity?: string;
+  message: string;
+  detail?: string;
+  column?: string;
+  hint?: string;
+}
+
+function isPgError(error: unknown): error is PgLikeError {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === "string";
+}
+
+/** Re-throws a PostgreSQL error as a DriverAdapterError so the engine reports its code and message. */
+function rethrowAsDriverError(error: unknown): never {
+  if (isPgError(error) && /^[0-9A-Z]{5}$/.test(error.code)) {
+    throw new DriverAdapterError({
+      kind: "postgres",
+      code: error.code,
+      severity: error.severity ?? "ERROR",
+      message: error.message,
+      detail: error.detail,
+      column: error.column,
+      hint: error.hint,
+    });
+  }
+  throw error;
+}
+
+/** Returns `adapter` with `executeScript` replaced by `run` (everything else delegates). */
+function withScriptRunner(
+  adapter: SqlDriverAdapter,
+  run: (script: string) => Promise<void>,
+): SqlDriverAdapter {
+  const wrapped: SqlDriverAdapter = {
+    provider: adapter.provider,
+    adapterName: adapter.adapterName,
+    queryRaw: (query) => adapter.queryRaw(query),
+    executeRaw: (query) => adapter.executeRaw(query),
+    startTransaction: (isolationLevel) => adapter.startTransaction(isolationLevel),
+    dispose: () => adapter.dispose(),
+    executeScript: async (script) => {
+      try {
+        await run(script);
+      } catch (error) {
+        rethrowAsDriverError(error);
+      }
+    },
+  };
+  const info = adapter.getConnectionInfo?.bind(adapter);
+  if (info) wrapped.getConnectionInfo = info;
+  return wrapped;
+}
+
+/** Wraps a PGlite instance for the engine; scripts run awaited, in one transaction. */
+function pgliteAdapter(db: PGlite): Promise<SqlDriverAdapter> {
+  return new PrismaPGlite(db).connect().then((adapter) =>
+    withScriptRunner(adapter, async (script) => {
+      await db.transaction(async (tx) => {
+        await tx.exec(script);
+      });
+    }),
+  );
+}
+
+/**
+ * Opens a fresh in-memory PGlite as a shadow database. Disposing the returned adapter closes it.
+ * @throws when PGlite fails to start.
+ */
+export async function connectShadowPglite(): Promise<SqlDriverAdapter> {
+  const db = await PGlite.create();
+  const adapter = await pgliteAdapter(db);
+  return {
+    ...adapter,
+    dispose: async () => {
+      if (!db.closed) await db.close();
+    },
+  };
+}
+
+/**
+ * Adapter factory for a PostgreSQL server at `url`. Uses one pooled connection (so the engine's advisory
+ * lock and its queries share a session); `close()` ends the pool. Connects lazily.
+ */
+export function postgresMigrationAdapter(url: string): MigrationAdapter {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on("error", () => {}); // an idle connection dropping must not crash the process
+  const inner = new PrismaPg(pool);
+  const factory: SqlMigrationAwareDriverAdapterFactory = {
+    provider: "postgres",
+    adapterName: inner.adapterName,
+    connect: async () =>
+      withScriptRunner(await inner.connect(), async (script) => {
+        await pool.query(script); // no parameters: simple query protocol, one implicit transaction
+      }),
+    connectToShadowDb: connectShadowPglite,
+  };
+  return { factory, close: () => pool.end() };
+}
+
+/**
+ * Adapter factory for an embedded PGlite database: either an already-open instance (`db`, left open by
+ * `close()`), or a folder opened on first use and closed by `close()`.
+ */
+export function pgliteMigrationAdapter(source: { db: PGlite } | { dir: string }): MigrationAdapter {
+  let opened: Promise<PGlite> | undefined;
+  const instance = (): Promise<PGlite> => {
+    opened ??= "db" in source ? Promise.resolve(source.db) : PGlite.create(source.dir);
+    return opened;
+  };
+  const factory: SqlMigrationAwareDriverAdapterFactory = {
+    provider: "postgres",
+    adapterName: "pglite-prisma-adapter",
+    connect: async () => pgliteAdapter(await instance()),
+    connectToShadowDb: connectShadowPglite,
+  };
+  return {
+    factory,
+    close: async () => {
+      if (!opened || "db" in source) return;
+      const db = await opened;
+      if (!db.closed) await db.close();
+    },
+  };
+}
+
+/**
+ * Adapter factory for work that only needs a shadow database (diffs): one throwaway in-memory PGlite
+ * serves as both the engine's main connection (never written) and its shadow database, saving a boot.
+ */
+export function scratchMigrationAdapter(): MigrationAdapter {
+  let opened: Promise<PGlite> | undefined;
+  const instance = (): Promise<PGlite> => {
+    opened ??= PGlite.create();
+    return opened;
+  };
+  const factory: SqlMigrationAwareDriverAdapterFactory = {
+    provider: "postgres",
+    adapterName: "pglite-prisma-adapter",
+    connect: async () => pgliteAdapter(await instance()),
+    // Disposing the shadow connection must not close the instance the main connection still uses.
+    connectToShadowDb: async () => ({ ...(await pgliteAdapter(await instance())), dispose: async () => {} }),
+  };
+  return {
+    factory,
+    close: async () => {
+      const db = await opened;
+      if (db && !db.closed) await db.close();
+    },
+  };
+}
