@@ -9,6 +9,8 @@ export * from "./idempotency.ts";
 export * from "./logger.ts";
 export * from "./pets/service.ts";
 export * from "./plans.ts";
+export * from "./ratelimit/index.ts";
+export * from "./usage/flush.ts";
 export * from "./runtime.ts";
 export * from "./sessions/service.ts";
 export * from "./sessions/throttle.ts";

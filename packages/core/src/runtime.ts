@@ -6,15 +6,23 @@
 import type { Config } from "@petstore/config";
 import { type Database, ensurePlans, openDatabase } from "@petstore/db";
 import { deployMigrations } from "@petstore/db/migrate";
+import type { ApiKeyView } from "./api-keys/service.ts";
 import { createCore } from "./core.ts";
-import type { Clock } from "./deps.ts";
+import type { Actor, Clock } from "./deps.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { createRateLimiter, type RateLimiter } from "./ratelimit/index.ts";
+import { purgeOldUsage, usageFlusher } from "./usage/flush.ts";
 
 export interface Runtime extends ReturnType<typeof createCore> {
   config: Config;
   logger: Logger;
   db: Database;
   clock: Clock;
+  rateLimiter: RateLimiter;
+  /** Lifts a key's ban in the rate-limit store and in the database (audited). */
+  unbanApiKey(ref: string, actor: Actor): Promise<ApiKeyView>;
+  /** Resets today's usage of a key in the rate-limit store and in the usage table (audited). */
+  resetApiKeyUsage(keyId: string, actor: Actor): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,12 +50,37 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw error;
   }
   const core = createCore({ prisma: db.prisma, config, clock, logger });
+  const rateLimiter = createRateLimiter({
+    config: config.rateLimit,
+    logger,
+    now: () => clock().getTime(),
+    onBan: (keyId, until) => core.apiKeys.recordBan(keyId, until),
+    flushUsage: usageFlusher(db.prisma),
+  });
+  if (config.rateLimit.store.kind === "memory" && config.rateLimit.enabled) {
+    logger.warn("rate limits are kept in this process only: set REDIS_URL to share them across instances");
+  }
+  await rateLimiter.ready();
+  purgeOldUsage(db.prisma, clock()).catch((error: unknown) => logger.warn({ err: error }, "could not purge old usage"));
   return {
     ...core,
     config,
     logger,
     db,
     clock,
-    close: () => db.close(),
+    rateLimiter,
+    async unbanApiKey(ref, actor) {
+      const keyId = await core.apiKeys.resolveId(ref);
+      await rateLimiter.unban(keyId);
+      return core.apiKeys.clearBan(keyId, actor);
+    },
+    async resetApiKeyUsage(keyId, actor) {
+      await core.usage.resetToday(keyId, actor);
+      await rateLimiter.resetUsage(keyId);
+    },
+    async close() {
+      await rateLimiter.close();
+      await db.close();
+    },
   };
 }

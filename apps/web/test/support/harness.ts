@@ -10,6 +10,7 @@ import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/c
 import { ensurePlans } from "@petstore/db";
 import { deployMigrations } from "@petstore/db/migrate";
 import { createTemporaryDatabase } from "@petstore/db/testing";
+import { CLIENT_IP_HEADER, clientIpOf } from "../../src/server/client-ip.ts";
 import { createRestApp } from "../../src/server/rest/app.ts";
 
 export type DatabaseKind = "postgres" | "pglite";
@@ -39,6 +40,8 @@ export async function startTestServer(kind: DatabaseKind, options: TestServerOpt
     ...(temp ? { DATABASE_URL: temp.url } : { PGLITE_DIR: "memory://" }),
     PUBLIC_BASE_URL: "https://api.test.example",
     LOG_LEVEL: "silent",
+    // Many anonymous calls come from 127.0.0.1 in these tests; rate-limit tests lower it again.
+    ANONYMOUS_PER_MINUTE: "1000000",
     ...options.env,
   });
   const rt = await openRuntime({ config, clock, logger: createLogger("silent"), migrate: false });
@@ -52,7 +55,16 @@ export async function startTestServer(kind: DatabaseKind, options: TestServerOpt
     "test",
   );
   const app = createRestApp(rt);
-  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  // As server.ts does: the client address comes from the socket (or, with TRUST_PROXY, X-Forwarded-For).
+  const server = serve({
+    fetch: (request: Request, env: { incoming: Parameters<typeof clientIpOf>[0] }) => {
+      const headers = new Headers(request.headers);
+      headers.set(CLIENT_IP_HEADER, clientIpOf(env.incoming, config.trustProxy));
+      return app.fetch(new Request(request, { headers }));
+    },
+    port: 0,
+    hostname: "127.0.0.1",
+  });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {

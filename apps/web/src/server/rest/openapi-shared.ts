@@ -14,11 +14,11 @@ const text = { type: "string" };
 
 /** Headers on every /v1 response (PRODUCT.md sections 1 and 3). */
 export const commonHeaders: Record<string, HeaderObject> = {
-  "X-RateLimit-Limit": { description: "Limit of the window described (the one with the fewest requests left, or the one that denied).", schema: integer },
-  "X-RateLimit-Remaining": { description: "Requests left in that window.", schema: integer },
-  "X-RateLimit-Reset": { description: "Unix time (seconds) at which that window resets.", schema: integer },
-  "RateLimit-Policy": { description: 'IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`.', schema: text },
-  RateLimit: { description: 'IETF draft remaining quota, e.g. `"minute";r=12;t=34, "day";r=870;t=50211`.', schema: text },
+  "X-RateLimit-Limit": { description: "Limit of the window described (the one with the fewest requests left, or the one that denied).", required: true, schema: integer },
+  "X-RateLimit-Remaining": { description: "Requests left in that window.", required: true, schema: integer },
+  "X-RateLimit-Reset": { description: "Unix time (seconds) at which that window resets.", required: true, schema: integer },
+  "RateLimit-Policy": { description: 'IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`.', required: true, schema: text },
+  RateLimit: { description: 'IETF draft remaining quota, e.g. `"minute";r=12;t=34, "day";r=870;t=50211`.', required: true, schema: text },
   "X-Request-Id": { description: "The caller's X-Request-Id when it is a sane token (<= 128 of [A-Za-z0-9._-]), else a new id.", required: true, schema: text },
   "Cache-Control": { description: "Always `no-store`.", required: true, schema: { type: "string", const: "no-store" } },
 };

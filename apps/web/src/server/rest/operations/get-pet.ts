@@ -69,6 +69,8 @@ export const getPetRoute = createRoute({
 
 export function registerGetPet(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
   app.openapi(getPetRoute, async (c) => {
+    const caller = c.get("caller");
+    if (caller) rt.rateLimiter.recordDeprecatedCall(caller.keyId);
     if (rt.clock() >= SUNSET_AT) {
       throw new AppError("gone", "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.");
     }

@@ -1,0 +1,43 @@
+/**
+ * First-start work of `npm start` (PRODUCT.md section 5): open the runtime (which migrates the embedded
+ * database), seed a fresh embedded database, and — outside production — issue a demo API key and a demo
+ * admin, printing them once together with the URL. Runs from Next's instrumentation hook.
+ */
+import { ensureDemoAdmin, type Runtime } from "@petstore/core";
+import { seedDatabase } from "@petstore/db";
+import { getRuntime } from "./runtime.ts";
+
+async function firstStart(rt: Runtime): Promise<string[]> {
+  const lines: string[] = [];
+  if (rt.config.database.kind !== "pglite" || rt.config.environment === "production") return lines;
+  if ((await rt.db.prisma.apiKey.count()) > 0) return lines;
+  await seedDatabase(rt.db.prisma);
+  const key = await rt.apiKeys.create({ name: "demo", plan: "free" }, "system:bootstrap");
+  lines.push(`Demo API key (free plan; shown once): ${key.key}`);
+  lines.push(`  curl -H "Authorization: Bearer ${key.key}" ${rt.config.publicBaseUrl}/v1/pets`);
+  const admin = await ensureDemoAdmin(rt);
+  if (admin) lines.push(`Demo admin (shown once): ${admin.email} / ${admin.password}`);
+  return lines;
+}
+
+/** Opens the runtime and prints the start banner; a failure is logged and ends the process. */
+export async function bootstrap(): Promise<void> {
+  try {
+    const rt = await getRuntime();
+    const lines = await firstStart(rt);
+    const url = rt.config.publicBaseUrl;
+    process.stdout.write(
+      [
+        "",
+        `Pet Store is serving on ${url}`,
+        `  API: ${url}/v1   reference: ${url}/docs   dashboard: ${url}/admin`,
+        `  database: ${rt.config.database.kind === "pglite" ? `embedded PGlite in ${rt.config.database.dir}` : "PostgreSQL"}`,
+        ...lines.map((l) => `  ${l}`),
+        "",
+      ].join("\n"),
+    );
+  } catch (error) {
+    process.stderr.write(`Pet Store could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,34 @@
+/** Readiness report for /readyz: database and rate-limit store reachability, each with its latency. */
+import { getRuntime } from "./runtime.ts";
+
+export interface ReadinessReport {
+  status: "ok" | "unavailable";
+  checks: Record<string, { ok: boolean; detail?: string }>;
+}
+
+const TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS).unref()),
+  ]);
+}
+
+export async function checkReadiness(): Promise<ReadinessReport> {
+  const checks: ReadinessReport["checks"] = {};
+  try {
+    const rt = await withTimeout(getRuntime(), "runtime");
+    try {
+      await withTimeout(rt.db.prisma.$queryRaw`SELECT 1`, "database");
+      checks.database = { ok: true, detail: rt.config.database.kind };
+    } catch (error) {
+      checks.database = { ok: false, detail: (error as Error).message.split("\n")[0] };
+    }
+    const store = await rt.rateLimiter.health();
+    checks.rateLimitStore = { ok: store.ok, detail: store.store };
+  } catch (error) {
+    checks.database = { ok: false, detail: (error as Error).message.split("\n")[0] };
+  }
+  return { status: Object.values(checks).every((c) => c.ok) ? "ok" : "unavailable", checks };
+}

@@ -1,0 +1,33 @@
+/**
+ * Writes the rate limiter's usage batches to ApiKeyUsage (one row per key per UTC day), adding the batch's
+ * counts to what is stored, in one transaction per batch (never one write per request).
+ */
+import type { PrismaClient } from "@petstore/db";
+import type { UsageRow } from "../ratelimit/index.ts";
+
+export function usageFlusher(prisma: PrismaClient) {
+  return async (rows: UsageRow[]): Promise<void> => {
+    if (rows.length === 0) return;
+    await prisma.$transaction(
+      rows.map(({ apiKeyId, day, requests, rateLimited, bans, deprecatedGet }) =>
+        prisma.apiKeyUsage.upsert({
+          where: { apiKeyId_day: { apiKeyId, day } },
+          create: { apiKeyId, day, requests, rateLimited, bans, deprecatedGet },
+          update: {
+            requests: { increment: requests },
+            rateLimited: { increment: rateLimited },
+            bans: { increment: bans },
+            deprecatedGet: { increment: deprecatedGet },
+          },
+        }),
+      ),
+    );
+  };
+}
+
+/** Deletes usage rows older than `days` days (PRODUCT.md: kept 90 days); returns how many. */
+export async function purgeOldUsage(prisma: PrismaClient, now: Date, days = 90): Promise<number> {
+  const cutoff = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - days * 86_400_000);
+  const { count } = await prisma.apiKeyUsage.deleteMany({ where: { day: { lt: cutoff } } });
+  return count;
+}
