@@ -209,9 +209,13 @@ describe.each(harnesses)("migrations on %s", (_label, setup) => {
 
 describe("createMigration", () => {
   // A PGlite folder config: diffs must not even open it (a running app may hold it).
-  const unopened = tempDir("unopened");
-  const target: MigrationTarget = { kind: "pglite", dir: path.join(unopened.dir, "never-created") };
-  afterAll(() => unopened.remove());
+  let unopened: ReturnType<typeof tempDir>;
+  let target: MigrationTarget;
+  beforeAll(() => {
+    unopened = tempDir("unopened");
+    target = { kind: "pglite", dir: path.join(unopened.dir, "never-created") };
+  });
+  afterAll(() => unopened?.remove());
 
   it("writes nothing when the migrations already match schema.prisma", async () => {
     const tmp = tempDir("create-noop");
@@ -255,8 +259,11 @@ describe("createMigration", () => {
 });
 
 describe("PGlite folder across restarts", () => {
-  const tmp = tempDir("restart");
-  afterAll(() => tmp.remove());
+  let tmp: ReturnType<typeof tempDir>;
+  beforeAll(() => {
+    tmp = tempDir("restart");
+  });
+  afterAll(() => tmp?.remove());
 
   it("keeps migrated schema and data after close and reopen", async () => {
     const config = { kind: "pglite" as const, dir: path.join(tmp.dir, "pglite") };
