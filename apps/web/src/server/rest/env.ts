@@ -7,6 +7,8 @@ export interface RestVariables {
   caller?: ApiCaller;
   /** Whether an Authorization header was sent at all (for WWW-Authenticate's `error="invalid_token"`). */
   tokenSent: boolean;
+  /** Why the key could not be checked (e.g. database unreachable); rethrown by `requireCaller`. */
+  authError?: unknown;
 }
 
 export interface RestEnv {

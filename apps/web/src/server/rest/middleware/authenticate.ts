@@ -3,6 +3,8 @@
  * header of every request and records the caller when the key is valid, without rejecting anything, so
  * that rate limiting (which sits after it) can tell keyed from anonymous traffic. `requireCaller` is the
  * per-operation guard answering 401 `unauthorized` with WWW-Authenticate.
+ * When the key cannot be checked (database down), the request is treated as anonymous for rate limiting and
+ * `requireCaller` answers with the error (503), so even that response carries the rate-limit headers.
  */
 import { AppError } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
@@ -17,14 +19,19 @@ export const resolveCaller = (rt: Pick<Runtime, "apiKeys">) =>
     if (header !== undefined) {
       c.set("tokenSent", true);
       const token = BEARER.exec(header)?.[1];
-      const caller = token ? await rt.apiKeys.authenticate(token) : undefined;
-      if (caller) c.set("caller", caller);
+      try {
+        const caller = token ? await rt.apiKeys.authenticate(token) : undefined;
+        if (caller) c.set("caller", caller);
+      } catch (error) {
+        c.set("authError", error);
+      }
     }
     await next();
   });
 
 export const requireCaller = createMiddleware<RestEnv>(async (c, next) => {
   if (c.get("caller")) return next();
+  if (c.get("authError")) throw c.get("authError");
   const sent = c.get("tokenSent");
   throw new AppError(
     "unauthorized",
