@@ -16,7 +16,10 @@ export interface TemporaryDatabase {
 }
 
 /** Creates an empty database named `<prefix>_<random>`. */
-export async function createTemporaryDatabase(prefix = "petstore_test", adminUrl = DEFAULT_ADMIN_URL): Promise<TemporaryDatabase> {
+export async function createTemporaryDatabase(
+  prefix = "petstore_test",
+  adminUrl = DEFAULT_ADMIN_URL,
+): Promise<TemporaryDatabase> {
   const name = `${prefix}_${randomBytes(6).toString("hex")}`.toLowerCase().replace(/[^a-z0-9_]/g, "_");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
