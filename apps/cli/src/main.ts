@@ -14,7 +14,9 @@ import { plansCommand } from "./commands/plans.ts";
 import { usersCommand } from "./commands/users.ts";
 import { USAGE, UsageError } from "./usage.ts";
 
-const print = (line: string) => process.stdout.write(`${line}\n`);
+const print = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
 
 async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>, migrate?: boolean): Promise<T> {
   const rt = await openRuntime({ config: getConfig(), migrate, logger: createLogger("warn", process.stderr) });

@@ -4,7 +4,7 @@
  * with seeded plans and categories and an issued API key. The clock is injectable.
  */
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
+import { type Http2Bindings, type HttpBindings, serve } from "@hono/node-server";
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { ensurePlans } from "@petstore/db";
@@ -57,9 +57,9 @@ export async function startTestServer(kind: DatabaseKind, options: TestServerOpt
   const app = createRestApp(rt);
   // As server.ts does: the client address comes from the socket (or, with TRUST_PROXY, X-Forwarded-For).
   const server = serve({
-    fetch: (request: Request, env: { incoming: Parameters<typeof clientIpOf>[0] }) => {
+    fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
       const headers = new Headers(request.headers);
-      headers.set(CLIENT_IP_HEADER, clientIpOf(env.incoming, config.trustProxy));
+      headers.set(CLIENT_IP_HEADER, clientIpOf(env.incoming as HttpBindings["incoming"], config.trustProxy));
       return app.fetch(new Request(request, { headers }));
     },
     port: 0,
