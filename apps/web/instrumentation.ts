@@ -1,5 +1,7 @@
-/** Next.js start-up hook: configuration check, migrations, first-start seed and banner (src/server/bootstrap). */
+/** Next.js start-up hook: configuration check, first-start seed and banner (src/server/bootstrap). */
 export async function register(): Promise<void> {
+  // NEXT_RUNTIME is set by Next itself (not configuration): it keeps the Node-only bootstrap out of the edge bundle.
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { bootstrap } = await import("./src/server/bootstrap.ts");
   await bootstrap();
 }

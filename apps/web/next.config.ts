@@ -9,7 +9,6 @@ const nextConfig: NextConfig = {
     "pglite-prisma-adapter",
     "@prisma/client",
     "@prisma/adapter-pg",
-    "@prisma/schema-engine-wasm",
     "@prisma/driver-adapter-utils",
     "pg",
     "ioredis",

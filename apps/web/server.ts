@@ -1,16 +1,23 @@
 /**
  * Production (and dev) HTTP server: Next.js behind a plain node:http server (Next's documented custom
  * server), so the app learns the real client address (`src/server/client-ip.ts`) for per-IP rate limiting.
+ * It also applies pending migrations to the embedded PGlite database before Next opens it.
  * Usage: `tsx server.ts` (production build) or `tsx server.ts --dev`. Port from PORT (packages/config).
  */
 import http from "node:http";
 import { ConfigError, getConfig } from "@petstore/config";
+import { deployMigrations } from "@petstore/db/migrate";
 import next from "next";
 import { stampClientIp } from "./src/server/client-ip.ts";
 
 async function main(): Promise<void> {
   const config = getConfig();
   const dev = process.argv.includes("--dev");
+  if (config.database.kind === "pglite") {
+    // The embedded database is migrated before Next opens it (PGlite allows one opener at a time).
+    const { applied } = await deployMigrations(config.database);
+    if (applied.length) process.stdout.write(`Applied migrations to the embedded database: ${applied.join(", ")}\n`);
+  }
   const app = next({ dev, dir: import.meta.dirname, port: config.port, hostname: "0.0.0.0" });
   const handle = app.getRequestHandler();
   await app.prepare();

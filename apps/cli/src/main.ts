@@ -18,8 +18,14 @@ const print = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>, migrate?: boolean): Promise<T> {
-  const rt = await openRuntime({ config: getConfig(), migrate, logger: createLogger("warn", process.stderr) });
+/** Opens the runtime (migrating the embedded database first, as the app does on start), runs `fn`, closes. */
+async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const config = getConfig();
+  const rt = await openRuntime({
+    config,
+    logger: createLogger("warn", process.stderr),
+    prepare: config.database.kind === "pglite" ? deployMigrations : undefined,
+  });
   try {
     return await fn(rt);
   } finally {
@@ -36,13 +42,14 @@ async function run(argv: string[]): Promise<void> {
       if (rest.length) throw new UsageError(`Unexpected argument: ${rest[0]}`);
       if (sub === "migrate") {
         const { applied } = await deployMigrations(getConfig().database);
+        await withRuntime(async () => undefined); // makes sure the plan rows exist
         return print(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(", ")}` : "The database is up to date.");
       }
       if (sub === "seed") {
         return withRuntime(async (rt) => {
           const result = await seedDatabase(rt.db.prisma);
           print(`Seeded: ${JSON.stringify(result)}`);
-        }, true);
+        });
       }
       throw new UsageError(sub ? `Unknown db command: ${sub}` : "db needs a command: migrate, seed");
     }

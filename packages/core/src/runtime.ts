@@ -1,11 +1,11 @@
 /**
- * The process runtime: configuration, logger, database and domain services, opened once.
- * The web app, the CLI and the tests all start from `openRuntime`; the embedded PGlite database is
- * migrated (and its plans ensured) on open, PostgreSQL is migrated by `petstore db migrate`.
+ * The process runtime: configuration, logger, database, domain services and the rate limiter, opened once.
+ * The web app, the CLI and the tests all start from `openRuntime`. Migrations are not run here (they need
+ * the WebAssembly schema engine, which the Next bundle should not carry): callers run `deployMigrations`
+ * first (server.ts and the CLI do for the embedded database; `petstore db migrate` for PostgreSQL).
  */
 import type { Config } from "@petstore/config";
 import { type Database, ensurePlans, openDatabase } from "@petstore/db";
-import { deployMigrations } from "@petstore/db/migrate";
 import type { ApiKeyView } from "./api-keys/service.ts";
 import { createCore } from "./core.ts";
 import type { Actor, Clock } from "./deps.ts";
@@ -30,21 +30,19 @@ export interface RuntimeOptions {
   config: Config;
   logger?: Logger;
   clock?: Clock;
-  /** Apply pending migrations on open. Default: true for PGlite, false for PostgreSQL. */
-  migrate?: boolean;
+  /** Runs on the freshly opened database before anything reads it, e.g. `deployMigrations` (tests, CLI). */
+  prepare?: (db: Database) => Promise<unknown>;
 }
 
-/** Opens the database, migrates it when asked, and wires the domain services. */
+/** Opens the database, makes sure the plan rows exist, and wires the services and the rate limiter. */
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (() => new Date());
   const db = await openDatabase(config.database);
   try {
-    if (options.migrate ?? config.database.kind === "pglite") {
-      await deployMigrations(db);
-      await ensurePlans(db.prisma);
-    }
+    await options.prepare?.(db);
+    await ensurePlans(db.prisma);
   } catch (error) {
     await db.close();
     throw error;

@@ -7,7 +7,6 @@ import type { AddressInfo } from "node:net";
 import { type Http2Bindings, type HttpBindings, serve } from "@hono/node-server";
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { ensurePlans } from "@petstore/db";
 import { deployMigrations } from "@petstore/db/migrate";
 import { createTemporaryDatabase } from "@petstore/db/testing";
 import { CLIENT_IP_HEADER, clientIpOf } from "../../src/server/client-ip.ts";
@@ -44,11 +43,12 @@ export async function startTestServer(kind: DatabaseKind, options: TestServerOpt
     ANONYMOUS_PER_MINUTE: "1000000",
     ...options.env,
   });
-  const rt = await openRuntime({ config, clock, logger: createLogger("silent"), migrate: false });
-  await deployMigrations(rt.db);
-  await ensurePlans(rt.db.prisma);
+  const rt = await openRuntime({ config, clock, logger: createLogger("silent"), prepare: deployMigrations });
   const categories = await Promise.all(
-    ["dogs", "cats", "birds"].map((name) => rt.db.prisma.category.create({ data: { name } })),
+    // Upsert, so that a server restarted on the same database (PGLITE_DIR or DATABASE_URL given) starts again.
+    ["dogs", "cats", "birds"].map((name) =>
+      rt.db.prisma.category.upsert({ where: { name }, create: { name }, update: {} }),
+    ),
   );
   const issued = await rt.apiKeys.create(
     { name: "test", plan: "enterprise", perMinute: 100_000, perDay: 1_000_000 },

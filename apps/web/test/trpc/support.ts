@@ -45,8 +45,7 @@ export async function openHarness(): Promise<Harness> {
     LOG_LEVEL: "silent",
     PUBLIC_BASE_URL: "http://dashboard.test",
   });
-  const rt = await openRuntime({ config, clock, logger: createLogger("silent"), migrate: false });
-  await deployMigrations(rt.db);
+  const rt = await openRuntime({ config, clock, logger: createLogger("silent"), prepare: deployMigrations });
   await seedDatabase(rt.db.prisma);
   const admin = await rt.users.create(
     { email: "admin@example.com", name: "Ada Admin", role: "admin", password: PASSWORD },
