@@ -30,6 +30,20 @@ export const getPetLifecycle = (rt: Pick<Runtime, "config">) =>
     for (const [name, value] of Object.entries(lifecycleHeaders(rt))) c.res.headers.set(name, value);
   });
 
+/**
+ * From the sunset instant on the operation is removed: 410 `gone` whatever the petId, so this runs before
+ * the path is validated (and after `requireCaller`).
+ */
+const sunsetGate = (rt: Pick<Runtime, "clock" | "rateLimiter">) =>
+  createMiddleware<RestEnv>(async (c, next) => {
+    if (rt.clock() >= SUNSET_AT) {
+      const caller = c.get("caller");
+      if (caller) rt.rateLimiter.recordDeprecatedCall(caller.keyId);
+      throw new AppError("gone", "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.");
+    }
+    await next();
+  });
+
 const lifecycle = ["Deprecation", "Sunset", "Link"] as const;
 
 export const getPetRoute = createRoute({
@@ -68,12 +82,9 @@ export const getPetRoute = createRoute({
 });
 
 export function registerGetPet(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
-  app.openapi(getPetRoute, async (c) => {
+  app.openapi({ ...getPetRoute, middleware: [requireCaller, sunsetGate(rt)] as const }, async (c) => {
     const caller = c.get("caller");
     if (caller) rt.rateLimiter.recordDeprecatedCall(caller.keyId);
-    if (rt.clock() >= SUNSET_AT) {
-      throw new AppError("gone", "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.");
-    }
     const animal = await rt.pets.get(c.req.valid("param").petId);
     return c.json(animal, 200);
   });
