@@ -100,11 +100,11 @@ export class ConfigError extends Error {
  * Returns `start` itself when none is found.
  */
 export function findRepoRoot(start: string = process.cwd()): string {
-  let dir = path.resolve(start);
+  let dir = path.resolve(/* turbopackIgnore: true */ start);
   for (;;) {
     if (fs.existsSync(path.join(dir, "turbo.json"))) return dir;
     const parent = path.dirname(dir);
-    if (parent === dir) return path.resolve(start);
+    if (parent === dir) return path.resolve(/* turbopackIgnore: true */ start);
     dir = parent;
   }
 }

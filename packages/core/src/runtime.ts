@@ -55,9 +55,6 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     onBan: (keyId, until) => core.apiKeys.recordBan(keyId, until),
     flushUsage: usageFlusher(db.prisma),
   });
-  if (config.rateLimit.store.kind === "memory" && config.rateLimit.enabled) {
-    logger.warn("rate limits are kept in this process only: set REDIS_URL to share them across instances");
-  }
   await rateLimiter.ready();
   purgeOldUsage(db.prisma, clock()).catch((error: unknown) => logger.warn({ err: error }, "could not purge old usage"));
   return {

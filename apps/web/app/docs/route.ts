@@ -1,7 +1,7 @@
 /**
- * GET /docs: interactive API reference (Scalar) rendered from /v1/openapi.json. The Scalar bundle is
- * served from this app (copied from node_modules at build time), and its web fonts are off, so the page
- * works without internet access.
+ * GET /docs: interactive API reference (Swagger UI) rendered from /v1/openapi.json, with "Try it out"
+ * and bearer authorization. Swagger UI's bundle is served by this app (copied from node_modules at build
+ * time by scripts/vendor-assets.mjs), so the page needs no CDN.
  */
 export const dynamic = "force-static";
 
@@ -11,16 +11,20 @@ const HTML = `<!doctype html>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Pet Store API reference</title>
+    <link rel="icon" href="/vendor/swagger-ui/favicon-32x32.png" />
+    <link rel="stylesheet" href="/vendor/swagger-ui/swagger-ui.css" />
   </head>
   <body>
-    <div id="api-reference"></div>
-    <script src="/vendor/scalar-api-reference.js"></script>
+    <main id="swagger-ui"></main>
+    <script src="/vendor/swagger-ui/swagger-ui-bundle.js"></script>
     <script>
-      Scalar.createApiReference("#api-reference", {
+      window.ui = SwaggerUIBundle({
         url: "/v1/openapi.json",
-        withDefaultFonts: false,
-        hideClientButton: false,
-        metaData: { title: "Pet Store API reference" },
+        dom_id: "#swagger-ui",
+        deepLinking: true,
+        persistAuthorization: true,
+        displayRequestDuration: true,
+        validatorUrl: null,
       });
     </script>
   </body>

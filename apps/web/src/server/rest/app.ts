@@ -6,6 +6,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { AppError, validationError } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
+import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import type { RestEnv } from "./env.ts";
 import { resolveCaller } from "./middleware/authenticate.ts";
@@ -21,13 +22,17 @@ import { errorResponse, toAppError } from "./problem.ts";
 
 const VALIDATION_PREFIX: Record<string, string | undefined> = { json: undefined, query: undefined, param: undefined, header: undefined };
 
-/** Builds the /v1 app over `rt`. Call `.fetch(request)` with a full URL whose path starts with /v1. */
+/**
+ * Builds the REST app over `rt`. Call `.fetch(request)` with a full URL whose path starts with /v1.
+ * Operations are declared relative to `{base_url}` (which includes /v1, as the servers in the OpenAPI
+ * document say) and mounted under /v1.
+ */
 export function createRestApp(rt: Runtime) {
   const app = new OpenAPIHono<RestEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error, VALIDATION_PREFIX[result.target]);
     },
-  }).basePath("/v1");
+  });
 
   app.use("*", requestContext(rt));
   app.use(
@@ -53,9 +58,13 @@ export function createRestApp(rt: Runtime) {
   registerListStoreOrders(app);
   registerOpenApiDocument(app, rt);
 
-  app.notFound((c) => errorResponse(new AppError("not_found", `No resource at ${c.req.path}.`)));
-  app.onError((error, c) => errorResponse(toAppError(error, c, (obj, msg) => rt.logger.error(obj, msg))));
-  return app;
+  const onError = (error: Error, c: Parameters<Parameters<typeof app.onError>[0]>[1]) =>
+    errorResponse(toAppError(error, c, (obj, msg) => rt.logger.error(obj, msg)));
+  app.onError(onError);
+  const root = new Hono<RestEnv>().route("/v1", app);
+  root.notFound((c) => errorResponse(new AppError("not_found", `No resource at ${c.req.path}.`)));
+  root.onError(onError);
+  return root;
 }
 
 export type RestApp = ReturnType<typeof createRestApp>;
