@@ -16,7 +16,8 @@ async function main(): Promise<void> {
   if (config.database.kind === "pglite") {
     // The embedded database is migrated before Next opens it (PGlite allows one opener at a time).
     const { applied } = await deployMigrations(config.database);
-    if (applied.length) process.stdout.write(`Applied migrations to the embedded database: ${applied.join(", ")}\n`);
+    if (applied.length)
+      process.stdout.write(`Applied migrations to the embedded database: ${applied.join(", ")}\n`);
   }
   const app = next({ dev, dir: import.meta.dirname, port: config.port, hostname: "0.0.0.0" });
   const handle = app.getRequestHandler();
@@ -26,7 +27,9 @@ async function main(): Promise<void> {
     handle(req, res).catch((error: unknown) => {
       process.stderr.write(`request failed: ${String(error)}\n`);
       if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify({ code: "internal_error", message: "An unexpected error occurred.", status: 500 }));
+      res.end(
+        JSON.stringify({ code: "internal_error", message: "An unexpected error occurred.", status: 500 }),
+      );
     });
   });
   server.listen(config.port, () => process.stdout.write(`Listening on port ${config.port}\n`));

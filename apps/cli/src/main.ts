@@ -7,8 +7,8 @@ import os from "node:os";
 import { ConfigError, getConfig } from "@petstore/config";
 import { AppError } from "@petstore/contracts";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { deployMigrations } from "@petstore/db/migrate";
 import { seedDatabase } from "@petstore/db";
+import { deployMigrations } from "@petstore/db/migrate";
 import { keysCommand } from "./commands/keys.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { usersCommand } from "./commands/users.ts";
@@ -43,7 +43,11 @@ async function run(argv: string[]): Promise<void> {
       if (sub === "migrate") {
         const { applied } = await deployMigrations(getConfig().database);
         await withRuntime(async () => undefined); // makes sure the plan rows exist
-        return print(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(", ")}` : "The database is up to date.");
+        return print(
+          applied.length
+            ? `Applied ${applied.length} migration(s): ${applied.join(", ")}`
+            : "The database is up to date.",
+        );
       }
       if (sub === "seed") {
         return withRuntime(async (rt) => {
@@ -86,7 +90,9 @@ run(process.argv.slice(2)).then(
       process.stderr.write(`petstore: ${error.message}\n`);
       process.exit(1);
     }
-    process.stderr.write(`petstore: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `petstore: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

@@ -2,7 +2,7 @@
  * Argument handling shared by the commands: `UsageError` (exit code 2 with the usage text) and a thin
  * wrapper over node:util `parseArgs` in strict mode.
  */
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { z } from "zod";
 
 export const USAGE = `Usage: npm run petstore -- <command>
@@ -31,10 +31,15 @@ export class UsageError extends Error {
 }
 
 /** `parseArgs` in strict mode; unknown options and missing values become `UsageError`. */
-export function parseOptions<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T, positionals = 0) {
+export function parseOptions<T extends NonNullable<ParseArgsConfig["options"]>>(
+  args: string[],
+  options: T,
+  positionals = 0,
+) {
   try {
     const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
-    if (parsed.positionals.length > positionals) throw new UsageError(`Unexpected argument: ${parsed.positionals[positionals]}`);
+    if (parsed.positionals.length > positionals)
+      throw new UsageError(`Unexpected argument: ${parsed.positionals[positionals]}`);
     return parsed;
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -45,6 +50,7 @@ export function parseOptions<T extends NonNullable<ParseArgsConfig["options"]>>(
 /** Parses `value` with `schema`, turning a failure into a UsageError naming `option`. */
 export function parseValue<S extends z.ZodType>(schema: S, value: unknown, option: string): z.output<S> {
   const result = schema.safeParse(value);
-  if (!result.success) throw new UsageError(`Invalid ${option}: ${result.error.issues[0]?.message ?? "invalid value"}`);
+  if (!result.success)
+    throw new UsageError(`Invalid ${option}: ${result.error.issues[0]?.message ?? "invalid value"}`);
   return result.data;
 }

@@ -149,7 +149,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       prefix: e.RATE_LIMIT_PREFIX,
       storeTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS,
       anonymousPerMinute: e.ANONYMOUS_PER_MINUTE,
-      ban: { threshold: e.BAN_THRESHOLD, windowSeconds: e.BAN_WINDOW_SECONDS, baseSeconds: e.BAN_BASE_SECONDS },
+      ban: {
+        threshold: e.BAN_THRESHOLD,
+        windowSeconds: e.BAN_WINDOW_SECONDS,
+        baseSeconds: e.BAN_BASE_SECONDS,
+      },
     },
     trustProxy: e.TRUST_PROXY,
     sessionIdleHours: e.SESSION_IDLE_HOURS,

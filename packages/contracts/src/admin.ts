@@ -2,8 +2,9 @@
  * Inputs of the dashboard's tRPC procedures and the CLI (PRODUCT.md sections 2 and 4). The REST API's
  * schemas (pets.ts) are reused wherever the same value is meant, so validation messages match the API.
  */
-import { z } from "./zod.ts";
+
 import { CategoryId, PetName, PetStatus } from "./pets.ts";
+import { z } from "./zod.ts";
 
 export const EntityId = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -59,20 +60,35 @@ export const ApiKeyCreate = z
     perMinute: RateLimitValue.optional(),
     perDay: RateLimitValue.optional(),
     /** Seconds from now until the key expires; absent = never. */
-    expiresInSeconds: z.int().min(60).max(5 * 365 * 86400).optional(),
+    expiresInSeconds: z
+      .int()
+      .min(60)
+      .max(5 * 365 * 86400)
+      .optional(),
   })
   .superRefine((v, ctx) => {
     if (v.plan === "enterprise" && (v.perMinute === undefined || v.perDay === undefined)) {
-      ctx.addIssue({ code: "custom", path: ["perMinute"], message: "Enterprise keys need custom per-minute and per-day limits" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["perMinute"],
+        message: "Enterprise keys need custom per-minute and per-day limits",
+      });
     }
     if (v.perMinute !== undefined && v.perDay !== undefined && v.perMinute > v.perDay) {
-      ctx.addIssue({ code: "custom", path: ["perMinute"], message: "the per-minute limit cannot exceed the per-day limit" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["perMinute"],
+        message: "the per-minute limit cannot exceed the per-day limit",
+      });
     }
   });
 export type ApiKeyCreate = z.infer<typeof ApiKeyCreate>;
 
 /** Grace period of a roll, seconds: 0 = revoke the old key now, at most 7 days. */
-export const RollGraceSeconds = z.int().min(0).max(7 * 86400);
+export const RollGraceSeconds = z
+  .int()
+  .min(0)
+  .max(7 * 86400);
 
 export const PlanLimitsUpdate = z.object({
   plan: z.enum(["free", "pro", "business"]),

@@ -81,7 +81,11 @@ export class AppError extends Error {
 
   /** The Error body of PRODUCT.md section 1. */
   toBody(): ErrorBody {
-    const body: ErrorBody = { code: this.code as ErrorBody["code"], message: this.message, status: this.status };
+    const body: ErrorBody = {
+      code: this.code as ErrorBody["code"],
+      message: this.message,
+      status: this.status,
+    };
     if (this.details?.length) body.details = this.details;
     return body;
   }
@@ -92,7 +96,10 @@ export function detailsFromZod(error: z.ZodError, prefix?: string): ErrorDetail[
   return error.issues.map((issue) => {
     const parts = [prefix, ...issue.path.map(String)].filter((p): p is string => Boolean(p));
     if (issue.code === "unrecognized_keys") {
-      return { path: [...parts, ...issue.keys].join(".") || "body", message: `unknown property: ${issue.keys.join(", ")}` };
+      return {
+        path: [...parts, ...issue.keys].join(".") || "body",
+        message: `unknown property: ${issue.keys.join(", ")}`,
+      };
     }
     return { path: parts.join(".") || prefix || "body", message: issue.message };
   });

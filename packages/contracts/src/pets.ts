@@ -63,7 +63,7 @@ export const ListPetsQuery = z.object({
     .optional()
     .meta({
       param: { name: "cursor", in: "query" },
-      description: "Opaque cursor from the previous page's `Link: rel=\"next\"` header.",
+      description: 'Opaque cursor from the previous page\'s `Link: rel="next"` header.',
     }),
 });
 export type ListPetsQuery = z.infer<typeof ListPetsQuery>;
@@ -73,4 +73,6 @@ export const PetIdParam = z
   .string()
   .regex(/^[0-9]{1,19}$/, { error: "must be a whole number from 1 to 9223372036854775807" })
   .transform((v) => BigInt(v))
-  .refine((v) => v >= 1n && v <= MAX_PET_ID, { error: "must be a whole number from 1 to 9223372036854775807" });
+  .refine((v) => v >= 1n && v <= MAX_PET_ID, {
+    error: "must be a whole number from 1 to 9223372036854775807",
+  });

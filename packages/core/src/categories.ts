@@ -23,7 +23,10 @@ export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
   return {
     /** All categories by name, each with how many animals use it. */
     async list(): Promise<CategoryView[]> {
-      const rows = await prisma.category.findMany({ orderBy: { name: "asc" }, include: { _count: { select: { pets: true } } } });
+      const rows = await prisma.category.findMany({
+        orderBy: { name: "asc" },
+        include: { _count: { select: { pets: true } } },
+      });
       return rows.map((c) => ({ id: Number(c.id), name: c.name, petCount: c._count.pets }));
     },
 
@@ -32,7 +35,13 @@ export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
       try {
         return await prisma.$transaction(async (tx) => {
           const row = await tx.category.create({ data: { name } });
-          await writeAudit(tx, { actor, action: "category.create", entityType: "category", entityId: String(row.id), after: row });
+          await writeAudit(tx, {
+            actor,
+            action: "category.create",
+            entityType: "category",
+            entityId: String(row.id),
+            after: row,
+          });
           return { id: Number(row.id), name: row.name, petCount: 0 };
         });
       } catch (error) {
@@ -52,7 +61,14 @@ export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
             data: { name },
             include: { _count: { select: { pets: true } } },
           });
-          await writeAudit(tx, { actor, action: "category.rename", entityType: "category", entityId: String(id), before, after: { ...row, _count: undefined } });
+          await writeAudit(tx, {
+            actor,
+            action: "category.rename",
+            entityType: "category",
+            entityId: String(id),
+            before,
+            after: { ...row, _count: undefined },
+          });
           return { id, name: row.name, petCount: row._count.pets };
         });
       } catch (error) {
@@ -64,13 +80,25 @@ export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
     /** @throws AppError not_found; conflict when animals still use it. */
     async remove(id: number, actor: Actor): Promise<void> {
       await prisma.$transaction(async (tx) => {
-        const before = await tx.category.findUnique({ where: { id: BigInt(id) }, include: { _count: { select: { pets: true } } } });
+        const before = await tx.category.findUnique({
+          where: { id: BigInt(id) },
+          include: { _count: { select: { pets: true } } },
+        });
         if (!before) throw new AppError("not_found", `No category with id ${id}.`);
         if (before._count.pets > 0) {
-          throw new AppError("conflict", `Category "${before.name}" still has ${before._count.pets} animal(s); move or delete them first.`);
+          throw new AppError(
+            "conflict",
+            `Category "${before.name}" still has ${before._count.pets} animal(s); move or delete them first.`,
+          );
         }
         await tx.category.delete({ where: { id: before.id } });
-        await writeAudit(tx, { actor, action: "category.delete", entityType: "category", entityId: String(id), before: { ...before, _count: undefined } });
+        await writeAudit(tx, {
+          actor,
+          action: "category.delete",
+          entityType: "category",
+          entityId: String(id),
+          before: { ...before, _count: undefined },
+        });
       });
     },
   };

@@ -33,18 +33,30 @@ export function fingerprintBody(body: unknown): string {
               .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
           )
         : v;
-  return createHash("sha256").update(JSON.stringify(canonical(body))).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify(canonical(body)))
+    .digest("hex");
 }
 
 export function createIdempotencyService({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
   const where = (apiKeyId: string, key: string) => ({ apiKeyId_key: { apiKeyId, key } });
 
-  async function reserve(apiKeyId: string, key: string, fingerprint: string): Promise<StoredResponse | undefined> {
+  async function reserve(
+    apiKeyId: string,
+    key: string,
+    fingerprint: string,
+  ): Promise<StoredResponse | undefined> {
     const now = clock();
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await prisma.idempotencyRecord.create({
-          data: { apiKeyId, key, fingerprint, createdAt: now, expiresAt: new Date(now.getTime() + RETENTION_MS) },
+          data: {
+            apiKeyId,
+            key,
+            fingerprint,
+            createdAt: now,
+            expiresAt: new Date(now.getTime() + RETENTION_MS),
+          },
         });
         return undefined;
       } catch (error) {
@@ -52,9 +64,12 @@ export function createIdempotencyService({ prisma, clock }: Pick<CoreDeps, "pris
       }
       const existing = await prisma.idempotencyRecord.findUnique({ where: where(apiKeyId, key) });
       if (!existing) continue;
-      const abandoned = !existing.completedAt && now.getTime() - existing.createdAt.getTime() > ABANDONED_AFTER_MS;
+      const abandoned =
+        !existing.completedAt && now.getTime() - existing.createdAt.getTime() > ABANDONED_AFTER_MS;
       if (existing.expiresAt <= now || abandoned) {
-        await prisma.idempotencyRecord.deleteMany({ where: { apiKeyId, key, createdAt: existing.createdAt } });
+        await prisma.idempotencyRecord.deleteMany({
+          where: { apiKeyId, key, createdAt: existing.createdAt },
+        });
         continue;
       }
       if (existing.fingerprint !== fingerprint) {
@@ -64,9 +79,14 @@ export function createIdempotencyService({ prisma, clock }: Pick<CoreDeps, "pris
         );
       }
       if (!existing.completedAt || existing.responseStatus === null || existing.responseBody === null) {
-        throw new AppError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed.", undefined, {
-          "Retry-After": "1",
-        });
+        throw new AppError(
+          "idempotency_key_in_use",
+          "A request with this Idempotency-Key is still being processed.",
+          undefined,
+          {
+            "Retry-After": "1",
+          },
+        );
       }
       return {
         status: existing.responseStatus,
@@ -74,9 +94,14 @@ export function createIdempotencyService({ prisma, clock }: Pick<CoreDeps, "pris
         headers: (existing.responseHeaders ?? {}) as Record<string, string>,
       };
     }
-    throw new AppError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed.", undefined, {
-      "Retry-After": "1",
-    });
+    throw new AppError(
+      "idempotency_key_in_use",
+      "A request with this Idempotency-Key is still being processed.",
+      undefined,
+      {
+        "Retry-After": "1",
+      },
+    );
   }
 
   return {

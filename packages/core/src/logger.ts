@@ -7,7 +7,10 @@ const redactPaths = ["req.headers.authorization", "authorization", "key", "secre
 
 /** Creates the process logger at `level` writing JSON lines to stdout (or to `destination`). */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  return pino({ level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } }, destination as never);
+  return pino(
+    { level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } },
+    destination as never,
+  );
 }
 
 export type { Logger };

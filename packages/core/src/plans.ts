@@ -22,11 +22,24 @@ export function createPlanService({ prisma }: Pick<CoreDeps, "prisma">) {
     },
 
     /** Sets a plan's limits; keys pick the change up within 5 s (their cache lifetime). */
-    async update(input: { plan: "free" | "pro" | "business"; perMinute: number; perDay: number }, actor: Actor): Promise<PlanView> {
+    async update(
+      input: { plan: "free" | "pro" | "business"; perMinute: number; perDay: number },
+      actor: Actor,
+    ): Promise<PlanView> {
       return prisma.$transaction(async (tx) => {
         const before = await tx.plan.findUniqueOrThrow({ where: { name: input.plan } });
-        const row = await tx.plan.update({ where: { name: input.plan }, data: { perMinute: input.perMinute, perDay: input.perDay } });
-        await writeAudit(tx, { actor, action: "plan.update", entityType: "plan", entityId: input.plan, before, after: row });
+        const row = await tx.plan.update({
+          where: { name: input.plan },
+          data: { perMinute: input.perMinute, perDay: input.perDay },
+        });
+        await writeAudit(tx, {
+          actor,
+          action: "plan.update",
+          entityType: "plan",
+          entityId: input.plan,
+          before,
+          after: row,
+        });
         return { name: row.name, perMinute: row.perMinute, perDay: row.perDay };
       });
     },

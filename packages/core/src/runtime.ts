@@ -56,7 +56,9 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     flushUsage: usageFlusher(db.prisma),
   });
   await rateLimiter.ready();
-  purgeOldUsage(db.prisma, clock()).catch((error: unknown) => logger.warn({ err: error }, "could not purge old usage"));
+  purgeOldUsage(db.prisma, clock()).catch((error: unknown) =>
+    logger.warn({ err: error }, "could not purge old usage"),
+  );
   return {
     ...core,
     config,

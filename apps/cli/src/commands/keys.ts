@@ -4,7 +4,11 @@ import type { Runtime } from "@petstore/core";
 import { z } from "zod";
 import { parseOptions, parseValue, UsageError } from "../usage.ts";
 
-const positiveNumber = z.string().regex(/^[0-9]+$/, { error: "must be a whole number" }).transform(Number).pipe(RateLimitValue);
+const positiveNumber = z
+  .string()
+  .regex(/^[0-9]+$/, { error: "must be a whole number" })
+  .transform(Number)
+  .pipe(RateLimitValue);
 
 type Print = (line: string) => void;
 
@@ -19,13 +23,17 @@ async function create(rt: Runtime, args: string[], actor: string, print: Print) 
   });
   if (!values.name) throw new UsageError("keys create needs --name");
   if (!values.plan) throw new UsageError("keys create needs --plan");
-  const expiresIn = values["expires-in"] ? parseValue(DurationText, values["expires-in"], "--expires-in") : undefined;
+  const expiresIn = values["expires-in"]
+    ? parseValue(DurationText, values["expires-in"], "--expires-in")
+    : undefined;
   const input = parseValue(
     ApiKeyCreate,
     {
       name: values.name,
       plan: parseValue(PlanName, values.plan, "--plan"),
-      perMinute: values["per-minute"] ? parseValue(positiveNumber, values["per-minute"], "--per-minute") : undefined,
+      perMinute: values["per-minute"]
+        ? parseValue(positiveNumber, values["per-minute"], "--per-minute")
+        : undefined,
       perDay: values["per-day"] ? parseValue(positiveNumber, values["per-day"], "--per-day") : undefined,
       expiresInSeconds: expiresIn || undefined,
     },
@@ -35,7 +43,9 @@ async function create(rt: Runtime, args: string[], actor: string, print: Print) 
   if (values.json) {
     print(JSON.stringify({ id: key.id, key: key.key, prefix: key.prefix, plan: key.plan }));
   } else {
-    print(`Created key ${key.prefix}… (id ${key.id}, plan ${key.plan}${key.expiresAt ? `, expires ${key.expiresAt}` : ""})`);
+    print(
+      `Created key ${key.prefix}… (id ${key.id}, plan ${key.plan}${key.expiresAt ? `, expires ${key.expiresAt}` : ""})`,
+    );
     print("");
     print(`  ${key.key}`);
     print("");
@@ -47,7 +57,8 @@ async function list(rt: Runtime, args: string[], print: Print) {
   const { values } = parseOptions(args, { json: { type: "boolean" } });
   const keys = await rt.apiKeys.list();
   if (values.json) return print(JSON.stringify(keys));
-  if (keys.length === 0) return print("No API keys yet. Create one with: npm run petstore -- keys create --name N --plan free");
+  if (keys.length === 0)
+    return print("No API keys yet. Create one with: npm run petstore -- keys create --name N --plan free");
   const rows = keys.map((k) => ({
     id: k.id,
     prefix: k.prefix,
@@ -76,12 +87,23 @@ export async function keysCommand(rt: Runtime, args: string[], actor: string, pr
       return print(`Revoked ${key.prefix}… (${key.id}) at ${key.revokedAt}`);
     }
     case "roll": {
-      const { values, positionals } = parseOptions(rest, { grace: { type: "string" }, json: { type: "boolean" } }, 1);
+      const { values, positionals } = parseOptions(
+        rest,
+        { grace: { type: "string" }, json: { type: "boolean" } },
+        1,
+      );
       if (!positionals[0]) throw new UsageError("keys roll needs an id or prefix");
-      const grace = parseValue(DurationText.pipe(RollGraceSeconds), values.grace ?? "24h", "--grace (0 to 7d)");
+      const grace = parseValue(
+        DurationText.pipe(RollGraceSeconds),
+        values.grace ?? "24h",
+        "--grace (0 to 7d)",
+      );
       const key = await rt.apiKeys.roll(positionals[0], grace, actor);
-      if (values.json) return print(JSON.stringify({ id: key.id, key: key.key, prefix: key.prefix, plan: key.plan }));
-      print(`New key ${key.prefix}… (id ${key.id}); the old key ${grace === 0 ? "is revoked" : `keeps working for ${values.grace ?? "24h"}`}.`);
+      if (values.json)
+        return print(JSON.stringify({ id: key.id, key: key.key, prefix: key.prefix, plan: key.plan }));
+      print(
+        `New key ${key.prefix}… (id ${key.id}); the old key ${grace === 0 ? "is revoked" : `keeps working for ${values.grace ?? "24h"}`}.`,
+      );
       print("");
       print(`  ${key.key}`);
       print("");
@@ -94,6 +116,8 @@ export async function keysCommand(rt: Runtime, args: string[], actor: string, pr
       return print(`Lifted the ban of ${key.prefix}… (${key.id})`);
     }
     default:
-      throw new UsageError(sub ? `Unknown keys command: ${sub}` : "keys needs a command: create, list, revoke, roll, unban");
+      throw new UsageError(
+        sub ? `Unknown keys command: ${sub}` : "keys needs a command: create, list, revoke, roll, unban",
+      );
   }
 }

@@ -2,13 +2,22 @@
 import type { Runtime } from "@petstore/core";
 import { parseOptions, UsageError } from "../usage.ts";
 
-export async function plansCommand(rt: Runtime, args: string[], print: (line: string) => void): Promise<void> {
+export async function plansCommand(
+  rt: Runtime,
+  args: string[],
+  print: (line: string) => void,
+): Promise<void> {
   const [sub, ...rest] = args;
-  if (sub !== "list") throw new UsageError(sub ? `Unknown plans command: ${sub}` : "plans needs a command: list");
+  if (sub !== "list")
+    throw new UsageError(sub ? `Unknown plans command: ${sub}` : "plans needs a command: list");
   const { values } = parseOptions(rest, { json: { type: "boolean" } });
   const plans = await rt.plans.list();
   if (values.json) return print(JSON.stringify(plans));
   console.table(
-    plans.map((p) => ({ plan: p.name, "per minute": p.perMinute ?? "custom per key", "per day": p.perDay ?? "custom per key" })),
+    plans.map((p) => ({
+      plan: p.name,
+      "per minute": p.perMinute ?? "custom per key",
+      "per day": p.perDay ?? "custom per key",
+    })),
   );
 }

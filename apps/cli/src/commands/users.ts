@@ -7,12 +7,20 @@ async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write("Password (then Enter, Ctrl-D): ");
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
 }
 
-export async function usersCommand(rt: Runtime, args: string[], actor: string, print: (line: string) => void): Promise<void> {
+export async function usersCommand(
+  rt: Runtime,
+  args: string[],
+  actor: string,
+  print: (line: string) => void,
+): Promise<void> {
   const [sub, ...rest] = args;
-  if (sub !== "create") throw new UsageError(sub ? `Unknown users command: ${sub}` : "users needs a command: create");
+  if (sub !== "create")
+    throw new UsageError(sub ? `Unknown users command: ${sub}` : "users needs a command: create");
   const { values } = parseOptions(rest, {
     email: { type: "string" },
     name: { type: "string" },
@@ -20,7 +28,8 @@ export async function usersCommand(rt: Runtime, args: string[], actor: string, p
     "password-stdin": { type: "boolean" },
     json: { type: "boolean" },
   });
-  if (!values.email || !values.name || !values.role) throw new UsageError("users create needs --email, --name and --role");
+  if (!values.email || !values.name || !values.role)
+    throw new UsageError("users create needs --email, --name and --role");
   const email = parseValue(Email, values.email, "--email");
   const role = parseValue(UserRole, values.role, "--role");
   const password = parseValue(Password, await readStdin(), "password");

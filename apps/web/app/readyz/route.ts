@@ -8,5 +8,8 @@ export const dynamic = "force-dynamic";
 
 export async function GET(): Promise<Response> {
   const report = await checkReadiness();
-  return Response.json(report, { status: report.status === "ok" ? 200 : 503, headers: { "Cache-Control": "no-store" } });
+  return Response.json(report, {
+    status: report.status === "ok" ? 200 : 503,
+    headers: { "Cache-Control": "no-store" },
+  });
 }

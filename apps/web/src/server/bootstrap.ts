@@ -37,7 +37,9 @@ export async function bootstrap(): Promise<void> {
       ].join("\n"),
     );
   } catch (error) {
-    process.stderr.write(`Pet Store could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `Pet Store could not start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   }
 }

@@ -13,7 +13,10 @@ export const CLIENT_IP_HEADER = "x-petstore-client-ip";
 export function clientIpOf(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = req.headers["x-forwarded-for"];
-    const hops = (Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? "")).split(",").map((h) => h.trim()).filter(Boolean);
+    const hops = (Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? ""))
+      .split(",")
+      .map((h) => h.trim())
+      .filter(Boolean);
     const last = hops.at(-1);
     if (last) return last;
   }

@@ -11,7 +11,12 @@ const TIMEOUT_MS = 2000;
 function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([
     promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS).unref()),
+    new Promise<T>((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`${what} did not answer within ${TIMEOUT_MS} ms`)),
+        TIMEOUT_MS,
+      ).unref(),
+    ),
   ]);
 }
 

@@ -31,7 +31,10 @@ export interface TestServerOptions {
   now?: Date;
 }
 
-export async function startTestServer(kind: DatabaseKind, options: TestServerOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  kind: DatabaseKind,
+  options: TestServerOptions = {},
+): Promise<TestServer> {
   const temp = kind === "postgres" ? await createTemporaryDatabase("petstore_rest") : undefined;
   let now: Date | undefined = options.now;
   const clock: Clock = () => now ?? new Date();

@@ -8,7 +8,7 @@ import addFormats from "ajv-formats";
 
 type Json = Record<string, unknown>;
 
-const escape = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
+const escapePointer = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
 
 export class OpenApiResponseValidator {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -54,7 +54,7 @@ export class OpenApiResponseValidator {
       const media = Object.keys(content).find((m) => contentType.startsWith(m));
       if (!media) problems.push(`content type ${contentType} not documented`);
       else {
-        const pointer = `openapi.json#/paths/${escape(entry.path)}/${entry.method}/responses/${response.status}/content/${escape(media)}/schema`;
+        const pointer = `openapi.json#/paths/${escapePointer(entry.path)}/${entry.method}/responses/${response.status}/content/${escapePointer(media)}/schema`;
         const validate = this.ajv.getSchema(pointer) ?? this.ajv.compile({ $ref: pointer });
         let parsed: unknown;
         try {
@@ -62,7 +62,8 @@ export class OpenApiResponseValidator {
         } catch {
           problems.push("body is not JSON");
         }
-        if (parsed !== undefined && !validate(parsed)) problems.push(`body: ${this.ajv.errorsText(validate.errors)}`);
+        if (parsed !== undefined && !validate(parsed))
+          problems.push(`body: ${this.ajv.errorsText(validate.errors)}`);
       }
     }
     for (const [name, raw] of Object.entries((declared.headers ?? {}) as Record<string, Json>)) {
@@ -74,7 +75,8 @@ export class OpenApiResponseValidator {
       }
       const schema = header.schema as Json;
       const typed = schema.type === "integer" && /^-?[0-9]+$/.test(value) ? Number(value) : value;
-      if (!this.ajv.validate(schema, typed)) problems.push(`header ${name}=${value}: ${this.ajv.errorsText()}`);
+      if (!this.ajv.validate(schema, typed))
+        problems.push(`header ${name}=${value}: ${this.ajv.errorsText()}`);
     }
     return problems;
   }

@@ -15,7 +15,8 @@ const CHECKSUM_LENGTH = 6;
 export const KEY_PREFIX_LENGTH = 12;
 const PATTERN = /^pet_(live|test)_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
 
-export const keyPrefixFor = (environment: KeyEnvironment) => (environment === "production" ? "pet_live_" : "pet_test_");
+export const keyPrefixFor = (environment: KeyEnvironment) =>
+  environment === "production" ? "pet_live_" : "pet_test_";
 
 function base62Checksum(body: string): string {
   let n = crc32(body);

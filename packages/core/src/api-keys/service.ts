@@ -59,7 +59,10 @@ export interface IssuedApiKey {
 
 type KeyWithPlan = ApiKey & { plan: Plan };
 
-export function apiKeyState(key: Pick<ApiKey, "revokedAt" | "expiresAt" | "bannedUntil">, now: Date): ApiKeyState {
+export function apiKeyState(
+  key: Pick<ApiKey, "revokedAt" | "expiresAt" | "bannedUntil">,
+  now: Date,
+): ApiKeyState {
   if (key.revokedAt && key.revokedAt <= now) return "revoked";
   if (key.expiresAt && key.expiresAt <= now) return "expired";
   if (key.bannedUntil && key.bannedUntil > now) return "banned";
@@ -103,7 +106,8 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
     const matches = isUuid
       ? await tx.apiKey.findMany({ where: { id: ref } })
       : await tx.apiKey.findMany({ where: { prefix: ref }, take: 2 });
-    if (matches.length > 1) throw new AppError("validation_failed", `Prefix ${ref} matches several keys; use the id.`);
+    if (matches.length > 1)
+      throw new AppError("validation_failed", `Prefix ${ref} matches several keys; use the id.`);
     const key = matches[0];
     if (!key) throw notFound(ref);
     return key;
@@ -115,7 +119,13 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
 
   async function insertKey(
     tx: Prisma.TransactionClient,
-    input: { name: string; plan: PlanName; perMinute?: number | null; perDay?: number | null; expiresAt: Date | null },
+    input: {
+      name: string;
+      plan: PlanName;
+      perMinute?: number | null;
+      perDay?: number | null;
+      expiresAt: Date | null;
+    },
     actor: Actor,
   ): Promise<{ row: ApiKey; secret: string }> {
     const secret = generateApiKey(config.environment);
@@ -162,7 +172,8 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
       }
       const now = new Date(nowMs);
       if (key.environment !== config.environment) return undefined;
-      if ((key.revokedAt && key.revokedAt <= now) || (key.expiresAt && key.expiresAt <= now)) return undefined;
+      if ((key.revokedAt && key.revokedAt <= now) || (key.expiresAt && key.expiresAt <= now))
+        return undefined;
       const perMinute = key.perMinute ?? key.plan.perMinute;
       const perDay = key.perDay ?? key.plan.perDay;
       if (perMinute === null || perDay === null) return undefined;
@@ -170,7 +181,9 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
         lastUsedWritten.set(key.id, nowMs);
         prisma.apiKey
           .update({ where: { id: key.id }, data: { lastUsedAt: now } })
-          .catch((error: unknown) => logger.warn({ err: error, keyId: key?.id }, "could not record lastUsedAt"));
+          .catch((error: unknown) =>
+            logger.warn({ err: error, keyId: key?.id }, "could not record lastUsedAt"),
+          );
       }
       return { keyId: key.id, prefix: key.prefix, plan: key.planName, perMinute, perDay };
     },
@@ -183,11 +196,19 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
           tx,
           {
             ...input,
-            expiresAt: input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null,
+            expiresAt: input.expiresInSeconds
+              ? new Date(now.getTime() + input.expiresInSeconds * 1000)
+              : null,
           },
           actor,
         );
-        await writeAudit(tx, { actor, action: "apiKey.create", entityType: "apiKey", entityId: row.id, after: auditView(row) });
+        await writeAudit(tx, {
+          actor,
+          action: "apiKey.create",
+          entityType: "apiKey",
+          entityId: row.id,
+          after: auditView(row),
+        });
         return issued(row, secret);
       });
     },
@@ -216,7 +237,14 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
           data: { revokedAt: before.revokedAt ?? now },
           include: { plan: true },
         });
-        await writeAudit(tx, { actor, action: "apiKey.revoke", entityType: "apiKey", entityId: before.id, before: auditView(before), after: auditView(after) });
+        await writeAudit(tx, {
+          actor,
+          action: "apiKey.revoke",
+          entityType: "apiKey",
+          entityId: before.id,
+          before: auditView(before),
+          after: auditView(after),
+        });
         return after;
       });
       forget(row.id);
@@ -237,7 +265,13 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
         }
         const { row, secret } = await insertKey(
           tx,
-          { name: old.name, plan: old.planName, perMinute: old.perMinute, perDay: old.perDay, expiresAt: old.expiresAt },
+          {
+            name: old.name,
+            plan: old.planName,
+            perMinute: old.perMinute,
+            perDay: old.perDay,
+            expiresAt: old.expiresAt,
+          },
           actor,
         );
         const graceEnd = new Date(now.getTime() + graceSeconds * 1000);
@@ -249,8 +283,21 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
             expiresAt: old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd,
           },
         });
-        await writeAudit(tx, { actor, action: "apiKey.roll", entityType: "apiKey", entityId: old.id, before: auditView(old), after: auditView(oldAfter) });
-        await writeAudit(tx, { actor, action: "apiKey.create", entityType: "apiKey", entityId: row.id, after: auditView(row) });
+        await writeAudit(tx, {
+          actor,
+          action: "apiKey.roll",
+          entityType: "apiKey",
+          entityId: old.id,
+          before: auditView(old),
+          after: auditView(oldAfter),
+        });
+        await writeAudit(tx, {
+          actor,
+          action: "apiKey.create",
+          entityType: "apiKey",
+          entityId: row.id,
+          after: auditView(row),
+        });
         return { old, row, secret };
       });
       forget(result.old.id);
@@ -272,16 +319,25 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
         const perMinute = input.perMinute !== undefined ? input.perMinute : before.perMinute;
         const perDay = input.perDay !== undefined ? input.perDay : before.perDay;
         if (plan === "enterprise" && (perMinute === null || perDay === null)) {
-          throw new AppError("validation_failed", "Enterprise keys need custom per-minute and per-day limits.", [
-            { path: "perMinute", message: "required for the Enterprise plan" },
-          ]);
+          throw new AppError(
+            "validation_failed",
+            "Enterprise keys need custom per-minute and per-day limits.",
+            [{ path: "perMinute", message: "required for the Enterprise plan" }],
+          );
         }
         const after = await tx.apiKey.update({
           where: { id: before.id },
           data: { planName: plan, perMinute, perDay },
           include: { plan: true },
         });
-        await writeAudit(tx, { actor, action: "apiKey.update", entityType: "apiKey", entityId: before.id, before: auditView(before), after: auditView(after) });
+        await writeAudit(tx, {
+          actor,
+          action: "apiKey.update",
+          entityType: "apiKey",
+          entityId: before.id,
+          before: auditView(before),
+          after: auditView(after),
+        });
         return after;
       });
       forget(row.id);
@@ -298,8 +354,19 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
       const now = clock();
       const row = await prisma.$transaction(async (tx) => {
         const before = await findByRef(tx, ref);
-        const after = await tx.apiKey.update({ where: { id: before.id }, data: { bannedUntil: null }, include: { plan: true } });
-        await writeAudit(tx, { actor, action: "apiKey.unban", entityType: "apiKey", entityId: before.id, before: { bannedUntil: before.bannedUntil }, after: { bannedUntil: null } });
+        const after = await tx.apiKey.update({
+          where: { id: before.id },
+          data: { bannedUntil: null },
+          include: { plan: true },
+        });
+        await writeAudit(tx, {
+          actor,
+          action: "apiKey.unban",
+          entityType: "apiKey",
+          entityId: before.id,
+          before: { bannedUntil: before.bannedUntil },
+          after: { bannedUntil: null },
+        });
         return after;
       });
       return toView(row, now);

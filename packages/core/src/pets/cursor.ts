@@ -20,7 +20,9 @@ function sign(payload: string): string {
 
 /** Encodes the position after `afterId` for the query filtered by `status`. */
 export function encodeCursor({ afterId, status }: CursorPayload): string {
-  const payload = Buffer.from(JSON.stringify({ a: afterId.toString(), s: status ?? null })).toString("base64url");
+  const payload = Buffer.from(JSON.stringify({ a: afterId.toString(), s: status ?? null })).toString(
+    "base64url",
+  );
   return `${payload}.${sign(payload)}`;
 }
 
@@ -39,7 +41,10 @@ export function decodeCursor(cursor: string, status: PetStatus | undefined): big
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
   try {
-    const parsed = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { a: string; s: string | null };
+    const parsed = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {
+      a: string;
+      s: string | null;
+    };
     if ((parsed.s ?? undefined) !== status || !/^[0-9]{1,19}$/.test(parsed.a)) throw invalid();
     return BigInt(parsed.a);
   } catch {

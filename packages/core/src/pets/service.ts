@@ -6,9 +6,9 @@ import {
   type Animal,
   AppError,
   type NewPet,
+  type PetSearch,
   type PetStatus,
   type PetUpdate,
-  type PetSearch,
 } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
@@ -58,7 +58,9 @@ export function createPetService({ prisma }: PrismaLike) {
       return {
         items: page.map(toAnimal),
         nextCursor:
-          rows.length > query.limit && last ? encodeCursor({ afterId: last.id, status: query.status }) : undefined,
+          rows.length > query.limit && last
+            ? encodeCursor({ afterId: last.id, status: query.status })
+            : undefined,
       };
     },
 
@@ -71,7 +73,14 @@ export function createPetService({ prisma }: PrismaLike) {
         const pet = await db.pet.create({
           data: { name: input.name, categoryId: BigInt(input.categoryId), status: input.status ?? null },
         });
-        if (actor) await writeAudit(db, { actor, action: "pet.create", entityType: "pet", entityId: String(pet.id), after: pet });
+        if (actor)
+          await writeAudit(db, {
+            actor,
+            action: "pet.create",
+            entityType: "pet",
+            entityId: String(pet.id),
+            after: pet,
+          });
         return toAnimal(pet);
       };
       try {
@@ -131,11 +140,19 @@ export function createPetService({ prisma }: PrismaLike) {
               ...(input.status !== undefined ? { status: input.status } : {}),
             },
           });
-          await writeAudit(tx, { actor, action: "pet.update", entityType: "pet", entityId: String(pet.id), before, after: pet });
+          await writeAudit(tx, {
+            actor,
+            action: "pet.update",
+            entityType: "pet",
+            entityId: String(pet.id),
+            before,
+            after: pet,
+          });
           return toAnimal(pet);
         });
       } catch (error) {
-        if (isForeignKeyViolation(error) && input.categoryId !== undefined) throw unknownCategory(input.categoryId);
+        if (isForeignKeyViolation(error) && input.categoryId !== undefined)
+          throw unknownCategory(input.categoryId);
         throw error;
       }
     },
@@ -146,7 +163,13 @@ export function createPetService({ prisma }: PrismaLike) {
         const before = await tx.pet.findUnique({ where: { id: BigInt(id) } });
         if (!before) throw new AppError("not_found", `No animal with id ${id}.`);
         await tx.pet.delete({ where: { id: before.id } });
-        await writeAudit(tx, { actor, action: "pet.delete", entityType: "pet", entityId: String(id), before });
+        await writeAudit(tx, {
+          actor,
+          action: "pet.delete",
+          entityType: "pet",
+          entityId: String(id),
+          before,
+        });
       });
     },
 
@@ -154,7 +177,10 @@ export function createPetService({ prisma }: PrismaLike) {
     async setStatus(ids: number[], status: PetStatus | null, actor: Actor): Promise<number> {
       return prisma.$transaction(async (tx) => {
         const before = await tx.pet.findMany({ where: { id: { in: ids.map(BigInt) } } });
-        const { count } = await tx.pet.updateMany({ where: { id: { in: before.map((p) => p.id) } }, data: { status } });
+        const { count } = await tx.pet.updateMany({
+          where: { id: { in: before.map((p) => p.id) } },
+          data: { status },
+        });
         for (const pet of before) {
           await writeAudit(tx, {
             actor,

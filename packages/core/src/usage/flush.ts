@@ -27,7 +27,9 @@ export function usageFlusher(prisma: PrismaClient) {
 
 /** Deletes usage rows older than `days` days (PRODUCT.md: kept 90 days); returns how many. */
 export async function purgeOldUsage(prisma: PrismaClient, now: Date, days = 90): Promise<number> {
-  const cutoff = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - days * 86_400_000);
+  const cutoff = new Date(
+    Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - days * 86_400_000,
+  );
   const { count } = await prisma.apiKeyUsage.deleteMany({ where: { day: { lt: cutoff } } });
   return count;
 }

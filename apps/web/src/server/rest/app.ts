@@ -20,7 +20,12 @@ import { registerListPets } from "./operations/list-pets.ts";
 import { registerListStoreOrders } from "./operations/list-store-orders.ts";
 import { errorResponse, toAppError } from "./problem.ts";
 
-const VALIDATION_PREFIX: Record<string, string | undefined> = { json: undefined, query: undefined, param: undefined, header: undefined };
+const VALIDATION_PREFIX: Record<string, string | undefined> = {
+  json: undefined,
+  query: undefined,
+  param: undefined,
+  header: undefined,
+};
 
 /**
  * Builds the REST app over `rt`. Call `.fetch(request)` with a full URL whose path starts with /v1.
@@ -41,9 +46,14 @@ export function createRestApp(rt: Runtime) {
       app,
       onMethodNotAllowed: (c, methods) =>
         errorResponse(
-          new AppError("method_not_allowed", `${c.req.method} is not allowed here; use ${methods.join(", ")}.`, undefined, {
-            Allow: methods.join(", "),
-          }),
+          new AppError(
+            "method_not_allowed",
+            `${c.req.method} is not allowed here; use ${methods.join(", ")}.`,
+            undefined,
+            {
+              Allow: methods.join(", "),
+            },
+          ),
         ),
     }),
   );

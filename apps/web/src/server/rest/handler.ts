@@ -15,9 +15,14 @@ export async function restFetch(request: Request): Promise<Response> {
     app ??= createRestApp(runtime);
   } catch {
     const response = errorResponse(
-      new AppError("service_unavailable", "The service is starting or its database is unreachable; retry shortly.", undefined, {
-        "Retry-After": "5",
-      }),
+      new AppError(
+        "service_unavailable",
+        "The service is starting or its database is unreachable; retry shortly.",
+        undefined,
+        {
+          "Retry-After": "5",
+        },
+      ),
     );
     response.headers.set("Cache-Control", "no-store");
     return response;

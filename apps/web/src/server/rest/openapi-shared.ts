@@ -14,23 +14,77 @@ const text = { type: "string" };
 
 /** Headers on every /v1 response (PRODUCT.md sections 1 and 3). */
 export const commonHeaders: Record<string, HeaderObject> = {
-  "X-RateLimit-Limit": { description: "Limit of the window described (the one with the fewest requests left, or the one that denied).", required: true, schema: integer },
+  "X-RateLimit-Limit": {
+    description:
+      "Limit of the window described (the one with the fewest requests left, or the one that denied).",
+    required: true,
+    schema: integer,
+  },
   "X-RateLimit-Remaining": { description: "Requests left in that window.", required: true, schema: integer },
-  "X-RateLimit-Reset": { description: "Unix time (seconds) at which that window resets.", required: true, schema: integer },
-  "RateLimit-Policy": { description: 'IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`.', required: true, schema: text },
-  RateLimit: { description: 'IETF draft remaining quota, e.g. `"minute";r=12;t=34, "day";r=870;t=50211`.', required: true, schema: text },
-  "X-Request-Id": { description: "The caller's X-Request-Id when it is a sane token (<= 128 of [A-Za-z0-9._-]), else a new id.", required: true, schema: text },
-  "Cache-Control": { description: "Always `no-store`.", required: true, schema: { type: "string", const: "no-store" } },
+  "X-RateLimit-Reset": {
+    description: "Unix time (seconds) at which that window resets.",
+    required: true,
+    schema: integer,
+  },
+  "RateLimit-Policy": {
+    description: 'IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`.',
+    required: true,
+    schema: text,
+  },
+  RateLimit: {
+    description: 'IETF draft remaining quota, e.g. `"minute";r=12;t=34, "day";r=870;t=50211`.',
+    required: true,
+    schema: text,
+  },
+  "X-Request-Id": {
+    description:
+      "The caller's X-Request-Id when it is a sane token (<= 128 of [A-Za-z0-9._-]), else a new id.",
+    required: true,
+    schema: text,
+  },
+  "Cache-Control": {
+    description: "Always `no-store`.",
+    required: true,
+    schema: { type: "string", const: "no-store" },
+  },
 };
 
 export const extraHeaders: Record<string, HeaderObject> = {
-  "Retry-After": { description: "Whole seconds (>= 1) to wait before retrying.", required: true, schema: { type: "integer", minimum: 1 } },
-  "WWW-Authenticate": { description: 'Bearer challenge (RFC 6750): `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent.', required: true, schema: text },
-  Location: { description: "Absolute URL of the created animal.", required: true, schema: { type: "string", format: "uri" } },
-  "Idempotent-Replayed": { description: "`true` when this response is a replay of an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
-  Deprecation: { description: "RFC 9745 deprecation date: `@1767225600` (2026-01-01T00:00:00Z).", required: true, schema: text },
-  Sunset: { description: "RFC 8594 removal date: `Thu, 05 Dec 2030 00:00:00 GMT`.", required: true, schema: text },
-  Link: { description: "RFC 8288 links: `rel=\"next\"` for the next page, `rel=\"successor-version\"` for a deprecated operation's replacement.", schema: text },
+  "Retry-After": {
+    description: "Whole seconds (>= 1) to wait before retrying.",
+    required: true,
+    schema: { type: "integer", minimum: 1 },
+  },
+  "WWW-Authenticate": {
+    description:
+      'Bearer challenge (RFC 6750): `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent.',
+    required: true,
+    schema: text,
+  },
+  Location: {
+    description: "Absolute URL of the created animal.",
+    required: true,
+    schema: { type: "string", format: "uri" },
+  },
+  "Idempotent-Replayed": {
+    description: "`true` when this response is a replay of an earlier request with the same Idempotency-Key.",
+    schema: { type: "string", enum: ["true"] },
+  },
+  Deprecation: {
+    description: "RFC 9745 deprecation date: `@1767225600` (2026-01-01T00:00:00Z).",
+    required: true,
+    schema: text,
+  },
+  Sunset: {
+    description: "RFC 8594 removal date: `Thu, 05 Dec 2030 00:00:00 GMT`.",
+    required: true,
+    schema: text,
+  },
+  Link: {
+    description:
+      'RFC 8288 links: `rel="next"` for the next page, `rel="successor-version"` for a deprecated operation\'s replacement.',
+    schema: text,
+  },
 };
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -68,7 +122,8 @@ const errorMeaning: Partial<Record<ErrorCode, string>> = {
 /** Error responses for `codes`, grouped by HTTP status, each listing the codes it may carry. */
 export function errorResponses(...codes: ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(errorStatusByCode[code], [...(byStatus.get(errorStatusByCode[code]) ?? []), code]);
+  for (const code of codes)
+    byStatus.set(errorStatusByCode[code], [...(byStatus.get(errorStatusByCode[code]) ?? []), code]);
   return Object.fromEntries(
     [...byStatus].map(([status, group]) => [
       status,
@@ -82,7 +137,13 @@ export function errorResponses(...codes: ErrorCode[]) {
 }
 
 /** Codes every authenticated operation may answer with. */
-export const baseErrorCodes: ErrorCode[] = ["unauthorized", "rate_limited", "key_banned", "internal_error", "service_unavailable"];
+export const baseErrorCodes: ErrorCode[] = [
+  "unauthorized",
+  "rate_limited",
+  "key_banned",
+  "internal_error",
+  "service_unavailable",
+];
 
 export const bearerSecurity = [{ bearerAuth: [] }];
 

@@ -6,7 +6,7 @@
  * with Retry-After.
  */
 import { AppError } from "@petstore/contracts";
-import { type RateLimitDecision, rateLimitHeaders, type Runtime } from "@petstore/core";
+import { type RateLimitDecision, type Runtime, rateLimitHeaders } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
 import { CLIENT_IP_HEADER } from "../../client-ip.ts";
 import type { RestEnv } from "../env.ts";
@@ -23,14 +23,23 @@ function denial(decision: RateLimitDecision, headers: Record<string, string>): A
   }
   const window = decision.reported;
   const what = window ? `${window.limit} requests per ${window.name}` : "the rate limit";
-  return new AppError("rate_limited", `Rate limit exceeded: ${what}. Retry after ${retry} s.`, undefined, headers);
+  return new AppError(
+    "rate_limited",
+    `Rate limit exceeded: ${what}. Retry after ${retry} s.`,
+    undefined,
+    headers,
+  );
 }
 
 export const rateLimit = (rt: Pick<Runtime, "rateLimiter">) =>
   createMiddleware<RestEnv>(async (c, next) => {
     const caller = c.get("caller");
     const decision = caller
-      ? await rt.rateLimiter.checkKey({ keyId: caller.keyId, perMinute: caller.perMinute, perDay: caller.perDay })
+      ? await rt.rateLimiter.checkKey({
+          keyId: caller.keyId,
+          perMinute: caller.perMinute,
+          perDay: caller.perDay,
+        })
       : await rt.rateLimiter.checkAnonymous(c.req.header(CLIENT_IP_HEADER) ?? "unknown");
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) throw denial(decision, headers);

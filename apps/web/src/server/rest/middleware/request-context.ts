@@ -14,7 +14,11 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** The matched operation's route template (e.g. `/v1/pets/:petId`), or `unmatched`. */
 function routeTemplate(c: Parameters<typeof matchedRoutes>[0]): string {
-  return matchedRoutes(c).filter((r) => r.method !== "ALL").at(-1)?.path ?? "unmatched";
+  return (
+    matchedRoutes(c)
+      .filter((r) => r.method !== "ALL")
+      .at(-1)?.path ?? "unmatched"
+  );
 }
 
 export const requestContext = (rt: Pick<Runtime, "logger">) =>

@@ -6,9 +6,9 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { Animal, NewPet } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
+import type { RestEnv } from "../env.ts";
 import { requireCaller } from "../middleware/authenticate.ts";
 import { jsonObjectBody } from "../middleware/json-body.ts";
-import type { RestEnv } from "../env.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
 
 const IdempotencyHeaders = z.object({
@@ -39,7 +39,8 @@ export const createPetRoute = createRoute({
   },
   responses: {
     201: {
-      description: "The animal was created (or, with `Idempotent-Replayed: true`, an earlier creation is replayed).",
+      description:
+        "The animal was created (or, with `Idempotent-Replayed: true`, an earlier creation is replayed).",
       headers: responseHeaders("Location", "Idempotent-Replayed"),
       content: { "application/json": { schema: Animal } },
     },

@@ -7,8 +7,8 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { Animal, AppError, PetIdParam } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
-import { requireCaller } from "../middleware/authenticate.ts";
 import type { RestEnv } from "../env.ts";
+import { requireCaller } from "../middleware/authenticate.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
 
 /** 2026-01-01T00:00:00Z, when the deprecation was announced. */
@@ -39,7 +39,10 @@ const sunsetGate = (rt: Pick<Runtime, "clock" | "rateLimiter">) =>
     if (rt.clock() >= SUNSET_AT) {
       const caller = c.get("caller");
       if (caller) rt.rateLimiter.recordDeprecatedCall(caller.keyId);
-      throw new AppError("gone", "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.");
+      throw new AppError(
+        "gone",
+        "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.",
+      );
     }
     await next();
   });
@@ -73,10 +76,9 @@ export const getPetRoute = createRoute({
       content: { "application/json": { schema: Animal } },
     },
     ...Object.fromEntries(
-      Object.entries(errorResponses("validation_failed", "not_found", "gone", ...baseErrorCodes)).map(([status, r]) => [
-        status,
-        { ...r, headers: { ...r.headers, ...responseHeaders(...lifecycle) } },
-      ]),
+      Object.entries(errorResponses("validation_failed", "not_found", "gone", ...baseErrorCodes)).map(
+        ([status, r]) => [status, { ...r, headers: { ...r.headers, ...responseHeaders(...lifecycle) } }],
+      ),
     ),
   },
 });

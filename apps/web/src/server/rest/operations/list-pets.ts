@@ -6,8 +6,8 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { Animal, ListPetsQuery } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
-import { requireCaller } from "../middleware/authenticate.ts";
 import type { RestEnv } from "../env.ts";
+import { requireCaller } from "../middleware/authenticate.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
 
 const DEFAULT_LIMIT = 20;

@@ -4,8 +4,8 @@
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { AppError } from "@petstore/contracts";
-import { requireCaller } from "../middleware/authenticate.ts";
 import type { RestEnv } from "../env.ts";
+import { requireCaller } from "../middleware/authenticate.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses } from "../openapi-shared.ts";
 
 export const listStoreOrdersRoute = createRoute({
@@ -13,7 +13,8 @@ export const listStoreOrdersRoute = createRoute({
   method: "get",
   path: "/store/orders",
   summary: "List store orders (not implemented)",
-  description: "Referred to by the interface, but its contract is not published: always 501 `not_implemented`.",
+  description:
+    "Referred to by the interface, but its contract is not published: always 501 `not_implemented`.",
   tags: ["store"],
   security: bearerSecurity,
   middleware: [requireCaller] as const,
@@ -22,6 +23,9 @@ export const listStoreOrdersRoute = createRoute({
 
 export function registerListStoreOrders(app: OpenAPIHono<RestEnv>): void {
   app.openapi(listStoreOrdersRoute, () => {
-    throw new AppError("not_implemented", "GET /v1/store/orders is referred to by the interface, but its contract is not published yet.");
+    throw new AppError(
+      "not_implemented",
+      "GET /v1/store/orders is referred to by the interface, but its contract is not published yet.",
+    );
   });
 }
