@@ -51,7 +51,9 @@ export interface Ctx {
 }
 
 const SECRET_KEY = /pet_(live|test)_[0-9A-Za-z]{38}/;
-const LEAK = /\bat \S+:\d+|node_modules|\.ts:\d|prisma|SELECT |INSERT |postgres|pglite|Error:|stack/i;
+/** What must never reach a client: stack frames, file paths, SQL, driver and ORM names. */
+const LEAK =
+  /\bat [^\s"]+ \(|:\d+:\d+\)|node_modules|\.[jt]s:\d|prisma|SELECT |INSERT |postgres|pglite|Error:|stack/i;
 
 /** The invariants of every /v1 response, documented operation or not. */
 export function expectCommonResponse(r: CallResult, errorSchema: (body: unknown) => boolean): void {
