@@ -1,0 +1,128 @@
+import { loadConfig } from "@petstore/config";
+import { deployMigrations } from "@petstore/db/migrate";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "../src/api-keys/format.ts";
+import { createLogger } from "../src/logger.ts";
+import { openRuntime, type Runtime } from "../src/runtime.ts";
+
+describe("API key format (PRODUCT.md section 2)", () => {
+  it("has the environment prefix, 32 random base62 characters and a 6-character checksum", () => {
+    const live = generateApiKey("production");
+    const test = generateApiKey("staging");
+    expect(live).toMatch(/^pet_live_[0-9A-Za-z]{38}$/);
+    expect(test).toMatch(/^pet_test_[0-9A-Za-z]{38}$/);
+    expect(parseApiKey(live)).toBe("production");
+    expect(parseApiKey(test)).toBe("staging");
+    expect(displayPrefix(live)).toHaveLength(12);
+    expect(hashApiKey(live)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("rejects a mistyped key without a look-up (checksum)", () => {
+    const key = generateApiKey("staging");
+    const i = 15;
+    const typo = key.slice(0, i) + (key[i] === "a" ? "b" : "a") + key.slice(i + 1);
+    expect(parseApiKey(typo)).toBeUndefined();
+    expect(parseApiKey(`${key}x`)).toBeUndefined();
+    expect(parseApiKey(key.replace("pet_test_", "pet_live_"))).toBeUndefined();
+    expect(parseApiKey("")).toBeUndefined();
+  });
+
+  it("never repeats (1,000 keys are distinct)", () => {
+    expect(new Set(Array.from({ length: 1000 }, () => generateApiKey("staging"))).size).toBe(1000);
+  });
+});
+
+describe("API key service on the embedded database", () => {
+  let rt: Runtime;
+  let now = new Date("2026-06-01T12:00:00Z");
+  beforeAll(async () => {
+    rt = await openRuntime({
+      config: loadConfig({ PGLITE_DIR: "memory://", LOG_LEVEL: "silent" }),
+      logger: createLogger("silent"),
+      clock: () => now,
+      prepare: deployMigrations,
+    });
+  });
+  afterAll(() => rt?.close());
+
+  it("authenticates a new key with its plan's limits and rejects the other deployment's keys", async () => {
+    const issued = await rt.apiKeys.create({ name: "shop", plan: "pro" }, "test");
+    expect(issued.key.startsWith("pet_test_")).toBe(true);
+    const caller = await rt.apiKeys.authenticate(issued.key);
+    expect(caller).toMatchObject({ keyId: issued.id, plan: "pro", perMinute: 300, perDay: 10_000 });
+    expect(await rt.apiKeys.authenticate(generateApiKey("production"))).toBeUndefined();
+    expect(await rt.apiKeys.authenticate(generateApiKey("staging"))).toBeUndefined();
+  });
+
+  it("stops a revoked key at once on the revoking instance, even though it was cached", async () => {
+    const issued = await rt.apiKeys.create({ name: "to revoke", plan: "free" }, "test");
+    expect(await rt.apiKeys.authenticate(issued.key)).toBeDefined();
+    await rt.apiKeys.revoke(issued.prefix, "test");
+    expect(await rt.apiKeys.authenticate(issued.key)).toBeUndefined();
+    expect((await rt.apiKeys.get(issued.id)).state).toBe("revoked");
+  });
+
+  it("expires keys by the clock", async () => {
+    const issued = await rt.apiKeys.create({ name: "short", plan: "free", expiresInSeconds: 3600 }, "test");
+    expect(await rt.apiKeys.authenticate(issued.key)).toBeDefined();
+    now = new Date(now.getTime() + 3601_000);
+    expect(await rt.apiKeys.authenticate(issued.key)).toBeUndefined();
+    expect((await rt.apiKeys.get(issued.id)).state).toBe("expired");
+  });
+
+  it("rolls: the new key works and the old one keeps working until the grace period ends", async () => {
+    const old = await rt.apiKeys.create({ name: "rolling", plan: "business" }, "test");
+    const rolled = await rt.apiKeys.roll(old.id, 3600, "test");
+    expect(rolled.plan).toBe("business");
+    expect(await rt.apiKeys.authenticate(rolled.key)).toBeDefined();
+    expect(await rt.apiKeys.authenticate(old.key)).toBeDefined();
+    now = new Date(now.getTime() + 3601_000);
+    expect(await rt.apiKeys.authenticate(old.key)).toBeUndefined();
+    expect(await rt.apiKeys.authenticate(rolled.key)).toBeDefined();
+  });
+
+  it("roll with grace 0 revokes the old key now", async () => {
+    const old = await rt.apiKeys.create({ name: "rolling now", plan: "free" }, "test");
+    await rt.apiKeys.roll(old.id, 0, "test");
+    expect(await rt.apiKeys.authenticate(old.key)).toBeUndefined();
+  });
+
+  it("writes lastUsedAt at most once a minute", async () => {
+    const issued = await rt.apiKeys.create({ name: "busy", plan: "free" }, "test");
+    const first = now;
+    await rt.apiKeys.authenticate(issued.key);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await rt.apiKeys.get(issued.id)).lastUsedAt).toBe(first.toISOString());
+    now = new Date(first.getTime() + 30_000);
+    await rt.apiKeys.authenticate(issued.key);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await rt.apiKeys.get(issued.id)).lastUsedAt).toBe(first.toISOString());
+    now = new Date(first.getTime() + 61_000);
+    await rt.apiKeys.authenticate(issued.key);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await rt.apiKeys.get(issued.id)).lastUsedAt).toBe(now.toISOString());
+  });
+
+  it("requires custom limits for Enterprise keys", async () => {
+    const issued = await rt.apiKeys.create(
+      { name: "big", plan: "enterprise", perMinute: 5000, perDay: 1_000_000 },
+      "test",
+    );
+    expect(await rt.apiKeys.authenticate(issued.key)).toMatchObject({ perMinute: 5000, perDay: 1_000_000 });
+    await expect(rt.apiKeys.update({ id: issued.id, perMinute: null }, "test")).rejects.toMatchObject({
+      code: "validation_failed",
+    });
+  });
+
+  it("audits every change with who, before and after", async () => {
+    const issued = await rt.apiKeys.create({ name: "audited", plan: "free" }, "cli:ops");
+    await rt.apiKeys.revoke(issued.id, "cli:ops");
+    const entries = await rt.db.prisma.auditLog.findMany({
+      where: { entityId: issued.id },
+      orderBy: { id: "asc" },
+    });
+    expect(entries.map((e) => e.action)).toEqual(["apiKey.create", "apiKey.revoke"]);
+    expect(entries.every((e) => e.actor === "cli:ops")).toBe(true);
+    expect(JSON.stringify(entries.map((e) => [e.before, e.after]))).not.toContain(issued.key);
+  });
+});
