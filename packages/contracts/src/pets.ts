@@ -52,8 +52,13 @@ export const PageLimit = z
 export const ListPetsQuery = z.object({
   limit: PageLimit.optional().meta({
     param: { name: "limit", in: "query" },
+    // Documented as the interface types it (a decimal integer on the wire), not as the string zod parses.
+    type: "integer",
+    minimum: 1,
+    maximum: 100,
+    default: 20,
     description: "Maximum number of animals returned, 1 to 100.",
-    example: "20",
+    example: 20,
   }),
   status: PetStatus.optional().meta({ param: { name: "status", in: "query" } }),
   cursor: z

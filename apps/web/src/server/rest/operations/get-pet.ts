@@ -64,8 +64,12 @@ export const getPetRoute = createRoute({
     params: z.object({
       petId: PetIdParam.meta({
         param: { name: "petId", in: "path" },
+        // Documented as the interface types it (integer, int64), not as the string zod parses.
+        type: "integer",
+        format: "int64",
+        minimum: 1,
         description: "Identifier of the animal (int64, 1 to 9223372036854775807).",
-        example: "1",
+        example: 1,
       }),
     }),
   },
