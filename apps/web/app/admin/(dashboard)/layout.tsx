@@ -1,0 +1,13 @@
+/** Signed-in part of the dashboard: sends visitors without a live session to the sign-in page. */
+import { redirect } from "next/navigation";
+import type { ReactNode } from "react";
+import { AdminShell } from "@/admin/shell";
+import { currentUser } from "@/server/trpc/page-auth";
+
+export const dynamic = "force-dynamic";
+
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const user = await currentUser();
+  if (!user) redirect("/admin/sign-in");
+  return <AdminShell user={user}>{children}</AdminShell>;
+}

@@ -1,0 +1,17 @@
+/** Sign-in page; a visitor who is already signed in goes straight to the dashboard. */
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { SignInForm } from "@/admin/sign-in/sign-in-form";
+import { currentUser } from "@/server/trpc/page-auth";
+
+export const metadata: Metadata = { title: "Sign in" };
+export const dynamic = "force-dynamic";
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+  const { next } = await searchParams;
+  // Only same-site dashboard paths: never an open redirect.
+  const target =
+    next && /^\/admin(\/[A-Za-z0-9/_-]*)?(\?[^\s]*)?$/.test(next) && !next.startsWith("//") ? next : "/admin";
+  if (await currentUser()) redirect(target);
+  return <SignInForm next={target} />;
+}

@@ -1,0 +1,128 @@
+"use client";
+/** Issue an API key (name, plan, expiry, Enterprise limits), then show its secret once. */
+import { Button, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
+import { ApiKeyCreate } from "@petstore/contracts";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { notifyError, notifySuccess } from "../feedback";
+import { useTRPC } from "../trpc";
+import { useZodForm } from "../use-zod-form";
+import { EXPIRY_OPTIONS, PLAN_OPTIONS } from "./key-meta";
+import { LimitsFields, limitValue } from "./limits-fields";
+import { SecretOnce } from "./secret-once";
+
+export function IssueKeyModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
+  const [issued, setIssued] = useState<{ key: string; prefix: string } | null>(null);
+  const close = () => {
+    setIssued(null);
+    onClose();
+  };
+  return (
+    <Modal
+      opened={opened}
+      onClose={close}
+      title={issued ? "Your new API key" : "Issue an API key"}
+      centered
+      size="lg"
+      closeOnClickOutside={!issued}
+      closeOnEscape={!issued}
+    >
+      {issued ? (
+        <SecretOnce secret={issued.key} prefix={issued.prefix} onDone={close} />
+      ) : opened ? (
+        <IssueKeyForm onIssued={setIssued} onCancel={close} />
+      ) : null}
+    </Modal>
+  );
+}
+
+function IssueKeyForm({
+  onIssued,
+  onCancel,
+}: {
+  onIssued(key: { key: string; prefix: string }): void;
+  onCancel(): void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const form = useZodForm(
+    ApiKeyCreate,
+    { name: "", plan: "free", expires: "", perMinute: "", perDay: "" } as {
+      name: string;
+      plan: string;
+      expires: string;
+      perMinute: number | string;
+      perDay: number | string;
+    },
+    (v) => ({
+      name: v.name,
+      plan: v.plan,
+      ...(v.expires ? { expiresInSeconds: Number(v.expires) } : {}),
+      ...(v.plan === "enterprise"
+        ? { perMinute: limitValue(v.perMinute), perDay: limitValue(v.perDay) }
+        : {}),
+    }),
+  );
+  const create = useMutation(
+    trpc.apiKeys.create.mutationOptions({
+      onSuccess: async (key) => {
+        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
+        await queryClient.invalidateQueries({ queryKey: trpc.overview.pathKey() });
+        notifySuccess(`Key ${key.prefix}… was issued.`);
+        onIssued(key);
+      },
+      onError: (error) => {
+        if (!form.setServerErrors(error)) notifyError("Could not issue the key", error);
+      },
+    }),
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const input = form.validate();
+    if (input) create.mutate(input);
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <TextInput
+          label="Name"
+          description="Who or what uses the key, e.g. the client's name."
+          required
+          value={form.values.name}
+          onChange={(e) => form.setValue("name", e.currentTarget.value)}
+          error={form.errors.name}
+          data-autofocus
+        />
+        <Group grow align="flex-start">
+          <Select
+            label="Plan"
+            data={PLAN_OPTIONS}
+            value={form.values.plan}
+            onChange={(v) => form.setValue("plan", v ?? "free")}
+            allowDeselect={false}
+            error={form.errors.plan}
+          />
+          <Select
+            label="Expires"
+            data={EXPIRY_OPTIONS}
+            value={form.values.expires}
+            onChange={(v) => form.setValue("expires", v ?? "")}
+            allowDeselect={false}
+            error={form.errors.expiresInSeconds}
+          />
+        </Group>
+        {form.values.plan === "enterprise" ? (
+          <LimitsFields values={form.values} errors={form.errors} onChange={(k, v) => form.setValue(k, v)} />
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={create.isPending}>
+            Issue key
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

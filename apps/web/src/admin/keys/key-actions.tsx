@@ -1,0 +1,125 @@
+"use client";
+/**
+ * The actions on one API key, in a menu: roll, change plan, lift a ban, reset today's usage, revoke.
+ * Only actions that make sense for the key's state are offered; destructive ones ask first.
+ */
+import { Button, Menu } from "@mantine/core";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ConfirmDialog } from "../components/confirm-action";
+import { notifyError, notifySuccess } from "../feedback";
+import { useTRPC } from "../trpc";
+import { ChangePlanModal } from "./change-plan-modal";
+import type { KeyState, Plan } from "./key-meta";
+import { RollKeyModal } from "./roll-key-modal";
+
+export interface KeyActionTarget {
+  id: string;
+  name: string;
+  prefix: string;
+  plan: Plan;
+  state: KeyState;
+  perMinute: number | null;
+  perDay: number | null;
+}
+
+type Dialog = "roll" | "plan" | "unban" | "reset" | "revoke" | null;
+
+export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; size?: "xs" | "sm" }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [dialog, setDialog] = useState<Dialog>(null);
+  const close = () => setDialog(null);
+  const refresh = async () => {
+    await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
+    await queryClient.invalidateQueries({ queryKey: trpc.overview.pathKey() });
+  };
+  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
+  const liftBan = useMutation(trpc.apiKeys.liftBan.mutationOptions());
+  const resetUsage = useMutation(trpc.apiKeys.resetUsage.mutationOptions());
+  const run = async (action: () => Promise<unknown>, success: string, failure: string) => {
+    try {
+      await action();
+    } catch (error) {
+      notifyError(failure, error);
+      throw error;
+    }
+    await refresh();
+    notifySuccess(success);
+  };
+  const usable = apiKey.state !== "revoked" && apiKey.state !== "expired";
+  const label = `${apiKey.prefix}…`;
+
+  return (
+    <>
+      <Menu position="bottom-end" withinPortal shadow="md">
+        <Menu.Target>
+          <Button size={size} variant="default" aria-label={`Actions for ${apiKey.name} (${label})`}>
+            Actions
+          </Button>
+        </Menu.Target>
+        <Menu.Dropdown>
+          {usable ? <Menu.Item onClick={() => setDialog("roll")}>Roll key…</Menu.Item> : null}
+          {usable ? <Menu.Item onClick={() => setDialog("plan")}>Change plan…</Menu.Item> : null}
+          {apiKey.state === "banned" ? (
+            <Menu.Item onClick={() => setDialog("unban")}>Lift ban…</Menu.Item>
+          ) : null}
+          <Menu.Item onClick={() => setDialog("reset")}>Reset today&apos;s usage…</Menu.Item>
+          {apiKey.state !== "revoked" ? (
+            <>
+              <Menu.Divider />
+              <Menu.Item color="red" onClick={() => setDialog("revoke")}>
+                Revoke…
+              </Menu.Item>
+            </>
+          ) : null}
+        </Menu.Dropdown>
+      </Menu>
+      <RollKeyModal keyInfo={apiKey} opened={dialog === "roll"} onClose={close} />
+      <ChangePlanModal keyInfo={apiKey} opened={dialog === "plan"} onClose={close} />
+      <ConfirmDialog
+        opened={dialog === "revoke"}
+        onClose={close}
+        title={`Revoke "${apiKey.name}"?`}
+        message={`Requests with ${label} will be refused within 5 seconds, on every server. This cannot be undone.`}
+        confirmLabel="Revoke key"
+        onConfirm={() =>
+          run(
+            () => revoke.mutateAsync({ id: apiKey.id }),
+            `${label} was revoked.`,
+            "Could not revoke the key",
+          )
+        }
+      />
+      <ConfirmDialog
+        opened={dialog === "unban"}
+        onClose={close}
+        title={`Lift the ban on "${apiKey.name}"?`}
+        message="The key can call the API again at once, within its normal limits."
+        confirmLabel="Lift ban"
+        confirmColor="blue"
+        onConfirm={() =>
+          run(
+            () => liftBan.mutateAsync({ id: apiKey.id }),
+            `The ban on ${label} was lifted.`,
+            "Could not lift the ban",
+          )
+        }
+      />
+      <ConfirmDialog
+        opened={dialog === "reset"}
+        onClose={close}
+        title={`Reset today's usage of "${apiKey.name}"?`}
+        message="Today's request and 429 counts go back to zero, and so does the key's current daily quota."
+        confirmLabel="Reset usage"
+        onConfirm={() =>
+          run(
+            () => resetUsage.mutateAsync({ id: apiKey.id }),
+            `Today's usage of ${label} was reset.`,
+            "Could not reset the usage",
+          )
+        }
+      />
+    </>
+  );
+}

@@ -1,0 +1,96 @@
+"use client";
+/** One API key: its settings and state, the actions on it, and charts of its last 30 days. */
+import { Anchor, Badge, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { PageHeader } from "../components/page-header";
+import { QueryState } from "../components/query-state";
+import { formatDateTime, formatNumber, planLabel } from "../format";
+import { useTRPC } from "../trpc";
+import { KeyActions } from "./key-actions";
+import { STATE_COLORS } from "./key-meta";
+import { UsageCharts } from "./usage-charts";
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Stack gap={2}>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text size="sm" component="div">
+        {children}
+      </Text>
+    </Stack>
+  );
+}
+
+export function KeyDetailPage({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const key = useQuery(trpc.apiKeys.get.queryOptions({ id }));
+  const usage = useQuery(trpc.apiKeys.usage.queryOptions({ id, days: 30 }));
+
+  return (
+    <>
+      <Anchor component={Link} href="/admin/keys" size="sm">
+        ← All API keys
+      </Anchor>
+      <QueryState query={key} errorTitle="Could not load this key" skeletonRows={3}>
+        {(k) => (
+          <>
+            <PageHeader
+              title={
+                <Group gap="sm" component="span">
+                  {k.name}
+                  <Badge variant="light" color={STATE_COLORS[k.state]} size="lg">
+                    {k.state}
+                  </Badge>
+                </Group>
+              }
+              description={<Code>{k.prefix}…</Code>}
+              actions={<KeyActions apiKey={k} size="sm" />}
+            />
+            <Paper withBorder p="md" mb="lg">
+              <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="md">
+                <Field label="Plan">{planLabel(k.plan)}</Field>
+                <Field label="Limits">
+                  {formatNumber(k.effectivePerMinute)}/min · {formatNumber(k.effectivePerDay)}/day
+                  {k.perMinute !== null ? " (custom)" : ""}
+                </Field>
+                <Field label="Environment">{k.environment}</Field>
+                <Field label="Requests today">{formatNumber(k.requestsToday)}</Field>
+                <Field label="Created">
+                  {formatDateTime(k.createdAt)}
+                  <Text size="xs" c="dimmed">
+                    by {k.createdBy}
+                  </Text>
+                </Field>
+                <Field label="Last used">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"}</Field>
+                <Field label="Expires">{k.expiresAt ? formatDateTime(k.expiresAt) : "Never"}</Field>
+                <Field label={k.revokedAt ? "Revoked" : k.bannedUntil ? "Banned until" : "Rolled to"}>
+                  {k.revokedAt ? (
+                    formatDateTime(k.revokedAt)
+                  ) : k.bannedUntil ? (
+                    formatDateTime(k.bannedUntil)
+                  ) : k.rolledToId ? (
+                    <Anchor component={Link} href={`/admin/keys/${k.rolledToId}`}>
+                      the new key
+                    </Anchor>
+                  ) : (
+                    "—"
+                  )}
+                </Field>
+              </SimpleGrid>
+            </Paper>
+          </>
+        )}
+      </QueryState>
+      <Title order={2} size="h3" mb="sm">
+        Last 30 days
+      </Title>
+      <QueryState query={usage} errorTitle="Could not load the usage" skeletonRows={4}>
+        {(days) => <UsageCharts days={days} />}
+      </QueryState>
+    </>
+  );
+}

@@ -1,0 +1,33 @@
+/** Labels and colours for API key states, plans and expiry choices. */
+export type KeyState = "active" | "expiring" | "expired" | "revoked" | "banned";
+export type Plan = "free" | "pro" | "business" | "enterprise";
+
+export const STATE_COLORS: Record<KeyState, string> = {
+  active: "teal",
+  expiring: "yellow",
+  expired: "gray",
+  revoked: "red",
+  banned: "orange",
+};
+
+export const PLAN_OPTIONS = [
+  { value: "free", label: "Free" },
+  { value: "pro", label: "Pro" },
+  { value: "business", label: "Business" },
+  { value: "enterprise", label: "Enterprise (custom limits)" },
+];
+
+export const EXPIRY_OPTIONS = [
+  { value: "", label: "Never" },
+  { value: String(7 * 86400), label: "In 7 days" },
+  { value: String(30 * 86400), label: "In 30 days" },
+  { value: String(90 * 86400), label: "In 90 days" },
+  { value: String(365 * 86400), label: "In 1 year" },
+];
+
+export const GRACE_OPTIONS = [
+  { value: String(86400), label: "24 hours (recommended)" },
+  { value: String(3600), label: "1 hour" },
+  { value: String(7 * 86400), label: "7 days" },
+  { value: "0", label: "None: the old key stops working now" },
+];

@@ -1,0 +1,77 @@
+"use client";
+/** Roll (rotate) a key: choose how long the old key keeps working, then show the new secret once. */
+import { Button, Group, Modal, Select, Stack, Text } from "@mantine/core";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { notifyError, notifySuccess } from "../feedback";
+import { useTRPC } from "../trpc";
+import { GRACE_OPTIONS } from "./key-meta";
+import { SecretOnce } from "./secret-once";
+
+export function RollKeyModal({
+  keyInfo,
+  opened,
+  onClose,
+}: {
+  keyInfo: { id: string; name: string; prefix: string };
+  opened: boolean;
+  onClose(): void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [grace, setGrace] = useState(GRACE_OPTIONS[0]?.value ?? "86400");
+  const roll = useMutation(
+    trpc.apiKeys.roll.mutationOptions({
+      onSuccess: async (key) => {
+        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
+        notifySuccess(`${keyInfo.prefix}… was rolled to ${key.prefix}….`);
+      },
+      onError: (error) => notifyError("Could not roll the key", error),
+    }),
+  );
+  const close = () => {
+    roll.reset();
+    onClose();
+  };
+  const issued = roll.data;
+  return (
+    <Modal
+      opened={opened}
+      onClose={close}
+      title={issued ? "Your new API key" : `Roll "${keyInfo.name}"`}
+      centered
+      size="lg"
+      closeOnClickOutside={!issued}
+      closeOnEscape={!issued}
+    >
+      {issued ? (
+        <SecretOnce secret={issued.key} prefix={issued.prefix} onDone={close} />
+      ) : (
+        <Stack>
+          <Text size="sm">
+            A new key with the same name, plan, limits and expiry replaces <strong>{keyInfo.prefix}…</strong>.
+            Give its users time to switch.
+          </Text>
+          <Select
+            label="The old key keeps working for"
+            data={GRACE_OPTIONS}
+            value={grace}
+            onChange={(v) => setGrace(v ?? "86400")}
+            allowDeselect={false}
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={close}>
+              Cancel
+            </Button>
+            <Button
+              onClick={() => roll.mutate({ id: keyInfo.id, graceSeconds: Number(grace) })}
+              loading={roll.isPending}
+            >
+              Roll key
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,119 @@
+"use client";
+/**
+ * A key's last 30 days as four bar charts (requests, 429s, bans, calls to the deprecated getPet), each
+ * with its total, and the same numbers as a table for screen readers and copying.
+ */
+import { BarChart } from "@mantine/charts";
+import { Accordion, Paper, SimpleGrid, Table, Text, Title } from "@mantine/core";
+import { TableScroll } from "../components/table-scroll";
+import { formatNumber } from "../format";
+
+export interface UsageDay {
+  day: string;
+  requests: number;
+  rateLimited: number;
+  bans: number;
+  deprecatedGet: number;
+}
+
+const SERIES = [
+  {
+    key: "requests",
+    title: "Requests",
+    color: "teal.7",
+    note: "Every call that reached the API with this key.",
+  },
+  {
+    key: "rateLimited",
+    title: "Rate-limited (429)",
+    color: "orange.7",
+    note: "Calls refused because a limit was reached.",
+  },
+  {
+    key: "bans",
+    title: "Bans",
+    color: "red.7",
+    note: "Times the key was banned for calling on while limited.",
+  },
+  {
+    key: "deprecatedGet",
+    title: "Deprecated getPet calls",
+    color: "grape.7",
+    note: "GET /v1/pets/{id}, sunset on 5 Dec 2030.",
+  },
+] as const;
+
+const shortDay = (day: string) =>
+  new Date(`${day}T00:00:00Z`).toLocaleDateString("en-GB", {
+    day: "numeric",
+    month: "short",
+    timeZone: "UTC",
+  });
+
+export function UsageCharts({ days }: { days: UsageDay[] }) {
+  const data = days.map((d) => ({ ...d, label: shortDay(d.day) }));
+  return (
+    <>
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
+        {SERIES.map((s) => {
+          const total = days.reduce((sum, d) => sum + d[s.key], 0);
+          return (
+            <Paper withBorder p="md" key={s.key} component="section" aria-label={`${s.title}, last 30 days`}>
+              <Title order={3} size="h5">
+                {s.title}: {formatNumber(total)}
+              </Title>
+              <Text size="xs" c="dimmed" mb="sm">
+                {s.note}
+              </Text>
+              <BarChart
+                h={180}
+                data={data}
+                dataKey="label"
+                series={[{ name: s.key, label: s.title, color: s.color }]}
+                tickLine="y"
+                gridAxis="y"
+                xAxisProps={{ interval: 6 }}
+                yAxisProps={{ allowDecimals: false, width: 48 }}
+                valueFormatter={(v) => formatNumber(v)}
+                aria-hidden="true"
+              />
+            </Paper>
+          );
+        })}
+      </SimpleGrid>
+      <Accordion mt="md" variant="contained">
+        <Accordion.Item value="table">
+          <Accordion.Control>Show the numbers as a table</Accordion.Control>
+          <Accordion.Panel>
+            <TableScroll label="Daily usage table" minWidth={520}>
+              <Table striped>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Day (UTC)</Table.Th>
+                    {SERIES.map((s) => (
+                      <Table.Th key={s.key} ta="right">
+                        {s.title}
+                      </Table.Th>
+                    ))}
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {[...days].reverse().map((d) => (
+                    <Table.Tr key={d.day}>
+                      <Table.Td>{d.day}</Table.Td>
+                      {SERIES.map((s) => (
+                        <Table.Td key={s.key} ta="right">
+                          {formatNumber(d[s.key])}
+                        </Table.Td>
+                      ))}
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </TableScroll>
+          </Accordion.Panel>
+        </Accordion.Item>
+      </Accordion>
+    </>
+  );
+}

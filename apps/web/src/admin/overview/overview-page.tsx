@@ -1,0 +1,183 @@
+"use client";
+/**
+ * Overview: animals by status (everyone), and for admins the working keys by plan, requests in the last
+ * 24 h and the busiest keys.
+ */
+import { BarChart, DonutChart } from "@mantine/charts";
+import { Anchor, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { PageHeader } from "../components/page-header";
+import { QueryState } from "../components/query-state";
+import { TableScroll } from "../components/table-scroll";
+import { useCurrentUser } from "../current-user";
+import { formatNumber, planLabel, STATUS_LABELS } from "../format";
+import { useTRPC } from "../trpc";
+
+const DONUT_COLORS = { available: "teal.7", pending: "yellow.6", sold: "gray.6", none: "blue.6" } as const;
+
+function Card({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Paper withBorder p="md" component="section" aria-label={title}>
+      <Title order={2} size="h4" mb="sm">
+        {title}
+      </Title>
+      {children}
+    </Paper>
+  );
+}
+
+function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
+  return (
+    <Paper withBorder p="md">
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text fz={28} fw={700}>
+        {value}
+      </Text>
+      {hint ? (
+        <Text size="xs" c="dimmed">
+          {hint}
+        </Text>
+      ) : null}
+    </Paper>
+  );
+}
+
+function AnimalsCard() {
+  const trpc = useTRPC();
+  const animals = useQuery(trpc.overview.animals.queryOptions());
+  return (
+    <Card title="Animals by status">
+      <QueryState
+        query={animals}
+        errorTitle="Could not load the animals"
+        isEmpty={(d) => d.every((s) => s.count === 0)}
+        empty={{ title: "No animals yet" }}
+        skeletonRows={4}
+      >
+        {(data) => (
+          <Group align="center" justify="space-around" wrap="wrap">
+            <DonutChart
+              data={data.map((s) => ({
+                name: STATUS_LABELS[s.status],
+                value: s.count,
+                color: DONUT_COLORS[s.status],
+              }))}
+              chartLabel={`${formatNumber(data.reduce((n, s) => n + s.count, 0))} animals`}
+              size={170}
+              thickness={26}
+              aria-hidden="true"
+            />
+            <Stack gap={6}>
+              {data.map((s) => (
+                <Group key={s.status} gap="xs" justify="space-between" miw={150}>
+                  <Anchor component={Link} href="/admin/animals" size="sm">
+                    {STATUS_LABELS[s.status]}
+                  </Anchor>
+                  <Text size="sm" fw={600}>
+                    {formatNumber(s.count)}
+                  </Text>
+                </Group>
+              ))}
+            </Stack>
+          </Group>
+        )}
+      </QueryState>
+    </Card>
+  );
+}
+
+function KeysSection() {
+  const trpc = useTRPC();
+  const keys = useQuery({ ...trpc.overview.keys.queryOptions(), refetchInterval: 60_000 });
+  return (
+    <QueryState query={keys} errorTitle="Could not load the API key figures" skeletonRows={4}>
+      {(data) => (
+        <Stack>
+          <SimpleGrid cols={{ base: 1, xs: 3 }}>
+            <Stat
+              label="Requests, last 24 h"
+              value={`≈ ${formatNumber(data.requests.last24h)}`}
+              hint={`${formatNumber(data.requests.today)} today (UTC), ${formatNumber(data.requests.yesterday)} yesterday`}
+            />
+            <Stat
+              label="Working keys"
+              value={formatNumber(data.keysByPlan.reduce((n, p) => n + p.count, 0))}
+              hint="Neither revoked nor expired"
+            />
+            <Stat
+              label="Busiest key, 24 h"
+              value={data.topKeys[0] ? formatNumber(data.topKeys[0].requests) : "—"}
+              hint={data.topKeys[0]?.name ?? "No traffic yet"}
+            />
+          </SimpleGrid>
+          <SimpleGrid cols={{ base: 1, md: 2 }}>
+            <Card title="Working keys by plan">
+              <BarChart
+                h={200}
+                data={data.keysByPlan.map((p) => ({ plan: planLabel(p.plan), keys: p.count }))}
+                dataKey="plan"
+                series={[{ name: "keys", label: "Keys", color: "teal.7" }]}
+                yAxisProps={{ allowDecimals: false, width: 32 }}
+                gridAxis="y"
+                aria-hidden="true"
+              />
+              <Text size="xs" c="dimmed" mt="xs">
+                {data.keysByPlan.map((p) => `${planLabel(p.plan)}: ${p.count}`).join(" · ")}
+              </Text>
+            </Card>
+            <Card title="Top keys by use, last 24 h">
+              {data.topKeys.length === 0 ? (
+                <Text size="sm" c="dimmed">
+                  No key has made requests in the last 24 hours.
+                </Text>
+              ) : (
+                <TableScroll label="Top keys table" minWidth={320}>
+                  <Table>
+                    <Table.Thead>
+                      <Table.Tr>
+                        <Table.Th>Key</Table.Th>
+                        <Table.Th>Plan</Table.Th>
+                        <Table.Th ta="right">Requests</Table.Th>
+                      </Table.Tr>
+                    </Table.Thead>
+                    <Table.Tbody>
+                      {data.topKeys.map((k) => (
+                        <Table.Tr key={k.id}>
+                          <Table.Td>
+                            <Anchor component={Link} href={`/admin/keys/${k.id}`} size="sm">
+                              {k.name}
+                            </Anchor>{" "}
+                            <Code>{k.prefix}…</Code>
+                          </Table.Td>
+                          <Table.Td>{planLabel(k.plan)}</Table.Td>
+                          <Table.Td ta="right">{formatNumber(k.requests)}</Table.Td>
+                        </Table.Tr>
+                      ))}
+                    </Table.Tbody>
+                  </Table>
+                </TableScroll>
+              )}
+            </Card>
+          </SimpleGrid>
+        </Stack>
+      )}
+    </QueryState>
+  );
+}
+
+export function OverviewPage() {
+  const user = useCurrentUser();
+  return (
+    <>
+      <PageHeader title="Overview" description={`Signed in as ${user.name}.`} />
+      <Stack>
+        <AnimalsCard />
+        {user.role === "admin" ? <KeysSection /> : null}
+      </Stack>
+    </>
+  );
+}

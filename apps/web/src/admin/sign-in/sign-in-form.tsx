@@ -1,0 +1,76 @@
+"use client";
+/**
+ * Email/password sign-in. Failures show one message whatever was wrong (the server words it so that it
+ * does not reveal whether the email exists); throttling says how long to wait.
+ */
+import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
+import { SignIn } from "@petstore/contracts";
+import { useMutation } from "@tanstack/react-query";
+import type { FormEvent } from "react";
+import { errorMessage } from "../feedback";
+import { useTRPC } from "../trpc";
+import { useZodForm } from "../use-zod-form";
+
+export function SignInForm({ next }: { next: string }) {
+  const trpc = useTRPC();
+  const form = useZodForm(SignIn, { email: "", password: "" }, (v) => ({
+    email: v.email.trim(),
+    password: v.password,
+  }));
+  const signIn = useMutation(
+    trpc.auth.signIn.mutationOptions({
+      onSuccess: () => window.location.assign(next),
+      onError: (error) => form.setServerErrors(error),
+    }),
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const input = form.validate();
+    if (input) signIn.mutate(input);
+  };
+
+  return (
+    <Center mih="100vh" p="md" component="main">
+      <Paper withBorder shadow="sm" p="xl" w="100%" maw={400}>
+        <form onSubmit={submit} noValidate>
+          <Stack>
+            <div>
+              <Title order={1} size="h2">
+                Pet Store admin
+              </Title>
+              <Text c="dimmed" size="sm">
+                Sign in with your staff account.
+              </Text>
+            </div>
+            {signIn.isError && !Object.keys(form.errors).length ? (
+              <Alert color="red" role="alert" title="Sign-in failed">
+                {errorMessage(signIn.error)}
+              </Alert>
+            ) : null}
+            <TextInput
+              label="Email"
+              type="email"
+              autoComplete="username"
+              required
+              value={form.values.email}
+              onChange={(e) => form.setValue("email", e.currentTarget.value)}
+              error={form.errors.email}
+              data-autofocus
+            />
+            <PasswordInput
+              label="Password"
+              autoComplete="current-password"
+              required
+              value={form.values.password}
+              onChange={(e) => form.setValue("password", e.currentTarget.value)}
+              error={form.errors.password}
+            />
+            <Button type="submit" loading={signIn.isPending || signIn.isSuccess} fullWidth>
+              Sign in
+            </Button>
+          </Stack>
+        </form>
+      </Paper>
+    </Center>
+  );
+}
