@@ -23,7 +23,7 @@ async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
   const config = getConfig();
   const rt = await openRuntime({
     config,
-    logger: createLogger("warn", process.stderr),
+    logger: createLogger("error", process.stderr),
     prepare: config.database.kind === "pglite" ? deployMigrations : undefined,
   });
   try {

@@ -1,0 +1,153 @@
+/**
+ * The petstore command as an operator runs it: a real process against a real database (a fresh PostgreSQL
+ * database, and an embedded PGlite folder for the default set-up).
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const MAIN = path.join(import.meta.dirname, "../src/main.ts");
+
+function petstore(args: string[], env: Record<string, string>, input?: string) {
+  const result = spawnSync(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "warn", ...env },
+    input,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe("petstore command on PostgreSQL", () => {
+  let db: TemporaryDatabase;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    db = await createTemporaryDatabase("petstore_cli");
+    env = { DATABASE_URL: db.url };
+    const migrated = petstore(["db", "migrate"], env);
+    expect(migrated.stderr).toBe("");
+    expect(migrated.code).toBe(0);
+  });
+  afterAll(() => db?.drop());
+
+  it("says when there is nothing to migrate", () => {
+    const again = petstore(["db", "migrate"], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("up to date");
+  });
+
+  it("issues a key with --json as one line {id, key, prefix, plan}, lists, revokes it", () => {
+    const created = petstore(["keys", "create", "--name", "Acme", "--plan", "pro", "--json"], env);
+    expect(created.code).toBe(0);
+    const lines = created.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const key = JSON.parse(lines[0] as string);
+    expect(Object.keys(key).sort()).toEqual(["id", "key", "plan", "prefix"]);
+    expect(key.key).toMatch(/^pet_test_/);
+    expect(key.plan).toBe("pro");
+
+    const listed = JSON.parse(petstore(["keys", "list", "--json"], env).stdout);
+    const row = listed.find((k: { id: string }) => k.id === key.id);
+    expect(row).toMatchObject({ name: "Acme", plan: "pro", state: "active", prefix: key.prefix });
+    expect(JSON.stringify(listed)).not.toContain(key.key);
+
+    const revoked = petstore(["keys", "revoke", key.prefix], env);
+    expect(revoked.code).toBe(0);
+    const after = JSON.parse(petstore(["keys", "list", "--json"], env).stdout);
+    expect(after.find((k: { id: string }) => k.id === key.id).state).toBe("revoked");
+  });
+
+  it("rolls a key, printing the new secret once", () => {
+    const created = JSON.parse(
+      petstore(["keys", "create", "--name", "Roll", "--plan", "free", "--json"], env).stdout,
+    );
+    const rolled = petstore(["keys", "roll", created.id, "--grace", "1h", "--json"], env);
+    expect(rolled.code).toBe(0);
+    const fresh = JSON.parse(rolled.stdout);
+    expect(fresh.id).not.toBe(created.id);
+    expect(fresh.plan).toBe("free");
+  });
+
+  it("shows the plans with the spec's limits", () => {
+    const plans = JSON.parse(petstore(["plans", "list", "--json"], env).stdout);
+    expect(plans).toEqual([
+      { name: "free", perMinute: 60, perDay: 1000 },
+      { name: "pro", perMinute: 300, perDay: 10000 },
+      { name: "business", perMinute: 1000, perDay: 100000 },
+      { name: "enterprise", perMinute: null, perDay: null },
+    ]);
+  });
+
+  it("creates a dashboard user with the password from stdin", () => {
+    const created = petstore(
+      [
+        "users",
+        "create",
+        "--email",
+        "Ops@Example.com",
+        "--name",
+        "Ops",
+        "--role",
+        "admin",
+        "--password-stdin",
+        "--json",
+      ],
+      env,
+      "a long enough password\n",
+    );
+    expect(created.stderr).toBe("");
+    expect(JSON.parse(created.stdout)).toMatchObject({ email: "ops@example.com", role: "admin" });
+  });
+
+  it.each([
+    [[], "No command given"],
+    [["fly"], "Unknown command"],
+    [["keys", "create", "--name", "x"], "needs --plan"],
+    [["keys", "create", "--name", "x", "--plan", "gold"], "Invalid --plan"],
+    [["keys", "create", "--name", "x", "--plan", "enterprise"], "Enterprise"],
+    [["keys", "create", "--name", "x", "--plan", "free", "--expires-in", "soon"], "--expires-in"],
+    [["keys", "create", "--name", "x", "--plan", "free", "--colour", "red"], "Unknown option"],
+    [["keys", "roll", "abc", "--grace", "30d"], "--grace"],
+    [["keys", "revoke"], "needs an id or prefix"],
+    [["db", "drop"], "Unknown db command"],
+  ])("exits 2 with a clear message for %j", (args, message) => {
+    const result = petstore(args as string[], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it("exits 1 with a message (no stack) for an unknown key", () => {
+    const result = petstore(["keys", "revoke", "pet_test_zzz"], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("No API key");
+    expect(result.stderr).not.toContain("    at ");
+  });
+
+  it("stops on a bad environment variable, naming it", () => {
+    const result = petstore(["plans", "list"], { ...env, PETSTORE_ENV: "prod" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("PETSTORE_ENV");
+  });
+});
+
+describe("petstore command on the embedded database", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "petstore-cli-"));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("migrates and seeds idempotently", () => {
+    const env = { PGLITE_DIR: dir };
+    const first = petstore(["db", "seed"], env);
+    expect(first.code).toBe(0);
+    const second = petstore(["db", "seed"], env);
+    expect(second.code).toBe(0);
+    const counts = (out: string) => JSON.parse(out.replace(/^Seeded: /, ""));
+    expect(counts(second.stdout).pets).toBe(counts(first.stdout).pets);
+    expect(counts(second.stdout).categories).toBe(6);
+  });
+});
