@@ -60,6 +60,17 @@ export function createRestApp(rt: Runtime) {
   app.use("/pets/:petId", getPetLifecycle(rt));
   app.use("*", resolveCaller(rt));
   app.use("*", rateLimit(rt));
+  // Hono hands only Error instances to onError: anything else thrown by an operation (a rejected string or
+  // plain object) would escape as a bare text 500. Wrap it, so it too becomes the JSON `internal_error`.
+  app.use("*", async (_c, next) => {
+    try {
+      await next();
+    } catch (error) {
+      throw error instanceof Error
+        ? error
+        : new Error("A value that is not an Error was thrown", { cause: error });
+    }
+  });
 
   registerSharedComponents(app);
   registerListPets(app, rt);
