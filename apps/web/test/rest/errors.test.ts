@@ -1,0 +1,186 @@
+/**
+ * Failures inside the service (PRODUCT.md section 1, Error body): an unexpected error is a JSON 500
+ * `internal_error` naming the request id and revealing nothing internal (logged instead); a database that
+ * cannot be reached is a 503 `service_unavailable` with Retry-After, and service resumes when it is back.
+ * PostgreSQL is reached through a TCP proxy the test can cut; PGlite is closed under the running server.
+ */
+import net, { type AddressInfo } from "node:net";
+import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { DATABASE_KINDS, type DatabaseKind, startTestServer } from "../support/harness.ts";
+import { OpenApiResponseValidator } from "../support/openapi-validator.ts";
+import { type CallResult, type Ctx, expectError, makeCtx, seedPets } from "./support.ts";
+
+/** A TCP proxy to the PostgreSQL server that can be cut (connections dropped, port closed) and restored. */
+class CuttableProxy {
+  private server?: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  port = 0;
+
+  async open(): Promise<void> {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(5432, "127.0.0.1");
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on("error", () => undefined);
+        s.on("close", () => {
+          client.destroy();
+          upstream.destroy();
+          this.sockets.delete(s);
+        });
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve) => this.server?.listen(this.port, "127.0.0.1", resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  async cut(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = undefined;
+  }
+}
+
+const SECRET_MESSAGE =
+  'relation "pets" violates SELECT * FROM api_keys WHERE hash = $1 at /srv/app/node_modules/x.js:1:2';
+
+describe.each(DATABASE_KINDS)("errors (%s)", (kind: DatabaseKind) => {
+  const t = {} as Ctx;
+  const proxy = new CuttableProxy();
+  let database: TemporaryDatabase | undefined;
+  let petId = 0;
+
+  beforeAll(async () => {
+    let env: Record<string, string> = {};
+    if (kind === "postgres") {
+      await proxy.open();
+      database = await createTemporaryDatabase("petstore_rest_outage");
+      const url = new URL(database.url);
+      url.port = String(proxy.port);
+      env = { DATABASE_URL: url.toString() };
+    }
+    const s = await startTestServer(kind, { env });
+    Object.assign(
+      t,
+      makeCtx(
+        s,
+        await OpenApiResponseValidator.fetch(s.baseUrl),
+        await (await fetch(`${s.baseUrl}/v1/openapi.json`)).json(),
+      ),
+    );
+    [petId = 0] = await seedPets(s, 2);
+  });
+
+  afterAll(async () => {
+    await t.s?.close();
+    await proxy.cut();
+    await database?.drop();
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+    t.s.setNow(new Date());
+  });
+
+  const send = {
+    listPets: () => t.call("listPets", "/v1/pets", { headers: t.auth() }),
+    createPet: (headers: Record<string, string> = {}) =>
+      t.create({ name: "During failure", categoryId: t.s.categoryIds[0] }, headers),
+    getPet: () => t.call("getPet", `/v1/pets/${petId}`, { headers: t.auth() }),
+    listStoreOrders: () => t.call("listStoreOrders", "/v1/store/orders", { headers: t.auth() }),
+  };
+
+  function expectNoLeak(r: CallResult) {
+    for (const fragment of ["SELECT", "api_keys", "node_modules", "relation", "violates", "$1", "boom"]) {
+      expect(r.text).not.toContain(fragment);
+    }
+  }
+
+  describe("unexpected errors", () => {
+    it.each([
+      ["listPets", "list"],
+      ["createPet", "create"],
+      ["getPet", "get"],
+    ] as const)(
+      "%s answers 500 internal_error without internals when the service throws",
+      async (op, method) => {
+        const log = vi.spyOn(t.s.rt.logger, "error");
+        vi.spyOn(t.s.rt.pets, method).mockRejectedValue(new Error(SECRET_MESSAGE));
+        const r = await send[op]();
+        const e = expectError(r, 500, "internal_error");
+        expectNoLeak(r);
+        const requestId = r.headers.get("x-request-id") ?? "";
+        expect(e.message).toContain(requestId);
+        // Logged, with the request id, for whoever investigates.
+        expect(log).toHaveBeenCalledWith(expect.objectContaining({ requestId }), expect.any(String));
+      },
+    );
+
+    it("answers 500 when the idempotency store throws, and creates nothing", async () => {
+      vi.spyOn(t.s.rt.idempotency, "run").mockRejectedValue(
+        new TypeError("Cannot read properties of undefined (reading 'x')"),
+      );
+      const before = await t.petCount();
+      const r = await send.createPet({ "idempotency-key": "err-1" });
+      expectError(r, 500, "internal_error");
+      expect(r.text).not.toContain("Cannot read");
+      expect(await t.petCount()).toBe(before);
+    });
+
+    it("answers a JSON 500 even when something throws a value that is not an Error", async () => {
+      vi.spyOn(t.s.rt.pets, "list").mockRejectedValue("boom: SELECT 1");
+      const r = await send.listPets();
+      expectError(r, 500, "internal_error");
+      expectNoLeak(r);
+      vi.spyOn(t.s.rt.pets, "get").mockRejectedValue({ sql: "SELECT 1", code: "XX000" });
+      const r2 = await send.getPet();
+      expectError(r2, 500, "internal_error");
+      expectNoLeak(r2);
+    });
+
+    it("keeps serving after an unexpected error", async () => {
+      vi.spyOn(t.s.rt.pets, "list").mockRejectedValueOnce(new Error("once"));
+      expect((await send.listPets()).status).toBe(500);
+      expect((await send.listPets()).status).toBe(200);
+    });
+  });
+
+  describe("database outage", () => {
+    function expectUnavailable(r: CallResult) {
+      const e = expectError(r, 503, "service_unavailable");
+      expect(r.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+      expect(e.message.length).toBeGreaterThan(0);
+      expectNoLeak(r);
+      expect(r.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|5432|PGlite|closed/i);
+    }
+
+    it("answers 503 with Retry-After on every operation while the database is unreachable", async () => {
+      expect((await send.listPets()).status).toBe(200);
+      const before = await t.petCount();
+      if (kind === "postgres") await proxy.cut();
+      else await t.s.rt.db.pglite?.close();
+      // Past the key cache, so that authentication itself needs the database.
+      t.s.setNow(new Date(Date.now() + 5_000));
+      expectUnavailable(await send.listPets());
+      expectUnavailable(await send.createPet());
+      expectUnavailable(await send.createPet({ "idempotency-key": "outage-1" }));
+      expectUnavailable(await send.getPet());
+      expectUnavailable(await send.listStoreOrders());
+      // Without a key no database is needed to answer: still 401.
+      expectError(await t.call("listPets", "/v1/pets", {}), 401, "unauthorized");
+      expectError(await t.call(null, "/v1/nowhere"), 404, "not_found");
+      if (kind === "postgres") {
+        await proxy.open();
+        expect((await send.listPets()).status).toBe(200);
+        expect(await t.petCount()).toBe(before);
+        const created = await send.createPet({ "idempotency-key": "outage-1" });
+        expect(created.status).toBe(201);
+        expect(created.headers.get("idempotent-replayed")).toBeNull();
+        expect((await send.getPet()).status).toBe(200);
+      }
+    });
+  });
+});
