@@ -39,7 +39,12 @@ describe("isSameOrigin", () => {
 });
 
 describe("clientIp and isHttps", () => {
-  it("takes the last X-Forwarded-For entry", () => {
+  it("prefers the address the app's server stamped, whatever the client sent", () => {
+    expect(
+      clientIp(headers({ "x-petstore-client-ip": "198.51.100.4", "x-forwarded-for": "203.0.113.9" })),
+    ).toBe("198.51.100.4");
+  });
+  it("otherwise takes the last X-Forwarded-For entry", () => {
     expect(clientIp(headers({ "x-forwarded-for": "203.0.113.9, 10.0.0.1" }))).toBe("10.0.0.1");
     expect(clientIp(headers({ "x-forwarded-for": "::ffff:127.0.0.1" }))).toBe("127.0.0.1");
     expect(clientIp(headers({}))).toBe("unknown");

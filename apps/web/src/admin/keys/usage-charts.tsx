@@ -65,18 +65,23 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
               <Text size="xs" c="dimmed" mb="sm">
                 {s.note}
               </Text>
-              <BarChart
-                h={180}
-                data={data}
-                dataKey="label"
-                series={[{ name: s.key, label: s.title, color: s.color }]}
-                tickLine="y"
-                gridAxis="y"
-                xAxisProps={{ interval: 6 }}
-                yAxisProps={{ allowDecimals: false, width: 48 }}
-                valueFormatter={(v) => formatNumber(v)}
-                aria-hidden="true"
-              />
+              <div
+                role="img"
+                aria-label={`${s.title} per day for the last 30 days, ${formatNumber(total)} in total. The numbers are in the table below.`}
+              >
+                <BarChart
+                  h={180}
+                  data={data}
+                  dataKey="label"
+                  series={[{ name: s.key, label: s.title, color: s.color }]}
+                  tickLine="y"
+                  gridAxis="y"
+                  xAxisProps={{ interval: 6 }}
+                  yAxisProps={{ allowDecimals: false, width: 48 }}
+                  valueFormatter={(v) => formatNumber(v)}
+                  barChartProps={{ accessibilityLayer: false }}
+                />
+              </div>
             </Paper>
           );
         })}

@@ -60,17 +60,19 @@ function AnimalsCard() {
       >
         {(data) => (
           <Group align="center" justify="space-around" wrap="wrap">
-            <DonutChart
-              data={data.map((s) => ({
-                name: STATUS_LABELS[s.status],
-                value: s.count,
-                color: DONUT_COLORS[s.status],
-              }))}
-              chartLabel={`${formatNumber(data.reduce((n, s) => n + s.count, 0))} animals`}
-              size={170}
-              thickness={26}
-              aria-hidden="true"
-            />
+            <div role="img" aria-label={data.map((s) => `${STATUS_LABELS[s.status]}: ${s.count}`).join(", ")}>
+              <DonutChart
+                data={data.map((s) => ({
+                  name: STATUS_LABELS[s.status],
+                  value: s.count,
+                  color: DONUT_COLORS[s.status],
+                }))}
+                chartLabel={`${formatNumber(data.reduce((n, s) => n + s.count, 0))} animals`}
+                size={170}
+                thickness={26}
+                accessibilityLayer={false}
+              />
+            </div>
             <Stack gap={6}>
               {data.map((s) => (
                 <Group key={s.status} gap="xs" justify="space-between" miw={150}>
@@ -116,15 +118,20 @@ function KeysSection() {
           </SimpleGrid>
           <SimpleGrid cols={{ base: 1, md: 2 }}>
             <Card title="Working keys by plan">
-              <BarChart
-                h={200}
-                data={data.keysByPlan.map((p) => ({ plan: planLabel(p.plan), keys: p.count }))}
-                dataKey="plan"
-                series={[{ name: "keys", label: "Keys", color: "teal.7" }]}
-                yAxisProps={{ allowDecimals: false, width: 32 }}
-                gridAxis="y"
-                aria-hidden="true"
-              />
+              <div
+                role="img"
+                aria-label={data.keysByPlan.map((p) => `${planLabel(p.plan)}: ${p.count}`).join(", ")}
+              >
+                <BarChart
+                  h={200}
+                  data={data.keysByPlan.map((p) => ({ plan: planLabel(p.plan), keys: p.count }))}
+                  dataKey="plan"
+                  series={[{ name: "keys", label: "Keys", color: "teal.7" }]}
+                  yAxisProps={{ allowDecimals: false, width: 32 }}
+                  gridAxis="y"
+                  barChartProps={{ accessibilityLayer: false }}
+                />
+              </div>
               <Text size="xs" c="dimmed" mt="xs">
                 {data.keysByPlan.map((p) => `${planLabel(p.plan)}: ${p.count}`).join(" · ")}
               </Text>

@@ -99,7 +99,7 @@ export function UsersPage() {
                           <Group gap={6} justify="flex-end" wrap="nowrap">
                             <ConfirmAction
                               label={`Make ${otherRole}`}
-                              ariaLabel={`Make ${u.name} ${otherRole}`}
+                              ariaLabel={`Make ${otherRole}: ${u.name}`}
                               confirmColor="blue"
                               variant="default"
                               title={`Make ${u.name} ${otherRole === "admin" ? "an admin" : "staff"}?`}

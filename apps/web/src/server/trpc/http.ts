@@ -3,22 +3,25 @@
  * over HTTPS (for the cookie's Secure flag), and the same-origin check that guards state-changing calls.
  */
 import type { Config } from "@petstore/config";
+import { CLIENT_IP_HEADER } from "../client-ip";
 
 type HeaderSource = Pick<Headers, "get">;
 
 /**
- * The caller's IP: the last X-Forwarded-For entry. Behind a trusted proxy (`TRUST_PROXY`) that is the
- * address the proxy saw; without one it is the socket address Next.js records there when the client sent
- * no X-Forwarded-For. (Route handlers cannot see the socket, so without a proxy a client that sends its
- * own X-Forwarded-For chooses its IP bucket; per-account throttling is unaffected.)
- * Falls back to `unknown`.
+ * The caller's IP. The app's Node server (server.ts) stamps it from the socket (or, with `TRUST_PROXY`,
+ * from the trusted proxy's X-Forwarded-For hop) into `CLIENT_IP_HEADER`, overwriting any client value.
+ * Under plain `next start` that header is absent and the last X-Forwarded-For entry is used (Next fills it
+ * from the socket when the client sent none). Falls back to `unknown`.
  */
 export function clientIp(headers: HeaderSource): string {
-  const last = (headers.get("x-forwarded-for") ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .at(-1);
+  const stamped = headers.get(CLIENT_IP_HEADER)?.trim();
+  const last =
+    stamped ||
+    (headers.get("x-forwarded-for") ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .at(-1);
   return last ? last.replace(/^::ffff:/, "").slice(0, 64) : "unknown";
 }
 

@@ -1,0 +1,96 @@
+/**
+ * Every main page at 1280x800 and 390x844: it renders, has no serious or critical accessibility
+ * violations (axe, WCAG 2.1 AA), does not scroll sideways, and its screenshot is saved.
+ */
+import { expect, type Page, test } from "@playwright/test";
+import { e2e } from "./support/accounts";
+import { expectAccessible, expectNoHorizontalOverflow, signIn, snap, VIEWPORTS } from "./support/helpers";
+
+const ADMIN_PAGES = [
+  { path: "/admin", heading: "Overview", name: "overview" },
+  { path: "/admin/animals", heading: "Animals", name: "animals" },
+  { path: "/admin/categories", heading: "Categories", name: "categories" },
+  { path: "/admin/keys", heading: "API keys", name: "keys" },
+  { path: "/admin/plans", heading: "Plans", name: "plans" },
+  { path: "/admin/users", heading: "Users", name: "users" },
+  { path: "/admin/audit", heading: "Audit log", name: "audit" },
+];
+
+async function settle(page: Page) {
+  await expect(page.locator("[aria-busy=true]")).toHaveCount(0);
+}
+
+for (const viewport of VIEWPORTS) {
+  test.describe(`${viewport.name} ${viewport.width}x${viewport.height}`, () => {
+    test.use({ viewport: { width: viewport.width, height: viewport.height } });
+
+    test("sign-in page", async ({ page }, testInfo) => {
+      await page.goto("/admin/sign-in");
+      await expect(page.getByRole("heading", { name: "Pet Store admin" })).toBeVisible();
+      await expectAccessible(page, "sign-in");
+      await expectNoHorizontalOverflow(page);
+      await snap(page, testInfo, "sign-in");
+    });
+
+    test("admin pages", async ({ page }, testInfo) => {
+      await signIn(page, e2e.admin);
+      for (const p of ADMIN_PAGES) {
+        await page.goto(p.path);
+        await expect(page.getByRole("heading", { level: 1, name: p.heading })).toBeVisible();
+        await settle(page);
+        await expectAccessible(page, p.path);
+        await expectNoHorizontalOverflow(page);
+        await snap(page, testInfo, p.name);
+      }
+      // A key's page, with charts.
+      await page.goto("/admin/keys");
+      await page.getByRole("link", { name: "e2e REST checker" }).click();
+      await expect(page.getByRole("heading", { name: "Last 30 days" })).toBeVisible();
+      await settle(page);
+      await expectAccessible(page, "key detail");
+      await expectNoHorizontalOverflow(page);
+      await snap(page, testInfo, "key-detail-charts");
+    });
+
+    test("dialogs", async ({ page }, testInfo) => {
+      await signIn(page, e2e.admin);
+      await page.goto("/admin/animals");
+      await page.getByRole("button", { name: "New animal" }).click();
+      await expect(page.getByRole("dialog", { name: "New animal" })).toBeVisible();
+      await expectAccessible(page, "new animal dialog");
+      await snap(page, testInfo, "animal-form");
+      await page.keyboard.press("Escape");
+      await expect(page.getByRole("dialog")).toHaveCount(0);
+
+      await page.goto("/admin/keys");
+      await page.getByRole("button", { name: "Issue key" }).first().click();
+      await expect(page.getByRole("dialog", { name: "Issue an API key" })).toBeVisible();
+      await expectAccessible(page, "issue key dialog");
+      await snap(page, testInfo, "issue-key-form");
+    });
+  });
+}
+
+test("the dashboard works with the keyboard alone", async ({ page }) => {
+  await page.goto("/admin/sign-in");
+  await page.keyboard.press("Tab");
+  await expect(page.getByLabel("Email")).toBeFocused();
+  await page.keyboard.type(e2e.staff.email);
+  await page.keyboard.press("Tab");
+  await page.keyboard.type(e2e.staff.password);
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  // Skip link, then the navigation.
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
+  await page.goto("/admin/animals");
+  await page.getByLabel("Search by name").focus();
+  await page.keyboard.type("Rex");
+  await expect(page.getByRole("row").filter({ hasText: "Rex" })).toHaveCount(1);
+  await page.getByRole("button", { name: "Edit Rex" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("dialog", { name: "Edit Rex" })).toBeVisible();
+  await expect(page.getByLabel(/^Name/)).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+});

@@ -1,0 +1,70 @@
+/**
+ * The e2e run's accounts and server address, shared by the Playwright config, the server script and the
+ * tests through environment variables (set once by the config, inherited by every process it starts).
+ */
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/** A free TCP port on 127.0.0.1, found synchronously (the config must know it when it is loaded). */
+function freePort(): number {
+  const script =
+    "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
+  return Number(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }));
+}
+
+/** Sets the E2E_* variables once per run (a no-op in worker processes, which inherit them). */
+export function ensureE2eEnv(): void {
+  process.env.E2E_PORT ??= String(freePort());
+  process.env.E2E_ADMIN_PASSWORD ??= `admin-${randomBytes(9).toString("base64url")}`;
+  process.env.E2E_STAFF_PASSWORD ??= `staff-${randomBytes(9).toString("base64url")}`;
+  process.env.E2E_STATE_FILE ??= path.join(os.tmpdir(), `petstore-e2e-${process.env.E2E_PORT}.json`);
+}
+
+/** What the server script prepared for the tests beyond the accounts. */
+export interface E2eState {
+  /** An API key (Enterprise, generous limits) the tests use to look at the data through the REST API. */
+  checkerKey: string;
+  /** Category ids by name. */
+  categories: Record<string, number>;
+}
+
+/** Written by the server script once the database is ready. */
+export function writeState(state: E2eState): void {
+  fs.writeFileSync(String(process.env.E2E_STATE_FILE), JSON.stringify(state), { mode: 0o600 });
+}
+
+/** Read by the tests. @throws when the server script has not written it. */
+export function readState(): E2eState {
+  return JSON.parse(fs.readFileSync(String(process.env.E2E_STATE_FILE), "utf8")) as E2eState;
+}
+
+export const e2e = {
+  get baseUrl() {
+    return `http://127.0.0.1:${process.env.E2E_PORT}`;
+  },
+  admin: {
+    email: "e2e-admin@example.com",
+    name: "Erin Admin",
+    get password() {
+      return process.env.E2E_ADMIN_PASSWORD ?? "";
+    },
+  },
+  staff: {
+    email: "e2e-staff@example.com",
+    name: "Stan Staff",
+    get password() {
+      return process.env.E2E_STAFF_PASSWORD ?? "";
+    },
+  },
+  /** A third account only the throttling test signs in to (its lock-out must not disturb the others). */
+  throttled: {
+    email: "e2e-throttle@example.com",
+    name: "Theo Throttle",
+    get password() {
+      return process.env.E2E_STAFF_PASSWORD ?? "";
+    },
+  },
+};

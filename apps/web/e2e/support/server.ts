@@ -1,0 +1,95 @@
+/**
+ * The e2e server: creates a fresh PostgreSQL database, migrates and seeds it, creates the test accounts
+ * through the core users service, builds the app (`next build`, unless E2E_SKIP_BUILD=1) and runs the
+ * production server (`next start`) on E2E_PORT. On SIGTERM/SIGINT it stops the server and drops the
+ * database. Playwright starts it as its `webServer`; it can also be run by hand:
+ *   E2E_PORT=3100 E2E_ADMIN_PASSWORD=... E2E_STAFF_PASSWORD=... npx tsx e2e/support/server.ts
+ * E2E_DEV=1 runs `next dev` instead (for looking at pages while developing).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { loadConfig } from "@petstore/config";
+import { createLogger, openRuntime } from "@petstore/core";
+import { seedDatabase } from "@petstore/db";
+import { deployMigrations } from "@petstore/db/migrate";
+import { createTemporaryDatabase } from "@petstore/db/testing";
+import { e2e, ensureE2eEnv, writeState } from "./accounts";
+
+ensureE2eEnv();
+const appDir = path.resolve(import.meta.dirname, "../..");
+const require = createRequire(import.meta.url);
+const nextBin = require.resolve("next/dist/bin/next");
+const tsxCli = require.resolve("tsx/cli");
+const port = String(process.env.E2E_PORT);
+
+const db = await createTemporaryDatabase("petstore_e2e");
+const env = {
+  ...process.env,
+  DATABASE_URL: db.url,
+  PORT: port,
+  PUBLIC_BASE_URL: e2e.baseUrl,
+  PETSTORE_ENV: "staging",
+  TRUST_PROXY: "1",
+  LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
+  NEXT_TELEMETRY_DISABLED: "1",
+};
+try {
+  const config = loadConfig(env);
+  const rt = await openRuntime({ config, logger: createLogger("silent"), prepare: deployMigrations });
+  await seedDatabase(rt.db.prisma);
+  for (const [account, role] of [
+    [e2e.admin, "admin"],
+    [e2e.staff, "staff"],
+    [e2e.throttled, "staff"],
+  ] as const) {
+    await rt.users.create(
+      { email: account.email, name: account.name, role, password: account.password },
+      "e2e:setup",
+    );
+  }
+  const checker = await rt.apiKeys.create(
+    { name: "e2e REST checker", plan: "enterprise", perMinute: 100_000, perDay: 10_000_000 },
+    "e2e:setup",
+  );
+  const categories = await rt.categories.list();
+  writeState({
+    checkerKey: checker.key,
+    categories: Object.fromEntries(categories.map((c) => [c.name, c.id])),
+  });
+  await rt.close();
+  if (!process.env.E2E_DEV && process.env.E2E_SKIP_BUILD !== "1") {
+    // `npm run build` so the package's prebuild step runs too.
+    const build = spawnSync("npm", ["run", "build"], { cwd: appDir, env, stdio: "inherit" });
+    if (build.status !== 0) throw new Error(`next build failed with status ${build.status}`);
+  }
+} catch (error) {
+  await db.drop();
+  throw error;
+}
+
+const server = process.env.E2E_DEV
+  ? spawn(process.execPath, [nextBin, "dev", "-p", port, "-H", "127.0.0.1"], {
+      cwd: appDir,
+      env,
+      stdio: "inherit",
+    })
+  : spawn(process.execPath, [tsxCli, "server.ts"], { cwd: appDir, env, stdio: "inherit" });
+let stopping = false;
+const stop = async (code: number) => {
+  if (stopping) return;
+  stopping = true;
+  if (server.exitCode === null) {
+    server.kill("SIGTERM");
+    const killer = setTimeout(() => server.kill("SIGKILL"), 10_000);
+    await new Promise((resolve) => server.once("exit", resolve));
+    clearTimeout(killer);
+  }
+  await db.drop().catch((error: unknown) => console.error("could not drop the e2e database", error));
+  fs.rmSync(String(process.env.E2E_STATE_FILE), { force: true });
+  process.exit(code);
+};
+process.on("SIGTERM", () => void stop(0));
+process.on("SIGINT", () => void stop(0));
+server.on("exit", (code) => void stop(code ?? 1));

@@ -1,0 +1,52 @@
+/**
+ * End-to-end tests of the admin dashboard in Debian's Chromium against the production build: the web
+ * server script (e2e/support/server.ts) creates a fresh PostgreSQL database, seeds it, creates the test
+ * accounts, runs `next build` and `next start` on a free port. Screenshots land in test-results/screenshots.
+ * Run: `npm run test:e2e -w @petstore/web` (E2E_SKIP_BUILD=1 reuses an existing build).
+ */
+import { defineConfig } from "@playwright/test";
+import { e2e, ensureE2eEnv } from "./e2e/support/accounts";
+
+ensureE2eEnv();
+
+export default defineConfig({
+  testDir: "./e2e",
+  outputDir: "./test-results",
+  // The tests share one server and database and check throttling per IP: run them one at a time.
+  workers: 1,
+  fullyParallel: false,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    baseURL: e2e.baseUrl,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { browserName: "chromium", viewport: { width: 1280, height: 800 } } }],
+  webServer: {
+    command: "npx tsx e2e/support/server.ts",
+    url: `${e2e.baseUrl}/admin/sign-in`,
+    timeout: 300_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
+    env: { NEXT_TELEMETRY_DISABLED: "1" },
+  },
+});
