@@ -52,7 +52,7 @@ describe.each(DATABASE_KINDS)("concurrency (%s)", (kind) => {
     const retry = await t.create(body, { "idempotency-key": key });
     expect(retry.status).toBe(201);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
-    expect((retry.body as Animal).id).toBe((created[0]?.body as Animal).id);
+    expect(retry.body).toEqual(created[0]?.body);
     expect(await t.petCount()).toBe(before + 1);
   });
 
