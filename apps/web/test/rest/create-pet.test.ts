@@ -3,6 +3,7 @@
  * invalid JSON), Idempotency-Key replay / 422 / per-key scope / header validation, and that a rejected
  * request never creates a row.
  */
+import { fingerprintBody } from "@petstore/core";
 import { describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../support/harness.ts";
 import { type CallResult, type Ctx, expectError, rawRequest, useServer } from "./support.ts";
@@ -288,6 +289,45 @@ describe.each(DATABASE_KINDS)("createPet (%s)", (kind) => {
       const good = await t.create({ name: "Fix", categoryId: cat() }, { "idempotency-key": key });
       expect(good.status).toBe(201);
       expect(good.headers.get("idempotent-replayed")).toBeNull();
+    });
+
+    it("answers 409 with Retry-After while the first request is in flight, and takes over an abandoned one", async () => {
+      const key = freshKey();
+      const body = { name: "In flight", categoryId: cat() };
+      const start = Date.now();
+      t.s.setNow(new Date(start));
+      try {
+        const caller = await t.s.rt.apiKeys.authenticate(t.s.key);
+        // What a first request leaves while it is still being processed: a reservation without a response.
+        await t.s.rt.db.prisma.idempotencyRecord.create({
+          data: {
+            apiKeyId: caller?.keyId ?? "",
+            key,
+            fingerprint: fingerprintBody(body),
+            createdAt: new Date(start),
+            expiresAt: new Date(start + 24 * 3600_000),
+          },
+        });
+        const busy = await noRowCreated(t, () => t.create(body, { "idempotency-key": key }));
+        expectError(busy, 409, "idempotency_key_in_use");
+        expect(busy.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+        const other = await noRowCreated(t, () =>
+          t.create({ ...body, name: "Other" }, { "idempotency-key": key }),
+        );
+        expectError(other, 422, "idempotency_key_reused");
+        t.s.setNow(new Date(start + 30_000));
+        expectError(await t.create(body, { "idempotency-key": key }), 409, "idempotency_key_in_use");
+        // A reservation without a response after a minute belongs to a request that died: the retry runs.
+        t.s.setNow(new Date(start + 61_000));
+        const taken = await t.create(body, { "idempotency-key": key });
+        expect(taken.status).toBe(201);
+        expect(taken.headers.get("idempotent-replayed")).toBeNull();
+        const replay = await t.create(body, { "idempotency-key": key });
+        expect(replay.headers.get("idempotent-replayed")).toBe("true");
+        expect(replay.body).toEqual(taken.body);
+      } finally {
+        t.s.setNow(new Date());
+      }
     });
 
     it("forgets a key after 24 hours", async () => {
