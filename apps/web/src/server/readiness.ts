@@ -1,4 +1,5 @@
 /** Readiness report for /readyz: database and rate-limit store reachability, each with its latency. */
+import type { Runtime } from "@petstore/core";
 import { getRuntime } from "./runtime.ts";
 
 export interface ReadinessReport {
@@ -20,20 +21,33 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   ]);
 }
 
+/** Readiness of the process runtime (what GET /readyz answers). */
 export async function checkReadiness(): Promise<ReadinessReport> {
+  let rt: Runtime;
+  try {
+    rt = await withTimeout(getRuntime(), "runtime");
+  } catch (error) {
+    return report({ database: { ok: false, detail: (error as Error).message.split("\n")[0] } });
+  }
+  return readinessOf(rt);
+}
+
+/** Readiness of `rt`: the database answers `SELECT 1` and the rate-limit store a PING (each within 2 s). */
+export async function readinessOf(
+  rt: Pick<Runtime, "db" | "config" | "rateLimiter">,
+): Promise<ReadinessReport> {
   const checks: ReadinessReport["checks"] = {};
   try {
-    const rt = await withTimeout(getRuntime(), "runtime");
-    try {
-      await withTimeout(rt.db.prisma.$queryRaw`SELECT 1`, "database");
-      checks.database = { ok: true, detail: rt.config.database.kind };
-    } catch (error) {
-      checks.database = { ok: false, detail: (error as Error).message.split("\n")[0] };
-    }
-    const store = await rt.rateLimiter.health();
-    checks.rateLimitStore = { ok: store.ok, detail: store.store };
+    await withTimeout(rt.db.prisma.$queryRaw`SELECT 1`, "database");
+    checks.database = { ok: true, detail: rt.config.database.kind };
   } catch (error) {
     checks.database = { ok: false, detail: (error as Error).message.split("\n")[0] };
   }
+  const store = await rt.rateLimiter.health();
+  checks.rateLimitStore = { ok: store.ok, detail: store.store };
+  return report(checks);
+}
+
+function report(checks: ReadinessReport["checks"]): ReadinessReport {
   return { status: Object.values(checks).every((c) => c.ok) ? "ok" : "unavailable", checks };
 }
