@@ -1,0 +1,208 @@
+/**
+ * Runs the production server (`tsx server.ts` over the `next build` output) as child processes, for the
+ * multi-instance tests and the benchmark: build when there is no build yet, a migrated and seeded temporary
+ * PostgreSQL database, free ports, start (waiting until /readyz answers) and stop.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import net from "node:net";
+import path from "node:path";
+import { loadConfig } from "@petstore/config";
+import { createLogger, openRuntime, type Runtime } from "@petstore/core";
+import { seedDatabase } from "@petstore/db";
+import { deployMigrations } from "@petstore/db/migrate";
+import { createTemporaryDatabase } from "@petstore/db/testing";
+
+/** apps/web */
+export const WEB_DIR = path.resolve(import.meta.dirname, "../..");
+const TSX_CLI = createRequire(import.meta.url).resolve("tsx/cli");
+
+const BUILD_ID = path.join(WEB_DIR, ".next", "BUILD_ID");
+
+/**
+ * Runs `npm run build` in apps/web unless `.next/BUILD_ID` exists. When another `next build` is running
+ * (Next refuses a second one), waits up to `waitMs` for its BUILD_ID instead.
+ * @returns whether this call built.
+ */
+export async function ensureBuild(
+  log: (line: string) => void = () => {},
+  waitMs = 600_000,
+): Promise<boolean> {
+  if (fs.existsSync(BUILD_ID)) return false;
+  log("no production build (.next/BUILD_ID): running `npm run build` in apps/web ...");
+  const result = spawnSync("npm", ["run", "-s", "build"], {
+    cwd: WEB_DIR,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  if (result.status === 0) return true;
+  const output = `${result.stdout}\n${result.stderr}`;
+  if (!/Another next build process is already running/.test(output)) {
+    throw new Error(`next build failed (${result.status}):\n${output}`);
+  }
+  log("another `next build` is running: waiting for it ...");
+  const deadline = Date.now() + waitMs;
+  while (!fs.existsSync(BUILD_ID)) {
+    if (Date.now() > deadline)
+      throw new Error(`no .next/BUILD_ID after waiting ${waitMs} ms for another build`);
+    await sleep(1_000);
+  }
+  return false;
+}
+
+/** A free TCP port on 127.0.0.1 (bound, then released). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface PreparedDatabase {
+  url: string;
+  /** A runtime on the database (in-process rate-limit store) to issue keys with; closed by `drop`. */
+  rt: Runtime;
+  drop(): Promise<void>;
+}
+
+/** A temporary PostgreSQL database with the migrations applied and the reference/demo data seeded. */
+export async function prepareDatabase(prefix = "petstore_instances"): Promise<PreparedDatabase> {
+  const temp = await createTemporaryDatabase(prefix);
+  try {
+    const config = loadConfig({ DATABASE_URL: temp.url, LOG_LEVEL: "silent" });
+    const rt = await openRuntime({ config, logger: createLogger("silent"), prepare: deployMigrations });
+    await seedDatabase(rt.db.prisma);
+    let dropped = false;
+    return {
+      url: temp.url,
+      rt,
+      async drop() {
+        if (dropped) return;
+        dropped = true;
+        await rt.close();
+        await temp.drop();
+      },
+    };
+  } catch (error) {
+    await temp.drop();
+    throw error;
+  }
+}
+
+export interface ProductionServer {
+  baseUrl: string;
+  port: number;
+  /** stdout and stderr so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `tsx server.ts` (production mode) on `port` with exactly `env` (plus PATH/HOME), and waits until
+ * GET /readyz answers (200 or 503: the process is up and its runtime open).
+ * @throws when the process exits or does not become ready within `timeoutMs`.
+ */
+export async function startProductionServer(
+  port: number,
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<ProductionServer> {
+  let output = "";
+  const child: ChildProcess = spawn(process.execPath, [TSX_CLI, "server.ts"], {
+    cwd: WEB_DIR,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      LOG_LEVEL: "warn",
+      PORT: String(port),
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    // Own process group: stop() ends the server and whatever it started, and nothing else.
+    detached: true,
+  });
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let running = true;
+  void exited.then(() => {
+    running = false;
+  });
+
+  const stop = async () => {
+    if (!running || child.pid === undefined) return;
+    const group = -child.pid;
+    try {
+      process.kill(group, "SIGTERM");
+    } catch {
+      return;
+    }
+    const done = await Promise.race([exited.then(() => true), sleep(5_000).then(() => false)]);
+    if (!done) {
+      try {
+        process.kill(group, "SIGKILL");
+      } catch {}
+      await exited;
+    }
+  };
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!running) throw new Error(`server on port ${port} exited early:\n${output}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`server on port ${port} not ready within ${timeoutMs} ms:\n${output}`);
+    }
+    const status = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5_000) }).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200 || status === 503) break;
+    await sleep(200);
+  }
+  return { baseUrl, port, output: () => output, stop };
+}
+
+/**
+ * Runs the operator CLI (`petstore <args>`, apps/cli) with exactly `env` (plus PATH/HOME).
+ * @returns exit code and output.
+ */
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [TSX_CLI, path.join(WEB_DIR, "../cli/src/main.ts"), ...args], {
+    cwd: path.join(WEB_DIR, "../cli"),
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      NODE_ENV: "production",
+      LOG_LEVEL: "error",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, stdout, stderr };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
