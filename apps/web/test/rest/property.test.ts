@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../support/harness.ts";
 import { type CallResult, type ErrorBody, seedPets, useServer } from "./support.ts";
 
-const RUNS = Number(process.env.FC_RUNS ?? 120);
+const RUNS = Number(process.env.FC_RUNS ?? 100);
 const SEED = Number(process.env.FC_SEED ?? 20_301_205);
 const params = { numRuns: RUNS, seed: SEED, endOnFailure: true } as const;
 
