@@ -90,6 +90,23 @@ describe("error mapping", () => {
     const wrapped = new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: new AppError(appCode, "m") });
     expect(toTrpcError(wrapped).code).toBe(trpcCode);
   });
+  it("recognises domain errors thrown by another bundle's copy of the classes", () => {
+    class ForeignAppError extends Error {
+      readonly code = "not_found";
+      readonly details = undefined;
+      constructor(message: string) {
+        super(message);
+        this.name = "AppError";
+      }
+    }
+    const wrapped = new TRPCError({
+      code: "INTERNAL_SERVER_ERROR",
+      cause: new ForeignAppError("No animal with id 9."),
+    });
+    const mapped = toTrpcError(wrapped);
+    expect(mapped.code).toBe("NOT_FOUND");
+    expect(shapeOf(mapped).message).toBe("No animal with id 9.");
+  });
   it("hides the text of unexpected errors", () => {
     const error = new TRPCError({
       code: "INTERNAL_SERVER_ERROR",

@@ -92,8 +92,8 @@ export function KeysPage() {
                       </Table.Td>
                       <Table.Td>{planLabel(k.plan)}</Table.Td>
                       <Table.Td>{k.environment}</Table.Td>
-                      <Table.Td>
-                        <Badge variant="light" color={STATE_COLORS[k.state]}>
+                      <Table.Td miw={104}>
+                        <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
                           {k.state}
                         </Badge>
                         {k.state === "expiring" && k.expiresAt ? (
@@ -102,7 +102,7 @@ export function KeysPage() {
                           </Text>
                         ) : null}
                       </Table.Td>
-                      <Table.Td>{formatDateTime(k.createdAt)}</Table.Td>
+                      <Table.Td miw={120}>{formatDateTime(k.createdAt)}</Table.Td>
                       <Table.Td>{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"}</Table.Td>
                       <Table.Td ta="right">{formatNumber(k.requestsToday)}</Table.Td>
                       <Table.Td>

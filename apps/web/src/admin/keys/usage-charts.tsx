@@ -75,7 +75,7 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
                   dataKey="label"
                   series={[{ name: s.key, label: s.title, color: s.color }]}
                   tickLine="y"
-                  gridAxis="y"
+                  gridAxis="x"
                   xAxisProps={{ interval: 6 }}
                   yAxisProps={{ allowDecimals: false, width: 48 }}
                   valueFormatter={(v) => formatNumber(v)}

@@ -128,7 +128,7 @@ function KeysSection() {
                   dataKey="plan"
                   series={[{ name: "keys", label: "Keys", color: "teal.7" }]}
                   yAxisProps={{ allowDecimals: false, width: 32 }}
-                  gridAxis="y"
+                  gridAxis="x"
                   barChartProps={{ accessibilityLayer: false }}
                 />
               </div>

@@ -38,9 +38,21 @@ export interface AppErrorData {
   details: ErrorDetail[] | null;
 }
 
+/*
+ * Checked by name as well as by class: the runtime (and so the services that throw) may come from another
+ * bundle of the same modules (Next's instrumentation opens it and shares it through globalThis), where
+ * `instanceof` against this bundle's class is false.
+ */
 function isAppError(error: unknown): error is AppError {
   return (
     error instanceof AppError || (error instanceof Error && error.name === "AppError" && "code" in error)
+  );
+}
+
+function isZodError(error: unknown): error is ZodError {
+  return (
+    error instanceof ZodError ||
+    (error instanceof Error && error.name === "ZodError" && Array.isArray((error as ZodError).issues))
   );
 }
 
@@ -81,7 +93,7 @@ export function formatError({ shape, error }: { shape: Shape; error: TRPCError }
       data: { ...data, appCode: cause.code, details: cause.details ?? null },
     };
   }
-  if (cause instanceof ZodError) {
+  if (isZodError(cause)) {
     const appError = validationError(cause);
     return {
       ...shape,
