@@ -14,7 +14,6 @@ export * from "./runtime.ts";
 export * from "./sessions/service.ts";
 export * from "./sessions/throttle.ts";
 export * from "./usage/flush.ts";
-export * from "./usage/limiter-seam.ts";
 export * from "./usage/service.ts";
 export * from "./users/demo-admin.ts";
 export * from "./users/password.ts";
