@@ -66,6 +66,7 @@ try {
   }
 } catch (error) {
   await db.drop();
+  fs.rmSync(String(process.env.E2E_STATE_FILE), { force: true });
   throw error;
 }
 

@@ -57,7 +57,15 @@ function CreateCategoryForm() {
     if (input) create.mutate(input);
   };
   return (
-    <Paper withBorder p="md" mb="lg" component="form" onSubmit={submit} noValidate aria-label="Create a category">
+    <Paper
+      withBorder
+      p="md"
+      mb="lg"
+      component="form"
+      onSubmit={submit}
+      noValidate
+      aria-label="Create a category"
+    >
       <Group align="flex-start" gap="sm">
         <TextInput
           label="New category"
