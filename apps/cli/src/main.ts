@@ -86,7 +86,7 @@ run(process.argv.slice(2)).then(
       process.stderr.write(`petstore: ${error.message}\n`);
       process.exit(2);
     }
-    if (error instanceof AppError) {
+    if (AppError.is(error)) {
       process.stderr.write(`petstore: ${error.message}\n`);
       process.exit(1);
     }

@@ -62,12 +62,28 @@ export const ErrorBody = z
   .meta({ id: "Error" });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
+const APP_ERROR_BRAND = Symbol.for("petstore.AppError");
+
 /**
  * A failure a caller can act on. `status` follows from `code`; `details` lists per-field problems;
  * `headers` carries response headers that belong to the error (Retry-After, Allow, WWW-Authenticate).
  */
 export class AppError extends Error {
   readonly status: number;
+  readonly [APP_ERROR_BRAND] = true;
+
+  /**
+   * True for an AppError from any copy of this module. Next.js bundles instrumentation and each route
+   * separately, so an error thrown by services opened in one bundle fails `instanceof` in another.
+   */
+  static is(error: unknown): error is AppError {
+    return (
+      typeof error === "object" &&
+      error !== null &&
+      (error as Record<symbol, unknown>)[APP_ERROR_BRAND] === true
+    );
+  }
+
   constructor(
     readonly code: ErrorCode,
     message: string,

@@ -31,7 +31,7 @@ export async function ensureDemoAdmin(runtime: {
     );
   } catch (error) {
     // Another process created it first.
-    if (error instanceof AppError && error.code === "validation_failed") return undefined;
+    if (AppError.is(error) && error.code === "validation_failed") return undefined;
     throw error;
   }
   return { email: DEMO_ADMIN_EMAIL, password };

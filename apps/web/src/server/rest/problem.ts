@@ -53,7 +53,7 @@ export function toAppError(
   c: Context<RestEnv>,
   log: (obj: object, msg: string) => void,
 ): AppError {
-  if (error instanceof AppError) return error;
+  if (AppError.is(error)) return error;
   if (error instanceof HTTPException) {
     if (error.status === 413)
       return new AppError("payload_too_large", "The request body is larger than 16 KiB.");

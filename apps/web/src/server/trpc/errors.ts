@@ -39,16 +39,10 @@ export interface AppErrorData {
 }
 
 /*
- * Checked by name as well as by class: the runtime (and so the services that throw) may come from another
- * bundle of the same modules (Next's instrumentation opens it and shares it through globalThis), where
- * `instanceof` against this bundle's class is false.
+ * ZodError is checked by name as well as by class: the runtime (and so the services that throw) may come
+ * from another bundle of the same modules (Next's instrumentation opens it and shares it through
+ * globalThis), where `instanceof` against this bundle's class is false. AppError.is handles that itself.
  */
-function isAppError(error: unknown): error is AppError {
-  return (
-    error instanceof AppError || (error instanceof Error && error.name === "AppError" && "code" in error)
-  );
-}
-
 function isZodError(error: unknown): error is ZodError {
   return (
     error instanceof ZodError ||
@@ -59,7 +53,7 @@ function isZodError(error: unknown): error is ZodError {
 /** Converts a thrown AppError into a TRPCError (other errors pass through unchanged). */
 export function toTrpcError(error: TRPCError): TRPCError {
   const cause = error.cause;
-  if (!isAppError(cause)) return error;
+  if (!AppError.is(cause)) return error;
   return new TRPCError({ code: TRPC_CODE_BY_APP_CODE[cause.code], message: cause.message, cause });
 }
 
@@ -86,7 +80,7 @@ export function formatError({ shape, error }: { shape: Shape; error: TRPCError }
 } {
   const { stack: _stack, ...data } = shape.data;
   const cause = error.cause;
-  if (isAppError(cause)) {
+  if (AppError.is(cause)) {
     return {
       ...shape,
       message: cause.message,
