@@ -4,17 +4,20 @@
  * ratio (target: under 15% of throughput, at most one Redis round trip per admitted request).
  *
  * Two servers run at once on one temporary PostgreSQL database: one with REDIS_URL (limiter on, a key prefix of
- * its own, deleted afterwards) and one with RATE_LIMIT_ENABLED=false; for each scenario the two are measured
- * in alternating rounds (on/off, off/on, ...) after a short warm-up each, so that drifting background load
- * hits both alike; latency percentiles are exact over every response of the rounds. The key is Enterprise with limits so high that
- * nothing is denied, yet every request goes through the limiter; ANONYMOUS_PER_MINUTE is raised likewise.
- * Redis commands per request come from INFO commandstats deltas around each run (the "off" run measures what
- * other Redis users add meanwhile, subtracted as noise).
+ * its own, deleted afterwards) and one with RATE_LIMIT_ENABLED=false. For each scenario the two are measured in
+ * alternating rounds (on/off, off/on, ...) after a short warm-up each, so that drifting background load hits
+ * both alike, and in two phases with the servers' start order swapped. Latency percentiles are exact over every
+ * response. The key is Enterprise with limits so high that nothing is denied, yet every request goes through
+ * the limiter; ANONYMOUS_PER_MINUTE is raised likewise. Redis commands per request: INFO commandstats around
+ * exactly 300 requests per scenario (net of what other Redis users send meanwhile, measured on the off server).
  *
- * Options (argv or environment): --duration=<s> per scenario and server (BENCH_DURATION, default 10), split in
- * --rounds=<n> alternating runs (BENCH_ROUNDS, default 5), --connections=<n> (BENCH_CONNECTIONS, default 20),
- * --warmup=<s> (BENCH_WARMUP, default 2). Requires PostgreSQL at
- * 127.0.0.1:5432 and Redis at REDIS_URL (default redis://127.0.0.1:6379). Writes bench-results/latest.json.
+ * Options, as arguments of bench/run.ts or in the environment (`BENCH_DURATION=5 npm run bench`; npm keeps
+ * `npm run bench -- --x` for itself): --duration=<s> per scenario and server (BENCH_DURATION, default 10),
+ * --rounds=<n> alternating runs per phase (BENCH_ROUNDS, default 4, rounded up to even),
+ * --connections=<n> (BENCH_CONNECTIONS, default 20), --warmup=<s> (BENCH_WARMUP, default 2); --control
+ * (BENCH_CONTROL=1) runs both servers with the limiter off: an A/A run showing how far apart two identical
+ * servers measure on this machine. Needs PostgreSQL at 127.0.0.1:5432 and Redis at REDIS_URL (default
+ * redis://127.0.0.1:6379). Writes bench-results/latest.json (git-ignored).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -41,8 +44,10 @@ const option = (name: string, env: string, fallback: number): number => {
 const DURATION = option("duration", "BENCH_DURATION", 10);
 const CONNECTIONS = option("connections", "BENCH_CONNECTIONS", 20);
 const WARMUP = option("warmup", "BENCH_WARMUP", 2);
-const ROUNDS = Math.round(option("rounds", "BENCH_ROUNDS", 5));
+// An even number of rounds, so that each server goes first equally often (cancels a linear load drift).
+const ROUNDS = 2 * Math.ceil(option("rounds", "BENCH_ROUNDS", 4) / 2);
 const PROBE_REQUESTS = 300;
+const CONTROL = process.argv.includes("--control") || Boolean(process.env.BENCH_CONTROL);
 const REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379";
 const PREFIX = `petstore-bench:${process.pid}:${randomUUID().slice(0, 8)}`;
 
@@ -212,27 +217,26 @@ async function probeRedis(
 }
 
 /**
- * Measures `scenario` on both servers: a warm-up on each, then ROUNDS alternating runs (on/off, off/on, ...)
- * of DURATION / ROUNDS seconds each, so that background load drifting during the run hits both alike.
+ * Measures `scenario` on both servers into the tallies: a warm-up on each, then ROUNDS alternating runs
+ * (on/off, off/on, ...) of `seconds / ROUNDS` each, so that background load drifting meanwhile hits both alike.
  */
 async function measurePair(
   scenario: Scenario,
   on: ProductionServer,
   off: ProductionServer,
-): Promise<[Measurement, Measurement]> {
+  tallies: { on: Tally; off: Tally },
+  seconds: number,
+): Promise<void> {
   await runOnce(scenario, on, WARMUP);
   await runOnce(scenario, off, WARMUP);
-  const tOn = new Tally();
-  const tOff = new Tally();
   for (let i = 0; i < ROUNDS; i++) {
     const order: Array<[ProductionServer, Tally]> = [
-      [on, tOn],
-      [off, tOff],
+      [on, tallies.on],
+      [off, tallies.off],
     ];
     if (i % 2 === 1) order.reverse();
-    for (const [server, tally] of order) await runOnce(scenario, server, DURATION / ROUNDS, tally);
+    for (const [server, tally] of order) await runOnce(scenario, server, seconds / ROUNDS, tally);
   }
-  return [tOn.result(), tOff.result()];
 }
 
 /** The status of a response, its body read and dropped. */
@@ -313,38 +317,53 @@ async function main(): Promise<void> {
       ANONYMOUS_PER_MINUTE: "100000000",
     };
     const loadAtStart = os.loadavg();
-    const [portOn, portOff] = await Promise.all([freePort(), freePort()]);
-    log(`Starting the production server twice (limiter on with Redis, limiter off) ...`);
-    const started = await Promise.allSettled([
-      startProductionServer(portOn, { ...common, REDIS_URL, RATE_LIMIT_PREFIX: PREFIX }),
-      startProductionServer(portOff, { ...common, RATE_LIMIT_ENABLED: "false" }),
-    ]);
-    for (const s of started) if (s.status === "fulfilled") servers.push(s.value);
-    const failed = started.find((s) => s.status === "rejected");
-    if (failed) throw (failed as PromiseRejectedResult).reason;
-    const [on, off] = servers as [ProductionServer, ProductionServer];
-
+    const limiterOn = CONTROL
+      ? { ...common, RATE_LIMIT_ENABLED: "false" }
+      : { ...common, REDIS_URL, RATE_LIMIT_PREFIX: PREFIX };
+    const limiterOff = { ...common, RATE_LIMIT_ENABLED: "false" };
+    if (CONTROL) log("Control run (--control): the 'on' server runs with the limiter off too.");
     log(
-      `Each scenario: ${WARMUP} s warm-up per server, then ${DURATION} s per server in ${ROUNDS} alternating ` +
-        `rounds, ${CONNECTIONS} connections. Load average at start: ${loadAverage()}\n`,
+      `Each scenario, per server: ${WARMUP} s warm-up, then ${DURATION} s in ${ROUNDS} alternating rounds, ` +
+        `${CONNECTIONS} connections; in two phases with the servers' start order swapped. ` +
+        `Load average at start: ${loadAverage()}\n`,
     );
-    const results: Array<{
-      scenario: string;
-      on: Measurement;
-      off: Measurement;
-      throughputRatio: number;
-      redis: RedisUse;
-    }> = [];
-    for (const scenario of scenarios) {
-      const [mOn, mOff] = await measurePair(scenario, on, off);
-      const redis = await probeRedis(scenario, on, off);
-      const ratio = round(mOn.reqPerSec / mOff.reqPerSec, 3);
-      results.push({ scenario: scenario.name, on: mOn, off: mOff, throughputRatio: ratio, redis });
+    const tallies = scenarios.map(() => ({ on: new Tally(), off: new Tally() }));
+    const redisUse: RedisUse[] = [];
+    // Two phases with the start order swapped: a server started first or second may be faster for reasons of
+    // its own (seen in A/A runs with --control); each mode gets half of its time in either position.
+    for (const phase of [1, 2]) {
+      const [portA, portB] = await Promise.all([freePort(), freePort()]);
       log(
-        `${scenario.name}: on ${mOn.reqPerSec} req/s (p50 ${mOn.p50Ms} ms, p99 ${mOn.p99Ms} ms), ` +
-          `off ${mOff.reqPerSec} req/s (p50 ${mOff.p50Ms} ms, p99 ${mOff.p99Ms} ms), ratio ${ratio}`,
+        `Phase ${phase}: starting the production server twice (limiter ${phase === 1 ? "on, then off" : "off, then on"}) ...`,
       );
+      const first = phase === 1 ? limiterOn : limiterOff;
+      const second = phase === 1 ? limiterOff : limiterOn;
+      const started = await Promise.allSettled([startProductionServer(portA, first)]);
+      started.push(...(await Promise.allSettled([startProductionServer(portB, second)])));
+      for (const s of started) if (s.status === "fulfilled") servers.push(s.value);
+      const failed = started.find((s) => s.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+      const [a, b] = servers.slice(-2) as [ProductionServer, ProductionServer];
+      const [on, off] = phase === 1 ? [a, b] : [b, a];
+      for (const [i, scenario] of scenarios.entries()) {
+        await measurePair(scenario, on, off, tallies[i] as { on: Tally; off: Tally }, DURATION / 2);
+        if (phase === 1) redisUse.push(await probeRedis(scenario, on, off));
+        log(`  ${scenario.name}: done`);
+      }
+      await Promise.all(servers.splice(0).map((s) => s.stop()));
     }
+
+    const results = scenarios.map((scenario, i) => {
+      const mOn = tallies[i]?.on.result() as Measurement;
+      const mOff = tallies[i]?.off.result() as Measurement;
+      return {
+        scenario: scenario.name,
+        on: mOn,
+        off: mOff,
+        throughputRatio: round(mOn.reqPerSec / mOff.reqPerSec, 3),
+        redis: redisUse[i] as RedisUse,
+      };
+    });
 
     const rows = results.map(({ scenario, on: a, off: b, throughputRatio, redis }) => {
       return [
@@ -405,6 +424,7 @@ async function main(): Promise<void> {
           durationSeconds: DURATION,
           warmupSeconds: WARMUP,
           rounds: ROUNDS,
+          control: CONTROL,
           connections: CONNECTIONS,
           results,
           worstThroughputRatio: worst,
