@@ -53,13 +53,20 @@ export async function ensureBuild(
   return false;
 }
 
-/** A free TCP port on 127.0.0.1 (bound, then released). */
+const handedOut = new Set<number>();
+
+/** A free TCP port on 127.0.0.1 (bound, then released), never the same twice in this process. */
 export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (;;) {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 export interface PreparedDatabase {
@@ -160,6 +167,11 @@ export async function startProductionServer(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!running) throw new Error(`server on port ${port} exited early:\n${output}`);
+    // Until this process says it listens, an answer on the port would come from someone else.
+    if (!output.includes(`Listening on port ${port}`)) {
+      await sleep(100);
+      if (Date.now() <= deadline) continue;
+    }
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`server on port ${port} not ready within ${timeoutMs} ms:\n${output}`);
