@@ -23,4 +23,4 @@ step "Unit and integration tests (vitest)"
 npx turbo run test --concurrency=1 --output-logs=full
 
 step "Browser tests (Playwright, Debian Chromium)"
-npm run -w @petstore/web test:e2e
+E2E_SKIP_BUILD=1 npm run -w @petstore/web test:e2e

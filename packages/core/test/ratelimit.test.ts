@@ -3,7 +3,6 @@
  * 127.0.0.1:6379 and the Upstash REST store (through a local REST bridge to the same Redis).
  */
 import { randomUUID } from "node:crypto";
-import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   createMemoryStore,
