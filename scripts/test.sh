@@ -20,7 +20,7 @@ step "Production build"
 npx turbo run build --output-logs=errors-only
 
 step "Unit and integration tests (vitest)"
-npx turbo run test --concurrency=1 --output-logs=full
+npx turbo run test --concurrency=1 --continue --output-logs=full
 
 step "Browser tests (Playwright, Debian Chromium)"
 E2E_SKIP_BUILD=1 npm run -w @petstore/web test:e2e

@@ -91,9 +91,11 @@ describe("error mapping", () => {
     expect(toTrpcError(wrapped).code).toBe(trpcCode);
   });
   it("recognises domain errors thrown by another bundle's copy of the classes", () => {
+    // What another bundle's copy of contracts' AppError looks like: a different class, the same brand.
     class ForeignAppError extends Error {
       readonly code = "not_found";
       readonly details = undefined;
+      readonly [Symbol.for("petstore.AppError")] = true;
       constructor(message: string) {
         super(message);
         this.name = "AppError";
