@@ -92,10 +92,11 @@ describe("error mapping", () => {
   });
   it("recognises domain errors thrown by another bundle's copy of the classes", () => {
     // What another bundle's copy of contracts' AppError looks like: a different class, the same brand.
+    const brand = Symbol.for("petstore.AppError");
     class ForeignAppError extends Error {
       readonly code = "not_found";
       readonly details = undefined;
-      readonly [Symbol.for("petstore.AppError")] = true;
+      readonly [brand] = true;
       constructor(message: string) {
         super(message);
         this.name = "AppError";
