@@ -1,5 +1,6 @@
 export * from "./api-keys/format.ts";
 export * from "./api-keys/service.ts";
+export * from "./api-keys/view.ts";
 export * from "./audit.ts";
 export * from "./audit-log.ts";
 export * from "./categories.ts";

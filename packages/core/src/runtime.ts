@@ -6,7 +6,7 @@
  */
 import type { Config } from "@petstore/config";
 import { type Database, ensurePlans, openDatabase } from "@petstore/db";
-import type { ApiKeyView } from "./api-keys/service.ts";
+import type { ApiKeyView } from "./api-keys/view.ts";
 import { createCore } from "./core.ts";
 import type { Actor, Clock } from "./deps.ts";
 import { createLogger, type Logger } from "./logger.ts";

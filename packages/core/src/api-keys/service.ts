@@ -7,14 +7,21 @@
  * instance that revokes, and writes `lastUsedAt` at most once a minute per key.
  */
 import { type ApiKeyCreate, AppError, type PlanName } from "@petstore/contracts";
-import type { ApiKey, Plan, Prisma } from "@petstore/db";
+import type { ApiKey, Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "./format.ts";
+import {
+  type ApiKeyView,
+  apiKeyState,
+  auditView,
+  type IssuedApiKey,
+  type KeyWithPlan,
+  toView,
+} from "./view.ts";
 
 const CACHE_TTL_MS = 4_000;
 const LAST_USED_INTERVAL_MS = 60_000;
-const EXPIRING_SOON_MS = 7 * 86_400_000;
 
 /** The caller resolved from a valid key: what rate limiting and logging need. */
 export interface ApiCaller {
@@ -25,75 +32,6 @@ export interface ApiCaller {
   perMinute: number;
   perDay: number;
 }
-
-export type ApiKeyState = "active" | "expiring" | "expired" | "revoked" | "banned";
-
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  plan: PlanName;
-  environment: "production" | "staging";
-  state: ApiKeyState;
-  perMinute: number | null;
-  perDay: number | null;
-  effectivePerMinute: number | null;
-  effectivePerDay: number | null;
-  createdBy: string;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  bannedUntil: string | null;
-  rolledToId: string | null;
-}
-
-/** A freshly issued key: the only time `key` (the secret) is ever returned. */
-export interface IssuedApiKey {
-  id: string;
-  key: string;
-  prefix: string;
-  plan: PlanName;
-  expiresAt: string | null;
-}
-
-type KeyWithPlan = ApiKey & { plan: Plan };
-
-export function apiKeyState(
-  key: Pick<ApiKey, "revokedAt" | "expiresAt" | "bannedUntil">,
-  now: Date,
-): ApiKeyState {
-  if (key.revokedAt && key.revokedAt <= now) return "revoked";
-  if (key.expiresAt && key.expiresAt <= now) return "expired";
-  if (key.bannedUntil && key.bannedUntil > now) return "banned";
-  if (key.expiresAt && key.expiresAt.getTime() - now.getTime() < EXPIRING_SOON_MS) return "expiring";
-  return "active";
-}
-
-function toView(key: KeyWithPlan, now: Date): ApiKeyView {
-  const iso = (d: Date | null) => d?.toISOString() ?? null;
-  return {
-    id: key.id,
-    name: key.name,
-    prefix: key.prefix,
-    plan: key.planName,
-    environment: key.environment,
-    state: apiKeyState(key, now),
-    perMinute: key.perMinute,
-    perDay: key.perDay,
-    effectivePerMinute: key.perMinute ?? key.plan.perMinute,
-    effectivePerDay: key.perDay ?? key.plan.perDay,
-    createdBy: key.createdBy,
-    createdAt: key.createdAt.toISOString(),
-    expiresAt: iso(key.expiresAt),
-    revokedAt: iso(key.revokedAt),
-    lastUsedAt: iso(key.lastUsedAt),
-    bannedUntil: iso(key.bannedUntil),
-    rolledToId: key.rolledToId,
-  };
-}
-
-const auditView = (key: ApiKey) => ({ ...key, hash: undefined });
 
 export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps) {
   const cache = new Map<string, { key: KeyWithPlan; until: number }>();
