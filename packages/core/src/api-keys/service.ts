@@ -54,6 +54,37 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
   function forget(keyId: string) {
     for (const [hash, entry] of cache) if (entry.key.id === keyId) cache.delete(hash);
   }
+  /**
+   * The one shape of an audited key change: find by id or prefix, update with `data(before)`, audit
+   * before/after, drop the cached entry; `data` gets the key before and the instant of the change. @throws AppError not_found, or what `data` throws.
+   */
+  async function changeKey(
+    ref: string,
+    actor: Actor,
+    action: string,
+    data: (before: ApiKey, now: Date) => Prisma.ApiKeyUncheckedUpdateInput,
+  ): Promise<ApiKeyView> {
+    const now = clock();
+    const row = await prisma.$transaction(async (tx) => {
+      const before = await findByRef(tx, ref);
+      const after = await tx.apiKey.update({
+        where: { id: before.id },
+        data: data(before, now),
+        include: { plan: true },
+      });
+      await writeAudit(tx, {
+        actor,
+        action,
+        entityType: "apiKey",
+        entityId: before.id,
+        before: auditView(before),
+        after: auditView(after),
+      });
+      return after;
+    });
+    forget(row.id);
+    return toView(row, now);
+  }
 
   async function insertKey(
     tx: Prisma.TransactionClient,
@@ -167,26 +198,9 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
 
     /** Revokes by id or display prefix; idempotent. @throws AppError not_found. */
     async revoke(ref: string, actor: Actor): Promise<ApiKeyView> {
-      const now = clock();
-      const row = await prisma.$transaction(async (tx) => {
-        const before = await findByRef(tx, ref);
-        const after = await tx.apiKey.update({
-          where: { id: before.id },
-          data: { revokedAt: before.revokedAt ?? now },
-          include: { plan: true },
-        });
-        await writeAudit(tx, {
-          actor,
-          action: "apiKey.revoke",
-          entityType: "apiKey",
-          entityId: before.id,
-          before: auditView(before),
-          after: auditView(after),
-        });
-        return after;
-      });
-      forget(row.id);
-      return toView(row, now);
+      return changeKey(ref, actor, "apiKey.revoke", (before, now) => ({
+        revokedAt: before.revokedAt ?? now,
+      }));
     },
 
     /**
@@ -250,9 +264,7 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
       input: { id: string; plan?: PlanName; perMinute?: number | null; perDay?: number | null },
       actor: Actor,
     ): Promise<ApiKeyView> {
-      const now = clock();
-      const row = await prisma.$transaction(async (tx) => {
-        const before = await findByRef(tx, input.id);
+      return changeKey(input.id, actor, "apiKey.update", (before) => {
         const plan = input.plan ?? before.planName;
         const perMinute = input.perMinute !== undefined ? input.perMinute : before.perMinute;
         const perDay = input.perDay !== undefined ? input.perDay : before.perDay;
@@ -263,23 +275,8 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
             [{ path: "perMinute", message: "required for the Enterprise plan" }],
           );
         }
-        const after = await tx.apiKey.update({
-          where: { id: before.id },
-          data: { planName: plan, perMinute, perDay },
-          include: { plan: true },
-        });
-        await writeAudit(tx, {
-          actor,
-          action: "apiKey.update",
-          entityType: "apiKey",
-          entityId: before.id,
-          before: auditView(before),
-          after: auditView(after),
-        });
-        return after;
+        return { planName: plan, perMinute, perDay };
       });
-      forget(row.id);
-      return toView(row, now);
     },
 
     /** Records a ban decided by the rate limiter (no audit: the system, not a person, decided it). */
@@ -289,25 +286,7 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
 
     /** Clears `bannedUntil` and audits it; the caller also lifts the ban in the rate-limit store. */
     async clearBan(ref: string, actor: Actor): Promise<ApiKeyView> {
-      const now = clock();
-      const row = await prisma.$transaction(async (tx) => {
-        const before = await findByRef(tx, ref);
-        const after = await tx.apiKey.update({
-          where: { id: before.id },
-          data: { bannedUntil: null },
-          include: { plan: true },
-        });
-        await writeAudit(tx, {
-          actor,
-          action: "apiKey.unban",
-          entityType: "apiKey",
-          entityId: before.id,
-          before: { bannedUntil: before.bannedUntil },
-          after: { bannedUntil: null },
-        });
-        return after;
-      });
-      return toView(row, now);
+      return changeKey(ref, actor, "apiKey.unban", () => ({ bannedUntil: null }));
     },
 
     /** Resolves an id or display prefix to the key id. @throws AppError not_found. */
