@@ -1,17 +1,18 @@
 #!/usr/bin/env -S npx tsx
 /**
  * The `petstore` operator command (PRODUCT.md section 5), run as `npm run petstore -- <command>`.
- * Exit codes: 0 success, 1 failure (message on stderr), 2 bad arguments (with usage).
+ * Exit codes: 0 success, 1 failure (message on stderr), 2 bad arguments (with usage). With `--json`, a
+ * failure prints the API's Error body on stdout instead (see failure.ts).
  */
 import os from "node:os";
-import { ConfigError, getConfig } from "@petstore/config";
-import { AppError } from "@petstore/contracts";
+import { getConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { seedDatabase } from "@petstore/db";
 import { deployMigrations } from "@petstore/db/migrate";
 import { keysCommand } from "./commands/keys.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { usersCommand } from "./commands/users.ts";
+import { reportFailure } from "./failure.ts";
 import { USAGE, UsageError } from "./usage.ts";
 
 const print = (line: string): void => {
@@ -75,24 +76,8 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
-run(process.argv.slice(2)).then(
+const argv = process.argv.slice(2);
+run(argv).then(
   () => process.exit(0),
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`petstore: ${error.message}\n\n${USAGE}`);
-      process.exit(2);
-    }
-    if (error instanceof ConfigError) {
-      process.stderr.write(`petstore: ${error.message}\n`);
-      process.exit(2);
-    }
-    if (AppError.is(error)) {
-      process.stderr.write(`petstore: ${error.message}\n`);
-      process.exit(1);
-    }
-    process.stderr.write(
-      `petstore: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exit(1);
-  },
+  (error: unknown) => process.exit(reportFailure(error, argv.includes("--json"))),
 );

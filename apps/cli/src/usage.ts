@@ -3,6 +3,7 @@
  * wrapper over node:util `parseArgs` in strict mode.
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import type { ErrorDetail } from "@petstore/contracts";
 import type { z } from "zod";
 
 export const USAGE = `Usage: npm run petstore -- <command>
@@ -20,11 +21,19 @@ export const USAGE = `Usage: npm run petstore -- <command>
   plans list [--json]                     show the rate limits of each plan
   users create --email E --name N --role staff|admin [--password-stdin]
                                           create a dashboard user (password read from stdin)
+
+With --json, a failure prints the API's Error body {"code","message","status"[,"details"]} on stdout.
 `;
 
-/** Bad command-line input: printed with the usage text, exit code 2. */
+/**
+ * Bad command-line input: printed with the usage text, exit code 2. `details` names the offending option
+ * when a value broke its schema (reported as `validation_failed`; otherwise `invalid_request`).
+ */
 export class UsageError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
     super(message);
     this.name = "UsageError";
   }
@@ -50,7 +59,9 @@ export function parseOptions<T extends NonNullable<ParseArgsConfig["options"]>>(
 /** Parses `value` with `schema`, turning a failure into a UsageError naming `option`. */
 export function parseValue<S extends z.ZodType>(schema: S, value: unknown, option: string): z.output<S> {
   const result = schema.safeParse(value);
-  if (!result.success)
-    throw new UsageError(`Invalid ${option}: ${result.error.issues[0]?.message ?? "invalid value"}`);
+  if (!result.success) {
+    const message = result.error.issues[0]?.message ?? "invalid value";
+    throw new UsageError(`Invalid ${option}: ${message}`, [{ path: option, message }]);
+  }
   return result.data;
 }

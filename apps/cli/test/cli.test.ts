@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { ErrorBody } from "@petstore/contracts";
 import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -51,7 +52,13 @@ describe("petstore command on PostgreSQL", () => {
 
     const listed = JSON.parse(petstore(["keys", "list", "--json"], env).stdout);
     const row = listed.find((k: { id: string }) => k.id === key.id);
-    expect(row).toMatchObject({ name: "Acme", plan: "pro", state: "active", prefix: key.prefix });
+    expect(row).toMatchObject({
+      name: "Acme",
+      plan: "pro",
+      state: "active",
+      prefix: key.prefix,
+      requestsToday: 0,
+    });
     expect(JSON.stringify(listed)).not.toContain(key.key);
 
     const revoked = petstore(["keys", "revoke", key.prefix], env);
@@ -124,6 +131,62 @@ describe("petstore command on PostgreSQL", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("No API key");
     expect(result.stderr).not.toContain("    at ");
+  });
+
+  describe("failures with --json print the API's Error body on stdout", () => {
+    function errorBodyOf(result: ReturnType<typeof petstore>) {
+      const lines = result.stdout.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      const body = JSON.parse(lines[0] as string);
+      // The same fields, types and codes as the REST API's Error body (and @petstore/client's errors).
+      expect(ErrorBody.strict().parse(body)).toEqual(body);
+      return body;
+    }
+
+    it("a missing key: not_found, exit 1", () => {
+      const result = petstore(["keys", "roll", "pet_test_zzz", "--json"], env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe("");
+      const body = errorBodyOf(result);
+      expect(body).toMatchObject({ code: "not_found", status: 404 });
+      expect(body.message).toContain("No API key");
+    });
+
+    it("a value that breaks its schema: validation_failed naming the option, exit 2", () => {
+      const result = petstore(["keys", "create", "--name", "x", "--plan", "gold", "--json"], env);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe("");
+      const body = errorBodyOf(result);
+      expect(body).toMatchObject({ code: "validation_failed", status: 400 });
+      expect(body.message).toContain("Invalid --plan");
+      expect(body.details).toEqual([{ path: "--plan", message: expect.any(String) }]);
+    });
+
+    it("an unknown option: invalid_request, exit 2", () => {
+      const result = petstore(["keys", "list", "--json", "--colour", "red"], env);
+      expect(result.code).toBe(2);
+      const body = errorBodyOf(result);
+      expect(body).toMatchObject({ code: "invalid_request", status: 400 });
+      expect(body.message).toContain("colour");
+      expect(body.details).toBeUndefined();
+    });
+
+    it("a bad environment variable: validation_failed naming it, exit 2", () => {
+      const result = petstore(["plans", "list", "--json"], { ...env, PETSTORE_ENV: "prod" });
+      expect(result.code).toBe(2);
+      const body = errorBodyOf(result);
+      expect(body).toMatchObject({ code: "validation_failed", status: 400 });
+      expect(body.details).toEqual([
+        { path: "PETSTORE_ENV", message: expect.stringContaining("PETSTORE_ENV") },
+      ]);
+    });
+
+    it("without --json the same failure stays a message on stderr", () => {
+      const result = petstore(["keys", "roll", "pet_test_zzz"], env);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(/^petstore: No API key/);
+    });
   });
 
   it("stops on a bad environment variable, naming it", () => {

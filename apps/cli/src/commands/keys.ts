@@ -55,7 +55,8 @@ async function create(rt: Runtime, args: string[], actor: string, print: Print) 
 
 async function list(rt: Runtime, args: string[], print: Print) {
   const { values } = parseOptions(args, { json: { type: "boolean" } });
-  const keys = await rt.apiKeys.list();
+  // Requests today come from the usage service, the same figure every dashboard screen shows.
+  const keys = await rt.usage.withRequestsToday(await rt.apiKeys.list());
   if (values.json) return print(JSON.stringify(keys));
   if (keys.length === 0)
     return print("No API keys yet. Create one with: npm run petstore -- keys create --name N --plan free");
@@ -68,6 +69,7 @@ async function list(rt: Runtime, args: string[], print: Print) {
     limits: `${k.effectivePerMinute ?? "-"}/min ${k.effectivePerDay ?? "-"}/day`,
     "banned until": k.bannedUntil ?? "",
     "last used": k.lastUsedAt ?? "never",
+    "requests today": k.requestsToday,
   }));
   console.table(rows);
 }

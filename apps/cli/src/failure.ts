@@ -1,0 +1,57 @@
+/**
+ * How the command reports a failure (docs/contract.md section 5): exit code 2 for bad arguments or a bad
+ * environment, 1 for anything else. With `--json` it prints the API's Error body (docs/contract.md section 1
+ * "Error body": `{code, message, status}` plus `details: [{path, message}]`) as one line on stdout, the same
+ * field names `@petstore/client` errors carry; otherwise a `petstore: …` message on stderr.
+ */
+import { ConfigError } from "@petstore/config";
+import { AppError, type ErrorBody } from "@petstore/contracts";
+import { USAGE, UsageError } from "./usage.ts";
+
+export interface Failure {
+  exitCode: 1 | 2;
+  /** The Error body printed in --json mode. */
+  body: ErrorBody;
+  /** The text printed on stderr otherwise (and, for an unexpected error, in --json mode too: its stack). */
+  text: string;
+}
+
+/** The report of `error`, whatever was thrown. */
+export function failureOf(error: unknown): Failure {
+  if (error instanceof UsageError) {
+    const code = error.details ? "validation_failed" : "invalid_request";
+    return {
+      exitCode: 2,
+      body: new AppError(code, error.message, error.details).toBody(),
+      text: `petstore: ${error.message}\n\n${USAGE}`,
+    };
+  }
+  if (error instanceof ConfigError) {
+    return {
+      exitCode: 2,
+      body: new AppError("validation_failed", error.message, [
+        { path: error.variable, message: error.message },
+      ]).toBody(),
+      text: `petstore: ${error.message}\n`,
+    };
+  }
+  if (AppError.is(error)) return { exitCode: 1, body: error.toBody(), text: `petstore: ${error.message}\n` };
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    exitCode: 1,
+    body: new AppError("internal_error", message).toBody(),
+    text: `petstore: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  };
+}
+
+/** Prints the report of `error` (as JSON when `json`) and returns the exit code. */
+export function reportFailure(error: unknown, json: boolean): 1 | 2 {
+  const failure = failureOf(error);
+  if (!json) {
+    process.stderr.write(failure.text);
+  } else {
+    process.stdout.write(`${JSON.stringify(failure.body)}\n`);
+    if (failure.body.code === "internal_error") process.stderr.write(failure.text);
+  }
+  return failure.exitCode;
+}

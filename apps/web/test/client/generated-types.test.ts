@@ -1,0 +1,25 @@
+/**
+ * The `@petstore/client` types are generated from the OpenAPI document the REST app serves: this fails when
+ * the committed file is stale (fix: `npm run -w @petstore/client generate`).
+ */
+import fs from "node:fs";
+import { SCHEMA_FILE, schemaSourceFrom } from "@petstore/client/generate";
+import { describe, expect, it } from "vitest";
+import { servedOpenApiDocument } from "../../scripts/client-types.ts";
+
+describe("generated client types", () => {
+  it("match the served OpenAPI document", async () => {
+    const document = await servedOpenApiDocument();
+    const committed = fs.readFileSync(SCHEMA_FILE, "utf8");
+    expect(committed, "stale: run npm run -w @petstore/client generate").toBe(
+      await schemaSourceFrom(document),
+    );
+
+    // The comparison notices a change of the document (here: getPet no longer deprecated).
+    const changed = structuredClone(document) as { paths: Record<string, { get: { deprecated?: boolean } }> };
+    const getPet = changed.paths["/pets/{petId}"]?.get;
+    expect(getPet?.deprecated).toBe(true);
+    if (getPet) getPet.deprecated = false;
+    expect(await schemaSourceFrom(changed)).not.toBe(committed);
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * `createPetStoreClient`: the typed client of the Pet Store REST API v1 (docs/contract.md sections 1 and 3).
+ * Requests go through openapi-fetch with the types generated from the served OpenAPI document; every call
+ * retries as `retryingCall` describes. Only fetch and web-standard APIs are used, so it runs in Node 20
+ * and in browsers.
+ */
+import createClient from "openapi-fetch";
+import type { components, paths } from "./generated/v1.ts";
+import { type ListPetsQuery, nextPageQuery } from "./paging.ts";
+import { type RateLimitState, rateLimitOf } from "./rate-limit.ts";
+import { type RetryOptions, retryPolicy } from "./retry.ts";
+import { type CallEnvironment, retryingCall } from "./retrying-call.ts";
+
+export type Pet = components["schemas"]["Animal"];
+export type NewPet = components["schemas"]["NewPet"];
+export type PetStatus = components["schemas"]["PetStatus"];
+export type { ListPetsQuery };
+
+export interface PetStoreClientOptions {
+  /** The API's `{base_url}`, /v1 included, e.g. `https://api.petstore.example/v1`. */
+  baseUrl: string;
+  /** The API key (`pet_live_…` or `pet_test_…`), sent as the bearer token. */
+  apiKey: string;
+  /** Retry budget of each call; see `RetryOptions` for the defaults. */
+  retry?: RetryOptions;
+  /** Time limit of one attempt in ms (default 30 000); an attempt past it is aborted and retried. */
+  timeoutMs?: number;
+  /** fetch to send requests with (default: the global fetch). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Waits `ms` milliseconds between attempts (default: a timer); rejects when `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Uniform random number in [0, 1) for the backoff jitter (default `Math.random`). */
+  random?: () => number;
+  /** Current time in ms since the epoch, to read a Retry-After date (default `Date.now`). */
+  now?: () => number;
+}
+
+export interface CallOptions {
+  /** Aborts the call, its retries and waits included; the call rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export interface CreatePetOptions extends CallOptions {
+  /**
+   * Idempotency-Key of this creation (1 to 255 printable ASCII characters). Default: a new random UUID per
+   * call. Either way every retry of the call sends the same key, so the animal is created once.
+   */
+  idempotencyKey?: string;
+}
+
+export interface PetPage {
+  /** The animals of this page, in ascending id order. */
+  pets: Pet[];
+  /** The query of the next page (from `Link: rel="next"`) for `listPets`; undefined on the last page. */
+  next?: ListPetsQuery;
+}
+
+export interface PetStoreClient {
+  /**
+   * listPets: one page of animals in ascending id order.
+   * @param query `limit` (1-100, default 20), `status`, and `cursor` (from the previous page's `next`).
+   * @throws PetStoreError, PetStoreNetworkError
+   */
+  listPets(query?: ListPetsQuery, options?: CallOptions): Promise<PetPage>;
+  /**
+   * createPet: adds an animal, with an Idempotency-Key (generated unless given) reused by every retry.
+   * @returns the created animal (or the one an earlier request with the same key created).
+   * @throws PetStoreError (e.g. `validation_failed` with `details`), PetStoreNetworkError
+   */
+  createPet(pet: NewPet, options?: CreatePetOptions): Promise<Pet>;
+  /**
+   * getPet: one animal by id.
+   * @deprecated The API removes getPet on 2030-12-05 (then 410 `gone`). Use `listPets` / `pets.all` with
+   * the `status` filter instead.
+   * @throws PetStoreError (`not_found`, `gone`, …), PetStoreNetworkError
+   */
+  getPet(petId: number, options?: CallOptions): Promise<Pet>;
+  pets: {
+    /**
+     * Every matching animal, page after page (following `Link: rel="next"`), each exactly once.
+     * @param query `status` filter and page size `limit`.
+     * @throws PetStoreError, PetStoreNetworkError from the page that failed.
+     */
+    all(query?: Omit<ListPetsQuery, "cursor">, options?: CallOptions): AsyncGenerator<Pet, void, undefined>;
+  };
+  /** The rate-limit state of the last response that reported one; undefined before the first. */
+  readonly rateLimit: RateLimitState | undefined;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** A random Idempotency-Key: a UUID, or 32 hex digits where `randomUUID` is unavailable (insecure pages). */
+function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(
+    "",
+  );
+}
+
+/**
+ * A client for the API at `options.baseUrl`.
+ * @throws RangeError for invalid retry options.
+ */
+export function createPetStoreClient(options: PetStoreClientOptions): PetStoreClient {
+  const env: CallEnvironment = {
+    policy: retryPolicy(options.retry),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    sleep: options.sleep ?? defaultSleep,
+    random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
+  };
+  let rateLimit: RateLimitState | undefined;
+  const api = createClient<paths>({
+    baseUrl: options.baseUrl,
+    headers: { Authorization: `Bearer ${options.apiKey}` },
+    fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
+  });
+  api.use({
+    onResponse({ response }) {
+      rateLimit = rateLimitOf(response.headers) ?? rateLimit;
+    },
+  });
+
+  const listPets = async (query: ListPetsQuery = {}, call: CallOptions = {}): Promise<PetPage> => {
+    const { data, response } = await retryingCall(
+      env,
+      "listPets",
+      (signal) => api.GET("/pets", { params: { query }, signal }),
+      call.signal,
+    );
+    return { pets: data, next: nextPageQuery(response.headers) };
+  };
+
+  return {
+    listPets,
+    async createPet(pet, call = {}) {
+      const idempotencyKey = call.idempotencyKey ?? newIdempotencyKey();
+      const { data } = await retryingCall(
+        env,
+        "createPet",
+        (signal) =>
+          api.POST("/pets", { body: pet, params: { header: { "idempotency-key": idempotencyKey } }, signal }),
+        call.signal,
+      );
+      return data;
+    },
+    async getPet(petId, call = {}) {
+      const { data } = await retryingCall(
+        env,
+        "getPet",
+        (signal) => api.GET("/pets/{petId}", { params: { path: { petId } }, signal }),
+        call.signal,
+      );
+      return data;
+    },
+    pets: {
+      async *all(query = {}, call = {}) {
+        let next: ListPetsQuery | undefined = query;
+        while (next) {
+          const page: PetPage = await listPets(next, call);
+          yield* page.pets;
+          next = page.next;
+        }
+      },
+    },
+    get rateLimit() {
+      return rateLimit;
+    },
+  };
+}
