@@ -19,7 +19,7 @@ test("issue a key, use it, revoke it: the API refuses it within 5 s", async ({ p
   const dialog = page.getByRole("dialog", { name: "Issue an API key" });
   // The form validates like the API does.
   await dialog.getByRole("button", { name: "Issue key" }).click();
-  await expect(dialog.getByText("must not be empty")).toBeVisible();
+  await expect(dialog.getByText("This cannot be empty.")).toBeVisible();
   await dialog.getByLabel(/^Name/).fill(name);
   await dialog.getByRole("combobox", { name: "Plan" }).click();
   await page.getByRole("option", { name: "Pro" }).click();

@@ -14,6 +14,8 @@ const ADMIN_PAGES = [
   { path: "/admin/plans", heading: "Plans", name: "plans" },
   { path: "/admin/users", heading: "Users", name: "users" },
   { path: "/admin/audit", heading: "Audit log", name: "audit" },
+  { path: "/admin/sessions", heading: "Your sessions", name: "sessions" },
+  { path: "/admin/no-such-page", heading: "Page not found", name: "not-found" },
 ];
 
 async function settle(page: Page) {
@@ -70,6 +72,34 @@ for (const viewport of VIEWPORTS) {
     });
   });
 }
+
+test.describe("phone 390x844", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test("list rows are cards whose actions are on screen, not beyond a sideways scroll", async ({
+    page,
+  }, testInfo) => {
+    await signIn(page, e2e.admin);
+    for (const { path, action } of [
+      { path: "/admin/animals", action: /^Edit / },
+      { path: "/admin/keys", action: /^Actions for / },
+      { path: "/admin/categories", action: /^Rename / },
+      { path: "/admin/users", action: /^Make (admin|staff)/ },
+      { path: "/admin/audit", action: /^Changes of / },
+    ]) {
+      await page.goto(path);
+      await settle(page);
+      const button = page.getByRole("button", { name: action }).first();
+      await expect(button).toBeVisible();
+      const box = await button.boundingBox();
+      expect(box, `${path}: action button has a box`).not.toBeNull();
+      expect((box?.x ?? 0) + (box?.width ?? 0), `${path}: action inside the screen`).toBeLessThanOrEqual(390);
+      await expect(page.getByRole("table")).toHaveCount(0);
+      await expect(page.getByRole("listitem").first()).toBeVisible();
+    }
+    await snap(page, testInfo, "audit-cards");
+  });
+});
 
 test("the dashboard works with the keyboard alone", async ({ page }) => {
   await page.goto("/admin/sign-in");

@@ -25,7 +25,7 @@ test("staff manage an animal and the REST API follows", async ({ page, request }
   await form.getByRole("combobox", { name: "Category" }).click();
   await page.getByRole("option", { name: "reptiles" }).click();
   await form.getByRole("button", { name: "Add animal" }).click();
-  await expect(form.getByText("must not be empty")).toBeVisible();
+  await expect(form.getByText("This cannot be empty.")).toBeVisible();
   await form.getByLabel(/^Name/).fill(name);
   await form.getByRole("combobox", { name: "Status" }).click();
   await page.getByRole("option", { name: "Pending" }).click();

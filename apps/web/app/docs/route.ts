@@ -1,7 +1,8 @@
 /**
  * GET /docs: interactive API reference (Swagger UI) rendered from /v1/openapi.json, with "Try it out"
  * and bearer authorization. Swagger UI's bundle is served by this app (copied from node_modules at build
- * time by scripts/vendor-assets.mjs), so the page needs no CDN.
+ * time by scripts/vendor-assets.mjs), so the page needs no CDN; it is started by public/swagger-ui-init.js,
+ * not an inline script, so the page's Content-Security-Policy (proxy.ts) allows scripts from this origin only.
  */
 export const dynamic = "force-static";
 
@@ -17,16 +18,7 @@ const HTML = `<!doctype html>
   <body>
     <main id="swagger-ui"></main>
     <script src="/vendor/swagger-ui/swagger-ui-bundle.js"></script>
-    <script>
-      window.ui = SwaggerUIBundle({
-        url: "/v1/openapi.json",
-        dom_id: "#swagger-ui",
-        deepLinking: true,
-        persistAuthorization: true,
-        displayRequestDuration: true,
-        validatorUrl: null,
-      });
-    </script>
+    <script src="/swagger-ui-init.js"></script>
   </body>
 </html>`;
 

@@ -1,13 +1,9 @@
 "use client";
 /** The signed-in user, provided by the dashboard layout (resolved on the server from the session cookie). */
 import { createContext, type ReactNode, useContext } from "react";
+import type { RouterOutputs } from "@/server/trpc/router";
 
-export interface CurrentUser {
-  id: string;
-  email: string;
-  name: string;
-  role: "staff" | "admin";
-}
+export type CurrentUser = NonNullable<RouterOutputs["auth"]["me"]>;
 
 const Context = createContext<CurrentUser | null>(null);
 

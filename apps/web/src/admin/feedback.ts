@@ -1,34 +1,41 @@
 "use client";
 /**
  * User feedback helpers: success/failure toasts, and turning a tRPC error into words and per-field
- * messages (the server words validation failures exactly like the REST API).
+ * messages. Field messages go through the dashboard's message catalogue (forms/messages.ts).
  */
 import { notifications } from "@mantine/notifications";
 import { TRPCClientError } from "@trpc/client";
+import type { AppErrorData } from "@/server/trpc/errors";
+import { detailMessage } from "./forms/messages";
+import type { ClientError } from "./trpc";
 
-interface ErrorData {
-  code?: string;
-  appCode?: string | null;
-  details?: { path: string; message: string }[] | null;
-}
-
-function dataOf(error: unknown): ErrorData | undefined {
-  return error instanceof TRPCClientError ? (error.data as ErrorData | undefined) : undefined;
+/** The error's `data` (appCode, details, ...) as the server's errorFormatter shaped it. */
+function dataOf(error: unknown): (NonNullable<ClientError["data"]> & Partial<AppErrorData>) | undefined {
+  return error instanceof TRPCClientError ? ((error as ClientError).data ?? undefined) : undefined;
 }
 
 /** A sentence for the user; network failures get a hint instead of a stack. */
 export function errorMessage(error: unknown): string {
   if (error instanceof TRPCClientError) {
-    if (!error.data) return "The server could not be reached. Check your connection and try again.";
+    const data = dataOf(error);
+    if (!data) return "The server could not be reached. Check your connection and try again.";
+    const first = data.details?.[0];
+    if (data.appCode === "validation_failed" && first)
+      return `Please check ${first.path}: ${detailMessage(first.message)}`;
     return error.message;
   }
   return "Something went wrong. Please try again.";
 }
 
+/** Seconds until a throttled call may be retried (the server's Retry-After), else undefined. */
+export function retryAfterSeconds(error: unknown): number | undefined {
+  return dataOf(error)?.retryAfterSeconds ?? undefined;
+}
+
 /** Per-field messages from a validation error, keyed by the field path (e.g. `name`, `categoryId`). */
 export function fieldErrors(error: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const d of dataOf(error)?.details ?? []) out[d.path] ??= d.message;
+  for (const d of dataOf(error)?.details ?? []) out[d.path] ??= detailMessage(d.message);
   return out;
 }
 

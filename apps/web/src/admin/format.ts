@@ -8,6 +8,11 @@ const number = new Intl.NumberFormat("en-GB");
 export const formatDateTime = (iso: string | null | undefined) =>
   iso ? dateTime.format(new Date(iso)) : "—";
 
+const timeOnly = new Intl.DateTimeFormat("en-GB", { timeStyle: "short" });
+
+/** `14:05` in the viewer's time zone. */
+export const formatTime = (date: Date) => timeOnly.format(date);
+
 /** `12 Mar 2026`; `—` for null. */
 export const formatDate = (iso: string | null | undefined) => (iso ? dateOnly.format(new Date(iso)) : "—");
 

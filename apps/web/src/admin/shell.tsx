@@ -21,6 +21,7 @@ const LINKS: { href: string; label: string; adminOnly?: boolean }[] = [
   { href: "/admin/plans", label: "Plans", adminOnly: true },
   { href: "/admin/users", label: "Users", adminOnly: true },
   { href: "/admin/audit", label: "Audit log", adminOnly: true },
+  { href: "/admin/sessions", label: "Your sessions" },
 ];
 
 function isActive(pathname: string, href: string) {
@@ -121,6 +122,23 @@ export function AdminOnlyNotice() {
         Admins only
       </Text>
       <Text size="sm">This page is only available to admins. Ask an admin if you need access.</Text>
+      <Button component={Link} href="/admin" variant="default" w="fit-content">
+        Back to the overview
+      </Button>
+    </Stack>
+  );
+}
+
+/** Shown (with status 404) for addresses under /admin that match no page. */
+export function NotFoundNotice() {
+  return (
+    <Stack gap="sm" maw={520}>
+      <Text fw={600} size="lg" component="h1">
+        Page not found
+      </Text>
+      <Text size="sm">
+        There is no dashboard page at this address. It may have been mistyped, or the link may be out of date.
+      </Text>
       <Button component={Link} href="/admin" variant="default" w="fit-content">
         Back to the overview
       </Button>

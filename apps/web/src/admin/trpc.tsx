@@ -8,6 +8,7 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
+import { TRPC_MAX_BATCH_SIZE } from "@/server/trpc/limits";
 import type { AppRouter } from "@/server/trpc/router";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
@@ -46,7 +47,9 @@ function makeQueryClient() {
 export function TrpcProviders({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }),
+    createTRPCClient<AppRouter>({
+      links: [httpBatchLink({ url: "/api/trpc", maxItems: TRPC_MAX_BATCH_SIZE })],
+    }),
   );
   return (
     <QueryClientProvider client={queryClient}>

@@ -1,12 +1,14 @@
 "use client";
 /**
- * A small form-state hook validated by a zod schema from @petstore/contracts, so the form shows the very
- * messages the server (and the REST API) would. `submit` validates, then hands the parsed value to
- * `onValid`; server-side field errors can be shown with `setServerErrors`.
+ * A small form-state hook validated by a zod schema from @petstore/contracts: the same rules the server
+ * applies, worded by the dashboard's message catalogue. Values are kept exactly as typed (strings from
+ * inputs); `submit` validates, then hands the parsed value to `onValid`; server-side field errors show
+ * with `setServerErrors`.
  */
 import { useCallback, useState } from "react";
 import type { z } from "zod";
 import { fieldErrors } from "./feedback";
+import { fieldMessages } from "./forms/messages";
 
 export interface ZodForm<V extends Record<string, unknown>, Out> {
   values: V;
@@ -47,12 +49,7 @@ export function useZodForm<S extends z.ZodType, V extends Record<string, unknown
       setErrors({});
       return parsed.data;
     }
-    const next: Record<string, string> = {};
-    for (const issue of parsed.error.issues) {
-      const path = issue.path.map(String).join(".") || "form";
-      next[path] ??= issue.message;
-    }
-    setErrors(next);
+    setErrors(fieldMessages(parsed.error));
     return undefined;
   };
 
@@ -69,3 +66,24 @@ export function useZodForm<S extends z.ZodType, V extends Record<string, unknown
 
   return { values, errors, setValue, validate, setServerErrors, reset };
 }
+
+/**
+ * The schema's maximum length, for an input's `maxLength` (so the two never disagree). Looks through
+ * optional/default wrappers and pipes (a transform after the length check) to the string schema.
+ */
+export function maxLengthOf(schema: z.ZodType): number | undefined {
+  let current: unknown = schema;
+  for (let depth = 0; depth < 6 && current; depth++) {
+    const node = current as { maxLength?: number | null; def?: { in?: unknown; innerType?: unknown } };
+    if (typeof node.maxLength === "number") return node.maxLength;
+    current = node.def?.in ?? node.def?.innerType;
+  }
+  return undefined;
+}
+
+/**
+ * A number field's value as the schema should see it: `""` is "nothing entered" (undefined), anything else
+ * is converted without rounding or clamping, so the schema can say what is wrong with it.
+ */
+export const numberValue = (v: number | string): number | undefined =>
+  v === "" || v === "-" ? undefined : Number(String(v).replaceAll(",", ""));

@@ -3,11 +3,13 @@
  * database keeps only its SHA-256. A session expires after `config.sessionIdleHours` without use; each use
  * slides the expiry (written at most once a minute). Deactivated users' sessions resolve to nothing.
  *
- * `signIn` checks the throttle first, then the password (against a decoy hash for unknown emails so timing
- * reveals nothing), and answers every failure with the same message.
+ * `signIn` asks the throttle first (throttle.ts: the attempt is counted before the password is checked), then
+ * checks the password (against a decoy hash for unknown emails so timing reveals nothing), and answers every
+ * failure with the same message. Sign-ins, sign-outs and failed sign-ins are in the audit log.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { AppError, type SignIn } from "@petstore/contracts";
+import { writeAudit } from "../audit.ts";
 import type { CoreDeps } from "../deps.ts";
 import { decoyPasswordHash, verifyPassword } from "../users/password.ts";
 import type { UserRoleName } from "../users/service.ts";
@@ -36,6 +38,9 @@ export interface NewSession extends ResolvedSession {
 
 export const SIGN_IN_FAILED_MESSAGE = "The email or password is incorrect.";
 
+/** Audit actor of a failed sign-in: nobody is known (the client's address is in the entry). */
+export const ANONYMOUS_ACTOR = "anonymous";
+
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "config" | "logger">) {
@@ -47,34 +52,59 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
     throttle,
 
     /**
-     * Verifies credentials and opens a session.
-     * @throws AppError rate_limited (with Retry-After) while throttled; unauthorized for a wrong email,
-     *   wrong password or inactive account, always with the same message.
+     * Verifies credentials and opens a session. The throttle admits (and counts) the attempt before the
+     * password is checked. Sign-ins and failed sign-ins are audited (entity `session`, id = the email).
+     * @throws AppError rate_limited (with Retry-After, whole seconds) while throttled; unauthorized for a
+     *   wrong email, wrong password or inactive account, always with the same message.
      */
-    async signIn(input: SignIn, client: { ip: string }): Promise<NewSession> {
-      const verdict = await throttle.check(input.email, client.ip);
-      if (verdict.blocked) {
-        const minutes = Math.ceil(verdict.retryAfterSeconds / 60);
+    async signIn(input: SignIn, client: { ip: string; userAgent?: string | null }): Promise<NewSession> {
+      const admission = await throttle.admit(input.email, client.ip);
+      if (!admission.admitted) {
+        const minutes = Math.ceil(admission.retryAfterSeconds / 60);
         throw new AppError(
           "rate_limited",
           `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
           undefined,
-          { "Retry-After": String(verdict.retryAfterSeconds) },
+          { "Retry-After": String(admission.retryAfterSeconds) },
         );
       }
       const user = await prisma.user.findUnique({ where: { email: input.email } });
       const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
       if (!user || !matches || !user.active) {
-        await throttle.recordFailure(input.email, client.ip);
+        await writeAudit(prisma, {
+          actor: ANONYMOUS_ACTOR,
+          action: "session.signInFailed",
+          entityType: "session",
+          entityId: input.email,
+          after: { email: input.email, ip: client.ip, knownAccount: Boolean(user) },
+        });
         logger.info({ event: "signIn.failed", ip: client.ip }, "dashboard sign-in failed");
         throw new AppError("unauthorized", SIGN_IN_FAILED_MESSAGE);
       }
-      await throttle.clearAccount(input.email);
+      await throttle.succeeded(input.email, client.ip);
       const token = randomBytes(32).toString("base64url");
       const now = clock();
       const expiresAt = new Date(now.getTime() + idleMs());
-      const session = await prisma.session.create({
-        data: { tokenHash: hashToken(token), userId: user.id, createdAt: now, lastSeenAt: now, expiresAt },
+      const session = await prisma.$transaction(async (tx) => {
+        const row = await tx.session.create({
+          data: {
+            tokenHash: hashToken(token),
+            userId: user.id,
+            createdAt: now,
+            lastSeenAt: now,
+            expiresAt,
+            userAgent: client.userAgent?.slice(0, 512) || null,
+            ip: client.ip,
+          },
+        });
+        await writeAudit(tx, {
+          actor: `user:${user.email}`,
+          action: "session.signIn",
+          entityType: "session",
+          entityId: user.email,
+          after: { userId: user.id, ip: client.ip },
+        });
+        return row;
       });
       logger.info({ event: "signIn", userId: user.id }, "dashboard sign-in");
       return {
@@ -87,9 +117,9 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
 
     /**
      * The live session for a cookie token, sliding its idle expiry; `undefined` when the token is unknown,
-     * expired (then deleted) or its user is inactive.
+     * expired (then deleted) or its user is inactive. `client.ip`, when given, is recorded with the use.
      */
-    async resolve(token: string | undefined): Promise<ResolvedSession | undefined> {
+    async resolve(token: string | undefined, client?: { ip: string }): Promise<ResolvedSession | undefined> {
       if (!token || token.length > 100) return undefined;
       const session = await prisma.session.findUnique({
         where: { tokenHash: hashToken(token) },
@@ -104,7 +134,10 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
       let expiresAt = session.expiresAt;
       if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) {
         expiresAt = new Date(now.getTime() + idleMs());
-        await prisma.session.updateMany({ where: { id: session.id }, data: { lastSeenAt: now, expiresAt } });
+        await prisma.session.updateMany({
+          where: { id: session.id },
+          data: { lastSeenAt: now, expiresAt, ...(client ? { ip: client.ip } : {}) },
+        });
       }
       const { user } = session;
       return {
@@ -114,10 +147,27 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
       };
     },
 
-    /** Ends the session holding `token` (sign-out); unknown tokens are ignored. */
-    async signOut(token: string | undefined): Promise<void> {
+    /**
+     * Ends the session holding `token` (sign-out) and audits it; unknown tokens are ignored. `client.ip` is
+     * recorded when given.
+     */
+    async signOut(token: string | undefined, client?: { ip: string }): Promise<void> {
       if (!token) return;
-      await prisma.session.deleteMany({ where: { tokenHash: hashToken(token) } });
+      await prisma.$transaction(async (tx) => {
+        const session = await tx.session.findUnique({
+          where: { tokenHash: hashToken(token) },
+          include: { user: { select: { email: true } } },
+        });
+        if (!session) return;
+        await tx.session.deleteMany({ where: { id: session.id } });
+        await writeAudit(tx, {
+          actor: `user:${session.user.email}`,
+          action: "session.signOut",
+          entityType: "session",
+          entityId: session.user.email,
+          after: { userId: session.userId, ...(client ? { ip: client.ip } : {}) },
+        });
+      });
     },
 
     /** Deletes expired sessions; returns how many. */

@@ -4,20 +4,15 @@
  * create, PetUpdate for edit), so messages match the REST API; server field errors show on the fields.
  */
 import { Button, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
-import { NewPet, PetUpdate } from "@petstore/contracts";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { NewPet, PetName, PetUpdate } from "@petstore/contracts";
 import type { FormEvent } from "react";
-import { notifyError, notifySuccess } from "../feedback";
+import type { RouterOutputs } from "@/server/trpc/router";
 import { STATUS_LABELS } from "../format";
 import { useTRPC } from "../trpc";
-import { useZodForm } from "../use-zod-form";
+import { useNotifiedMutation } from "../use-notified-mutation";
+import { maxLengthOf, useZodForm } from "../use-zod-form";
 
-export interface EditableAnimal {
-  id: number;
-  name: string;
-  categoryId: number;
-  status?: "available" | "pending" | "sold";
-}
+export type EditableAnimal = Pick<RouterOutputs["pets"]["get"], "id" | "name" | "categoryId" | "status">;
 
 type Values = { name: string; categoryId: string | null; status: string };
 
@@ -61,7 +56,6 @@ function AnimalForm({
   onDone(): void;
 }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const toStatus = (s: string) => (s === "none" ? undefined : (s as "available" | "pending" | "sold"));
   const form = useZodForm(animal ? PetUpdate : NewPet, valuesOf(animal), (v) =>
     animal
@@ -77,19 +71,15 @@ function AnimalForm({
           status: toStatus(v.status),
         },
   );
-  const onSuccess = async (saved: { name: string }) => {
-    await queryClient.invalidateQueries({ queryKey: trpc.pets.pathKey() });
-    await queryClient.invalidateQueries({ queryKey: trpc.categories.pathKey() });
-    await queryClient.invalidateQueries({ queryKey: trpc.overview.pathKey() });
-    notifySuccess(animal ? `${saved.name} was saved.` : `${saved.name} was added.`);
-    onDone();
+  const feedback = {
+    invalidate: [trpc.pets.pathKey(), trpc.categories.pathKey(), trpc.overview.pathKey()],
+    success: (saved: { name: string }) => (animal ? `${saved.name} was saved.` : `${saved.name} was added.`),
+    failure: animal ? "Could not save the animal" : "Could not add the animal",
+    form,
+    onDone,
   };
-  const onError = (error: unknown) => {
-    if (!form.setServerErrors(error))
-      notifyError(animal ? "Could not save the animal" : "Could not add the animal", error);
-  };
-  const create = useMutation(trpc.pets.create.mutationOptions({ onSuccess, onError }));
-  const update = useMutation(trpc.pets.update.mutationOptions({ onSuccess, onError }));
+  const create = useNotifiedMutation(trpc.pets.create.mutationOptions(), feedback);
+  const update = useNotifiedMutation(trpc.pets.update.mutationOptions(), feedback);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -103,7 +93,7 @@ function AnimalForm({
     else create.mutate(input as NewPet);
   };
   const categoryError =
-    form.errors.categoryId && !form.values.categoryId ? "Choose a category" : form.errors.categoryId;
+    form.errors.categoryId && !form.values.categoryId ? "Choose a category." : form.errors.categoryId;
 
   return (
     <form onSubmit={submit} noValidate>
@@ -111,7 +101,7 @@ function AnimalForm({
         <TextInput
           label="Name"
           required
-          maxLength={120}
+          maxLength={maxLengthOf(PetName)}
           value={form.values.name}
           onChange={(e) => form.setValue("name", e.currentTarget.value)}
           error={form.errors.name}

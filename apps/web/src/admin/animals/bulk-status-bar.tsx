@@ -1,11 +1,10 @@
 "use client";
 /** Appears when animals are selected: set (or clear) the status of all of them at once. */
 import { Button, Group, Paper, Select, Text } from "@mantine/core";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { notifyError, notifySuccess } from "../feedback";
 import { STATUS_LABELS } from "../format";
 import { useTRPC } from "../trpc";
+import { useNotifiedMutation } from "../use-notified-mutation";
 
 const OPTIONS = (["available", "pending", "sold", "none"] as const).map((value) => ({
   value,
@@ -14,22 +13,17 @@ const OPTIONS = (["available", "pending", "sold", "none"] as const).map((value) 
 
 export function BulkStatusBar({ ids, onDone }: { ids: number[]; onDone(): void }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [status, setStatus] = useState<string | null>(null);
-  const mutation = useMutation(
-    trpc.pets.setStatus.mutationOptions({
-      onSuccess: async ({ updated }) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.pets.pathKey() });
-        await queryClient.invalidateQueries({ queryKey: trpc.overview.pathKey() });
-        notifySuccess(
-          `Status of ${updated} animal${updated === 1 ? "" : "s"} set to ${STATUS_LABELS[(status ?? "none") as keyof typeof STATUS_LABELS]}.`,
-        );
-        setStatus(null);
-        onDone();
-      },
-      onError: (error) => notifyError("Could not change the status", error),
-    }),
-  );
+  const mutation = useNotifiedMutation(trpc.pets.setStatus.mutationOptions(), {
+    invalidate: [trpc.pets.pathKey(), trpc.overview.pathKey()],
+    success: ({ updated }, input) =>
+      `Status of ${updated} animal${updated === 1 ? "" : "s"} set to ${STATUS_LABELS[input.status ?? "none"]}.`,
+    failure: "Could not change the status",
+    onDone: () => {
+      setStatus(null);
+      onDone();
+    },
+  });
   if (ids.length === 0) return null;
   return (
     <Paper

@@ -1,7 +1,8 @@
 "use client";
 /**
- * Audit log (admins): every change made in the dashboard or the CLI, newest first, filterable by actor and
- * entity, with the before/after of each change in a dialog. Read-only.
+ * Audit log (admins): every change made in the dashboard or the CLI, newest first, filtered by actor,
+ * entity and a range of days (all in the URL), each entry's entity named beside its id, the before/after
+ * in a dialog, and the filtered log as a CSV download. Read-only.
  */
 import {
   Badge,
@@ -9,25 +10,28 @@ import {
   Code,
   Group,
   Modal,
-  Pagination,
   Select,
   SimpleGrid,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
-  VisuallyHidden,
 } from "@mantine/core";
-import { useDebouncedValue } from "@mantine/hooks";
-import type { AuditEntityType } from "@petstore/contracts";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { AuditLogFilter } from "@petstore/contracts";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import type { RouterOutputs } from "@/server/trpc/router";
+import { DataTable } from "../components/data-table";
 import { PageHeader } from "../components/page-header";
+import { Pager } from "../components/pager";
 import { QueryState } from "../components/query-state";
-import { TableScroll } from "../components/table-scroll";
+import { notifyError, notifySuccess } from "../feedback";
 import { formatDateTime, formatNumber } from "../format";
 import { useTRPC } from "../trpc";
+import { maxLengthOf } from "../use-zod-form";
+import { AUDIT_PAGE_SIZE, useAuditQuery } from "./use-audit-query";
+
+type Entry = RouterOutputs["audit"]["list"]["rows"][number];
 
 const ENTITY_OPTIONS = [
   { value: "", label: "All entities" },
@@ -36,19 +40,10 @@ const ENTITY_OPTIONS = [
   { value: "apiKey", label: "API keys" },
   { value: "plan", label: "Plans" },
   { value: "user", label: "Users" },
+  { value: "session", label: "Sign-ins" },
 ];
-const PAGE_SIZE = 25;
 
-interface Entry {
-  id: number;
-  at: string;
-  actor: string;
-  action: string;
-  entityType: string;
-  entityId: string;
-  before?: unknown;
-  after?: unknown;
-}
+const shortId = (id: string) => (id.length > 13 ? `${id.slice(0, 8)}…` : id);
 
 function Json({ label, value }: { label: string; value: unknown }) {
   return (
@@ -69,43 +64,59 @@ function Json({ label, value }: { label: string; value: unknown }) {
   );
 }
 
+/** Downloads the filtered log as CSV (built on the server, so the file matches the filters exactly). */
+function ExportButton({ filter }: { filter: ReturnType<typeof useAuditQuery>["filter"] }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [busy, setBusy] = useState(false);
+  const download = async () => {
+    setBusy(true);
+    try {
+      const file = await queryClient.fetchQuery({ ...trpc.audit.export.queryOptions(filter), staleTime: 0 });
+      const url = URL.createObjectURL(new Blob([file.csv], { type: "text/csv;charset=utf-8" }));
+      const link = Object.assign(document.createElement("a"), { href: url, download: file.filename });
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 1_000);
+      notifySuccess(
+        file.rows < file.total
+          ? `Exported the newest ${formatNumber(file.rows)} of ${formatNumber(file.total)} entries; narrow the filters for the rest.`
+          : `Exported ${formatNumber(file.rows)} entr${file.rows === 1 ? "y" : "ies"}.`,
+      );
+    } catch (error) {
+      notifyError("Could not export the audit log", error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Button variant="default" onClick={download} loading={busy}>
+      Export CSV
+    </Button>
+  );
+}
+
 export function AuditPage() {
   const trpc = useTRPC();
-  const [page, setPage] = useState(1);
-  const [actor, setActor] = useState<string | null>(null);
-  const [entityType, setEntityType] = useState("");
-  const [entityId, setEntityId] = useState("");
-  const [debouncedId] = useDebouncedValue(entityId.trim(), 300);
+  const query = useAuditQuery();
+  const { view } = query;
   const [viewing, setViewing] = useState<Entry | null>(null);
-
-  const input = {
-    page,
-    pageSize: PAGE_SIZE,
-    ...(actor ? { actor } : {}),
-    ...(entityType ? { entityType: entityType as AuditEntityType } : {}),
-    ...(debouncedId ? { entityId: debouncedId } : {}),
-  };
-  const log = useQuery({ ...trpc.audit.list.queryOptions(input), placeholderData: keepPreviousData });
+  const log = useQuery({ ...trpc.audit.list.queryOptions(query.input), placeholderData: keepPreviousData });
   const actors = useQuery(trpc.audit.actors.queryOptions());
-  const filter = (apply: () => void) => {
-    apply();
-    setPage(1);
-  };
-  const filtered = Boolean(actor || entityType || debouncedId);
 
   return (
     <>
       <PageHeader
         title="Audit log"
         description="Every change made in this dashboard or with the petstore command. Entries are never changed or deleted."
+        actions={<ExportButton filter={query.filter} />}
       />
-      <Group gap="sm" mb="md" align="flex-end">
+      <Group gap="sm" mb="md" align="flex-start" wrap="wrap">
         <Select
           label="Who"
           placeholder="Anyone"
           data={actors.data ?? []}
-          value={actor}
-          onChange={(v) => filter(() => setActor(v))}
+          value={view.actor}
+          onChange={(v) => query.change({ actor: v })}
           searchable
           clearable
           w={{ base: "100%", xs: 260 }}
@@ -114,17 +125,33 @@ export function AuditPage() {
         <Select
           label="Entity"
           data={ENTITY_OPTIONS}
-          value={entityType}
-          onChange={(v) => filter(() => setEntityType(v ?? ""))}
+          value={view.entity ?? ""}
+          onChange={(v) => query.change({ entity: (v || null) as typeof view.entity })}
           allowDeselect={false}
           w={{ base: "47%", xs: 170 }}
         />
         <TextInput
           label="Entity id"
           placeholder="e.g. 42"
-          value={entityId}
-          onChange={(e) => filter(() => setEntityId(e.currentTarget.value))}
+          value={view.id}
+          onChange={(e) => query.change({ id: e.currentTarget.value })}
+          maxLength={maxLengthOf(AuditLogFilter.shape.entityId)}
           w={{ base: "47%", xs: 200 }}
+        />
+        <TextInput
+          label="From day"
+          type="date"
+          value={view.from}
+          onChange={(e) => query.change({ from: e.currentTarget.value })}
+          w={{ base: "47%", xs: 170 }}
+        />
+        <TextInput
+          label="To day (included)"
+          type="date"
+          value={view.to}
+          onChange={(e) => query.change({ to: e.currentTarget.value })}
+          error={query.rangeError}
+          w={{ base: "47%", xs: 170 }}
         />
       </Group>
       <QueryState
@@ -132,82 +159,91 @@ export function AuditPage() {
         errorTitle="Could not load the audit log"
         isEmpty={(d) => d.total === 0}
         empty={{
-          title: filtered ? "No entries match" : "No changes yet",
-          description: filtered ? "Try other filters." : "Changes appear here as they are made.",
+          title: query.filtered ? "No entries match" : "No changes yet",
+          description: query.filtered ? "Try other filters." : "Changes appear here as they are made.",
         }}
       >
         {(data) => (
           <>
-            <TableScroll label="Audit log table" minWidth={820}>
-              <Table striped highlightOnHover verticalSpacing="xs">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>When</Table.Th>
-                    <Table.Th>Who</Table.Th>
-                    <Table.Th>What</Table.Th>
-                    <Table.Th>Entity</Table.Th>
-                    <Table.Th>
-                      <VisuallyHidden>Details</VisuallyHidden>
-                    </Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {data.rows.map((e) => (
-                    <Table.Tr key={e.id}>
-                      <Table.Td style={{ whiteSpace: "nowrap" }}>{formatDateTime(e.at)}</Table.Td>
-                      <Table.Td>{e.actor}</Table.Td>
-                      <Table.Td>
-                        <Badge variant="light" color="gray" tt="none">
-                          {e.action}
-                        </Badge>
-                      </Table.Td>
-                      <Table.Td>
-                        {e.entityType}{" "}
-                        <Code>{e.entityId.length > 13 ? `${e.entityId.slice(0, 8)}…` : e.entityId}</Code>
-                      </Table.Td>
-                      <Table.Td ta="right">
-                        <Button
-                          size="xs"
-                          variant="default"
-                          onClick={() => setViewing(e)}
-                          aria-label={`Changes of ${e.action} on ${e.entityType} ${e.entityId}`}
-                        >
-                          Changes
-                        </Button>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </TableScroll>
-            <Group justify="space-between" mt="md">
-              <Text size="sm" c="dimmed">
-                {formatNumber(data.total)} entries
-              </Text>
-              <Pagination
-                total={Math.max(1, Math.ceil(data.total / PAGE_SIZE))}
-                value={page}
-                onChange={setPage}
-                size="sm"
-                siblings={0}
-                getControlProps={(control) => ({ "aria-label": `${control} page` })}
-                getItemProps={(p) => ({ "aria-label": `Page ${p}` })}
-              />
-            </Group>
+            <DataTable<Entry>
+              label="Audit log table"
+              rows={data.rows}
+              rowKey={(e) => e.id}
+              minWidth={880}
+              busy={log.isFetching}
+              columns={[
+                {
+                  key: "when",
+                  header: "When",
+                  cell: (e) => <span style={{ whiteSpace: "nowrap" }}>{formatDateTime(e.at)}</span>,
+                },
+                { key: "who", header: "Who", cell: (e) => e.actor },
+                {
+                  key: "what",
+                  header: "What",
+                  minWidth: 170,
+                  title: true,
+                  cell: (e) => (
+                    <Badge variant="light" color="gray" tt="none">
+                      {e.action}
+                    </Badge>
+                  ),
+                },
+                {
+                  key: "entity",
+                  header: "Entity",
+                  cell: (e) => (
+                    <>
+                      {e.entityName ? (
+                        <Text span fw={500}>
+                          {e.entityName}{" "}
+                        </Text>
+                      ) : null}
+                      <Text span size="xs" c="dimmed">
+                        {e.entityType} <Code title={e.entityId}>{shortId(e.entityId)}</Code>
+                      </Text>
+                    </>
+                  ),
+                },
+              ]}
+              actions={(e) => (
+                <Button
+                  size="xs"
+                  variant="default"
+                  onClick={() => setViewing(e)}
+                  aria-label={`Changes of ${e.action} on ${e.entityType} ${e.entityName ?? e.entityId}`}
+                >
+                  Changes
+                </Button>
+              )}
+            />
+            <Pager
+              what="Entries"
+              page={query.input.page}
+              pageSize={AUDIT_PAGE_SIZE}
+              total={data.total}
+              shown={data.rows.length}
+              onPage={query.goTo}
+            />
           </>
         )}
       </QueryState>
       <Modal
         opened={viewing !== null}
         onClose={() => setViewing(null)}
-        title={viewing ? `${viewing.action} · ${viewing.entityType} ${viewing.entityId}` : ""}
+        title={
+          viewing
+            ? `${viewing.action} · ${viewing.entityName ?? `${viewing.entityType} ${viewing.entityId}`}`
+            : ""
+        }
         size="xl"
         centered
       >
         {viewing ? (
           <Stack>
             <Text size="sm">
-              By <strong>{viewing.actor}</strong> on {formatDateTime(viewing.at)}
+              By <strong>{viewing.actor}</strong> on {formatDateTime(viewing.at)} · {viewing.entityType}{" "}
+              <Code>{viewing.entityId}</Code>
             </Text>
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
               <Json label="Before" value={viewing.before} />

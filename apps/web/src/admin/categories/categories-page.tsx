@@ -1,56 +1,66 @@
 "use client";
-/** Categories: list with animal counts, create, rename (dialog), delete when no animal uses it (after asking). */
+/**
+ * Categories: list with ids (copyable: API clients send `categoryId`) and animal counts, create, rename
+ * (dialog), delete when no animal uses it (after asking). Names are unique regardless of letter case.
+ */
 import {
   Button,
+  Code,
+  CopyButton,
   Group,
   Modal,
   Paper,
   Stack,
-  Table,
   Text,
   TextInput,
   Tooltip,
-  VisuallyHidden,
 } from "@mantine/core";
 import { CategoryName } from "@petstore/contracts";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { z } from "zod";
+import type { RouterOutputs } from "@/server/trpc/router";
 import { ConfirmAction } from "../components/confirm-action";
+import { DataTable } from "../components/data-table";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
-import { TableScroll } from "../components/table-scroll";
-import { notifyError, notifySuccess } from "../feedback";
+import { notifySuccess } from "../feedback";
 import { formatNumber } from "../format";
 import { useTRPC } from "../trpc";
-import { useZodForm } from "../use-zod-form";
+import { useNotifiedMutation } from "../use-notified-mutation";
+import { maxLengthOf, useZodForm } from "../use-zod-form";
 
 const NameForm = z.object({ name: CategoryName });
+const NAME_MAX = maxLengthOf(CategoryName);
 
-type Category = { id: number; name: string; petCount: number };
+type Category = RouterOutputs["categories"]["list"][number];
 
-function useInvalidateCategories() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: trpc.categories.pathKey() });
+/** The id in monospace with a button that copies it. */
+function CopyableId({ id, name }: { id: number; name: string }) {
+  return (
+    <Group gap={6} wrap="nowrap" justify="inherit">
+      <Code>{id}</Code>
+      <CopyButton value={String(id)}>
+        {({ copied, copy }) => (
+          <Button size="compact-xs" variant="subtle" onClick={copy} aria-label={`Copy the id of ${name}`}>
+            {copied ? "Copied" : "Copy"}
+          </Button>
+        )}
+      </CopyButton>
+    </Group>
+  );
 }
 
 function CreateCategoryForm() {
   const trpc = useTRPC();
-  const invalidate = useInvalidateCategories();
   const form = useZodForm(NameForm, { name: "" }, (v) => v);
-  const create = useMutation(
-    trpc.categories.create.mutationOptions({
-      onSuccess: async (category) => {
-        await invalidate();
-        form.reset();
-        notifySuccess(`Category "${category.name}" was created.`);
-      },
-      onError: (error) => {
-        if (!form.setServerErrors(error)) notifyError("Could not create the category", error);
-      },
-    }),
-  );
+  const create = useNotifiedMutation(trpc.categories.create.mutationOptions(), {
+    invalidate: [trpc.categories.pathKey()],
+    success: (category) => `Category "${category.name}" was created (id ${category.id}).`,
+    failure: "Could not create the category",
+    form,
+    onDone: () => form.reset(),
+  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const input = form.validate();
@@ -73,7 +83,7 @@ function CreateCategoryForm() {
           value={form.values.name}
           onChange={(e) => form.setValue("name", e.currentTarget.value)}
           error={form.errors.name}
-          maxLength={80}
+          maxLength={NAME_MAX}
           style={{ flex: 1, minWidth: 200 }}
         />
         <Button type="submit" loading={create.isPending} mt={{ base: 0, xs: 25 }}>
@@ -99,22 +109,14 @@ function RenameDialog({ category, onClose }: { category: Category | null; onClos
 
 function RenameForm({ category, onDone }: { category: Category; onDone(): void }) {
   const trpc = useTRPC();
-  const invalidate = useInvalidateCategories();
-  const queryClient = useQueryClient();
   const form = useZodForm(NameForm, { name: category.name }, (v) => v);
-  const rename = useMutation(
-    trpc.categories.rename.mutationOptions({
-      onSuccess: async (renamed) => {
-        await invalidate();
-        await queryClient.invalidateQueries({ queryKey: trpc.pets.pathKey() });
-        notifySuccess(`"${category.name}" is now "${renamed.name}".`);
-        onDone();
-      },
-      onError: (error) => {
-        if (!form.setServerErrors(error)) notifyError("Could not rename the category", error);
-      },
-    }),
-  );
+  const rename = useNotifiedMutation(trpc.categories.rename.mutationOptions(), {
+    invalidate: [trpc.categories.pathKey(), trpc.pets.pathKey()],
+    success: (renamed) => `"${category.name}" is now "${renamed.name}".`,
+    failure: "Could not rename the category",
+    form,
+    onDone,
+  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const input = form.validate();
@@ -129,6 +131,7 @@ function RenameForm({ category, onDone }: { category: Category; onDone(): void }
           value={form.values.name}
           onChange={(e) => form.setValue("name", e.currentTarget.value)}
           error={form.errors.name}
+          maxLength={NAME_MAX}
           data-autofocus
         />
         <Group justify="flex-end">
@@ -146,19 +149,15 @@ function RenameForm({ category, onDone }: { category: Category; onDone(): void }
 
 export function CategoriesPage() {
   const trpc = useTRPC();
-  const invalidate = useInvalidateCategories();
   const categories = useQuery(trpc.categories.list.queryOptions());
-  const remove = useMutation(trpc.categories.remove.mutationOptions());
+  const remove = useNotifiedMutation(trpc.categories.remove.mutationOptions(), {
+    invalidate: [trpc.categories.pathKey()],
+    failure: "Could not delete the category",
+  });
   const [renaming, setRenaming] = useState<Category | null>(null);
 
   const deleteCategory = async (category: Category) => {
-    try {
-      await remove.mutateAsync({ id: category.id });
-    } catch (error) {
-      notifyError(`Could not delete "${category.name}"`, error);
-      throw error;
-    }
-    await invalidate();
+    await remove.mutateAsync({ id: category.id });
     notifySuccess(`Category "${category.name}" was deleted.`);
   };
 
@@ -166,7 +165,7 @@ export function CategoriesPage() {
     <>
       <PageHeader
         title="Categories"
-        description="Every animal belongs to one category. A category can be deleted once no animal uses it."
+        description="Every animal belongs to one category; API clients send its id as categoryId. A category can be deleted once no animal uses it."
       />
       <CreateCategoryForm />
       <QueryState
@@ -176,69 +175,60 @@ export function CategoriesPage() {
         empty={{ title: "No categories yet", description: "Create the first one above." }}
       >
         {(data) => (
-          <TableScroll label="Categories table" minWidth={480}>
-            <Table striped highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th ta="right">Animals</Table.Th>
-                  <Table.Th>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {data.map((c) => (
-                  <Table.Tr key={c.id}>
-                    <Table.Td fw={500}>{c.name}</Table.Td>
-                    <Table.Td ta="right">{formatNumber(c.petCount)}</Table.Td>
-                    <Table.Td>
-                      <Group gap={6} justify="flex-end" wrap="nowrap">
-                        <Button
-                          size="xs"
-                          variant="default"
-                          aria-label={`Rename ${c.name}`}
-                          onClick={() => setRenaming(c)}
-                        >
-                          Rename
-                        </Button>
-                        {c.petCount > 0 ? (
-                          <Tooltip
-                            label={`Used by ${c.petCount} animal${c.petCount === 1 ? "" : "s"}: move or delete them first`}
-                          >
-                            <Button
-                              size="xs"
-                              color="red"
-                              variant="light"
-                              data-disabled
-                              aria-disabled="true"
-                              aria-label={`Delete ${c.name} (in use)`}
-                              onClick={(e) => e.preventDefault()}
-                            >
-                              Delete
-                            </Button>
-                          </Tooltip>
-                        ) : (
-                          <ConfirmAction
-                            label="Delete"
-                            ariaLabel={`Delete ${c.name}`}
-                            title={`Delete "${c.name}"?`}
-                            message="No animal uses this category. Deleting it cannot be undone."
-                            confirmLabel="Delete category"
-                            onConfirm={() => deleteCategory(c)}
-                          />
-                        )}
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </TableScroll>
+          <DataTable
+            label="Categories table"
+            rows={data}
+            rowKey={(c) => c.id}
+            minWidth={560}
+            columns={[
+              { key: "name", header: "Name", cell: (c) => <Text fw={500}>{c.name}</Text>, title: true },
+              { key: "id", header: "ID", cell: (c) => <CopyableId id={c.id} name={c.name} /> },
+              { key: "animals", header: "Animals", align: "right", cell: (c) => formatNumber(c.petCount) },
+            ]}
+            actions={(c) => (
+              <>
+                <Button
+                  size="xs"
+                  variant="default"
+                  aria-label={`Rename ${c.name}`}
+                  onClick={() => setRenaming(c)}
+                >
+                  Rename
+                </Button>
+                {c.petCount > 0 ? (
+                  <Tooltip
+                    label={`Used by ${c.petCount} animal${c.petCount === 1 ? "" : "s"}: move or delete them first`}
+                  >
+                    <Button
+                      size="xs"
+                      color="red"
+                      variant="light"
+                      data-disabled
+                      aria-disabled="true"
+                      aria-label={`Delete ${c.name} (in use)`}
+                      onClick={(e) => e.preventDefault()}
+                    >
+                      Delete
+                    </Button>
+                  </Tooltip>
+                ) : (
+                  <ConfirmAction
+                    label="Delete"
+                    ariaLabel={`Delete ${c.name}`}
+                    title={`Delete "${c.name}"?`}
+                    message="No animal uses this category. Deleting it cannot be undone."
+                    confirmLabel="Delete category"
+                    onConfirm={() => deleteCategory(c)}
+                  />
+                )}
+              </>
+            )}
+          />
         )}
       </QueryState>
       <Text size="xs" c="dimmed" mt="sm">
-        Renaming a category does not change its id, so API clients keep working.
+        Renaming a category does not change its id, so API clients keep working. Names are unique regardless
+        of letter case.
       </Text>
       <RenameDialog category={renaming} onClose={() => setRenaming(null)} />
     </>

@@ -1,23 +1,23 @@
 "use client";
-/** Change a key's plan; Enterprise needs custom limits, other plans use the plan's limits. */
+/**
+ * Change a key's plan. Enterprise needs custom limits: the fields start from the key's current effective
+ * limits (its own, else its plan's), so switching to Enterprise keeps what the key has unless changed.
+ * Other plans use the plan's limits.
+ */
 import { Button, Group, Modal, Select, Stack } from "@mantine/core";
 import { ApiKeyPlanChange } from "@petstore/contracts";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { FormEvent } from "react";
-import { notifyError, notifySuccess } from "../feedback";
 import { planLabel } from "../format";
 import { useTRPC } from "../trpc";
-import { useZodForm } from "../use-zod-form";
-import { PLAN_OPTIONS, type Plan } from "./key-meta";
-import { LimitsFields, limitValue } from "./limits-fields";
+import { useNotifiedMutation } from "../use-notified-mutation";
+import { numberValue, useZodForm } from "../use-zod-form";
+import { type ApiKey, PLAN_OPTIONS } from "./key-meta";
+import { LimitsFields } from "./limits-fields";
 
-export interface PlanChangeTarget {
-  id: string;
-  name: string;
-  plan: Plan;
-  perMinute: number | null;
-  perDay: number | null;
-}
+export type PlanChangeTarget = Pick<
+  ApiKey,
+  "id" | "name" | "plan" | "perMinute" | "perDay" | "effectivePerMinute" | "effectivePerDay"
+>;
 
 export function ChangePlanModal({
   keyInfo,
@@ -37,10 +37,13 @@ export function ChangePlanModal({
 
 function ChangePlanForm({ keyInfo, onDone }: { keyInfo: PlanChangeTarget; onDone(): void }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const form = useZodForm(
     ApiKeyPlanChange,
-    { plan: keyInfo.plan as string, perMinute: keyInfo.perMinute ?? "", perDay: keyInfo.perDay ?? "" } as {
+    {
+      plan: keyInfo.plan as string,
+      perMinute: keyInfo.perMinute ?? keyInfo.effectivePerMinute ?? "",
+      perDay: keyInfo.perDay ?? keyInfo.effectivePerDay ?? "",
+    } as {
       plan: string;
       perMinute: number | string;
       perDay: number | string;
@@ -48,23 +51,17 @@ function ChangePlanForm({ keyInfo, onDone }: { keyInfo: PlanChangeTarget; onDone
     (v) => ({
       id: keyInfo.id,
       plan: v.plan,
-      perMinute: v.plan === "enterprise" ? limitValue(v.perMinute) : null,
-      perDay: v.plan === "enterprise" ? limitValue(v.perDay) : null,
+      perMinute: v.plan === "enterprise" ? numberValue(v.perMinute) : null,
+      perDay: v.plan === "enterprise" ? numberValue(v.perDay) : null,
     }),
   );
-  const change = useMutation(
-    trpc.apiKeys.changePlan.mutationOptions({
-      onSuccess: async (key) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
-        await queryClient.invalidateQueries({ queryKey: trpc.overview.pathKey() });
-        notifySuccess(`"${key.name}" is now on the ${planLabel(key.plan)} plan.`);
-        onDone();
-      },
-      onError: (error) => {
-        if (!form.setServerErrors(error)) notifyError("Could not change the plan", error);
-      },
-    }),
-  );
+  const change = useNotifiedMutation(trpc.apiKeys.changePlan.mutationOptions(), {
+    invalidate: [trpc.apiKeys.pathKey(), trpc.overview.pathKey()],
+    success: (key) => `"${key.name}" is now on the ${planLabel(key.plan)} plan.`,
+    failure: "Could not change the plan",
+    form,
+    onDone,
+  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const input = form.validate();

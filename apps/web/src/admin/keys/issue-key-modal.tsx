@@ -2,13 +2,12 @@
 /** Issue an API key (name, plan, expiry, Enterprise limits), then show its secret once. */
 import { Button, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
 import { ApiKeyCreate } from "@petstore/contracts";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { notifyError, notifySuccess } from "../feedback";
 import { useTRPC } from "../trpc";
-import { useZodForm } from "../use-zod-form";
+import { useNotifiedMutation } from "../use-notified-mutation";
+import { maxLengthOf, numberValue, useZodForm } from "../use-zod-form";
 import { EXPIRY_OPTIONS, PLAN_OPTIONS } from "./key-meta";
-import { LimitsFields, limitValue } from "./limits-fields";
+import { LimitsFields } from "./limits-fields";
 import { SecretOnce } from "./secret-once";
 
 export function IssueKeyModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
@@ -44,7 +43,6 @@ function IssueKeyForm({
   onCancel(): void;
 }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const form = useZodForm(
     ApiKeyCreate,
     { name: "", plan: "free", expires: "", perMinute: "", perDay: "" } as {
@@ -59,23 +57,17 @@ function IssueKeyForm({
       plan: v.plan,
       ...(v.expires ? { expiresInSeconds: Number(v.expires) } : {}),
       ...(v.plan === "enterprise"
-        ? { perMinute: limitValue(v.perMinute), perDay: limitValue(v.perDay) }
+        ? { perMinute: numberValue(v.perMinute), perDay: numberValue(v.perDay) }
         : {}),
     }),
   );
-  const create = useMutation(
-    trpc.apiKeys.create.mutationOptions({
-      onSuccess: async (key) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
-        await queryClient.invalidateQueries({ queryKey: trpc.overview.pathKey() });
-        notifySuccess(`Key ${key.prefix}… was issued.`);
-        onIssued(key);
-      },
-      onError: (error) => {
-        if (!form.setServerErrors(error)) notifyError("Could not issue the key", error);
-      },
-    }),
-  );
+  const create = useNotifiedMutation(trpc.apiKeys.create.mutationOptions(), {
+    invalidate: [trpc.apiKeys.pathKey(), trpc.overview.pathKey()],
+    success: (key) => `Key ${key.prefix}… was issued.`,
+    failure: "Could not issue the key",
+    form,
+    onDone: onIssued,
+  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const input = form.validate();
@@ -91,6 +83,7 @@ function IssueKeyForm({
           value={form.values.name}
           onChange={(e) => form.setValue("name", e.currentTarget.value)}
           error={form.errors.name}
+          maxLength={maxLengthOf(ApiKeyCreate.shape.name)}
           data-autofocus
         />
         <Group grow align="flex-start">

@@ -4,51 +4,40 @@
  * Only actions that make sense for the key's state are offered; destructive ones ask first.
  */
 import { Button, Menu } from "@mantine/core";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "../components/confirm-action";
-import { notifyError, notifySuccess } from "../feedback";
 import { useTRPC } from "../trpc";
-import { ChangePlanModal } from "./change-plan-modal";
-import type { KeyState, Plan } from "./key-meta";
+import { useNotifiedMutation } from "../use-notified-mutation";
+import { ChangePlanModal, type PlanChangeTarget } from "./change-plan-modal";
+import type { ApiKey } from "./key-meta";
 import { RollKeyModal } from "./roll-key-modal";
 
-export interface KeyActionTarget {
-  id: string;
-  name: string;
-  prefix: string;
-  plan: Plan;
-  state: KeyState;
-  perMinute: number | null;
-  perDay: number | null;
-}
+export type KeyActionTarget = PlanChangeTarget & Pick<ApiKey, "prefix" | "state">;
 
 type Dialog = "roll" | "plan" | "unban" | "reset" | "revoke" | null;
 
 export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; size?: "xs" | "sm" }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [dialog, setDialog] = useState<Dialog>(null);
   const close = () => setDialog(null);
-  const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
-    await queryClient.invalidateQueries({ queryKey: trpc.overview.pathKey() });
-  };
-  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
-  const liftBan = useMutation(trpc.apiKeys.liftBan.mutationOptions());
-  const resetUsage = useMutation(trpc.apiKeys.resetUsage.mutationOptions());
-  const run = async (action: () => Promise<unknown>, success: string, failure: string) => {
-    try {
-      await action();
-    } catch (error) {
-      notifyError(failure, error);
-      throw error;
-    }
-    await refresh();
-    notifySuccess(success);
-  };
   const usable = apiKey.state !== "revoked" && apiKey.state !== "expired";
   const label = `${apiKey.prefix}…`;
+  const invalidate = [trpc.apiKeys.pathKey(), trpc.overview.pathKey()];
+  const revoke = useNotifiedMutation(trpc.apiKeys.revoke.mutationOptions(), {
+    invalidate,
+    success: () => `${label} was revoked.`,
+    failure: "Could not revoke the key",
+  });
+  const liftBan = useNotifiedMutation(trpc.apiKeys.liftBan.mutationOptions(), {
+    invalidate,
+    success: () => `The ban on ${label} was lifted.`,
+    failure: "Could not lift the ban",
+  });
+  const resetUsage = useNotifiedMutation(trpc.apiKeys.resetUsage.mutationOptions(), {
+    invalidate,
+    success: () => `Today's usage of ${label} was reset.`,
+    failure: "Could not reset the usage",
+  });
 
   return (
     <>
@@ -83,13 +72,7 @@ export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; s
         title={`Revoke "${apiKey.name}"?`}
         message={`Requests with ${label} will be refused within 5 seconds, on every server. This cannot be undone.`}
         confirmLabel="Revoke key"
-        onConfirm={() =>
-          run(
-            () => revoke.mutateAsync({ id: apiKey.id }),
-            `${label} was revoked.`,
-            "Could not revoke the key",
-          )
-        }
+        onConfirm={() => revoke.mutateAsync({ id: apiKey.id })}
       />
       <ConfirmDialog
         opened={dialog === "unban"}
@@ -98,13 +81,7 @@ export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; s
         message="The key can call the API again at once, within its normal limits."
         confirmLabel="Lift ban"
         confirmColor="blue"
-        onConfirm={() =>
-          run(
-            () => liftBan.mutateAsync({ id: apiKey.id }),
-            `The ban on ${label} was lifted.`,
-            "Could not lift the ban",
-          )
-        }
+        onConfirm={() => liftBan.mutateAsync({ id: apiKey.id })}
       />
       <ConfirmDialog
         opened={dialog === "reset"}
@@ -112,13 +89,7 @@ export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; s
         title={`Reset today's usage of "${apiKey.name}"?`}
         message="Today's request and 429 counts go back to zero, and so does the key's current daily quota."
         confirmLabel="Reset usage"
-        onConfirm={() =>
-          run(
-            () => resetUsage.mutateAsync({ id: apiKey.id }),
-            `Today's usage of ${label} was reset.`,
-            "Could not reset the usage",
-          )
-        }
+        onConfirm={() => resetUsage.mutateAsync({ id: apiKey.id })}
       />
     </>
   );

@@ -1,6 +1,10 @@
-/** Labels and colours for API key states, plans and expiry choices. */
-export type KeyState = "active" | "expiring" | "expired" | "revoked" | "banned";
-export type Plan = "free" | "pro" | "business" | "enterprise";
+/** Labels and colours for API key states, plans and expiry choices; key types come from the router. */
+import type { RouterOutputs } from "@/server/trpc/router";
+
+/** A key as the key page shows it (the list's rows have the same fields). */
+export type ApiKey = RouterOutputs["apiKeys"]["get"];
+export type KeyState = ApiKey["state"];
+export type Plan = ApiKey["plan"];
 
 export const STATE_COLORS: Record<KeyState, string> = {
   active: "teal",
@@ -10,12 +14,20 @@ export const STATE_COLORS: Record<KeyState, string> = {
   banned: "orange",
 };
 
-export const PLAN_OPTIONS = [
+export const PLAN_OPTIONS: { value: Plan; label: string }[] = [
   { value: "free", label: "Free" },
   { value: "pro", label: "Pro" },
   { value: "business", label: "Business" },
   { value: "enterprise", label: "Enterprise (custom limits)" },
 ];
+
+export const STATE_LABELS: Record<KeyState, string> = {
+  active: "Active",
+  expiring: "Expiring soon",
+  banned: "Banned",
+  expired: "Expired",
+  revoked: "Revoked",
+};
 
 export const EXPIRY_OPTIONS = [
   { value: "", label: "Never" },

@@ -1,34 +1,74 @@
 "use client";
-/** API keys (admins): list with state and today's requests, issue (secret shown once), and per-key actions. */
-import {
-  Anchor,
-  Badge,
-  Button,
-  Code,
-  Group,
-  SegmentedControl,
-  Table,
-  Text,
-  VisuallyHidden,
-} from "@mantine/core";
-import { useDisclosure } from "@mantine/hooks";
-import { useQuery } from "@tanstack/react-query";
+/**
+ * API keys (admins): a server-paged list searched by name or prefix and filtered by plan and state (all in
+ * the URL: `?q=acme&plan=pro&state=working&page=2`), with today's requests from the usage service; issue
+ * (secret shown once), and per-key actions.
+ */
+import { Anchor, Badge, Button, Code, Group, Select, Text, TextInput } from "@mantine/core";
+import { useDebouncedValue, useDisclosure } from "@mantine/hooks";
+import { ApiKeySearch, ApiKeyStateFilter, PlanName } from "@petstore/contracts";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import {
+  parseAsInteger,
+  parseAsNumberLiteral,
+  parseAsString,
+  parseAsStringLiteral,
+  useQueryStates,
+} from "nuqs";
+import { DataTable } from "../components/data-table";
 import { PageHeader } from "../components/page-header";
+import { PAGE_SIZES, Pager } from "../components/pager";
 import { QueryState } from "../components/query-state";
-import { TableScroll } from "../components/table-scroll";
 import { formatDateTime, formatNumber, planLabel } from "../format";
 import { useTRPC } from "../trpc";
+import { maxLengthOf } from "../use-zod-form";
 import { IssueKeyModal } from "./issue-key-modal";
 import { KeyActions } from "./key-actions";
-import { STATE_COLORS } from "./key-meta";
+import { type ApiKey, STATE_COLORS, STATE_LABELS } from "./key-meta";
+
+const params = {
+  q: parseAsString.withDefault(""),
+  plan: parseAsStringLiteral(PlanName.options),
+  state: parseAsStringLiteral(ApiKeyStateFilter.options),
+  page: parseAsInteger.withDefault(1),
+  size: parseAsNumberLiteral(PAGE_SIZES).withDefault(20),
+};
+
+const STATE_FILTER = [
+  { value: "", label: "Any state" },
+  { value: "working", label: "Working (not revoked or expired)" },
+  ...(["active", "expiring", "banned", "expired", "revoked"] as const).map((s) => ({
+    value: s,
+    label: STATE_LABELS[s],
+  })),
+];
+const PLAN_FILTER = [
+  { value: "", label: "Any plan" },
+  ...PlanName.options.map((p) => ({ value: p, label: planLabel(p) })),
+];
+
+type Row = ApiKey & { requestsToday: number };
 
 export function KeysPage() {
   const trpc = useTRPC();
   const [issueOpen, issue] = useDisclosure(false);
-  const [show, setShow] = useState<"usable" | "all">("all");
-  const keys = useQuery({ ...trpc.apiKeys.list.queryOptions(), refetchInterval: 30_000 });
+  const [view, setView] = useQueryStates(params, { history: "replace" });
+  const [q] = useDebouncedValue(view.q.trim(), 300);
+  const input = {
+    page: Math.max(1, view.page),
+    pageSize: view.size,
+    ...(q ? { query: q } : {}),
+    ...(view.plan ? { plan: view.plan } : {}),
+    ...(view.state ? { state: view.state } : {}),
+  };
+  const keys = useQuery({
+    ...trpc.apiKeys.list.queryOptions(input),
+    placeholderData: keepPreviousData,
+    refetchInterval: 30_000,
+  });
+  const filtered = Boolean(q || view.plan || view.state);
+  const filter = (change: Partial<typeof view>) => setView({ ...change, page: null });
 
   return (
     <>
@@ -37,84 +77,116 @@ export function KeysPage() {
         description="Keys let server-to-server clients call the public API."
         actions={<Button onClick={issue.open}>Issue key</Button>}
       />
-      <SegmentedControl
-        mb="md"
-        aria-label="Which keys to show"
-        value={show}
-        onChange={(v) => setShow(v as "usable" | "all")}
-        data={[
-          { value: "all", label: "All keys" },
-          { value: "usable", label: "Working keys" },
-        ]}
-      />
+      <Group gap="sm" mb="md" align="flex-end" wrap="wrap">
+        <TextInput
+          label="Search by name or prefix"
+          placeholder="e.g. Acme or pet_test_Ab1"
+          type="search"
+          value={view.q}
+          onChange={(e) => filter({ q: e.currentTarget.value })}
+          maxLength={maxLengthOf(ApiKeySearch.shape.query)}
+          w={{ base: "100%", xs: 260 }}
+        />
+        <Select
+          label="Plan"
+          data={PLAN_FILTER}
+          value={view.plan ?? ""}
+          onChange={(v) => filter({ plan: (v || null) as typeof view.plan })}
+          allowDeselect={false}
+          w={{ base: "47%", xs: 150 }}
+        />
+        <Select
+          label="State"
+          data={STATE_FILTER}
+          value={view.state ?? ""}
+          onChange={(v) => filter({ state: (v || null) as typeof view.state })}
+          allowDeselect={false}
+          w={{ base: "47%", xs: 250 }}
+        />
+      </Group>
       <QueryState
         query={keys}
         errorTitle="Could not load the API keys"
-        isEmpty={(d) =>
-          d.filter((k) => show === "all" || (k.state !== "revoked" && k.state !== "expired")).length === 0
-        }
+        isEmpty={(d) => d.total === 0}
         empty={{
-          title: "No API keys",
-          description: "Issue a key to let a client call the API.",
-          action: <Button onClick={issue.open}>Issue key</Button>,
+          title: filtered ? "No keys match" : "No API keys",
+          description: filtered
+            ? "Try another name, plan or state."
+            : "Issue a key to let a client call the API.",
+          action: filtered ? undefined : <Button onClick={issue.open}>Issue key</Button>,
         }}
       >
         {(data) => (
-          <TableScroll label="API keys table" minWidth={980}>
-            <Table striped highlightOnHover verticalSpacing="xs">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Prefix</Table.Th>
-                  <Table.Th>Plan</Table.Th>
-                  <Table.Th>Environment</Table.Th>
-                  <Table.Th>State</Table.Th>
-                  <Table.Th>Created</Table.Th>
-                  <Table.Th>Last used</Table.Th>
-                  <Table.Th ta="right">Requests today</Table.Th>
-                  <Table.Th>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {data
-                  .filter((k) => show === "all" || (k.state !== "revoked" && k.state !== "expired"))
-                  .map((k) => (
-                    <Table.Tr key={k.id}>
-                      <Table.Td>
-                        <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
-                          {k.name}
-                        </Anchor>
-                      </Table.Td>
-                      <Table.Td>
-                        <Code>{k.prefix}…</Code>
-                      </Table.Td>
-                      <Table.Td>{planLabel(k.plan)}</Table.Td>
-                      <Table.Td>{k.environment}</Table.Td>
-                      <Table.Td miw={104}>
-                        <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
-                          {k.state}
-                        </Badge>
-                        {k.state === "expiring" && k.expiresAt ? (
-                          <Text size="xs" c="dimmed">
-                            until {formatDateTime(k.expiresAt)}
-                          </Text>
-                        ) : null}
-                      </Table.Td>
-                      <Table.Td miw={120}>{formatDateTime(k.createdAt)}</Table.Td>
-                      <Table.Td>{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"}</Table.Td>
-                      <Table.Td ta="right">{formatNumber(k.requestsToday)}</Table.Td>
-                      <Table.Td>
-                        <Group justify="flex-end">
-                          <KeyActions apiKey={k} />
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-              </Table.Tbody>
-            </Table>
-          </TableScroll>
+          <>
+            <DataTable<Row>
+              label="API keys table"
+              rows={data.rows}
+              rowKey={(k) => k.id}
+              minWidth={980}
+              busy={keys.isFetching}
+              columns={[
+                {
+                  key: "name",
+                  header: "Name",
+                  title: true,
+                  minWidth: 150,
+                  cell: (k) => (
+                    <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
+                      {k.name}
+                    </Anchor>
+                  ),
+                },
+                { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
+                { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
+                { key: "environment", header: "Environment", cell: (k) => k.environment },
+                {
+                  key: "state",
+                  header: "State",
+                  minWidth: 110,
+                  cell: (k) => (
+                    <>
+                      <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
+                        {k.state}
+                      </Badge>
+                      {k.state === "expiring" && k.expiresAt ? (
+                        <Text size="xs" c="dimmed">
+                          until {formatDateTime(k.expiresAt)}
+                        </Text>
+                      ) : null}
+                    </>
+                  ),
+                },
+                {
+                  key: "created",
+                  header: "Created",
+                  minWidth: 120,
+                  cell: (k) => formatDateTime(k.createdAt),
+                },
+                {
+                  key: "used",
+                  header: "Last used",
+                  cell: (k) => (k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"),
+                },
+                {
+                  key: "today",
+                  header: "Requests today",
+                  label: "Requests today (UTC)",
+                  align: "right",
+                  cell: (k) => formatNumber(k.requestsToday),
+                },
+              ]}
+              actions={(k) => <KeyActions apiKey={k} />}
+            />
+            <Pager
+              what="Keys"
+              page={input.page}
+              pageSize={input.pageSize}
+              total={data.total}
+              shown={data.rows.length}
+              onPage={(page) => setView({ page }, { history: "push" })}
+              onPageSize={(size) => filter({ size: size as typeof view.size })}
+            />
+          </>
         )}
       </QueryState>
       <IssueKeyModal opened={issueOpen} onClose={issue.close} />

@@ -1,10 +1,9 @@
 "use client";
 /** Roll (rotate) a key: choose how long the old key keeps working, then show the new secret once. */
 import { Button, Group, Modal, Select, Stack, Text } from "@mantine/core";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { notifyError, notifySuccess } from "../feedback";
 import { useTRPC } from "../trpc";
+import { useNotifiedMutation } from "../use-notified-mutation";
 import { GRACE_OPTIONS } from "./key-meta";
 import { SecretOnce } from "./secret-once";
 
@@ -18,17 +17,12 @@ export function RollKeyModal({
   onClose(): void;
 }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [grace, setGrace] = useState(GRACE_OPTIONS[0]?.value ?? "86400");
-  const roll = useMutation(
-    trpc.apiKeys.roll.mutationOptions({
-      onSuccess: async (key) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
-        notifySuccess(`${keyInfo.prefix}… was rolled to ${key.prefix}….`);
-      },
-      onError: (error) => notifyError("Could not roll the key", error),
-    }),
-  );
+  const roll = useNotifiedMutation(trpc.apiKeys.roll.mutationOptions(), {
+    invalidate: [trpc.apiKeys.pathKey()],
+    success: (key) => `${keyInfo.prefix}… was rolled to ${key.prefix}….`,
+    failure: "Could not roll the key",
+  });
   const close = () => {
     roll.reset();
     onClose();

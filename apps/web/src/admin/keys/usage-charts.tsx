@@ -5,16 +5,11 @@
  */
 import { BarChart } from "@mantine/charts";
 import { Accordion, Paper, SimpleGrid, Table, Text, Title } from "@mantine/core";
+import type { RouterOutputs } from "@/server/trpc/router";
 import { TableScroll } from "../components/table-scroll";
 import { formatNumber } from "../format";
 
-export interface UsageDay {
-  day: string;
-  requests: number;
-  rateLimited: number;
-  bans: number;
-  deprecatedGet: number;
-}
+export type UsageDay = RouterOutputs["apiKeys"]["usage"][number];
 
 const SERIES = [
   {

@@ -1,7 +1,7 @@
 "use client";
 /**
- * Overview: animals by status (everyone), and for admins the working keys by plan, requests in the last
- * 24 h and the busiest keys.
+ * Overview: animals by status (everyone), and for admins the working keys by plan, requests today and the
+ * busiest keys today: the usage service's numbers, the same the key list and key pages show.
  */
 import { BarChart, DonutChart } from "@mantine/charts";
 import { Anchor, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
@@ -76,7 +76,7 @@ function AnimalsCard() {
             <Stack gap={6}>
               {data.map((s) => (
                 <Group key={s.status} gap="xs" justify="space-between" miw={150}>
-                  <Anchor component={Link} href="/admin/animals" size="sm">
+                  <Anchor component={Link} href={`/admin/animals?status=${s.status}`} size="sm">
                     {STATUS_LABELS[s.status]}
                   </Anchor>
                   <Text size="sm" fw={600}>
@@ -101,9 +101,9 @@ function KeysSection() {
         <Stack>
           <SimpleGrid cols={{ base: 1, xs: 3 }}>
             <Stat
-              label="Requests, last 24 h"
-              value={`≈ ${formatNumber(data.requests.last24h)}`}
-              hint={`${formatNumber(data.requests.today)} today (UTC), ${formatNumber(data.requests.yesterday)} yesterday`}
+              label="Requests today (UTC)"
+              value={formatNumber(data.requests.today)}
+              hint={`${formatNumber(data.requests.yesterday)} yesterday`}
             />
             <Stat
               label="Working keys"
@@ -111,8 +111,8 @@ function KeysSection() {
               hint="Neither revoked nor expired"
             />
             <Stat
-              label="Busiest key, 24 h"
-              value={data.topKeys[0] ? formatNumber(data.topKeys[0].requests) : "—"}
+              label="Busiest key today"
+              value={data.topKeys[0] ? formatNumber(data.topKeys[0].requestsToday) : "—"}
               hint={data.topKeys[0]?.name ?? "No traffic yet"}
             />
           </SimpleGrid>
@@ -136,10 +136,10 @@ function KeysSection() {
                 {data.keysByPlan.map((p) => `${planLabel(p.plan)}: ${p.count}`).join(" · ")}
               </Text>
             </Card>
-            <Card title="Top keys by use, last 24 h">
+            <Card title="Top keys by requests today">
               {data.topKeys.length === 0 ? (
                 <Text size="sm" c="dimmed">
-                  No key has made requests in the last 24 hours.
+                  No key has made requests today (UTC).
                 </Text>
               ) : (
                 <TableScroll label="Top keys table" minWidth={320}>
@@ -148,7 +148,7 @@ function KeysSection() {
                       <Table.Tr>
                         <Table.Th>Key</Table.Th>
                         <Table.Th>Plan</Table.Th>
-                        <Table.Th ta="right">Requests</Table.Th>
+                        <Table.Th ta="right">Requests today</Table.Th>
                       </Table.Tr>
                     </Table.Thead>
                     <Table.Tbody>
@@ -161,7 +161,7 @@ function KeysSection() {
                             <Code>{k.prefix}…</Code>
                           </Table.Td>
                           <Table.Td>{planLabel(k.plan)}</Table.Td>
-                          <Table.Td ta="right">{formatNumber(k.requests)}</Table.Td>
+                          <Table.Td ta="right">{formatNumber(k.requestsToday)}</Table.Td>
                         </Table.Tr>
                       ))}
                     </Table.Tbody>

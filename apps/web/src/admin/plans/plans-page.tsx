@@ -1,55 +1,69 @@
 "use client";
-/** Plans (admins): per-minute and per-day limits of Free, Pro and Business; Enterprise limits are set per key. */
-import { Alert, Button, Group, NumberInput, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+/**
+ * Plans (admins): per-minute and per-day limits of Free, Pro and Business; Enterprise limits are set per
+ * key. Saving asks first, saying how many working keys the change affects (they pick it up within 5 s).
+ */
+import { Alert, Button, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { PlanLimitsChange } from "@petstore/contracts";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { FormEvent } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import type { RouterInputs, RouterOutputs } from "@/server/trpc/router";
+import { ConfirmDialog } from "../components/confirm-action";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
-import { notifyError, notifySuccess } from "../feedback";
+import { notifyError } from "../feedback";
 import { formatNumber, planLabel } from "../format";
+import { LimitsFields } from "../keys/limits-fields";
 import { useTRPC } from "../trpc";
-import { useZodForm } from "../use-zod-form";
+import { useNotifiedMutation } from "../use-notified-mutation";
+import { numberValue, useZodForm } from "../use-zod-form";
 
-type EditablePlan = { name: "free" | "pro" | "business"; perMinute: number | null; perDay: number | null };
+type Plan = RouterOutputs["plans"]["list"][number];
+type EditablePlan = Plan & { name: RouterInputs["plans"]["update"]["plan"] };
+type Change = RouterInputs["plans"]["update"];
+
+const editable = (p: Plan): p is EditablePlan => p.name !== "enterprise";
 
 function PlanCard({ plan }: { plan: EditablePlan }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const [pending, setPending] = useState<{ change: Change; keys: number } | null>(null);
   const form = useZodForm(
     PlanLimitsChange,
     { perMinute: plan.perMinute ?? "", perDay: plan.perDay ?? "" } as {
       perMinute: number | string;
       perDay: number | string;
     },
-    (v) => ({
-      plan: plan.name,
-      perMinute: v.perMinute === "" ? undefined : Number(v.perMinute),
-      perDay: v.perDay === "" ? undefined : Number(v.perDay),
-    }),
+    (v) => ({ plan: plan.name, perMinute: numberValue(v.perMinute), perDay: numberValue(v.perDay) }),
   );
-  const update = useMutation(
-    trpc.plans.update.mutationOptions({
-      onSuccess: async (saved) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.plans.pathKey() });
-        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
-        notifySuccess(
-          `${planLabel(saved.name)}: ${formatNumber(saved.perMinute)} per minute, ${formatNumber(saved.perDay)} per day.`,
-        );
-      },
-      onError: (error) => {
-        if (!form.setServerErrors(error))
-          notifyError(`Could not save the ${planLabel(plan.name)} plan`, error);
-      },
-    }),
-  );
+  const update = useNotifiedMutation(trpc.plans.update.mutationOptions(), {
+    invalidate: [trpc.plans.pathKey(), trpc.apiKeys.pathKey()],
+    success: (saved) =>
+      `${planLabel(saved.name)}: ${formatNumber(saved.perMinute)} per minute, ${formatNumber(saved.perDay)} per day.`,
+    failure: `Could not save the ${planLabel(plan.name)} plan`,
+    form,
+  });
   const dirty =
-    Number(form.values.perMinute) !== plan.perMinute || Number(form.values.perDay) !== plan.perDay;
-  const submit = (event: FormEvent) => {
+    numberValue(form.values.perMinute) !== plan.perMinute || numberValue(form.values.perDay) !== plan.perDay;
+  const [checking, setChecking] = useState(false);
+  const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const input = form.validate();
-    if (input) update.mutate(input);
+    const change = form.validate();
+    if (!change) return;
+    setChecking(true);
+    try {
+      const { keys } = await queryClient.fetchQuery({
+        ...trpc.plans.affectedKeys.queryOptions({ plan: plan.name }),
+        staleTime: 0,
+      });
+      setPending({ change, keys });
+    } catch (error) {
+      notifyError("Could not count the keys on this plan", error);
+    } finally {
+      setChecking(false);
+    }
   };
+  const label = planLabel(plan.name);
   return (
     <Paper
       withBorder
@@ -61,34 +75,39 @@ function PlanCard({ plan }: { plan: EditablePlan }) {
     >
       <Stack gap="sm">
         <Title order={2} size="h4" id={`plan-${plan.name}`}>
-          {planLabel(plan.name)}
+          {label}
         </Title>
-        <NumberInput
-          label="Requests per minute"
-          min={1}
-          allowDecimal={false}
-          allowNegative={false}
-          thousandSeparator=","
-          value={form.values.perMinute}
-          onChange={(v) => form.setValue("perMinute", v)}
-          error={form.errors.perMinute}
-        />
-        <NumberInput
-          label="Requests per day (UTC)"
-          min={1}
-          allowDecimal={false}
-          allowNegative={false}
-          thousandSeparator=","
-          value={form.values.perDay}
-          onChange={(v) => form.setValue("perDay", v)}
-          error={form.errors.perDay}
+        <LimitsFields
+          values={form.values}
+          errors={form.errors}
+          onChange={(k, v) => form.setValue(k, v)}
+          dayLabel="Requests per day (UTC)"
+          required={false}
+          stacked
         />
         <Group justify="flex-end">
-          <Button type="submit" loading={update.isPending} disabled={!dirty}>
-            Save {planLabel(plan.name)}
+          <Button type="submit" loading={checking || update.isPending} disabled={!dirty}>
+            Save {label}
           </Button>
         </Group>
       </Stack>
+      <ConfirmDialog
+        opened={pending !== null}
+        onClose={() => setPending(null)}
+        title={`Change the ${label} plan's limits?`}
+        message={
+          pending
+            ? `${formatNumber(pending.change.perMinute)} per minute and ${formatNumber(pending.change.perDay)} per day will apply to ${
+                pending.keys === 1 ? "1 working key" : `${formatNumber(pending.keys)} working keys`
+              } on the ${label} plan within 5 seconds${pending.keys === 0 ? " (no key uses these limits now)" : ""}. Keys with custom limits keep theirs.`
+            : ""
+        }
+        confirmLabel={`Change limits of ${pending?.keys === 1 ? "1 key" : `${formatNumber(pending?.keys ?? 0)} keys`}`}
+        confirmColor="blue"
+        onConfirm={async () => {
+          if (pending) await update.mutateAsync(pending.change);
+        }}
+      />
     </Paper>
   );
 }
@@ -106,11 +125,9 @@ export function PlansPage() {
         {(data) => (
           <Stack>
             <SimpleGrid cols={{ base: 1, sm: 3 }}>
-              {data
-                .filter((p): p is EditablePlan & { name: EditablePlan["name"] } => p.name !== "enterprise")
-                .map((p) => (
-                  <PlanCard key={`${p.name}-${p.perMinute}-${p.perDay}`} plan={p} />
-                ))}
+              {data.filter(editable).map((p) => (
+                <PlanCard key={`${p.name}-${p.perMinute}-${p.perDay}`} plan={p} />
+              ))}
             </SimpleGrid>
             <Alert color="blue" title="Enterprise">
               <Text size="sm">

@@ -1,13 +1,15 @@
 "use client";
 /**
  * Email/password sign-in. Failures show one message whatever was wrong (the server words it so that it
- * does not reveal whether the email exists); throttling says how long to wait.
+ * does not reveal whether the email exists); throttling says how long to wait and at what time (the
+ * viewer's clock) sign-in opens again.
  */
 import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { SignIn } from "@petstore/contracts";
 import { useMutation } from "@tanstack/react-query";
-import type { FormEvent } from "react";
-import { errorMessage } from "../feedback";
+import { type FormEvent, useState } from "react";
+import { errorMessage, retryAfterSeconds } from "../feedback";
+import { formatTime } from "../format";
 import { useTRPC } from "../trpc";
 import { useZodForm } from "../use-zod-form";
 
@@ -17,10 +19,15 @@ export function SignInForm({ next }: { next: string }) {
     email: v.email.trim(),
     password: v.password,
   }));
+  const [opensAt, setOpensAt] = useState<Date | null>(null);
   const signIn = useMutation(
     trpc.auth.signIn.mutationOptions({
       onSuccess: () => window.location.assign(next),
-      onError: (error) => form.setServerErrors(error),
+      onError: (error) => {
+        form.setServerErrors(error);
+        const wait = retryAfterSeconds(error);
+        setOpensAt(wait ? new Date(Date.now() + wait * 1000) : null);
+      },
     }),
   );
   const submit = (event: FormEvent) => {
@@ -45,6 +52,7 @@ export function SignInForm({ next }: { next: string }) {
             {signIn.isError && !Object.keys(form.errors).length ? (
               <Alert color="red" role="alert" title="Sign-in failed">
                 {errorMessage(signIn.error)}
+                {opensAt ? ` Sign-in opens again at ${formatTime(opensAt)}.` : null}
               </Alert>
             ) : null}
             <TextInput

@@ -1,12 +1,11 @@
 "use client";
 /** New staff member or admin, validated with the `UserCreate` contract (the CLI uses the same rules). */
 import { Button, Group, Modal, PasswordInput, SegmentedControl, Stack, Text, TextInput } from "@mantine/core";
-import { UserCreate } from "@petstore/contracts";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Email, Password, UserCreate, UserName } from "@petstore/contracts";
 import type { FormEvent } from "react";
-import { notifyError, notifySuccess } from "../feedback";
 import { useTRPC } from "../trpc";
-import { useZodForm } from "../use-zod-form";
+import { useNotifiedMutation } from "../use-notified-mutation";
+import { maxLengthOf, useZodForm } from "../use-zod-form";
 
 export function UserFormModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   return (
@@ -18,23 +17,17 @@ export function UserFormModal({ opened, onClose }: { opened: boolean; onClose():
 
 function UserForm({ onDone }: { onDone(): void }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const form = useZodForm(UserCreate, { email: "", name: "", role: "staff", password: "" }, (v) => ({
     ...v,
     email: v.email.trim(),
   }));
-  const create = useMutation(
-    trpc.users.create.mutationOptions({
-      onSuccess: async (user) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.users.pathKey() });
-        notifySuccess(`${user.name} (${user.role}) can now sign in as ${user.email}.`);
-        onDone();
-      },
-      onError: (error) => {
-        if (!form.setServerErrors(error)) notifyError("Could not create the user", error);
-      },
-    }),
-  );
+  const create = useNotifiedMutation(trpc.users.create.mutationOptions(), {
+    invalidate: [trpc.users.pathKey()],
+    success: (user) => `${user.name} (${user.role}) can now sign in as ${user.email}.`,
+    failure: "Could not create the user",
+    form,
+    onDone,
+  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const input = form.validate();
@@ -49,6 +42,7 @@ function UserForm({ onDone }: { onDone(): void }) {
           value={form.values.name}
           onChange={(e) => form.setValue("name", e.currentTarget.value)}
           error={form.errors.name}
+          maxLength={maxLengthOf(UserName)}
           data-autofocus
         />
         <TextInput
@@ -59,6 +53,7 @@ function UserForm({ onDone }: { onDone(): void }) {
           value={form.values.email}
           onChange={(e) => form.setValue("email", e.currentTarget.value)}
           error={form.errors.email}
+          maxLength={maxLengthOf(Email)}
         />
         <Stack gap={4}>
           <Text size="sm" fw={500} id="new-user-role">
@@ -85,6 +80,7 @@ function UserForm({ onDone }: { onDone(): void }) {
           value={form.values.password}
           onChange={(e) => form.setValue("password", e.currentTarget.value)}
           error={form.errors.password}
+          maxLength={maxLengthOf(Password)}
         />
         <Group justify="flex-end">
           <Button variant="default" onClick={onDone}>

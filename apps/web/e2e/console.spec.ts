@@ -1,0 +1,218 @@
+/**
+ * The dashboard as an API console: the same usage figure on every screen, lists whose view lives in the
+ * URL (reload and Back keep it), the key list's search, filters and paging, the audit log's names, day range
+ * and CSV export, category ids and case-insensitive names, and a 404 inside the dashboard.
+ */
+import fs from "node:fs";
+import { expect, type Page, test } from "@playwright/test";
+import Papa from "papaparse";
+import { e2e } from "./support/accounts";
+import { restGet, signIn, snap, unique } from "./support/helpers";
+
+test("requests today agree between the overview and the keys page for the same key", async ({
+  page,
+  request,
+}) => {
+  await signIn(page, e2e.admin);
+  const name = unique("Busy client");
+  await page.goto("/admin/keys");
+  await page.getByRole("button", { name: "Issue key" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "Issue an API key" });
+  await dialog.getByLabel(/^Name/).fill(name);
+  await dialog.getByRole("button", { name: "Issue key" }).click();
+  const secret = await page.getByTestId("new-api-key").inputValue();
+  await page.getByRole("button", { name: "I have stored the key" }).click();
+  for (let i = 0; i < 7; i++) expect((await restGet(request, "/v1/pets?limit=1", secret)).status()).toBe(200);
+
+  // Right away (before the counters are flushed) and after: both screens say 7.
+  for (const _round of [1, 2]) {
+    await page.goto("/admin");
+    const top = page.getByRole("region", { name: "Top keys by requests today" });
+    await expect(top.getByRole("row").filter({ hasText: name })).toContainText(/7$/);
+    await page.goto(`/admin/keys?q=${encodeURIComponent(name)}`);
+    await expect(page.getByRole("row").filter({ hasText: name }).getByRole("cell").nth(7)).toHaveText("7");
+    await page.waitForTimeout(6_000);
+  }
+  await expect(page.getByText("Requests, last 24 h")).toHaveCount(0);
+});
+
+const settle = (page: Page) => expect(page.locator("[aria-busy=true]")).toHaveCount(0);
+
+test("the animals view lives in the URL: reload and Back keep filters, sort, search and page", async ({
+  page,
+}) => {
+  await signIn(page, e2e.staff);
+  await page.goto("/admin/animals");
+  await page.getByRole("combobox", { name: "Status" }).click();
+  await page.getByRole("option", { name: "Available" }).click();
+  await page.getByRole("button", { name: /^Name/ }).click();
+  await page.getByRole("button", { name: /^Name/ }).click();
+  await page.getByRole("combobox", { name: "Animals per page" }).click();
+  await page.getByRole("option", { name: "10", exact: true }).click();
+  await page.getByRole("button", { name: "Page 2" }).click();
+  await expect(page).toHaveURL(/status=available/);
+  await expect(page).toHaveURL(/sort=name/);
+  await expect(page).toHaveURL(/dir=desc/);
+  await expect(page).toHaveURL(/size=10/);
+  await expect(page).toHaveURL(/page=2/);
+  await settle(page);
+  const firstOnPage2 = String(await page.getByRole("table").getByRole("row").nth(1).textContent());
+  expect(firstOnPage2).toContain("Available");
+
+  await page.reload();
+  await settle(page);
+  await expect(page.getByRole("combobox", { name: "Status" })).toHaveValue("Available");
+  await expect(page.getByRole("button", { name: "Page 2" })).toHaveAttribute("data-active", "true");
+  await expect(page.getByRole("table").getByRole("row").nth(1)).toHaveText(firstOnPage2);
+
+  // Into an animal's category list and Back: the same view.
+  await page.goto("/admin/categories");
+  await page.goBack();
+  await expect(page).toHaveURL(/page=2/);
+  await settle(page);
+  await expect(page.getByRole("table").getByRole("row").nth(1)).toHaveText(firstOnPage2);
+  await page.goBack();
+  await expect(page).not.toHaveURL(/page=2/);
+
+  // A shared link opens the same view.
+  await page.goto("/admin/animals?q=Rex");
+  await expect(page.getByLabel("Search by name")).toHaveValue("Rex");
+  await expect(page.getByRole("table").getByRole("row").filter({ hasText: "Rex" })).toHaveCount(1);
+});
+
+test("the keys list is searched, filtered by plan and state, and paged on the server", async ({
+  page,
+}, testInfo) => {
+  await signIn(page, e2e.admin);
+  const tag = unique("Fleet");
+  for (const [n, plan] of [
+    ["a", "Free"],
+    ["b", "Pro"],
+    ["c", "Pro"],
+  ] as const) {
+    await page.goto("/admin/keys");
+    await page.getByRole("button", { name: "Issue key" }).first().click();
+    const dialog = page.getByRole("dialog", { name: "Issue an API key" });
+    await dialog.getByLabel(/^Name/).fill(`${tag} ${n}`);
+    await dialog.getByRole("combobox", { name: "Plan" }).click();
+    await page.getByRole("option", { name: plan, exact: true }).click();
+    await dialog.getByRole("button", { name: "Issue key" }).click();
+    await page.getByRole("button", { name: "I have stored the key" }).click();
+  }
+  await page.getByLabel("Search by name or prefix").fill(tag.toUpperCase());
+  await expect(page.getByRole("table").getByRole("row")).toHaveCount(4);
+  await page.getByRole("combobox", { name: "Plan" }).click();
+  await page.getByRole("option", { name: "Pro", exact: true }).click();
+  await expect(page.getByRole("table").getByRole("row")).toHaveCount(3);
+  await expect(page).toHaveURL(/plan=pro/);
+
+  // Revoke one, then filter by state.
+  const row = page.getByRole("row").filter({ hasText: `${tag} c` });
+  await row.getByRole("button", { name: /^Actions for/ }).click();
+  await page.getByRole("menuitem", { name: "Revoke…" }).click();
+  await page.getByRole("button", { name: "Revoke key" }).click();
+  await page.getByRole("combobox", { name: "State" }).click();
+  await page.getByRole("option", { name: "Revoked", exact: true }).click();
+  await expect(page.getByRole("table").getByRole("row")).toHaveCount(2);
+  await expect(page.getByRole("table")).toContainText(`${tag} c`);
+  await page.reload();
+  await expect(page.getByRole("table").getByRole("row")).toHaveCount(2);
+  await snap(page, testInfo, "keys-filtered");
+
+  // Paging on the server: one key per page.
+  await page.goto(`/admin/keys?q=${encodeURIComponent(tag)}&size=10`);
+  await expect(page.getByText("1–3 of 3")).toBeVisible();
+});
+
+test("the audit log names entities, filters by day and exports the filtered view as CSV", async ({
+  page,
+}) => {
+  await signIn(page, e2e.admin);
+  const name = unique("Audited category");
+  await page.goto("/admin/categories");
+  await page.getByLabel("New category").fill(name);
+  await page.getByRole("button", { name: "Create category" }).click();
+  await expect(page.getByText(`Category "${name}" was created`)).toBeVisible();
+
+  await page.goto("/admin/audit?entity=category");
+  const entry = page.getByRole("row").filter({ hasText: "category.create" }).filter({ hasText: name });
+  await expect(entry).toHaveCount(1);
+  await expect(entry).toContainText("category");
+
+  // Days: today finds it, a day in the past does not.
+  const today = new Date();
+  const day = (d: Date) =>
+    `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+  await page.getByLabel("From day").fill(day(today));
+  await page.getByLabel("To day (included)").fill(day(today));
+  await expect(entry).toHaveCount(1);
+  await expect(page).toHaveURL(new RegExp(`from=${day(today)}`));
+  await page.getByLabel("From day").fill("2001-01-01");
+  await page.getByLabel("To day (included)").fill("2001-01-02");
+  await expect(page.getByText("No entries match")).toBeVisible();
+  await page.getByLabel("From day").fill(day(today));
+  await page.getByLabel("To day (included)").fill(day(today));
+  await expect(entry).toHaveCount(1);
+
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export CSV" }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toMatch(/^audit-log-.*\.csv$/);
+  const csv = fs.readFileSync(String(await file.path()), "utf8");
+  const rows = Papa.parse<string[]>(csv.trim()).data;
+  expect(rows[0]?.slice(0, 7)).toEqual([
+    "id",
+    "time (UTC)",
+    "actor",
+    "action",
+    "entity type",
+    "entity id",
+    "entity name",
+  ]);
+  expect(rows.slice(1).every((r) => r[4] === "category")).toBe(true);
+  expect(rows.some((r) => r[6] === name && r[3] === "category.create")).toBe(true);
+});
+
+test("category ids are shown and copyable; names are unique regardless of case", async ({
+  page,
+  context,
+}) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await signIn(page, e2e.staff);
+  await page.goto("/admin/categories");
+  const name = unique("hamsters UX");
+  await page.getByLabel("New category").fill(name);
+  await page.getByRole("button", { name: "Create category" }).click();
+  await expect(page.getByText(`Category "${name}" was created`)).toBeVisible();
+  await page.getByLabel("New category").fill(name.toUpperCase());
+  await page.getByRole("button", { name: "Create category" }).click();
+  await expect(page.getByText(`This is already taken by "${name}" (case does not matter).`)).toBeVisible();
+
+  const row = page.getByRole("row").filter({ hasText: name });
+  const id = await row.locator("code").innerText();
+  expect(id).toMatch(/^\d+$/);
+  await row.getByRole("button", { name: `Copy the id of ${name}` }).click();
+  await expect(row.getByRole("button", { name: `Copy the id of ${name}` })).toHaveText("Copied");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(id);
+  await expect(page.getByRole("row").filter({ hasText: new RegExp(name, "i") })).toHaveCount(1);
+});
+
+test("an unknown dashboard address is a 404 inside the dashboard, and the favicon exists", async ({
+  page,
+}, testInfo) => {
+  await signIn(page, e2e.staff);
+  const response = await page.goto("/admin/no-such-page");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Dashboard pages" })).toBeVisible();
+  await page.getByRole("link", { name: "Back to the overview" }).click();
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  await page.goto("/admin/no-such-page");
+  await snap(page, testInfo, "not-found");
+  const favicon = await page.request.get("/favicon.ico");
+  expect(favicon.status()).toBe(200);
+  expect(favicon.headers()["content-type"]).toMatch(/image\//);
+  const icon = await page.locator('link[rel="icon"]').first().getAttribute("href");
+  expect(icon).toBeTruthy();
+  expect((await page.request.get(String(icon))).status()).toBe(200);
+});

@@ -1,0 +1,60 @@
+"use client";
+/** "21–40 of 132", the page size and the page buttons under a server-paged list. */
+import { Group, Pagination, Select, Text } from "@mantine/core";
+import { formatNumber } from "../format";
+
+export const PAGE_SIZES = [10, 20, 50, 100] as const;
+
+export function Pager({
+  what,
+  page,
+  pageSize,
+  total,
+  shown,
+  onPage,
+  onPageSize,
+}: {
+  /** Plural noun for the accessible name of the page-size select, e.g. "Animals". */
+  what: string;
+  page: number;
+  pageSize: number;
+  total: number;
+  /** Rows on this page. */
+  shown: number;
+  onPage(page: number): void;
+  onPageSize?(size: number): void;
+}) {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const first = (page - 1) * pageSize + 1;
+  return (
+    <Group justify="space-between" mt="md" gap="sm">
+      <Text size="sm" c="dimmed" aria-live="polite">
+        {shown > 0
+          ? `${formatNumber(first)}–${formatNumber(first + shown - 1)} of ${formatNumber(total)}`
+          : `${formatNumber(total)} in total`}
+      </Text>
+      <Group gap="sm">
+        {onPageSize ? (
+          <Select
+            aria-label={`${what} per page`}
+            data={PAGE_SIZES.map(String)}
+            value={String(pageSize)}
+            onChange={(v) => onPageSize(Number(v ?? 20))}
+            allowDeselect={false}
+            w={80}
+            size="xs"
+          />
+        ) : null}
+        <Pagination
+          total={pages}
+          value={Math.min(page, pages)}
+          onChange={onPage}
+          size="sm"
+          siblings={0}
+          getControlProps={(control) => ({ "aria-label": `${control} page` })}
+          getItemProps={(p) => ({ "aria-label": `Page ${p}` })}
+        />
+      </Group>
+    </Group>
+  );
+}

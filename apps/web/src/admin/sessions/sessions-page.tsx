@@ -1,0 +1,101 @@
+"use client";
+/**
+ * Your sessions (every signed-in user): where you are signed in (device, address, sign-in, last use), with
+ * "Sign out" per session and "Sign out other sessions". Ending the current session signs this browser out.
+ */
+import { Badge, Text } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import type { RouterOutputs } from "@/server/trpc/router";
+import { ConfirmAction } from "../components/confirm-action";
+import { DataTable } from "../components/data-table";
+import { PageHeader } from "../components/page-header";
+import { QueryState } from "../components/query-state";
+import { formatDateTime, formatNumber } from "../format";
+import { useTRPC } from "../trpc";
+import { useNotifiedMutation } from "../use-notified-mutation";
+
+type Session = RouterOutputs["sessions"]["list"][number];
+
+export function SessionsPage() {
+  const trpc = useTRPC();
+  const sessions = useQuery(trpc.sessions.list.queryOptions());
+  const revoke = useNotifiedMutation(trpc.sessions.revoke.mutationOptions(), {
+    invalidate: [trpc.sessions.pathKey()],
+    success: () => "The session was signed out.",
+    failure: "Could not sign the session out",
+    onDone: ({ current }) => {
+      if (current) window.location.assign("/admin/sign-in");
+    },
+  });
+  const revokeOthers = useNotifiedMutation(trpc.sessions.revokeOthers.mutationOptions(), {
+    invalidate: [trpc.sessions.pathKey()],
+    success: ({ ended }) => `Signed out ${formatNumber(ended)} other session${ended === 1 ? "" : "s"}.`,
+    failure: "Could not sign out the other sessions",
+  });
+  const others = (sessions.data ?? []).filter((s) => !s.current).length;
+
+  return (
+    <>
+      <PageHeader
+        title="Your sessions"
+        description="Browsers where you are signed in to this dashboard. Sign out any you do not recognise."
+        actions={
+          others > 0 ? (
+            <ConfirmAction
+              label="Sign out other sessions"
+              size="sm"
+              title="Sign out your other sessions?"
+              message={`${formatNumber(others)} other session${others === 1 ? "" : "s"} end at once. This browser stays signed in.`}
+              confirmLabel={`Sign out ${formatNumber(others)}`}
+              onConfirm={() => revokeOthers.mutateAsync()}
+            />
+          ) : null
+        }
+      />
+      <QueryState query={sessions} errorTitle="Could not load your sessions" skeletonRows={3}>
+        {(data) => (
+          <DataTable<Session>
+            label="Sessions table"
+            rows={data}
+            rowKey={(s) => s.id}
+            minWidth={760}
+            columns={[
+              {
+                key: "device",
+                header: "Device",
+                title: true,
+                cell: (s) => (
+                  <Text span fw={500}>
+                    {s.device}{" "}
+                    {s.current ? (
+                      <Badge variant="light" color="teal" ml={4}>
+                        This browser
+                      </Badge>
+                    ) : null}
+                  </Text>
+                ),
+              },
+              { key: "ip", header: "Address", cell: (s) => s.ip ?? "Unknown" },
+              { key: "created", header: "Signed in", cell: (s) => formatDateTime(s.createdAt) },
+              { key: "seen", header: "Last seen", cell: (s) => formatDateTime(s.lastSeenAt) },
+            ]}
+            actions={(s) => (
+              <ConfirmAction
+                label="Sign out"
+                ariaLabel={`Sign out ${s.device}${s.current ? " (this browser)" : ""}`}
+                title={s.current ? "Sign out this browser?" : `Sign out ${s.device}?`}
+                message={
+                  s.current
+                    ? "You will go back to the sign-in page."
+                    : "That browser will have to sign in again to use the dashboard."
+                }
+                confirmLabel="Sign out"
+                onConfirm={() => revoke.mutateAsync({ id: s.id })}
+              />
+            )}
+          />
+        )}
+      </QueryState>
+    </>
+  );
+}

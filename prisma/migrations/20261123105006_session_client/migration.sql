@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Session" ADD COLUMN     "ip" TEXT,
+ADD COLUMN     "userAgent" TEXT;
