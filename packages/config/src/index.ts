@@ -44,6 +44,7 @@ const envSchema = z
     BAN_BASE_SECONDS: positiveInt.default(900),
     TRUST_PROXY: booleanFlag.default(false),
     SESSION_IDLE_HOURS: positiveInt.default(12),
+    CURSOR_SECRET: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN)) {
@@ -82,6 +83,11 @@ export interface Config {
   };
   trustProxy: boolean;
   sessionIdleHours: number;
+  /**
+   * Key that signs listPets cursors. Unset: a random key generated once and kept in the database, shared by
+   * every instance on that database (docs/contract.md section 1, "Paging").
+   */
+  cursorSecret?: string;
 }
 
 /** Raised when an environment variable is malformed; the message names the variable. */
@@ -157,8 +163,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     trustProxy: e.TRUST_PROXY,
     sessionIdleHours: e.SESSION_IDLE_HOURS,
+    ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
   };
   return Object.freeze(config);
+}
+
+/**
+ * True in a development build (`next dev`, `tsx server.ts --dev`): NODE_ENV as Next sets it. Bundlers replace
+ * it at build time, so this is a property of the build, not a setting.
+ */
+export function isDevelopmentBuild(): boolean {
+  return process.env.NODE_ENV === "development";
 }
 
 let cached: Config | undefined;

@@ -32,6 +32,7 @@ describe("loadConfig", () => {
     ["LOG_LEVEL", "loud"],
     ["TRUST_PROXY", "maybe"],
     ["RATE_LIMIT_STORE_TIMEOUT_MS", "-5"],
+    ["CURSOR_SECRET", "too short"],
   ])("stops on a bad %s naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid environment variable ${name}`));
@@ -41,6 +42,12 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })).toThrow(
       /UPSTASH_REDIS_REST_TOKEN/,
     );
+  });
+
+  it("takes the cursor secret from CURSOR_SECRET, else leaves it to the database", () => {
+    expect(loadConfig({}).cursorSecret).toBeUndefined();
+    const secret = "s".repeat(32);
+    expect(loadConfig({ CURSOR_SECRET: secret }).cursorSecret).toBe(secret);
   });
 
   it("keeps an in-memory PGlite location as given", () => {

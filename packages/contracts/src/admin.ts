@@ -4,6 +4,7 @@
  */
 
 import { CategoryId, PetName, PetStatus } from "./pets.ts";
+import { humanText } from "./text.ts";
 import { z } from "./zod.ts";
 
 export const EntityId = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -15,7 +16,8 @@ export const PetSearch = z.object({
   sortDirection: z.enum(["asc", "desc"]).default("asc"),
   status: z.union([PetStatus, z.literal("none")]).optional(),
   categoryId: EntityId.optional(),
-  query: z.string().trim().max(100).optional(),
+  /** Name search; "" means none. */
+  query: humanText({ max: 100, allowEmpty: true }).optional(),
 });
 export type PetSearch = z.infer<typeof PetSearch>;
 
@@ -32,11 +34,7 @@ export const PetBulkStatus = z.object({
   status: PetStatus.nullable(),
 });
 
-export const CategoryName = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, { error: "must not be empty" })
-  .max(60, { error: "must be at most 60 characters" });
+export const CategoryName = humanText({ max: 60 });
 
 export const PlanName = z.enum(["free", "pro", "business", "enterprise"]);
 export type PlanName = z.infer<typeof PlanName>;
@@ -55,7 +53,7 @@ export const DurationText = z
 
 export const ApiKeyCreate = z
   .object({
-    name: z.string().trim().min(1, { error: "must not be empty" }).max(100),
+    name: humanText({ max: 100 }),
     plan: PlanName,
     perMinute: RateLimitValue.optional(),
     perDay: RateLimitValue.optional(),

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { PlanLimitsUpdate, PlanName, RateLimitValue, RollGraceSeconds } from "./admin.ts";
+import { humanText } from "./text.ts";
 
 export const ApiKeyId = z.uuid({ error: "must be an API key id" });
 
@@ -46,17 +47,50 @@ export const UsageRange = z.strictObject({
   days: z.int().min(1).max(90).default(30),
 });
 
-export const AuditEntityType = z.enum(["pet", "category", "apiKey", "plan", "user"]);
+export const AuditEntityType = z.enum(["pet", "category", "apiKey", "plan", "user", "session"]);
 export type AuditEntityType = z.infer<typeof AuditEntityType>;
 
-export const AuditLogQuery = z.object({
-  page: z.int().min(1).default(1),
-  pageSize: z.int().min(1).max(100).default(25),
-  actor: z.string().trim().min(1).max(200).optional(),
-  entityType: AuditEntityType.optional(),
-  entityId: z.string().trim().min(1).max(100).optional(),
-});
+/** Audit log filters (no paging): who, which entity, and a time range `[from, to)` of ISO instants. */
+export const AuditLogFilter = z
+  .object({
+    actor: humanText({ max: 200 }).optional(),
+    entityType: AuditEntityType.optional(),
+    entityId: humanText({ max: 100 }).optional(),
+    from: z.iso.datetime({ error: "must be a date and time" }).optional(),
+    to: z.iso.datetime({ error: "must be a date and time" }).optional(),
+  })
+  .refine((v) => !v.from || !v.to || v.from < v.to, {
+    path: ["to"],
+    message: "must be after the start of the range",
+  });
+export type AuditLogFilter = z.infer<typeof AuditLogFilter>;
+
+export const AuditLogQuery = z.intersection(
+  AuditLogFilter,
+  z.object({ page: z.int().min(1).default(1), pageSize: z.int().min(1).max(100).default(25) }),
+);
 export type AuditLogQuery = z.infer<typeof AuditLogQuery>;
+
+/** Key states an admin can filter by; `working` = neither revoked nor expired. */
+export const ApiKeyStateFilter = z.enum(["working", "active", "expiring", "banned", "expired", "revoked"]);
+export type ApiKeyStateFilter = z.infer<typeof ApiKeyStateFilter>;
+
+/** One page of the API key list: newest first, searched by name or prefix, filtered by plan and state. */
+export const ApiKeySearch = z.object({
+  page: z.int().min(1).default(1),
+  pageSize: z.int().min(1).max(100).default(20),
+  /** Name or prefix search; "" means none. */
+  query: humanText({ max: 100, allowEmpty: true }).optional(),
+  plan: PlanName.optional(),
+  state: ApiKeyStateFilter.optional(),
+});
+export type ApiKeySearch = z.infer<typeof ApiKeySearch>;
+
+/** A plan whose limits admins edit (Enterprise limits are per key). */
+export const PlanRef = z.strictObject({ plan: z.enum(["free", "pro", "business"]) });
+
+/** A dashboard session of the signed-in user. */
+export const SessionRef = z.strictObject({ id: z.uuid({ error: "must be a session id" }) });
 
 /** Plan limits edit; like `PlanLimitsUpdate`, and the per-minute limit may not exceed the per-day one. */
 export const PlanLimitsChange = PlanLimitsUpdate.refine((v) => v.perMinute <= v.perDay, {

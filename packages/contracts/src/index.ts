@@ -2,4 +2,5 @@ export * from "./admin.ts";
 export * from "./dashboard.ts";
 export * from "./errors.ts";
 export * from "./pets.ts";
+export * from "./text.ts";
 export * from "./users.ts";

@@ -2,6 +2,7 @@
  * Animal, NewPet, PetStatus and the listPets query (pet-store-service-interface.md "Resources" and
  * PRODUCT.md section 1). Shared by the REST routes, the tRPC routers and the OpenAPI document.
  */
+import { humanText } from "./text.ts";
 import { z } from "./zod.ts";
 
 export const PetStatus = z.enum(["available", "pending", "sold"]).meta({
@@ -22,11 +23,8 @@ export const Animal = z
   .meta({ id: "Animal" });
 export type Animal = z.infer<typeof Animal>;
 
-export const PetName = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, { error: "must not be empty" })
-  .max(100, { error: "must be at most 100 characters" });
+/** An animal's name: the shared text rule (text.ts), 1 to 100 characters. */
+export const PetName = humanText({ max: 100 });
 
 export const CategoryId = z
   .int({ error: "must be an integer" })
@@ -35,17 +33,21 @@ export const CategoryId = z
 
 export const NewPet = z
   .strictObject({
-    name: PetName.meta({ description: "The animal's name, 1 to 100 characters after trimming." }),
+    name: PetName.meta({
+      description:
+        "The animal's name, 1 to 100 characters after trimming, stored NFC-normalised; at least one visible " +
+        "character, no control or bidirectional control characters.",
+    }),
     categoryId: CategoryId.meta({ format: "int64", description: "An existing category's id." }),
     status: PetStatus.optional(),
   })
   .meta({ id: "NewPet" });
 export type NewPet = z.infer<typeof NewPet>;
 
-/** Decimal integer 1..100 written as a query string value. */
+/** Decimal integer 1..100 written as a query string value, without leading zeros. */
 export const PageLimit = z
   .string()
-  .regex(/^[0-9]+$/, { error: "must be a whole number from 1 to 100" })
+  .regex(/^[1-9][0-9]*$/, { error: "must be a whole number from 1 to 100" })
   .transform(Number)
   .pipe(z.int().min(1, { error: "must be at least 1" }).max(100, { error: "must be at most 100" }));
 
@@ -57,7 +59,7 @@ export const ListPetsQuery = z.object({
     minimum: 1,
     maximum: 100,
     default: 20,
-    description: "Maximum number of animals returned, 1 to 100.",
+    description: "Maximum number of animals returned: decimal without leading zeros, 1 to 100.",
     example: 20,
   }),
   status: PetStatus.optional().meta({ param: { name: "status", in: "query" } }),
@@ -73,10 +75,10 @@ export const ListPetsQuery = z.object({
 });
 export type ListPetsQuery = z.infer<typeof ListPetsQuery>;
 
-/** Path id: decimal integer 1..2^63-1, returned as a bigint. */
+/** Path id: decimal integer 1..2^63-1 without leading zeros, returned as a bigint. */
 export const PetIdParam = z
   .string()
-  .regex(/^[0-9]{1,19}$/, { error: "must be a whole number from 1 to 9223372036854775807" })
+  .regex(/^[1-9][0-9]{0,18}$/, { error: "must be a whole number from 1 to 9223372036854775807" })
   .transform((v) => BigInt(v))
   .refine((v) => v >= 1n && v <= MAX_PET_ID, {
     error: "must be a whole number from 1 to 9223372036854775807",

@@ -4,14 +4,11 @@
  */
 import { z } from "zod";
 import { Email, Password, UserRole } from "./admin.ts";
+import { humanText } from "./text.ts";
 
 export const UserId = z.uuid({ error: "must be a user id" });
 
-export const UserName = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, { error: "must not be empty" })
-  .max(100, { error: "must be at most 100 characters" });
+export const UserName = humanText({ max: 100 });
 
 /** A new staff member or admin; the password is hashed by the users service and never stored as is. */
 export const UserCreate = z.strictObject({

@@ -10,7 +10,8 @@ type Tx = Pick<Prisma.TransactionClient, "auditLog">;
 export interface AuditEntry {
   actor: Actor;
   action: string;
-  entityType: "pet" | "category" | "apiKey" | "plan" | "user";
+  /** `session`: sign-in events, identified by the account's email (or the client IP for per-client throttling). */
+  entityType: "pet" | "category" | "apiKey" | "plan" | "user" | "session";
   entityId: string;
   before?: unknown;
   after?: unknown;

@@ -2,6 +2,7 @@
  * `createCore(deps)` wires the domain services shared by the REST API, the tRPC dashboard and the CLI;
  * no business rule lives anywhere else.
  */
+import { createApiKeySearch } from "./api-keys/search.ts";
 import { createApiKeyService } from "./api-keys/service.ts";
 import { createAuditLogService } from "./audit-log.ts";
 import { createCategoryService } from "./categories.ts";
@@ -9,21 +10,27 @@ import type { CoreDeps } from "./deps.ts";
 import { createIdempotencyService } from "./idempotency.ts";
 import { createPetService } from "./pets/service.ts";
 import { createPlanService } from "./plans.ts";
+import { createUserSessionService } from "./sessions/manage.ts";
 import { createSessionService } from "./sessions/service.ts";
-import { createUsageService } from "./usage/service.ts";
+import { createUsageService, type PendingUsage } from "./usage/service.ts";
 import { createUserService } from "./users/service.ts";
 
-export function createCore(deps: CoreDeps) {
+/**
+ * `cursorSecret` signs listPets cursors (config CURSOR_SECRET, else `ensureServerSecret`); `pendingUsage`: the
+ * rate limiter's unflushed usage counters, so usage figures are current.
+ */
+export function createCore(deps: CoreDeps, options: { cursorSecret: string; pendingUsage?: PendingUsage }) {
   return {
-    pets: createPetService(deps),
+    pets: createPetService(deps, options.cursorSecret),
     categories: createCategoryService(deps),
-    apiKeys: createApiKeyService(deps),
+    apiKeys: { ...createApiKeyService(deps), search: createApiKeySearch(deps) },
     idempotency: createIdempotencyService(deps),
     plans: createPlanService(deps),
     users: createUserService(deps),
     sessions: createSessionService(deps),
+    userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
-    usage: createUsageService(deps),
+    usage: createUsageService(deps, options.pendingUsage),
   };
 }
 

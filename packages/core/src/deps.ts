@@ -15,5 +15,11 @@ export interface CoreDeps {
   logger: Logger;
 }
 
-/** Who made a change, for the audit log: `user:<email>`, `cli:<os user>` or `api-key:<prefix>`. */
+/**
+ * Who made a change, for the audit log: `user:<email>`, `cli:<os user>`, `api-key:<prefix>`, or
+ * `SYSTEM_ACTOR` for what the service decided itself (bans, sign-in throttling).
+ */
 export type Actor = string;
+
+/** The audit actor of decisions the service makes on its own. */
+export const SYSTEM_ACTOR = "system";

@@ -1,4 +1,5 @@
 export * from "./api-keys/format.ts";
+export * from "./api-keys/search.ts";
 export * from "./api-keys/service.ts";
 export * from "./api-keys/view.ts";
 export * from "./audit.ts";
@@ -12,6 +13,8 @@ export * from "./pets/service.ts";
 export * from "./plans.ts";
 export * from "./ratelimit/index.ts";
 export * from "./runtime.ts";
+export * from "./secrets.ts";
+export * from "./sessions/manage.ts";
 export * from "./sessions/service.ts";
 export * from "./sessions/throttle.ts";
 export * from "./usage/flush.ts";

@@ -11,8 +11,26 @@ export interface PlanView {
 
 const ORDER: PlanName[] = ["free", "pro", "business", "enterprise"];
 
-export function createPlanService({ prisma }: Pick<CoreDeps, "prisma">) {
+export function createPlanService({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
   return {
+    /**
+     * How many keys a change of `plan`'s limits would affect: working keys (neither revoked nor expired)
+     * on the plan that take at least one limit from it (no custom value).
+     */
+    async affectedKeys(plan: "free" | "pro" | "business"): Promise<number> {
+      const now = clock();
+      return prisma.apiKey.count({
+        where: {
+          planName: plan,
+          AND: [
+            { OR: [{ revokedAt: null }, { revokedAt: { gt: now } }] },
+            { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+            { OR: [{ perMinute: null }, { perDay: null }] },
+          ],
+        },
+      });
+    },
+
     /** All plans in ascending order (Enterprise has no plan-wide limits: they are set per key). */
     async list(): Promise<PlanView[]> {
       const rows = await prisma.plan.findMany();

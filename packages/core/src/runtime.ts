@@ -11,6 +11,7 @@ import { createCore } from "./core.ts";
 import type { Actor, Clock } from "./deps.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createRateLimiter, type RateLimiter } from "./ratelimit/index.ts";
+import { ensureServerSecret } from "./secrets.ts";
 import { purgeOldUsage, usageFlusher } from "./usage/flush.ts";
 
 export interface Runtime extends ReturnType<typeof createCore> {
@@ -40,21 +41,34 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (() => new Date());
   const db = await openDatabase(config.database);
+  let cursorSecret: string;
   try {
     await options.prepare?.(db);
     await ensurePlans(db.prisma);
+    cursorSecret = config.cursorSecret ?? (await ensureServerSecret(db.prisma, "cursor"));
   } catch (error) {
     await db.close();
     throw error;
   }
-  const core = createCore({ prisma: db.prisma, config, clock, logger });
+  // The usage service reads the limiter's unflushed counters; the limiter reports bans to the key service.
+  let limiter: RateLimiter | undefined;
+  const core = createCore(
+    { prisma: db.prisma, config, clock, logger },
+    {
+      cursorSecret,
+      pendingUsage: (keyId) =>
+        limiter?.usageToday(keyId) ?? { requests: 0, rateLimited: 0, bans: 0, deprecatedGet: 0 },
+    },
+  );
   const rateLimiter = createRateLimiter({
     config: config.rateLimit,
     logger,
     now: () => clock().getTime(),
-    onBan: (keyId, until) => core.apiKeys.recordBan(keyId, until),
+    onBan: (keyId, until, info) =>
+      core.apiKeys.recordBan(keyId, until, { level: info.banNumber, durationSeconds: info.durationSeconds }),
     flushUsage: usageFlusher(db.prisma),
   });
+  limiter = rateLimiter;
   await rateLimiter.ready();
   purgeOldUsage(db.prisma, clock()).catch((error: unknown) =>
     logger.warn({ err: error }, "could not purge old usage"),

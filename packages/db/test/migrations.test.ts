@@ -31,8 +31,9 @@ const MODEL_TABLES = [
   "IdempotencyRecord",
   "Pet",
   "Plan",
+  "ServerSecret",
   "Session",
-  "SignInFailure",
+  "SignInThrottle",
   "User",
 ];
 

@@ -4,52 +4,19 @@
  * cannot be reached is a 503 `service_unavailable` with Retry-After, and service resumes when it is back.
  * PostgreSQL is reached through a TCP proxy the test can cut; PGlite is closed under the running server.
  */
-import net, { type AddressInfo } from "node:net";
 import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DATABASE_KINDS, type DatabaseKind, startTestServer } from "../support/harness.ts";
 import { OpenApiResponseValidator } from "../support/openapi-validator.ts";
+import { TcpProxy } from "../support/tcp-proxy.ts";
 import { type CallResult, type Ctx, expectError, makeCtx, seedPets } from "./support.ts";
-
-/** A TCP proxy to the PostgreSQL server that can be cut (connections dropped, port closed) and restored. */
-class CuttableProxy {
-  private server?: net.Server;
-  private readonly sockets = new Set<net.Socket>();
-  port = 0;
-
-  async open(): Promise<void> {
-    this.server = net.createServer((client) => {
-      const upstream = net.connect(5432, "127.0.0.1");
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on("error", () => undefined);
-        s.on("close", () => {
-          client.destroy();
-          upstream.destroy();
-          this.sockets.delete(s);
-        });
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-    await new Promise<void>((resolve) => this.server?.listen(this.port, "127.0.0.1", resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  async cut(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-    this.server = undefined;
-  }
-}
 
 const SECRET_MESSAGE =
   'relation "pets" violates SELECT * FROM api_keys WHERE hash = $1 at /srv/app/node_modules/x.js:1:2';
 
 describe.each(DATABASE_KINDS)("errors (%s)", (kind: DatabaseKind) => {
   const t = {} as Ctx;
-  const proxy = new CuttableProxy();
+  const proxy = new TcpProxy(5432);
   let database: TemporaryDatabase | undefined;
   let petId = 0;
 

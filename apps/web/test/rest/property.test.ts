@@ -25,6 +25,20 @@ const headerChar = fc.oneof(
 );
 const saneChar = fc.constantFrom(..."abcXYZ019._-".split(""));
 
+/**
+ * A name as the text rule of issue 8 words it: NFC-normalised and trimmed, 1..100 UTF-16 units, no control
+ * (C0/C1) or bidi embedding/override/isolate characters, no lone surrogates, some visible character.
+ */
+function nameProblem(name: string): boolean {
+  const n = name.normalize("NFC").trim();
+  if (n.length < 1 || n.length > 100) return true;
+  const forbidden = (c: number) =>
+    c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+  if ([...n].some((c) => forbidden(c.codePointAt(0) ?? 0) || (c.length === 1 && /[\ud800-\udfff]/.test(c))))
+    return true;
+  return !/[\p{L}\p{N}\p{P}\p{S}]/u.test(n.replace(/\p{Default_Ignorable_Code_Point}/gu, ""));
+}
+
 /** What PRODUCT.md section 1 says about a NewPet, independently of the zod contract. */
 function newPetProblem(
   value: unknown,
@@ -35,8 +49,7 @@ function newPetProblem(
   if (Object.keys(body).some((k) => !["name", "categoryId", "status"].includes(k)))
     return "validation_failed";
   const { name, categoryId, status } = body;
-  if (typeof name !== "string" || name.trim().length < 1 || name.trim().length > 100)
-    return "validation_failed";
+  if (typeof name !== "string" || nameProblem(name)) return "validation_failed";
   if (typeof categoryId !== "number" || !Number.isSafeInteger(categoryId) || categoryId < 1)
     return "validation_failed";
   if ("status" in body && !STATUSES.includes(status as string)) return "validation_failed";
@@ -77,7 +90,7 @@ describe.each(DATABASE_KINDS)("property-based (%s)", (kind) => {
     if (problem === undefined) {
       expect(r.status, r.text).toBe(201);
       const body = parsed as { name: string; categoryId: number; status?: string };
-      expect(r.body).toMatchObject({ name: body.name.trim(), categoryId: body.categoryId });
+      expect(r.body).toMatchObject({ name: body.name.normalize("NFC").trim(), categoryId: body.categoryId });
       expect(await t.petCount()).toBe(before + 1);
     } else {
       const code = problem === "unknown_category" ? "validation_failed" : problem;
@@ -107,6 +120,17 @@ describe.each(DATABASE_KINDS)("property-based (%s)", (kind) => {
         { arbitrary: fc.string({ unit: "grapheme", minLength: 1, maxLength: 100 }), weight: 6 },
         { arbitrary: fc.string({ unit: "grapheme-ascii", minLength: 95, maxLength: 105 }), weight: 1 },
         { arbitrary: fc.constantFrom("", "   ", "\t\n", " Rex ", "\u00a0x\u00a0"), weight: 1 },
+        {
+          arbitrary: fc.constantFrom(
+            "a\u0000b",
+            "\u200b\u200b",
+            "\u202eevil",
+            "Cafe\u0301",
+            "x\ud800",
+            "\u3164",
+          ),
+          weight: 1,
+        },
         { arbitrary: fc.jsonValue({ maxDepth: 1 }), weight: 1 },
       );
       const categoryId = fc.oneof(
@@ -263,8 +287,7 @@ describe.each(DATABASE_KINDS)("property-based (%s)", (kind) => {
           const search = new URLSearchParams(values).toString();
           const r = await t.call("listPets", `/v1/pets?${search}`, { headers: t.auth() });
           const limitOk =
-            values.limit === undefined ||
-            (/^[0-9]+$/.test(values.limit) && +values.limit >= 1 && +values.limit <= 100);
+            values.limit === undefined || (/^[1-9][0-9]*$/.test(values.limit) && +values.limit <= 100);
           const statusOk = values.status === undefined || STATUSES.includes(values.status);
           const ok = limitOk && statusOk && values.cursor === undefined;
           if (ok) {
@@ -309,7 +332,7 @@ describe.each(DATABASE_KINDS)("property-based (%s)", (kind) => {
       await fc.assert(
         fc.asyncProperty(id, async (petId) => {
           const r = await t.call("getPet", `/v1/pets/${encodeURIComponent(petId)}`, { headers: t.auth() });
-          const inRange = /^[0-9]{1,19}$/.test(petId) && BigInt(petId) >= 1n && BigInt(petId) <= MAX_ID;
+          const inRange = /^[1-9][0-9]{0,18}$/.test(petId) && BigInt(petId) <= MAX_ID;
           if (!inRange) {
             expect(r.status, `${petId} -> ${r.text}`).toBe(400);
             expect((r.body as ErrorBody).code).toBe("validation_failed");

@@ -24,7 +24,7 @@ describe("apiKeys procedures (admin)", () => {
       plan: "pro",
       perMinute: 300,
     });
-    const listed = (await admin.apiKeys.list()).find((k) => k.id === issued.id);
+    const listed = (await admin.apiKeys.list()).rows.find((k) => k.id === issued.id);
     expect(listed).toMatchObject({
       name: "Shop front",
       plan: "pro",
@@ -106,10 +106,19 @@ describe("apiKeys procedures (admin)", () => {
     ).toMatchObject({ plan: "pro", perMinute: null, effectivePerMinute: 300 });
   });
 
-  it("lifts a ban and audits it", async () => {
+  it("audits a ban with the system as actor, lifts it and audits that", async () => {
     const key = await admin.apiKeys.create({ name: "Banned", plan: "free" });
-    await h.rt.apiKeys.recordBan(key.id, new Date(Date.now() + 900_000));
+    const until = new Date(Date.now() + 1_800_000);
+    await h.rt.apiKeys.recordBan(key.id, until, { level: 2, durationSeconds: 1800 });
     expect((await admin.apiKeys.get({ id: key.id })).state).toBe("banned");
+    const ban = await h.rt.db.prisma.auditLog.findFirst({
+      where: { action: "apiKey.ban", entityId: key.id },
+    });
+    expect(ban).toMatchObject({
+      actor: "system",
+      entityType: "apiKey",
+      after: { prefix: key.prefix, bannedUntil: until.toISOString(), level: 2, durationSeconds: 1800 },
+    });
     expect((await admin.apiKeys.liftBan({ id: key.id })).state).toBe("active");
     const audit = await h.rt.db.prisma.auditLog.findFirst({
       where: { action: "apiKey.unban", entityId: key.id },
@@ -141,7 +150,7 @@ describe("apiKeys procedures (admin)", () => {
     expect((await admin.apiKeys.get({ id: key.id })).requestsToday).toBe(42);
 
     await admin.apiKeys.resetUsage({ id: key.id });
-    expect((await admin.apiKeys.list()).find((k) => k.id === key.id)?.requestsToday).toBe(0);
+    expect((await admin.apiKeys.list()).rows.find((k) => k.id === key.id)?.requestsToday).toBe(0);
     const audit = await h.rt.db.prisma.auditLog.findFirst({
       where: { action: "apiKey.resetUsage", entityId: key.id },
     });

@@ -19,6 +19,9 @@ const STAFF = [
   "categories.rename",
   "categories.remove",
   "overview.animals",
+  "sessions.list",
+  "sessions.revoke",
+  "sessions.revokeOthers",
 ];
 const ADMIN = [
   "apiKeys.list",
@@ -31,13 +34,16 @@ const ADMIN = [
   "apiKeys.liftBan",
   "apiKeys.resetUsage",
   "plans.list",
+  "plans.affectedKeys",
   "plans.update",
   "users.list",
   "users.create",
   "users.setRole",
   "users.setActive",
+  "users.endSessions",
   "audit.list",
   "audit.actors",
+  "audit.export",
   "overview.keys",
 ];
 

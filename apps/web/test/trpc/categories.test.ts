@@ -31,6 +31,25 @@ describe("categories procedures (staff)", () => {
     await expectTrpcError(staff.categories.rename({ id: 999_999, name: "x" }), "NOT_FOUND");
   });
 
+  it("refuses a name that differs from a taken one only in letter case, naming the existing category", async () => {
+    const hamsters = await staff.categories.create({ name: "hamsters UX" });
+    const clash = await expectTrpcError(staff.categories.create({ name: "Hamsters ux" }), "BAD_REQUEST");
+    expect(clash.message).toBe(
+      'A category named "hamsters UX" already exists; names are the same regardless of letter case.',
+    );
+    expect(shapeOf(clash).data.details).toEqual([
+      { path: "name", message: 'is already taken by "hamsters UX" (case does not matter)' },
+    ]);
+    await expectTrpcError(staff.categories.rename({ id: hamsters.id, name: "DOGS" }), "BAD_REQUEST");
+    // A category may change the case of its own name.
+    expect(await staff.categories.rename({ id: hamsters.id, name: "Hamsters UX" })).toMatchObject({
+      name: "Hamsters UX",
+    });
+    expect(
+      (await staff.categories.list()).filter((c) => c.name.toLowerCase() === "hamsters ux"),
+    ).toHaveLength(1);
+  });
+
   it("deletes a category only when no animal uses it", async () => {
     const dogs = await categoryId(h.rt, "dogs");
     const inUse = await expectTrpcError(staff.categories.remove({ id: dogs }), "CONFLICT");

@@ -2,8 +2,9 @@
 import { AppError } from "@petstore/contracts";
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
+import { withBoundedBody } from "../../src/server/trpc/body-limit";
 import { clearedSessionCookie, readCookie, sessionCookie } from "../../src/server/trpc/cookies";
-import { toTrpcError } from "../../src/server/trpc/errors";
+import { toTrpcError, trpcErrorResponse } from "../../src/server/trpc/errors";
 import { clientIp, isHttps, isSameOrigin } from "../../src/server/trpc/http";
 import { shapeOf } from "./support";
 
@@ -49,19 +50,13 @@ describe("clientIp and isHttps", () => {
     expect(clientIp(headers({ "x-forwarded-for": "::ffff:127.0.0.1" }))).toBe("127.0.0.1");
     expect(clientIp(headers({}))).toBe("unknown");
   });
-  it("detects HTTPS from the URL, a trusted proxy or an https public URL", () => {
+  it("detects HTTPS from a trusted proxy or an https public URL, never from what a client says", () => {
     const plain = { publicBaseUrl: "http://localhost:3000", trustProxy: false };
-    expect(isHttps("http://localhost:3000/api/trpc", headers({ "x-forwarded-proto": "https" }), plain)).toBe(
-      false,
-    );
-    expect(
-      isHttps("http://localhost:3000/api/trpc", headers({ "x-forwarded-proto": "https" }), {
-        ...plain,
-        trustProxy: true,
-      }),
-    ).toBe(true);
-    expect(isHttps("https://x/api/trpc", headers({}), plain)).toBe(true);
-    expect(isHttps("http://x/api/trpc", headers({}), config)).toBe(true);
+    expect(isHttps(headers({ "x-forwarded-proto": "https" }), plain)).toBe(false);
+    expect(isHttps(headers({ "x-forwarded-proto": "https" }), { ...plain, trustProxy: true })).toBe(true);
+    expect(isHttps(headers({ "x-forwarded-proto": "http" }), { ...plain, trustProxy: true })).toBe(false);
+    expect(isHttps(headers({}), plain)).toBe(false);
+    expect(isHttps(headers({}), config)).toBe(true);
   });
 });
 
@@ -118,5 +113,49 @@ describe("error mapping", () => {
     const shape = shapeOf(error);
     expect(shape.message).toBe("Something went wrong on our side. Please try again.");
     expect(JSON.stringify(shape)).not.toContain("relation");
+  });
+});
+
+describe("request body cap", () => {
+  const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+    new Request("http://x/api/trpc/auth.signIn", {
+      method: "POST",
+      body,
+      headers,
+      duplex: "half",
+    } as RequestInit);
+
+  it("passes a body within the limit on, readable again", async () => {
+    const bounded = await withBoundedBody(post('{"a":1}'), 16);
+    expect(await bounded?.json()).toEqual({ a: 1 });
+  });
+  it("refuses a declared Content-Length over the limit without reading", async () => {
+    expect(await withBoundedBody(post("x".repeat(10), { "content-length": "17" }), 16)).toBeUndefined();
+  });
+  it("refuses a streamed body once it passes the limit", async () => {
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 5; i++) controller.enqueue(new Uint8Array(8));
+        controller.close();
+      },
+    });
+    expect(await withBoundedBody(post(stream), 16)).toBeUndefined();
+  });
+  it("answers refusals made before tRPC in tRPC's error shape", async () => {
+    const r = trpcErrorResponse("payload_too_large", "Too big.");
+    expect(r.status).toBe(413);
+    expect(await r.json()).toEqual({
+      error: {
+        message: "Too big.",
+        code: -32013,
+        data: {
+          code: "PAYLOAD_TOO_LARGE",
+          httpStatus: 413,
+          appCode: "payload_too_large",
+          details: null,
+          retryAfterSeconds: null,
+        },
+      },
+    });
   });
 });

@@ -22,8 +22,8 @@ describe("overview procedures", () => {
     ]);
   });
 
-  it("shows working keys by plan, requests in the last 24 h and the top keys", async () => {
-    const now = new Date("2032-06-10T06:00:00Z"); // a quarter of today has passed
+  it("shows working keys by plan, requests today and yesterday, and the busiest keys today", async () => {
+    const now = new Date("2032-06-10T06:00:00Z");
     h.setNow(now);
     const free = await admin.apiKeys.create({ name: "Free one", plan: "free" });
     const pro = await admin.apiKeys.create({ name: "Pro one", plan: "pro" });
@@ -45,12 +45,29 @@ describe("overview procedures", () => {
       { plan: "business", count: 0 },
       { plan: "enterprise", count: 0 },
     ]);
-    // 110 today + 3/4 of yesterday's 400.
-    expect(overview.requests).toEqual({ today: 110, yesterday: 400, last24h: 410 });
-    expect(overview.topKeys.map((k) => [k.name, k.requests])).toEqual([
-      ["Pro one", 310],
+    expect(overview.requests).toEqual({ today: 110, yesterday: 400 });
+    expect(overview.topKeys.map((k) => [k.name, k.requestsToday])).toEqual([
       ["Free one", 100],
+      ["Pro one", 10],
     ]);
     h.setNow(undefined);
+  });
+
+  it("shows the same requests today for a key as the key list, the key's page and its usage chart", async () => {
+    const key = await admin.apiKeys.create({ name: "Same everywhere", plan: "business" });
+    const limits = { keyId: key.id, perMinute: 1000, perDay: 100_000 };
+    await h.rt.db.prisma.apiKeyUsage.create({
+      data: { apiKeyId: key.id, day: utcDay(new Date()), requests: 7 },
+    });
+    // Counted by the rate limiter and not flushed yet: every screen includes them.
+    for (let i = 0; i < 5; i++) await h.rt.rateLimiter.checkKey(limits);
+    const fromOverview = (await admin.overview.keys()).topKeys.find((k) => k.id === key.id)?.requestsToday;
+    const fromList = (await admin.apiKeys.list({ query: "Same everywhere" })).rows[0]?.requestsToday;
+    const fromPage = (await admin.apiKeys.get({ id: key.id })).requestsToday;
+    const fromChart = (await admin.apiKeys.usage({ id: key.id, days: 7 })).at(-1)?.requests;
+    expect([fromOverview, fromList, fromPage, fromChart]).toEqual([12, 12, 12, 12]);
+    await h.rt.rateLimiter.flushUsage();
+    expect((await admin.overview.keys()).topKeys.find((k) => k.id === key.id)?.requestsToday).toBe(12);
+    expect((await admin.apiKeys.get({ id: key.id })).requestsToday).toBe(12);
   });
 });

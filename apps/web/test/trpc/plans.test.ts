@@ -56,4 +56,16 @@ describe("plans procedures (admin)", () => {
       { path: "perMinute", message: "the per-minute limit cannot exceed the per-day limit" },
     ]);
   });
+
+  it("counts the working keys a change of a plan's limits would affect", async () => {
+    const before = (await admin.plans.affectedKeys({ plan: "business" })).keys;
+    await admin.apiKeys.create({ name: "B1", plan: "business" });
+    await admin.apiKeys.create({ name: "B2", plan: "business" });
+    const revoked = await admin.apiKeys.create({ name: "B3", plan: "business" });
+    await admin.apiKeys.revoke({ id: revoked.id });
+    // Custom limits on both windows: the plan's limits do not apply to it.
+    await h.rt.apiKeys.create({ name: "B4", plan: "business", perMinute: 5, perDay: 50 }, "test");
+    expect(await admin.plans.affectedKeys({ plan: "business" })).toEqual({ keys: before + 2 });
+    await expectTrpcError(admin.plans.affectedKeys({ plan: "enterprise" as never }), "BAD_REQUEST");
+  });
 });

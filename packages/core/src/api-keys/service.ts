@@ -10,6 +10,7 @@ import { type ApiKeyCreate, AppError, type PlanName } from "@petstore/contracts"
 import type { ApiKey, Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
+import { type BanFacts, recordBan } from "./bans.ts";
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "./format.ts";
 import {
   type ApiKeyView,
@@ -279,9 +280,10 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
       });
     },
 
-    /** Records a ban decided by the rate limiter (no audit: the system, not a person, decided it). */
-    async recordBan(keyId: string, until: Date): Promise<void> {
-      await prisma.apiKey.updateMany({ where: { id: keyId }, data: { bannedUntil: until } });
+    /** Records a ban decided by the rate limiter, audited with the system as actor (see bans.ts). */
+    async recordBan(keyId: string, until: Date, ban?: BanFacts): Promise<void> {
+      await recordBan(prisma, keyId, until, ban);
+      forget(keyId);
     },
 
     /** Clears `bannedUntil` and audits it; the caller also lifts the ban in the rate-limit store. */

@@ -5,7 +5,8 @@
 import type { PlanName } from "@petstore/contracts";
 import type { ApiKey, Plan } from "@petstore/db";
 
-const EXPIRING_SOON_MS = 7 * 86_400_000;
+/** A key that expires sooner than this is shown as `expiring`. */
+export const EXPIRING_SOON_MS = 7 * 86_400_000;
 
 export type ApiKeyState = "active" | "expiring" | "expired" | "revoked" | "banned";
 

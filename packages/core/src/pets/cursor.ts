@@ -1,53 +1,71 @@
 /**
- * Opaque keyset cursors for listPets (PRODUCT.md section 1, "Paging"): `base64url(payload).signature`,
+ * Opaque keyset cursors for listPets (docs/contract.md section 1, "Paging"): `base64url(payload).signature`,
  * where the payload holds the last id seen and the status filter it was issued for, and the signature is a
- * truncated HMAC-SHA256 so a tampered or foreign cursor is recognised and answered with 400.
- * Cursors grant nothing (they only say where a page starts), so the key only guards integrity.
+ * truncated HMAC-SHA256 (RFC 2104) under the deployment's cursor secret (CURSOR_SECRET, else the one kept in
+ * the database: see secrets.ts), so a tampered, forged or foreign cursor is recognised and answered with 400.
+ * A decoded id is range-checked as well, so even a correctly signed cursor cannot reach the database with an
+ * id outside 1..2^63-1.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { AppError, type PetStatus } from "@petstore/contracts";
-
-const SIGNING_KEY = "petstore.listPets.cursor.v1";
+import { AppError, MAX_PET_ID, PetStatus } from "@petstore/contracts";
 
 interface CursorPayload {
   afterId: bigint;
   status?: PetStatus;
 }
 
-function sign(payload: string): string {
-  return createHmac("sha256", SIGNING_KEY).update(payload).digest("base64url").slice(0, 22);
+export interface CursorCodec {
+  /** Encodes the position after `afterId` for the query filtered by `status`. */
+  encode(payload: CursorPayload): string;
+  /**
+   * Decodes `cursor` and checks it was issued for the same `status` filter; returns the id to continue after.
+   * @throws AppError `validation_failed` (path `cursor`) when it is malformed, tampered, foreign or out of range.
+   */
+  decode(cursor: string, status: PetStatus | undefined): bigint;
 }
 
-/** Encodes the position after `afterId` for the query filtered by `status`. */
-export function encodeCursor({ afterId, status }: CursorPayload): string {
-  const payload = Buffer.from(JSON.stringify({ a: afterId.toString(), s: status ?? null })).toString(
-    "base64url",
-  );
-  return `${payload}.${sign(payload)}`;
-}
+const DECIMAL_ID = /^[1-9][0-9]{0,18}$/;
 
-/**
- * Decodes `cursor` and checks it was issued for the same `status` filter.
- * @throws AppError `validation_failed` (path `cursor`) when it is malformed, tampered or foreign.
- */
-export function decodeCursor(cursor: string, status: PetStatus | undefined): bigint {
+/** A codec signing with `secret` (at least 32 characters of key material). */
+export function createCursorCodec(secret: string): CursorCodec {
+  const sign = (payload: string) =>
+    createHmac("sha256", secret).update(payload).digest("base64url").slice(0, 22);
   const invalid = () =>
     new AppError("validation_failed", "Invalid cursor: use the URL from the previous page's Link header.", [
       { path: "cursor", message: "is not a cursor issued for this query" },
     ]);
-  const [payload, signature, extra] = cursor.split(".");
-  if (!payload || !signature || extra !== undefined) throw invalid();
-  const expected = Buffer.from(sign(payload));
-  const given = Buffer.from(signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
-  try {
-    const parsed = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {
-      a: string;
-      s: string | null;
-    };
-    if ((parsed.s ?? undefined) !== status || !/^[0-9]{1,19}$/.test(parsed.a)) throw invalid();
-    return BigInt(parsed.a);
-  } catch {
-    throw invalid();
+
+  function parse(payload: string): { afterId: bigint; status: PetStatus | undefined } {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    } catch {
+      throw invalid();
+    }
+    const { a, s } = (parsed ?? {}) as { a?: unknown; s?: unknown };
+    if (typeof a !== "string" || !DECIMAL_ID.test(a)) throw invalid();
+    const afterId = BigInt(a);
+    if (afterId > MAX_PET_ID) throw invalid();
+    if (s !== null && !PetStatus.safeParse(s).success) throw invalid();
+    return { afterId, status: (s ?? undefined) as PetStatus | undefined };
   }
+
+  return {
+    encode({ afterId, status }) {
+      const payload = Buffer.from(JSON.stringify({ a: afterId.toString(), s: status ?? null })).toString(
+        "base64url",
+      );
+      return `${payload}.${sign(payload)}`;
+    },
+    decode(cursor, status) {
+      const [payload, signature, extra] = cursor.split(".");
+      if (!payload || !signature || extra !== undefined) throw invalid();
+      const expected = Buffer.from(sign(payload));
+      const given = Buffer.from(signature);
+      if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
+      const decoded = parse(payload);
+      if (decoded.status !== status) throw invalid();
+      return decoded.afterId;
+    },
+  };
 }

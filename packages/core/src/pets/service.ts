@@ -13,7 +13,8 @@ import {
 import { Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
-import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { likeLiteral } from "../like.ts";
+import { createCursorCodec } from "./cursor.ts";
 import { toAnimal } from "./mapping.ts";
 
 export interface PetPage {
@@ -39,14 +40,16 @@ function isForeignKeyViolation(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2003";
 }
 
-export function createPetService({ prisma }: PrismaLike) {
+/** The pet service; `cursorSecret` signs listPets cursors (cursor.ts). */
+export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
+  const cursors = createCursorCodec(cursorSecret);
   return {
     /**
      * listPets: up to `limit` animals with id above the cursor position, ascending by id (keyset paging).
      * @throws AppError validation_failed for a bad cursor.
      */
     async list(query: { limit: number; status?: PetStatus; cursor?: string }): Promise<PetPage> {
-      const afterId = query.cursor ? decodeCursor(query.cursor, query.status) : 0n;
+      const afterId = query.cursor ? cursors.decode(query.cursor, query.status) : 0n;
       const rows = await prisma.pet.findMany({
         where: { id: { gt: afterId }, ...(query.status ? { status: query.status } : {}) },
         orderBy: { id: "asc" },
@@ -59,7 +62,7 @@ export function createPetService({ prisma }: PrismaLike) {
         items: page.map(toAnimal),
         nextCursor:
           rows.length > query.limit && last
-            ? encodeCursor({ afterId: last.id, status: query.status })
+            ? cursors.encode({ afterId: last.id, status: query.status })
             : undefined,
       };
     },
@@ -103,7 +106,9 @@ export function createPetService({ prisma }: PrismaLike) {
       const where: Prisma.PetWhereInput = {
         ...(input.status === "none" ? { status: null } : input.status ? { status: input.status } : {}),
         ...(input.categoryId ? { categoryId: BigInt(input.categoryId) } : {}),
-        ...(input.query ? { name: { contains: input.query, mode: "insensitive" as const } } : {}),
+        ...(input.query
+          ? { name: { contains: likeLiteral(input.query), mode: "insensitive" as const } }
+          : {}),
       };
       const [total, rows] = await prisma.$transaction([
         prisma.pet.count({ where }),

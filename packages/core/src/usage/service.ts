@@ -1,24 +1,20 @@
 /**
- * API key usage as the dashboard shows it (PRODUCT.md sections 3 and 4), read from ApiKeyUsage (one row
- * per key per UTC day, written by the rate limiter): 30-day series per key, requests today per key, the
- * overview figures, and the audited "reset today's usage".
- *
- * Counters are per UTC day, so "the last 24 h" is estimated as today's count plus the share of yesterday's
- * count that falls inside the last 24 h (assuming yesterday's calls were spread evenly).
+ * API key usage as every screen shows it (docs/contract.md sections 3 and 4), the ONE place usage figures
+ * are computed: stored rows of ApiKeyUsage (one per key per UTC day, written in batches by the rate
+ * limiter) plus this instance's counters not yet flushed (`pending`, from the limiter), so the overview,
+ * the key list, a key's page and the CLI show the same number for the same key at the same moment.
+ * Also the overview figures and the audited "reset today's usage".
  */
 import { AppError, type PlanName } from "@petstore/contracts";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
+import type { UsageCounts } from "../ratelimit/index.ts";
 
 const DAY_MS = 86_400_000;
 
-export interface UsageDay {
+export interface UsageDay extends UsageCounts {
   /** `YYYY-MM-DD` (UTC). */
   day: string;
-  requests: number;
-  rateLimited: number;
-  bans: number;
-  deprecatedGet: number;
 }
 
 export type AnimalsByStatus = { status: "available" | "pending" | "sold" | "none"; count: number }[];
@@ -26,35 +22,45 @@ export type AnimalsByStatus = { status: "available" | "pending" | "sold" | "none
 export interface KeyOverview {
   /** Keys that still work (neither revoked nor expired), by plan. */
   keysByPlan: { plan: PlanName; count: number }[];
-  requests: { today: number; yesterday: number; last24h: number };
-  topKeys: { id: string; prefix: string; name: string; plan: PlanName; requests: number }[];
+  /** Requests of all keys today and yesterday (UTC days). */
+  requests: { today: number; yesterday: number };
+  /** The 5 keys with the most requests today (UTC), busiest first. */
+  topKeys: { id: string; prefix: string; name: string; plan: PlanName; requestsToday: number }[];
 }
+
+/** This instance's not yet flushed counters of a key for the current UTC day (the rate limiter's). */
+export type PendingUsage = (keyId: string) => UsageCounts;
+
+const noPending: PendingUsage = () => ({ requests: 0, rateLimited: 0, bans: 0, deprecatedGet: 0 });
 
 /** Midnight UTC of `date`'s day. */
 export const utcDay = (date: Date) =>
   new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
-export function createUsageService({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
-  /** Today's and yesterday's requests per key, and the share of yesterday inside the last 24 h. */
-  async function recentByKey() {
-    const now = clock();
-    const today = utcDay(now);
-    const yesterday = new Date(today.getTime() - DAY_MS);
-    const rows = await prisma.apiKeyUsage.findMany({ where: { day: { gte: yesterday } } });
-    const share = 1 - (now.getTime() - today.getTime()) / DAY_MS;
-    const byKey = new Map<string, { today: number; yesterday: number }>();
-    for (const row of rows) {
-      const entry = byKey.get(row.apiKeyId) ?? { today: 0, yesterday: 0 };
-      if (row.day.getTime() === today.getTime()) entry.today += row.requests;
-      else if (row.day.getTime() === yesterday.getTime()) entry.yesterday += row.requests;
-      byKey.set(row.apiKeyId, entry);
-    }
-    return { byKey, share };
+/**
+ * @param deps Prisma and the clock
+ * @param pending the rate limiter's unflushed counters (`rateLimiter.usageToday`); none when omitted
+ */
+export function createUsageService(
+  { prisma, clock }: Pick<CoreDeps, "prisma" | "clock">,
+  pending: PendingUsage = noPending,
+) {
+  /** Requests today of `keyIds` (stored + pending), as a lookup by key id. */
+  async function requestsTodayLookup(keyIds: string[]): Promise<(keyId: string) => number> {
+    const rows = await prisma.apiKeyUsage.findMany({
+      where: { day: utcDay(clock()), apiKeyId: { in: keyIds } },
+      select: { apiKeyId: true, requests: true },
+    });
+    const stored = new Map(rows.map((r) => [r.apiKeyId, r.requests]));
+    return (keyId) => (stored.get(keyId) ?? 0) + pending(keyId).requests;
   }
 
   return {
-    /** The last `days` UTC days for one key, oldest first, zero-filled. */
+    /**
+     * The last `days` UTC days for one key, oldest first, zero-filled; today includes the pending counters.
+     * @returns `days` entries of `{day: "YYYY-MM-DD", requests, rateLimited, bans, deprecatedGet}`.
+     */
     async daily(keyId: string, days: number): Promise<UsageDay[]> {
       const today = utcDay(clock());
       const first = new Date(today.getTime() - (days - 1) * DAY_MS);
@@ -62,26 +68,30 @@ export function createUsageService({ prisma, clock }: Pick<CoreDeps, "prisma" | 
         where: { apiKeyId: keyId, day: { gte: first, lte: today } },
       });
       const byDay = new Map(rows.map((r) => [isoDay(r.day), r]));
+      const now = pending(keyId);
       return Array.from({ length: days }, (_, i) => {
         const day = isoDay(new Date(first.getTime() + i * DAY_MS));
         const r = byDay.get(day);
+        const extra = i === days - 1 ? now : noPending(keyId);
         return {
           day,
-          requests: r?.requests ?? 0,
-          rateLimited: r?.rateLimited ?? 0,
-          bans: r?.bans ?? 0,
-          deprecatedGet: r?.deprecatedGet ?? 0,
+          requests: (r?.requests ?? 0) + extra.requests,
+          rateLimited: (r?.rateLimited ?? 0) + extra.rateLimited,
+          bans: (r?.bans ?? 0) + extra.bans,
+          deprecatedGet: (r?.deprecatedGet ?? 0) + extra.deprecatedGet,
         };
       });
     },
 
-    /** Requests so far today (UTC) per key id; keys without calls are absent. */
-    async requestsToday(): Promise<Map<string, number>> {
-      const rows = await prisma.apiKeyUsage.findMany({
-        where: { day: utcDay(clock()) },
-        select: { apiKeyId: true, requests: true },
-      });
-      return new Map(rows.map((r) => [r.apiKeyId, r.requests]));
+    /** Requests so far today (UTC) of one key, stored and pending. */
+    async requestsToday(keyId: string): Promise<number> {
+      return (await requestsTodayLookup([keyId]))(keyId);
+    },
+
+    /** Adds `requestsToday` (UTC, stored and pending) to each of `keys`. */
+    async withRequestsToday<K extends { id: string }>(keys: K[]): Promise<(K & { requestsToday: number })[]> {
+      const today = await requestsTodayLookup(keys.map((k) => k.id));
+      return keys.map((k) => ({ ...k, requestsToday: today(k.id) }));
     },
 
     /** Animals per status (`none` = no status set), for the overview page. */
@@ -93,44 +103,50 @@ export function createUsageService({ prisma, clock }: Pick<CoreDeps, "prisma" | 
       }));
     },
 
-    /** Key figures for the overview page; `topKeys` are the 5 keys with the most requests in the last 24 h. */
+    /** Key figures for the overview page, from the same numbers as the key list and pages. */
     async keyOverview(): Promise<KeyOverview> {
       const now = clock();
-      const [planGroups, recent] = await Promise.all([
+      const today = utcDay(now);
+      const yesterday = new Date(today.getTime() - DAY_MS);
+      const [planGroups, rows] = await Promise.all([
         prisma.apiKey.groupBy({
           by: ["planName"],
           where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
           _count: { _all: true },
         }),
-        recentByKey(),
+        prisma.apiKeyUsage.findMany({
+          where: { day: { gte: yesterday } },
+          select: { apiKeyId: true, day: true, requests: true },
+        }),
       ]);
-      let today = 0;
-      let yesterday = 0;
-      const estimates: { id: string; requests: number }[] = [];
-      for (const [id, e] of recent.byKey) {
-        today += e.today;
-        yesterday += e.yesterday;
-        estimates.push({ id, requests: Math.round(e.today + e.yesterday * recent.share) });
+      const todayByKey = new Map<string, number>();
+      let yesterdayTotal = 0;
+      for (const row of rows) {
+        if (row.day.getTime() === today.getTime()) todayByKey.set(row.apiKeyId, row.requests);
+        else yesterdayTotal += row.requests;
       }
-      const top = estimates
-        .filter((e) => e.requests > 0)
-        .sort((a, b) => b.requests - a.requests)
-        .slice(0, 5);
-      const keys = await prisma.apiKey.findMany({ where: { id: { in: top.map((t) => t.id) } } });
-      const keyById = new Map(keys.map((k) => [k.id, k]));
+      // Keys with pending counters but no stored row yet count too.
+      const keys = await prisma.apiKey.findMany({
+        select: { id: true, prefix: true, name: true, planName: true },
+      });
+      const ranked = keys
+        .map((k) => ({ ...k, requestsToday: (todayByKey.get(k.id) ?? 0) + pending(k.id).requests }))
+        .filter((k) => k.requestsToday > 0)
+        .sort((a, b) => b.requestsToday - a.requestsToday);
       const plans: PlanName[] = ["free", "pro", "business", "enterprise"];
       return {
         keysByPlan: plans.map((plan) => ({
           plan,
           count: planGroups.find((g) => g.planName === plan)?._count._all ?? 0,
         })),
-        requests: { today, yesterday, last24h: Math.round(today + yesterday * recent.share) },
-        topKeys: top.flatMap((t) => {
-          const k = keyById.get(t.id);
-          return k
-            ? [{ id: k.id, prefix: k.prefix, name: k.name, plan: k.planName, requests: t.requests }]
-            : [];
-        }),
+        requests: { today: ranked.reduce((n, k) => n + k.requestsToday, 0), yesterday: yesterdayTotal },
+        topKeys: ranked.slice(0, 5).map((k) => ({
+          id: k.id,
+          prefix: k.prefix,
+          name: k.name,
+          plan: k.planName,
+          requestsToday: k.requestsToday,
+        })),
       };
     },
 

@@ -15,6 +15,8 @@ export interface TrpcContext {
   /** The raw cookie token (needed to end the session on sign-out). */
   sessionToken: string | null;
   clientIp: string;
+  /** The browser's User-Agent header (kept with a new session to name the device). */
+  userAgent: string | null;
   /** Whether cookies must carry `Secure`. */
   secureCookies: boolean;
   /** Headers added to the HTTP response (the session cookie). */
@@ -25,6 +27,7 @@ export interface InnerContextOptions {
   rt: Runtime;
   sessionToken?: string | null;
   clientIp?: string;
+  userAgent?: string | null;
   secureCookies?: boolean;
   resHeaders?: Headers;
 }
@@ -32,12 +35,14 @@ export interface InnerContextOptions {
 /** Builds the context from plain values, resolving `sessionToken` to its session. */
 export async function createInnerContext(options: InnerContextOptions): Promise<TrpcContext> {
   const token = options.sessionToken ?? null;
-  const session = token ? ((await options.rt.sessions.resolve(token)) ?? null) : null;
+  const clientIp = options.clientIp ?? "unknown";
+  const session = token ? ((await options.rt.sessions.resolve(token, { ip: clientIp })) ?? null) : null;
   return {
     rt: options.rt,
     session,
     sessionToken: token,
-    clientIp: options.clientIp ?? "unknown",
+    clientIp,
+    userAgent: options.userAgent ?? null,
     secureCookies: options.secureCookies ?? false,
     resHeaders: options.resHeaders ?? new Headers(),
   };
@@ -49,7 +54,9 @@ export function createRequestContext(rt: Runtime, req: Request, resHeaders: Head
     rt,
     sessionToken: readCookie(req.headers.get("cookie"), SESSION_COOKIE) ?? null,
     clientIp: clientIp(req.headers),
-    secureCookies: isHttps(req.url, req.headers, rt.config),
+    userAgent: req.headers.get("user-agent"),
+    // docs/contract.md section 4: Secure in production or over HTTPS.
+    secureCookies: rt.config.environment === "production" || isHttps(req.headers, rt.config),
     resHeaders,
   });
 }

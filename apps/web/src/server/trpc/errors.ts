@@ -1,13 +1,15 @@
 /**
  * The ONE place where domain errors become tRPC errors. `mapAppErrors` (a middleware on every procedure)
  * turns an `AppError` into a `TRPCError` with the matching code, keeping the AppError as its cause;
- * `formatError` (the errorFormatter) adds `appCode` and per-field `details` to the error shape, words
- * input-validation failures exactly like the REST API, and never lets an unexpected error's text
- * (SQL, internal names) reach the browser.
+ * `formatError` (the errorFormatter) adds `appCode`, per-field `details` and `retryAfterSeconds` to the
+ * error shape, words input-validation failures exactly like the REST API, and never lets an unexpected
+ * error's text (SQL, internal names) reach the browser. `trpcErrorResponse` gives refusals made before
+ * tRPC runs (cross-site, oversized body) the same JSON shape.
  */
 import { AppError, type ErrorCode, type ErrorDetail, validationError } from "@petstore/contracts";
 import { TRPCError } from "@trpc/server";
-import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { ZodError } from "zod";
 
 const TRPC_CODE_BY_APP_CODE = {
@@ -36,6 +38,13 @@ export interface AppErrorData {
   appCode: ErrorCode | null;
   /** Per-field problems, same paths and words as the REST API's `details`. */
   details: ErrorDetail[] | null;
+  /** Whole seconds until a throttled call may be retried (the response's Retry-After), else null. */
+  retryAfterSeconds: number | null;
+}
+
+/** The domain error behind a tRPC error, if any. */
+export function appErrorOf(error: { cause?: unknown }): AppError | undefined {
+  return AppError.is(error.cause) ? error.cause : undefined;
 }
 
 /*
@@ -81,10 +90,16 @@ export function formatError({ shape, error }: { shape: Shape; error: TRPCError }
   const { stack: _stack, ...data } = shape.data;
   const cause = error.cause;
   if (AppError.is(cause)) {
+    const retryAfter = Number(cause.headers?.["Retry-After"]);
     return {
       ...shape,
       message: cause.message,
-      data: { ...data, appCode: cause.code, details: cause.details ?? null },
+      data: {
+        ...data,
+        appCode: cause.code,
+        details: cause.details ?? null,
+        retryAfterSeconds: retryAfter > 0 ? retryAfter : null,
+      },
     };
   }
   if (isZodError(cause)) {
@@ -92,15 +107,48 @@ export function formatError({ shape, error }: { shape: Shape; error: TRPCError }
     return {
       ...shape,
       message: appError.message,
-      data: { ...data, appCode: "validation_failed", details: appError.details ?? null },
+      data: {
+        ...data,
+        appCode: "validation_failed",
+        details: appError.details ?? null,
+        retryAfterSeconds: null,
+      },
     };
   }
   if (error.code === "INTERNAL_SERVER_ERROR") {
     return {
       ...shape,
       message: "Something went wrong on our side. Please try again.",
-      data: { ...data, appCode: "internal_error", details: null },
+      data: { ...data, appCode: "internal_error", details: null, retryAfterSeconds: null },
     };
   }
-  return { ...shape, data: { ...data, appCode: null, details: null } };
+  return { ...shape, data: { ...data, appCode: null, details: null, retryAfterSeconds: null } };
+}
+
+/**
+ * A JSON response shaped like tRPC's own error answers (`{error: {message, code, data}}`), for requests
+ * refused before tRPC runs. Status from `appCode` (403 forbidden, 413 payload_too_large, ...).
+ */
+export function trpcErrorResponse(
+  appCode: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  const error = new TRPCError({
+    code: TRPC_CODE_BY_APP_CODE[appCode],
+    message,
+    cause: new AppError(appCode, message),
+  });
+  const httpStatus = getHTTPStatusCodeFromError(error);
+  const shape = formatError({
+    shape: { message, code: TRPC_ERROR_CODES_BY_KEY[error.code], data: { code: error.code, httpStatus } },
+    error,
+  });
+  return Response.json(
+    { error: shape },
+    {
+      status: httpStatus,
+      headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...headers },
+    },
+  );
 }

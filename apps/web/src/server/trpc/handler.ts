@@ -1,31 +1,56 @@
 /**
- * HTTP entry of the tRPC API (fetch adapter). State-changing calls are POSTs (tRPC refuses mutations over
- * GET) and must come from this site: a POST whose Origin (or Sec-Fetch-Site) says cross-site is refused
- * with 403 before any procedure runs. Responses are never cached. Unexpected errors are logged.
+ * HTTP entry of the tRPC API (fetch adapter). Before any procedure runs: a state-changing call (POST) whose
+ * Origin (or Sec-Fetch-Site) says cross-site is refused with 403; a body over `TRPC_MAX_BODY_BYTES` with 413;
+ * a batch of more than `TRPC_MAX_BATCH_SIZE` calls with 400 (tRPC's `maxBatchSize`). Headers a domain error
+ * carries (Retry-After of a throttled sign-in) reach the HTTP response; in a batch the longest Retry-After
+ * wins. Responses are never cached. Unexpected errors are logged.
  */
+import type { AppError } from "@petstore/contracts";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { getRuntime } from "../runtime";
+import { withBoundedBody } from "./body-limit";
 import { createRequestContext } from "./context";
+import { appErrorOf, trpcErrorResponse } from "./errors";
 import { isSameOrigin } from "./http";
+import { TRPC_MAX_BATCH_SIZE, TRPC_MAX_BODY_BYTES } from "./limits";
 import { appRouter } from "./router";
 
 export const TRPC_ENDPOINT = "/api/trpc";
+
+const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
+
+/** Response headers contributed by the domain errors of one request (the largest Retry-After). */
+function errorHeaders(errors: readonly { cause?: unknown }[]): Record<string, string> {
+  let retryAfter = 0;
+  for (const error of errors) {
+    const appError: AppError | undefined = appErrorOf(error);
+    retryAfter = Math.max(retryAfter, Number(appError?.headers?.["Retry-After"] ?? 0));
+  }
+  return retryAfter > 0 ? { "Retry-After": String(retryAfter) } : {};
+}
 
 /** Handles one request to `/api/trpc/*`. */
 export async function handleTrpcRequest(req: Request): Promise<Response> {
   const rt = await getRuntime();
   if (req.method !== "GET" && !isSameOrigin(req.headers, rt.config)) {
-    return Response.json(
-      { error: { message: "Cross-site requests are not allowed.", code: "FORBIDDEN" } },
-      { status: 403, headers: { "Cache-Control": "no-store" } },
+    return trpcErrorResponse("forbidden", "Cross-site requests are not allowed.");
+  }
+  const bounded = await withBoundedBody(req, TRPC_MAX_BODY_BYTES);
+  if (!bounded) {
+    // The rest of the body is never read, so the connection cannot carry another request (RFC 9112 9.6).
+    return trpcErrorResponse(
+      "payload_too_large",
+      `The request body is larger than ${TRPC_MAX_BODY_BYTES / 1024} KiB.`,
+      { Connection: "close" },
     );
   }
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
-    req,
+    req: bounded,
     router: appRouter,
-    createContext: ({ resHeaders }) => createRequestContext(rt, req, resHeaders),
-    responseMeta: () => ({ headers: { "Cache-Control": "no-store" } }),
+    maxBatchSize: TRPC_MAX_BATCH_SIZE,
+    createContext: ({ resHeaders }) => createRequestContext(rt, bounded, resHeaders),
+    responseMeta: ({ errors }) => ({ headers: { ...NO_STORE, ...errorHeaders(errors) } }),
     onError: ({ error, path }) => {
       if (error.code === "INTERNAL_SERVER_ERROR")
         rt.logger.error({ err: error.cause ?? error, path }, "tRPC procedure failed");

@@ -25,15 +25,19 @@ export function clientIp(headers: HeaderSource): string {
   return last ? last.replace(/^::ffff:/, "").slice(0, 64) : "unknown";
 }
 
-/** True when the request arrived over HTTPS (directly, or per X-Forwarded-Proto behind a trusted proxy). */
+/**
+ * True when the client reached this deployment over HTTPS: its public URL is https, or (only with
+ * `TRUST_PROXY`) the proxy's X-Forwarded-Proto says https. The request URL's scheme is not evidence: the app
+ * itself only listens on plain HTTP, and Next derives that scheme from a client-sent X-Forwarded-Proto.
+ */
 export function isHttps(
-  url: string,
   headers: HeaderSource,
   config: Pick<Config, "trustProxy" | "publicBaseUrl">,
 ): boolean {
   if (config.publicBaseUrl.startsWith("https:")) return true;
-  if (config.trustProxy && headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https") return true;
-  return url.startsWith("https:");
+  return (
+    config.trustProxy && headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https"
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The dashboard's tRPC API (`/api/trpc`): one router per area, and `createCaller` for tests. */
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { createCallerFactory, router } from "./init";
 import { apiKeysRouter } from "./routers/api-keys";
 import { auditRouter } from "./routers/audit";
@@ -7,6 +8,7 @@ import { categoriesRouter } from "./routers/categories";
 import { overviewRouter } from "./routers/overview";
 import { petsRouter } from "./routers/pets";
 import { plansRouter } from "./routers/plans";
+import { sessionsRouter } from "./routers/sessions";
 import { usersRouter } from "./routers/users";
 
 export const appRouter = router({
@@ -18,7 +20,13 @@ export const appRouter = router({
   users: usersRouter,
   audit: auditRouter,
   overview: overviewRouter,
+  sessions: sessionsRouter,
 });
+
+/** What each procedure returns, for the dashboard's components. */
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+/** What each procedure takes. */
+export type RouterInputs = inferRouterInputs<AppRouter>;
 
 export type AppRouter = typeof appRouter;
 

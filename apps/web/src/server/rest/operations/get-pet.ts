@@ -68,7 +68,7 @@ export const getPetRoute = createRoute({
         type: "integer",
         format: "int64",
         minimum: 1,
-        description: "Identifier of the animal (int64, 1 to 9223372036854775807).",
+        description: "Identifier of the animal: decimal without leading zeros, 1 to 9223372036854775807.",
         example: 1,
       }),
     }),

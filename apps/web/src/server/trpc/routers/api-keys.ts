@@ -1,43 +1,36 @@
 /**
- * API keys (admins): list with requests today, one key with its 30-day usage, issue (secret returned once),
- * revoke, roll, change plan/limits, lift a ban, reset today's usage. Lifting a ban and resetting usage go
- * through the runtime, which clears the rate limiter's state as well as the database's. "Today" adds the
- * limiter's not yet flushed counters to the stored ones, so the numbers are current.
+ * API keys (admins): the searchable, paged list with requests today, one key with its 30-day usage, issue
+ * (secret returned once), revoke, roll, change plan/limits, lift a ban, reset today's usage. Every usage
+ * figure comes from the core usage service (stored and not yet flushed counters), the same numbers the
+ * overview shows. Lifting a ban and resetting usage go through the runtime, which clears the rate
+ * limiter's state as well as the database's.
  */
-import { ApiKeyCreate, ApiKeyPlanChange, ApiKeyRef, ApiKeyRoll, UsageRange } from "@petstore/contracts";
-import type { Runtime } from "@petstore/core";
+import {
+  ApiKeyCreate,
+  ApiKeyPlanChange,
+  ApiKeyRef,
+  ApiKeyRoll,
+  ApiKeySearch,
+  UsageRange,
+} from "@petstore/contracts";
 import { adminProcedure, router } from "../init";
 
-/** Requests today per key: stored rows plus this instance's pending counters. */
-async function requestsToday(rt: Runtime): Promise<(keyId: string) => number> {
-  const stored = await rt.usage.requestsToday();
-  return (keyId) => (stored.get(keyId) ?? 0) + rt.rateLimiter.usageToday(keyId).requests;
-}
-
 export const apiKeysRouter = router({
-  list: adminProcedure.query(async ({ ctx }) => {
-    const [keys, today] = await Promise.all([ctx.rt.apiKeys.list(), requestsToday(ctx.rt)]);
-    return keys.map((k) => ({ ...k, requestsToday: today(k.id) }));
+  /** One page of keys (newest first; search, plan and state filters), each with its requests today. */
+  list: adminProcedure.input(ApiKeySearch.prefault({})).query(async ({ ctx, input }) => {
+    const page = await ctx.rt.apiKeys.search(input);
+    return { total: page.total, rows: await ctx.rt.usage.withRequestsToday(page.rows) };
   }),
 
   get: adminProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
-    const [key, today] = await Promise.all([ctx.rt.apiKeys.get(input.id), requestsToday(ctx.rt)]);
-    return { ...key, requestsToday: today(key.id) };
+    const key = await ctx.rt.apiKeys.get(input.id);
+    return { ...key, requestsToday: await ctx.rt.usage.requestsToday(key.id) };
   }),
 
   /** Daily requests, 429s, bans and deprecated getPet calls, oldest first, zero-filled. */
   usage: adminProcedure.input(UsageRange).query(async ({ ctx, input }) => {
     await ctx.rt.apiKeys.get(input.id);
-    const days = await ctx.rt.usage.daily(input.id, input.days);
-    const pending = ctx.rt.rateLimiter.usageToday(input.id);
-    const today = days.at(-1);
-    if (today) {
-      today.requests += pending.requests;
-      today.rateLimited += pending.rateLimited;
-      today.bans += pending.bans;
-      today.deprecatedGet += pending.deprecatedGet;
-    }
-    return days;
+    return ctx.rt.usage.daily(input.id, input.days);
   }),
 
   /** Issues a key. The secret (`key`) is in this response only. */

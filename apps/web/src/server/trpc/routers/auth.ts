@@ -8,19 +8,20 @@ export const authRouter = router({
   me: publicProcedure.query(({ ctx }) => ctx.session?.user ?? null),
 
   /**
-   * Checks the credentials (throttled per account and IP), opens a session and sets its cookie.
-   * Errors: UNAUTHORIZED (same message whatever was wrong), TOO_MANY_REQUESTS while throttled.
+   * Checks the credentials (throttled per client, per account and client, and per account), opens a
+   * session and sets its cookie. Errors: UNAUTHORIZED (same message whatever was wrong), TOO_MANY_REQUESTS
+   * while throttled (Retry-After and `data.retryAfterSeconds` say for how long).
    */
   signIn: publicProcedure.input(SignIn).mutation(async ({ ctx, input }) => {
-    const session = await ctx.rt.sessions.signIn(input, { ip: ctx.clientIp });
-    if (ctx.sessionToken) await ctx.rt.sessions.signOut(ctx.sessionToken);
+    const session = await ctx.rt.sessions.signIn(input, { ip: ctx.clientIp, userAgent: ctx.userAgent });
+    if (ctx.sessionToken) await ctx.rt.sessions.signOut(ctx.sessionToken, { ip: ctx.clientIp });
     ctx.resHeaders.append("set-cookie", sessionCookie(session.token, ctx.secureCookies));
     return { user: session.user };
   }),
 
   /** Deletes the session and its cookie; harmless when signed out. */
   signOut: publicProcedure.mutation(async ({ ctx }) => {
-    await ctx.rt.sessions.signOut(ctx.sessionToken ?? undefined);
+    await ctx.rt.sessions.signOut(ctx.sessionToken ?? undefined, { ip: ctx.clientIp });
     ctx.resHeaders.append("set-cookie", clearedSessionCookie(ctx.secureCookies));
     return { signedOut: true };
   }),

@@ -1,4 +1,4 @@
-/** Overview page: animals by status (staff), key and traffic figures (admins). */
+/** Overview page: animals by status (staff), key and traffic figures (admins; the usage service's numbers). */
 import { adminProcedure, router, staffProcedure } from "../init";
 
 export const overviewRouter = router({

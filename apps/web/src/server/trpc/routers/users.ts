@@ -1,5 +1,6 @@
-/** Users (admins): list, create staff and admins, change role, deactivate/reactivate. */
-import { UserActiveChange, UserCreate, UserRoleChange } from "@petstore/contracts";
+/** Users (admins): list, create staff and admins, change role, deactivate/reactivate, end sessions. */
+import { UserActiveChange, UserCreate, UserId, UserRoleChange } from "@petstore/contracts";
+import { z } from "zod";
 import { adminProcedure, router } from "../init";
 
 export const usersRouter = router({
@@ -15,4 +16,8 @@ export const usersRouter = router({
   setActive: adminProcedure
     .input(UserActiveChange)
     .mutation(({ ctx, input }) => ctx.rt.users.setActive(input, ctx.actor, ctx.user.id)),
+  /** Ends every session of another user (audited). CONFLICT for one's own account. */
+  endSessions: adminProcedure.input(z.strictObject({ id: UserId })).mutation(async ({ ctx, input }) => ({
+    ended: await ctx.rt.userSessions.endAllOf(input.id, ctx.user.id, ctx.actor),
+  })),
 });

@@ -1,0 +1,50 @@
+/**
+ * Next.js Proxy (the convention formerly called middleware): security headers for the pages. Not matched,
+ * so never slowed down or buffered (a proxy makes Next buffer request bodies): the REST API (/v1), the
+ * dashboard's JSON API (/api, which sets its own headers), health checks, Next's static files and the
+ * vendored Swagger UI files.
+ * Dashboard pages get a fresh CSP nonce per request: it goes into the request's Content-Security-Policy
+ * header, from which Next takes it for its scripts, and into `x-nonce` for the layout to hand to Mantine.
+ * See src/server/security-headers.ts for the policies.
+ */
+import { getConfig, isDevelopmentBuild } from "@petstore/config";
+import { type NextRequest, NextResponse } from "next/server";
+import {
+  apiOrigins,
+  baseSecurityHeaders,
+  contentSecurityPolicy,
+  NONCE_HEADER,
+  policyKindOf,
+} from "@/server/security-headers";
+import { isHttps } from "@/server/trpc/http";
+
+export function proxy(request: NextRequest): NextResponse {
+  const config = getConfig();
+  const https = isHttps(request.headers, config);
+  const kind = policyKindOf(request.nextUrl.pathname);
+  const nonce =
+    kind === "dashboard"
+      ? Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64")
+      : undefined;
+  const policy = contentSecurityPolicy(kind, {
+    nonce,
+    development: isDevelopmentBuild(),
+    apiOrigins: apiOrigins(config),
+    https,
+  });
+  const requestHeaders = new Headers(request.headers);
+  if (nonce) {
+    requestHeaders.set(NONCE_HEADER, nonce);
+    requestHeaders.set("Content-Security-Policy", policy);
+  } else {
+    requestHeaders.delete(NONCE_HEADER);
+  }
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set("Content-Security-Policy", policy);
+  for (const [name, value] of Object.entries(baseSecurityHeaders(https))) response.headers.set(name, value);
+  return response;
+}
+
+export const config = {
+  matcher: ["/((?!v1(?:/|$)|api/|_next/static|_next/image|vendor/|swagger-ui-init\\.js|healthz|readyz).*)"],
+};

@@ -1,0 +1,170 @@
+/**
+ * Issue 8, sign-in rows, over HTTP against the production build: the throttle cannot be raced by a batch or
+ * by parallel requests, one client cannot lock an account for everyone, throttled answers carry
+ * Retry-After, /api/trpc refuses oversized bodies and batches, the cookie's Secure flag ignores a
+ * client's X-Forwarded-Proto without TRUST_PROXY, and sign-in events are in the audit log.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  ADMIN,
+  batchCodes,
+  eventually,
+  PASSWORD,
+  STAFF,
+  signIn,
+  trpc,
+  trpcBatch,
+  trpcCode,
+  useProductionApp,
+} from "./support.ts";
+
+const wrong = (email: string, i: number) => ({
+  path: "auth.signIn",
+  input: { email, password: `wrong ${i}` },
+});
+
+describe("sign-in throttle (production server, TRUST_PROXY on)", () => {
+  const app = useProductionApp();
+
+  it("checks at most 5 passwords of one batch and refuses the right one after them", async () => {
+    const ip = "203.0.113.1";
+    const codes: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const calls = Array.from({ length: 10 }, (_, i) => wrong(STAFF, round * 10 + i));
+      if (round === 2) calls[9] = { path: "auth.signIn", input: { email: STAFF, password: PASSWORD } };
+      const r = await trpcBatch(app, calls, { ip });
+      expect(r.headers.get("set-cookie") ?? "").not.toContain("petstore_session=");
+      codes.push(...batchCodes(r));
+    }
+    expect(codes).toHaveLength(30);
+    expect(codes.filter((c) => c === "UNAUTHORIZED")).toHaveLength(5);
+    expect(codes.filter((c) => c === "TOO_MANY_REQUESTS")).toHaveLength(25);
+    expect(codes.at(-1)).toBe("TOO_MANY_REQUESTS");
+  });
+
+  it("checks at most 5 of 30 parallel sign-ins from one client", async () => {
+    const ip = "203.0.113.2";
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        trpc(app, "mutation", "auth.signIn", wrong(ADMIN, i).input, { ip }),
+      ),
+    );
+    const codes = replies.map(trpcCode);
+    expect(codes.filter((c) => c === "UNAUTHORIZED")).toHaveLength(5);
+    expect(codes.filter((c) => c === "TOO_MANY_REQUESTS")).toHaveLength(25);
+  });
+
+  it("does not let one client lock an account for everyone", async () => {
+    const attacker = "203.0.113.3";
+    for (let i = 0; i < 5; i++) {
+      const r = await trpc(app, "mutation", "auth.signIn", wrong(ADMIN, i).input, { ip: attacker });
+      expect(trpcCode(r)).toBe("UNAUTHORIZED");
+    }
+    const blocked = await trpc(
+      app,
+      "mutation",
+      "auth.signIn",
+      { email: ADMIN, password: PASSWORD },
+      { ip: attacker },
+    );
+    expect(trpcCode(blocked)).toBe("TOO_MANY_REQUESTS");
+    // The owner, from their own address, signs in.
+    await expect(signIn(app, ADMIN, "198.51.100.7")).resolves.toMatch(/.{20,}/);
+  });
+
+  it("answers every throttled sign-in with Retry-After and says when sign-in opens again", async () => {
+    const ip = "203.0.113.4";
+    for (let i = 0; i < 5; i++) await trpc(app, "mutation", "auth.signIn", wrong(STAFF, i).input, { ip });
+    const r = await trpc(app, "mutation", "auth.signIn", wrong(STAFF, 9).input, { ip });
+    expect(r.status).toBe(429);
+    const retryAfter = Number(r.headers.get("retry-after"));
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true);
+    const data = (r.body as { error: { data: { retryAfterSeconds?: number } } }).error.data;
+    expect(data.retryAfterSeconds).toBe(retryAfter);
+    // Batched: the batch's answer carries it too.
+    const batch = await trpcBatch(app, [wrong(STAFF, 10), wrong(STAFF, 11)], { ip });
+    expect(batchCodes(batch)).toEqual(["TOO_MANY_REQUESTS", "TOO_MANY_REQUESTS"]);
+    expect(Number(batch.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("refuses a 20 MB body with a JSON 413 without reading it", async () => {
+    const started = Date.now();
+    const big = JSON.stringify({ email: STAFF, password: "x".repeat(20 * 1024 * 1024) });
+    const r = await trpc(app, "mutation", "auth.signIn", JSON.parse(big), { ip: "203.0.113.5" });
+    expect(r.status).toBe(413);
+    expect(r.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(trpcCode(r)).toBe("PAYLOAD_TOO_LARGE");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Chunked (no Content-Length) is measured while it is read.
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 100; i++) controller.enqueue(new TextEncoder().encode(" ".repeat(1024)));
+        controller.enqueue(new TextEncoder().encode("{}"));
+        controller.close();
+      },
+    });
+    const chunked = await fetch(`${app.baseUrl}/api/trpc/auth.signIn`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+  });
+
+  it("refuses a batch of more than 10 calls before running any of them", async () => {
+    const ip = "203.0.113.6";
+    const r = await trpcBatch(
+      app,
+      Array.from({ length: 100 }, (_, i) => wrong(`nobody${i}@example.com`, i)),
+      { ip },
+    );
+    expect(r.status).toBe(400);
+    // Nothing was counted for this client: a normal sign-in from it still checks the password.
+    const after = await trpc(app, "mutation", "auth.signIn", wrong(STAFF, 0).input, { ip });
+    expect(trpcCode(after)).toBe("UNAUTHORIZED");
+  });
+
+  it("writes sign-in, sign-out, failed sign-in and throttling to the audit log", async () => {
+    const ip = "203.0.113.7";
+    const token = await signIn(app, STAFF, ip);
+    await trpc(app, "mutation", "auth.signOut", undefined, { ip, token });
+    for (let i = 0; i < 6; i++) await trpc(app, "mutation", "auth.signIn", wrong(STAFF, i).input, { ip });
+    const actions = await eventually(async () => {
+      const rows = await app.db.rt.db.prisma.auditLog.findMany({
+        where: { action: { startsWith: "session." } },
+        orderBy: { id: "asc" },
+      });
+      const forIp = rows.filter((r) => JSON.stringify(r.after ?? {}).includes(ip));
+      return forIp.some((r) => r.action === "session.throttled") ? forIp.map((r) => r.action) : undefined;
+    });
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        "session.signIn",
+        "session.signOut",
+        "session.signInFailed",
+        "session.throttled",
+      ]),
+    );
+    expect(actions?.filter((a) => a === "session.signInFailed")).toHaveLength(5);
+  });
+});
+
+describe("session cookie without TRUST_PROXY (production server)", () => {
+  const app = useProductionApp({ TRUST_PROXY: "0" });
+
+  it("does not mark the cookie Secure because a client says X-Forwarded-Proto: https", async () => {
+    const r = await trpc(
+      app,
+      "mutation",
+      "auth.signIn",
+      { email: ADMIN, password: PASSWORD },
+      { headers: { "X-Forwarded-Proto": "https" } },
+    );
+    expect(r.status).toBe(200);
+    const cookie = r.headers.get("set-cookie") ?? "";
+    expect(cookie).toContain("petstore_session=");
+    expect(cookie).not.toMatch(/;\s*Secure/i);
+    expect(r.headers.get("strict-transport-security")).toBeNull();
+  });
+});
