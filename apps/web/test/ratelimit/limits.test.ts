@@ -115,7 +115,8 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
     for (const r of banned) {
       expect(r.rl.reset).toBe(banEnd);
       expect(r.rl.retryAfter).toBeGreaterThanOrEqual(BAN_SECONDS - 2);
-      expect(r.rl.retryAfter).toBeLessThanOrEqual(BAN_SECONDS);
+      // A request whose clock read came before the banning one's sees the end up to 1 s further away.
+      expect(r.rl.retryAfter).toBeLessThanOrEqual(BAN_SECONDS + 1);
       expectConsistentHeaders(r, { banReset: banEnd });
     }
     await t.s.rt.rateLimiter.flushUsage();
