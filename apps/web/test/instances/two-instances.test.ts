@@ -8,7 +8,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clearOfBoundary, deleteKeys, eventually, MINUTE_MS, type Reply, send } from "../ratelimit/support.ts";
+import {
+  clearOfBoundary,
+  deleteKeys,
+  eventually,
+  MINUTE_MS,
+  type Reply,
+  send,
+} from "../ratelimit/support.ts";
 import {
   ensureBuild,
   freePort,
@@ -75,7 +82,10 @@ describe("two production instances sharing one Redis", () => {
       replies.push(
         ...(await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
-            send((i % 2 === 0 ? a : b).baseUrl, "/v1/pets?limit=1", { key }).then((r) => ({ ...r, on: i % 2 })),
+            send((i % 2 === 0 ? a : b).baseUrl, "/v1/pets?limit=1", { key }).then((r) => ({
+              ...(r as Reply),
+              on: i % 2,
+            })),
           ),
         )),
       );
