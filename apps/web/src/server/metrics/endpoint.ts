@@ -1,5 +1,6 @@
 /**
- * GET /metrics: the process's metrics in the Prometheus text format (docs/operations.md "Metrics").
+ * GET /metrics: the process's metrics in the Prometheus text format (docs/contract.md section 5; names and a
+ * scrape config in the README, "Metrics").
  * Outside /v1, so neither authenticated by API keys nor counted by the API's rate limiter.
  * - METRICS_ENABLED off: 404 `not_found`.
  * - METRICS_TOKEN set: the scrape must send `Authorization: Bearer <token>`, else 401 `unauthorized`

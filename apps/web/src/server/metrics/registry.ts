@@ -1,8 +1,8 @@
 /**
  * The process's Prometheus metrics (prom-client), kept in one `globalThis` slot: Next.js bundles each route
  * separately, so a module-level registry could differ between the /v1 pipeline and the /metrics route;
- * prom-client itself stays external (next.config `serverExternalPackages`). See README "Metrics" and
- * docs/operations.md for the metric names.
+ * prom-client itself stays external (next.config `serverExternalPackages`). Served by GET /metrics
+ * (docs/contract.md section 5); the metric names are listed in the README ("Metrics").
  *
  * Request metrics are recorded on the request path (`recordRequest`, one counter increment and one histogram
  * observation); everything else is read at scrape time by the collectors in `collectors.ts`.
