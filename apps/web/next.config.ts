@@ -13,6 +13,8 @@ const nextConfig: NextConfig = {
     "pg",
     "ioredis",
     "pino",
+    // One prom-client per process, so that every route bundle reaches the same metric classes.
+    "prom-client",
   ],
   poweredByHeader: false,
   typedRoutes: false,

@@ -1,7 +1,7 @@
 /**
  * Next.js Proxy (the convention formerly called middleware): security headers for the pages. Not matched,
  * so never slowed down or buffered (a proxy makes Next buffer request bodies): the REST API (/v1), the
- * dashboard's JSON API (/api, which sets its own headers), health checks, Next's static files and the
+ * dashboard's JSON API (/api, which sets its own headers), health checks and /metrics, Next's static files and the
  * vendored Swagger UI files.
  * Dashboard pages get a fresh CSP nonce per request: it goes into the request's Content-Security-Policy
  * header, from which Next takes it for its scripts, and into `x-nonce` for the layout to hand to Mantine.
@@ -46,5 +46,7 @@ export function proxy(request: NextRequest): NextResponse {
 }
 
 export const config = {
-  matcher: ["/((?!v1(?:/|$)|api/|_next/static|_next/image|vendor/|swagger-ui-init\\.js|healthz|readyz).*)"],
+  matcher: [
+    "/((?!v1(?:/|$)|api/|_next/static|_next/image|vendor/|swagger-ui-init\\.js|healthz|readyz|metrics(?:/|$)).*)",
+  ],
 };

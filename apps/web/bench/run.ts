@@ -16,8 +16,10 @@
  * --rounds=<n> alternating runs per phase (BENCH_ROUNDS, default 4, rounded up to even),
  * --connections=<n> (BENCH_CONNECTIONS, default 20), --warmup=<s> (BENCH_WARMUP, default 2); --control
  * (BENCH_CONTROL=1) runs both servers with the limiter off: an A/A run showing how far apart two identical
- * servers measure on this machine. Needs PostgreSQL at 127.0.0.1:5432 and Redis at REDIS_URL (default
- * redis://127.0.0.1:6379). Writes bench-results/latest.json (git-ignored).
+ * servers measure on this machine; --metrics (BENCH_METRICS=1) runs both with the limiter on and the 'off'
+ * server with METRICS_ENABLED=false: the ratio is then the cost of recording metrics (target: at most 3%).
+ * Needs PostgreSQL at 127.0.0.1:5432 and Redis at REDIS_URL (default redis://127.0.0.1:6379).
+ * Writes bench-results/latest.json (git-ignored).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -48,6 +50,7 @@ const WARMUP = option("warmup", "BENCH_WARMUP", 2);
 const ROUNDS = 2 * Math.ceil(option("rounds", "BENCH_ROUNDS", 4) / 2);
 const PROBE_REQUESTS = 300;
 const CONTROL = process.argv.includes("--control") || Boolean(process.env.BENCH_CONTROL);
+const METRICS = process.argv.includes("--metrics") || Boolean(process.env.BENCH_METRICS);
 const REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379";
 const PREFIX = `petstore-bench:${process.pid}:${randomUUID().slice(0, 8)}`;
 
@@ -320,7 +323,11 @@ async function main(): Promise<void> {
     const limiterOn = CONTROL
       ? { ...common, RATE_LIMIT_ENABLED: "false" }
       : { ...common, REDIS_URL, RATE_LIMIT_PREFIX: PREFIX };
-    const limiterOff = { ...common, RATE_LIMIT_ENABLED: "false" };
+    const limiterOff = METRICS
+      ? { ...limiterOn, METRICS_ENABLED: "false" }
+      : { ...common, RATE_LIMIT_ENABLED: "false" };
+    if (METRICS)
+      log("Metrics run (--metrics): 'on' records metrics, 'off' has METRICS_ENABLED=false; both limit.");
     if (CONTROL) log("Control run (--control): the 'on' server runs with the limiter off too.");
     log(
       `Each scenario, per server: ${WARMUP} s warm-up, then ${DURATION} s in ${ROUNDS} alternating rounds, ` +
@@ -425,6 +432,7 @@ async function main(): Promise<void> {
           warmupSeconds: WARMUP,
           rounds: ROUNDS,
           control: CONTROL,
+          metrics: METRICS,
           connections: CONNECTIONS,
           results,
           worstThroughputRatio: worst,

@@ -45,6 +45,8 @@ const envSchema = z
     TRUST_PROXY: booleanFlag.default(false),
     SESSION_IDLE_HOURS: positiveInt.default(12),
     CURSOR_SECRET: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
+    METRICS_ENABLED: booleanFlag.default(true),
+    METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN)) {
@@ -88,6 +90,11 @@ export interface Config {
    * every instance on that database (docs/contract.md section 1, "Paging").
    */
   cursorSecret?: string;
+  /**
+   * GET /metrics (Prometheus text format): `enabled` false turns off both the endpoint (404) and the per-request
+   * recording; with `token` set a scrape must send `Authorization: Bearer <token>`.
+   */
+  metrics: { enabled: boolean; token?: string };
 }
 
 /** Raised when an environment variable is malformed; the message names the variable. */
@@ -164,6 +171,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     sessionIdleHours: e.SESSION_IDLE_HOURS,
     ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
+    metrics: { enabled: e.METRICS_ENABLED, ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}) },
   };
   return Object.freeze(config);
 }

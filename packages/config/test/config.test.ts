@@ -33,6 +33,8 @@ describe("loadConfig", () => {
     ["TRUST_PROXY", "maybe"],
     ["RATE_LIMIT_STORE_TIMEOUT_MS", "-5"],
     ["CURSOR_SECRET", "too short"],
+    ["METRICS_TOKEN", "short"],
+    ["METRICS_ENABLED", "perhaps"],
   ])("stops on a bad %s naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid environment variable ${name}`));
@@ -48,6 +50,15 @@ describe("loadConfig", () => {
     expect(loadConfig({}).cursorSecret).toBeUndefined();
     const secret = "s".repeat(32);
     expect(loadConfig({ CURSOR_SECRET: secret }).cursorSecret).toBe(secret);
+  });
+
+  it("serves metrics by default, without a token; METRICS_TOKEN and METRICS_ENABLED change that", () => {
+    expect(loadConfig({}).metrics).toEqual({ enabled: true });
+    const token = "t".repeat(16);
+    expect(loadConfig({ METRICS_TOKEN: token, METRICS_ENABLED: "false" }).metrics).toEqual({
+      enabled: false,
+      token,
+    });
   });
 
   it("keeps an in-memory PGlite location as given", () => {

@@ -249,7 +249,8 @@ describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
     expect(await limiter.isBanned(keyId)).toBeNull();
     const after = await limiter.checkKey(limits);
     expect(after.code).toBe("rate_limited");
-    expect(limiter.metrics()).toMatchObject({ bans: 1 });
+    // What GET /metrics reports as decisions: 1 admitted, 4 rate_limited, 2 banned.
+    expect(limiter.metrics()).toMatchObject({ checks: 7, admitted: 1, denied: 6, banned: 2, bans: 1 });
   });
 
   it("doubles the ban for each further ban on the same UTC day and starts over the next day", async () => {

@@ -9,14 +9,11 @@ export interface ReadinessReport {
 
 const TIMEOUT_MS = 2000;
 
-function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, what: string, ms = TIMEOUT_MS): Promise<T> {
   return Promise.race([
     promise,
     new Promise<T>((_, reject) =>
-      setTimeout(
-        () => reject(new Error(`${what} did not answer within ${TIMEOUT_MS} ms`)),
-        TIMEOUT_MS,
-      ).unref(),
+      setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms).unref(),
     ),
   ]);
 }
@@ -32,13 +29,17 @@ export async function checkReadiness(): Promise<ReadinessReport> {
   return readinessOf(rt);
 }
 
-/** Readiness of `rt`: the database answers `SELECT 1` and the rate-limit store a PING (each within 2 s). */
+/**
+ * Readiness of `rt`: the database answers `SELECT 1` within `databaseTimeoutMs` (default 2 s) and the
+ * rate-limit store a PING within its own timeout (RATE_LIMIT_STORE_TIMEOUT_MS).
+ */
 export async function readinessOf(
   rt: Pick<Runtime, "db" | "config" | "rateLimiter">,
+  databaseTimeoutMs = TIMEOUT_MS,
 ): Promise<ReadinessReport> {
   const checks: ReadinessReport["checks"] = {};
   try {
-    await withTimeout(rt.db.prisma.$queryRaw`SELECT 1`, "database");
+    await withTimeout(rt.db.prisma.$queryRaw`SELECT 1`, "database", databaseTimeoutMs);
     checks.database = { ok: true, detail: rt.config.database.kind };
   } catch (error) {
     checks.database = { ok: false, detail: (error as Error).message.split("\n")[0] };

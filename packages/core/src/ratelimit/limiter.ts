@@ -98,7 +98,9 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const timeoutMs = config.storeTimeoutMs;
   const stats: RateLimitMetrics = {
     checks: 0,
+    admitted: 0,
     denied: 0,
+    banned: 0,
     storeFailures: 0,
     failOpen: 0,
     bans: 0,
@@ -229,6 +231,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 
   const deniedBy = (decision: RateLimitDecision, keyId?: string) => {
     stats.denied++;
+    if (decision.code === "key_banned") stats.banned++;
     if (keyId !== undefined) usage.add(keyId, "rateLimited");
     return decision;
   };
@@ -269,6 +272,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     bans.delete(keyId);
 
     if (minute.success && day.success) {
+      stats.admitted++;
       usage.add(keyId, "requests");
       return admitted(at, [state(minute, false), state(day, false)]);
     }
@@ -320,7 +324,9 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       return failedOpen(at, [[ANON, limit]]);
     }
     const windows = [state(h, false)];
-    return h.success ? admitted(at, windows) : deniedBy(rateLimited(at, windows, windows));
+    if (!h.success) return deniedBy(rateLimited(at, windows, windows));
+    stats.admitted++;
+    return admitted(at, windows);
   }
 
   let closing: Promise<void> | undefined;
@@ -390,11 +396,13 @@ function disabledLimiter(
   return {
     async checkKey({ keyId }) {
       stats.checks++;
+      stats.admitted++;
       usage.add(keyId, "requests");
       return open();
     },
     async checkAnonymous() {
       stats.checks++;
+      stats.admitted++;
       return open();
     },
     recordDeprecatedCall: (keyId) => usage.add(keyId, "deprecatedGet"),

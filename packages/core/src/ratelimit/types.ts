@@ -94,8 +94,12 @@ export interface BanInfo {
 export interface RateLimitMetrics {
   /** Checks made (keyed and anonymous). */
   checks: number;
+  /** Checks that let the request through after consulting the store (or with the limiter disabled). */
+  admitted: number;
   /** Checks that answered 429 (bans included). */
   denied: number;
+  /** Of `denied`, those answered `key_banned`. */
+  banned: number;
   /** Store operations that failed or timed out. */
   storeFailures: number;
   /** Requests let through unchecked because the store failed. */

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
+import { recordRequest } from "../../metrics/registry.ts";
 import type { RestEnv } from "../env.ts";
 import { JSON_CONTENT_TYPE } from "../problem.ts";
 
@@ -31,13 +32,16 @@ export const requestContext = (rt: Pick<Runtime, "logger">) =>
     c.res.headers.set("X-Request-Id", c.get("requestId"));
     c.res.headers.set("Cache-Control", "no-store");
     c.res.headers.set("Content-Type", JSON_CONTENT_TYPE);
+    const route = routeTemplate(c);
+    const durationMs = performance.now() - started;
+    recordRequest(route, c.req.method, c.res.status, durationMs / 1000);
     rt.logger.info(
       {
         requestId: c.get("requestId"),
         method: c.req.method,
-        route: routeTemplate(c),
+        route,
         status: c.res.status,
-        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        durationMs: Math.round(durationMs * 10) / 10,
         keyPrefix: c.get("caller")?.prefix,
       },
       "request",

@@ -1,0 +1,83 @@
+/**
+ * The process's Prometheus metrics (prom-client), kept in one `globalThis` slot: Next.js bundles each route
+ * separately, so a module-level registry could differ between the /v1 pipeline and the /metrics route;
+ * prom-client itself stays external (next.config `serverExternalPackages`). Served by GET /metrics
+ * (docs/contract.md section 5); the metric names are listed in the README ("Metrics").
+ *
+ * Request metrics are recorded on the request path (`recordRequest`, one counter increment and one histogram
+ * observation); everything else is read at scrape time by the collectors in `collectors.ts`.
+ * With METRICS_ENABLED off (packages/config) nothing is created and `recordRequest` does nothing.
+ */
+import { getConfig } from "@petstore/config";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { registerScrapeCollectors, type ScrapeState } from "./collectors.ts";
+
+/** Everything the process exposes on /metrics. */
+export interface Metrics {
+  registry: Registry;
+  /** `petstore_http_requests_total{route,method,status}` */
+  requests: Counter<"route" | "method" | "status">;
+  /** `petstore_http_request_duration_seconds{route}` */
+  duration: Histogram<"route">;
+  /** What the scrape-time collectors read; set by the /metrics handler just before rendering. */
+  scrape: { state?: ScrapeState };
+}
+
+const KEY = Symbol.for("petstore.metrics");
+type Holder = { [KEY]?: Metrics | null };
+
+/** Latency buckets in seconds: REST operations take milliseconds; the top buckets catch store/DB timeouts. */
+export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** Methods counted under their own name; anything else is `other` (label values stay a small fixed set). */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+function create(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const scrape: Metrics["scrape"] = {};
+  registerScrapeCollectors(registry, scrape);
+  return {
+    registry,
+    scrape,
+    requests: new Counter({
+      name: "petstore_http_requests_total",
+      help: "REST API (/v1) requests answered, by route template, method and status code.",
+      labelNames: ["route", "method", "status"] as const,
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: "petstore_http_request_duration_seconds",
+      help: "REST API (/v1) request duration in seconds (request in to response out), by route template.",
+      labelNames: ["route"] as const,
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    }),
+  };
+}
+
+let local: Metrics | null | undefined;
+
+/**
+ * The process's metrics, created on first use; null when METRICS_ENABLED is off.
+ * Same object from every bundle (a `globalThis[Symbol.for("petstore.metrics")]` slot).
+ */
+export function getMetrics(): Metrics | null {
+  if (local !== undefined) return local;
+  const holder = globalThis as Holder;
+  if (holder[KEY] === undefined) holder[KEY] = getConfig().metrics.enabled ? create() : null;
+  local = holder[KEY] ?? null;
+  return local;
+}
+
+/**
+ * Records one answered /v1 request: `route` is the matched route template (e.g. `/v1/pets/:petId`) or
+ * `unmatched`, `status` the HTTP status code, `seconds` the time from request in to response out.
+ * No-op when metrics are off.
+ */
+export function recordRequest(route: string, method: string, status: number, seconds: number): void {
+  const m = local === undefined ? getMetrics() : local;
+  if (!m) return;
+  m.requests.inc({ route, method: METHODS.has(method) ? method : "other", status: String(status) });
+  m.duration.observe({ route }, seconds);
+}
