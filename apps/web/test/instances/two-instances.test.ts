@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clearOfBoundary, deleteKeys, eventually, MINUTE_MS, type Reply, send } from "../ratelimit/support.ts";
+import { clearOfBoundary, deleteKeys, eventually, MINUTE_MS, send } from "../ratelimit/support.ts";
 import {
   ensureBuild,
   freePort,
@@ -70,12 +70,15 @@ describe("two production instances sharing one Redis", () => {
     await clearOfBoundary(MINUTE_MS, 20_000);
     // 15 waves of 10 concurrent requests, 5 to each instance: the first 6 waves are admitted on both
     // (150 at once let one instance take the whole minute before the other answered any).
-    const replies: (Reply & { on: number })[] = [];
+    const replies: (Awaited<ReturnType<typeof send>> & { on: number })[] = [];
     for (let wave = 0; wave < 15; wave++)
       replies.push(
         ...(await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
-            send((i % 2 === 0 ? a : b).baseUrl, "/v1/pets?limit=1", { key }).then((r) => ({ ...r, on: i % 2 })),
+            send((i % 2 === 0 ? a : b).baseUrl, "/v1/pets?limit=1", { key }).then((r) => ({
+              ...r,
+              on: i % 2,
+            })),
           ),
         )),
       );
