@@ -1,6 +1,10 @@
 /**
  * Production (and dev) HTTP server: Next.js behind a plain node:http server (Next's documented custom
  * server), so the app learns the real client address (`src/server/client-ip.ts`) for per-IP rate limiting.
+ * `/v1` goes straight to the REST app (src/server/rest/mount.ts) instead of through Next's router, which
+ * cost most of the API's throughput (issue 7); the REST app is the one Next's bundle built, so both mounts
+ * share one runtime and one app. Everything else (dashboard, /api/trpc, /docs) goes to Next. Methods no route
+ * serves and requests Node's parser rejects get JSON answers (src/server/plain-responses.ts).
  * It also applies pending migrations to the embedded PGlite database before Next opens it.
  * Usage: `tsx server.ts` (production build) or `tsx server.ts --dev`. Port from PORT (packages/config).
  */
@@ -8,11 +12,20 @@ import http from "node:http";
 import { ConfigError, getConfig } from "@petstore/config";
 import { deployMigrations } from "@petstore/db/migrate";
 import next from "next";
-import { stampClientIp } from "./src/server/client-ip.ts";
+import { markCustomServer, stampClientIp } from "./src/server/client-ip.ts";
+import {
+  answerClientError,
+  isUnservedMethod,
+  methodNotAllowed,
+  writeRaw,
+} from "./src/server/plain-responses.ts";
+import { isRestPath, publishedRestFetch } from "./src/server/rest/mount.ts";
+import { restRequestListener } from "./src/server/rest/node-listener.ts";
 
 async function main(): Promise<void> {
   const config = getConfig();
   const dev = process.argv.includes("--dev");
+  markCustomServer();
   if (config.database.kind === "pglite") {
     // The embedded database is migrated before Next opens it (PGlite allows one opener at a time).
     const { applied } = await deployMigrations(config.database);
@@ -22,7 +35,20 @@ async function main(): Promise<void> {
   const app = next({ dev, dir: import.meta.dirname, port: config.port, hostname: "0.0.0.0" });
   const handle = app.getRequestHandler();
   await app.prepare();
-  const server = http.createServer((req, res) => {
+  let rest: ReturnType<typeof restRequestListener> | undefined;
+  const server = http.createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
+    if (isRestPath(req.url)) {
+      // Published when Next's bundle loads the REST app (instrumentation, or the first /v1 request via Next).
+      const fetch = publishedRestFetch();
+      if (fetch) {
+        rest ??= restRequestListener(fetch, config.trustProxy);
+        return rest(req, res);
+      }
+    } else if (isUnservedMethod(req.method)) {
+      const { body, headers } = methodNotAllowed(req.method ?? "");
+      res.writeHead(405, headers).end(body);
+      return;
+    }
     stampClientIp(req, config.trustProxy);
     handle(req, res).catch((error: unknown) => {
       process.stderr.write(`request failed: ${String(error)}\n`);
@@ -32,6 +58,11 @@ async function main(): Promise<void> {
       );
     });
   });
+  server.on("clientError", answerClientError);
+  // CONNECT never names a path this app serves.
+  server.on("connect", (req: http.IncomingMessage, socket) =>
+    writeRaw(socket as import("node:net").Socket, 405, "method_not_allowed", req.method ?? "CONNECT"),
+  );
   server.listen(config.port, () => process.stdout.write(`Listening on port ${config.port}\n`));
   const stop = () => server.close(() => process.exit(0));
   process.once("SIGTERM", stop);

@@ -3,8 +3,10 @@
  * database), seed a fresh embedded database, and — outside production — issue a demo API key and a demo
  * admin, printing them once together with the URL. Runs from Next's instrumentation hook.
  */
+import { isDevelopmentBuild } from "@petstore/config";
 import { ensureDemoAdmin, type Runtime } from "@petstore/core";
 import { seedDatabase } from "@petstore/db";
+import { isCustomServer } from "./client-ip.ts";
 import { getRuntime } from "./runtime.ts";
 
 async function firstStart(rt: Runtime): Promise<string[]> {
@@ -24,6 +26,13 @@ async function firstStart(rt: Runtime): Promise<string[]> {
 export async function bootstrap(): Promise<void> {
   try {
     const rt = await getRuntime();
+    // docs/contract.md section 3: per-IP limits need the peer address, which only server.ts (or, with
+    // TRUST_PROXY, the proxy's X-Forwarded-For) provides; `next start` alone would put everyone in one bucket.
+    if (!isCustomServer() && !rt.config.trustProxy && !isDevelopmentBuild()) {
+      throw new Error(
+        "run the app with its own server (`npm start`, server.ts), or set TRUST_PROXY behind a proxy that sets X-Forwarded-For: under plain `next start` the client address is unknown",
+      );
+    }
     const lines = await firstStart(rt);
     const url = rt.config.publicBaseUrl;
     process.stdout.write(

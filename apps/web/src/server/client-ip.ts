@@ -1,29 +1,57 @@
 /**
- * Client IP for anonymous rate limiting (PRODUCT.md section 3). The Node server (server.ts, and the test
- * harness) computes it from the socket — or, only when TRUST_PROXY is set, from the right-most
- * X-Forwarded-For entry (the address the trusted proxy saw) — and passes it to the app in
- * `CLIENT_IP_HEADER`, overwriting anything a client sent under that name. (Next's own x-forwarded-for
- * keeps a client-sent value, so it cannot be trusted.)
+ * Client IP for anonymous rate limiting and the sign-in throttle (docs/contract.md section 3). The app's Node
+ * server (server.ts, and the test harness) computes it from the socket, or, only when TRUST_PROXY is set, from
+ * the right-most X-Forwarded-For entry (the address the trusted proxy saw), and passes it to the app in
+ * `CLIENT_IP_HEADER`, overwriting anything a client sent under that name.
+ * The app believes that header only when the custom server runs in this process (`markCustomServer`): under
+ * plain `next start` a client could send it. There, with TRUST_PROXY the last X-Forwarded-For hop is used;
+ * without, no peer address is known to a route handler, so production refuses to start (bootstrap.ts).
  */
 import type { IncomingMessage } from "node:http";
 
 export const CLIENT_IP_HEADER = "x-petstore-client-ip";
 
+const CUSTOM_SERVER = Symbol.for("petstore.custom-server");
+type Holder = { [CUSTOM_SERVER]?: boolean };
+
+/** Called by server.ts before Next starts: `CLIENT_IP_HEADER` is then stamped on every request. */
+export function markCustomServer(): void {
+  (globalThis as Holder)[CUSTOM_SERVER] = true;
+}
+
+/** True when server.ts (which stamps `CLIENT_IP_HEADER`) serves this process. */
+export const isCustomServer = (): boolean => (globalThis as Holder)[CUSTOM_SERVER] === true;
+
+/** The last hop of X-Forwarded-For values, or `undefined`. */
+function lastForwardedHop(forwarded: string | string[] | null | undefined): string | undefined {
+  return (Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? ""))
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean)
+    .at(-1);
+}
+
 /** The client address of `req`: socket address, or the last X-Forwarded-For hop when `trustProxy`. */
 export function clientIpOf(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = req.headers["x-forwarded-for"];
-    const hops = (Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? ""))
-      .split(",")
-      .map((h) => h.trim())
-      .filter(Boolean);
-    const last = hops.at(-1);
-    if (last) return last;
-  }
-  return req.socket.remoteAddress ?? "unknown";
+  const last = trustProxy ? lastForwardedHop(req.headers["x-forwarded-for"]) : undefined;
+  return last ?? req.socket.remoteAddress ?? "unknown";
 }
 
 /** Sets `CLIENT_IP_HEADER` on `req` (replacing any client-sent value). */
 export function stampClientIp(req: IncomingMessage, trustProxy: boolean): void {
   req.headers[CLIENT_IP_HEADER] = clientIpOf(req, trustProxy);
+}
+
+/**
+ * The client IP the app may believe for a request with `headers`: server.ts's stamp when it runs, else (only
+ * with `trustProxy`) the last X-Forwarded-For hop, else `unknown` (one shared bucket; `next dev` only).
+ * IPv4-mapped IPv6 addresses are given as IPv4; at most 64 characters.
+ */
+export function trustedClientIp(headers: Pick<Headers, "get">, trustProxy: boolean): string {
+  const ip = isCustomServer()
+    ? headers.get(CLIENT_IP_HEADER)?.trim()
+    : trustProxy
+      ? lastForwardedHop(headers.get("x-forwarded-for"))
+      : undefined;
+  return ip ? ip.replace(/^::ffff:/, "").slice(0, 64) : "unknown";
 }

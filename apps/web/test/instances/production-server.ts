@@ -103,13 +103,15 @@ export async function prepareDatabase(prefix = "petstore_instances"): Promise<Pr
 export interface ProductionServer {
   baseUrl: string;
   port: number;
+  /** The process started (`tsx`, which runs the server in a child of its own). */
+  pid?: number;
   /** stdout and stderr so far. */
   output(): string;
   stop(): Promise<void>;
 }
 
 /**
- * Starts `tsx server.ts` (production mode) on `port` with exactly `env` (plus PATH/HOME), and waits until
+ * Starts `tsx <script>` (default server.ts, production mode) on `port` with exactly `env` (plus PATH/HOME), and waits until
  * GET /readyz answers (200 or 503: the process is up and its runtime open).
  * @throws when the process exits or does not become ready within `timeoutMs`.
  */
@@ -117,9 +119,13 @@ export async function startProductionServer(
   port: number,
   env: Record<string, string>,
   timeoutMs = 90_000,
+  script = "server.ts",
+  nodeArgs: string[] = [],
 ): Promise<ProductionServer> {
   let output = "";
-  const child: ChildProcess = spawn(process.execPath, [TSX_CLI, "server.ts"], {
+  // With node options (e.g. --cpu-prof, which NODE_OPTIONS refuses), node runs the script itself via tsx's loader.
+  const args = nodeArgs.length ? [...nodeArgs, "--import", "tsx", script] : [TSX_CLI, script];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: WEB_DIR,
     env: {
       PATH: process.env.PATH ?? "",
@@ -183,7 +189,7 @@ export async function startProductionServer(
     if (status === 200 || status === 503) break;
     await sleep(200);
   }
-  return { baseUrl, port, output: () => output, stop };
+  return { baseUrl, port, pid: child.pid, output: () => output, stop };
 }
 
 /**

@@ -1,16 +1,23 @@
 /**
- * Test harness: a real REST server over real HTTP (@hono/node-server serving the same `createRestApp`
- * Next mounts at /v1) on a fresh database — a new PostgreSQL database per run, or an in-memory PGlite —
+ * Test harness: a real REST server over real HTTP on a fresh database, mounted as server.ts mounts it
+ * (`restRequestListener` over the REST fetch handler, the default) or, with REST_MOUNT=next, as a fetch
+ * handler behind a standard Request/Response adapter, as the Next route handler at app/v1 receives it
+ * (scripts/test.sh runs the REST suites both ways) — a new PostgreSQL database per run, or an in-memory PGlite —
  * with seeded plans and categories and an issued API key. The clock is injectable.
  */
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Http2Bindings, type HttpBindings, serve } from "@hono/node-server";
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { deployMigrations } from "@petstore/db/migrate";
 import { createTemporaryDatabase } from "@petstore/db/testing";
-import { CLIENT_IP_HEADER, clientIpOf } from "../../src/server/client-ip.ts";
-import { createRestApp } from "../../src/server/rest/app.ts";
+import { CLIENT_IP_HEADER, clientIpOf, markCustomServer } from "../../src/server/client-ip.ts";
+import { createRestFetch } from "../../src/server/rest/handler.ts";
+import { restRequestListener } from "../../src/server/rest/node-listener.ts";
+
+/** How the REST app is mounted: as server.ts serves /v1 (`node`) or as the Next route handler (`next`). */
+export const REST_MOUNT: "node" | "next" = process.env.REST_MOUNT === "next" ? "next" : "node";
 
 export type DatabaseKind = "postgres" | "pglite";
 export const DATABASE_KINDS: DatabaseKind[] = ["postgres", "pglite"];
@@ -57,18 +64,23 @@ export async function startTestServer(
     { name: "test", plan: "enterprise", perMinute: 100_000, perDay: 1_000_000 },
     "test",
   );
-  const app = createRestApp(rt);
-  // As server.ts does: the client address comes from the socket (or, with TRUST_PROXY, X-Forwarded-For).
-  const server = serve({
-    fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
-      const headers = new Headers(request.headers);
-      headers.set(CLIENT_IP_HEADER, clientIpOf(env.incoming as HttpBindings["incoming"], config.trustProxy));
-      return app.fetch(new Request(request, { headers }));
-    },
-    port: 0,
-    hostname: "127.0.0.1",
-  });
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  const fetch = createRestFetch(async () => rt);
+  // This process plays server.ts: it stamps the client address (socket, or X-Forwarded-For with TRUST_PROXY).
+  markCustomServer();
+  const server =
+    REST_MOUNT === "node"
+      ? http.createServer(restRequestListener(fetch, config.trustProxy)).listen(0, "127.0.0.1")
+      : serve({
+          fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
+            const headers = new Headers(request.headers);
+            const incoming = env.incoming as HttpBindings["incoming"];
+            headers.set(CLIENT_IP_HEADER, clientIpOf(incoming, config.trustProxy));
+            return fetch(new Request(request, { headers }));
+          },
+          port: 0,
+          hostname: "127.0.0.1",
+        });
+  if (!server.listening) await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,

@@ -87,7 +87,10 @@ export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
         return toAnimal(pet);
       };
       try {
-        return tx ? await run(tx) : await prisma.$transaction(run);
+        // Without an audit entry the insert is one statement: no interactive transaction (BEGIN/COMMIT are
+        // two more round trips on the REST createPet path, issue 7).
+        if (tx || !actor) return await run(tx ?? prisma);
+        return await prisma.$transaction(run);
       } catch (error) {
         if (isForeignKeyViolation(error)) throw unknownCategory(input.categoryId);
         throw error;

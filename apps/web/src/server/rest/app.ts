@@ -40,6 +40,10 @@ export function createRestApp(rt: Runtime) {
   });
 
   app.use("*", requestContext(rt));
+  app.use("/pets/:petId", getPetLifecycle(rt));
+  app.use("*", resolveCaller(rt));
+  app.use("*", rateLimit(rt));
+  // After rate limiting, so that a 405 (like every answer of the app) carries the limit headers.
   app.use(
     "*",
     methodNotAllowed({
@@ -57,9 +61,6 @@ export function createRestApp(rt: Runtime) {
         ),
     }),
   );
-  app.use("/pets/:petId", getPetLifecycle(rt));
-  app.use("*", resolveCaller(rt));
-  app.use("*", rateLimit(rt));
   // Hono hands only Error instances to onError: anything else thrown by an operation (a rejected string or
   // plain object) would escape as a bare text 500. Wrap it, so it too becomes the JSON `internal_error`.
   app.use("*", async (_c, next) => {

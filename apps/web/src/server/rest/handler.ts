@@ -1,31 +1,39 @@
 /**
- * The Next.js entry of the REST API: builds the app once per process over the shared runtime and answers
- * 503 `service_unavailable` (JSON, Retry-After) while the runtime cannot be opened.
+ * The REST API's entry: builds the app once per process over the shared runtime and answers 503
+ * `service_unavailable` (JSON, Retry-After) while the runtime cannot be opened. The handler is published
+ * (mount.ts) so that the Next route handler (app/v1) and the app's own Node server (server.ts) call the same
+ * function: one REST app, mounted in two places.
  */
 import { AppError } from "@petstore/contracts";
+import type { Runtime } from "@petstore/core";
 import { getRuntime } from "../runtime.ts";
 import { createRestApp, type RestApp } from "./app.ts";
+import { publishRestFetch, type RestFetch } from "./mount.ts";
 import { errorResponse } from "./problem.ts";
 
-let app: RestApp | undefined;
-
-export async function restFetch(request: Request): Promise<Response> {
-  try {
-    const runtime = await getRuntime();
-    app ??= createRestApp(runtime);
-  } catch {
-    const response = errorResponse(
-      new AppError(
-        "service_unavailable",
-        "The service is starting or its database is unreachable; retry shortly.",
-        undefined,
-        {
-          "Retry-After": "5",
-        },
-      ),
-    );
-    response.headers.set("Cache-Control", "no-store");
-    return response;
-  }
-  return app.fetch(request);
+/** A fetch handler over the runtime `runtime()` resolves to; the app is built on its first success. */
+export function createRestFetch(runtime: () => Promise<Runtime>): RestFetch {
+  let app: RestApp | undefined;
+  return async (request) => {
+    if (!app) {
+      try {
+        app = createRestApp(await runtime());
+      } catch {
+        const response = errorResponse(
+          new AppError(
+            "service_unavailable",
+            "The service is starting or its database is unreachable; retry shortly.",
+            undefined,
+            { "Retry-After": "5" },
+          ),
+        );
+        response.headers.set("Cache-Control", "no-store");
+        return response;
+      }
+    }
+    return app.fetch(request);
+  };
 }
+
+/** The process's REST handler (the first one published wins, whichever bundle loaded this module first). */
+export const restFetch: RestFetch = publishRestFetch(createRestFetch(getRuntime));

@@ -53,7 +53,7 @@ export function createRequestContext(rt: Runtime, req: Request, resHeaders: Head
   return createInnerContext({
     rt,
     sessionToken: readCookie(req.headers.get("cookie"), SESSION_COOKIE) ?? null,
-    clientIp: clientIp(req.headers),
+    clientIp: clientIp(req.headers, rt.config),
     userAgent: req.headers.get("user-agent"),
     // docs/contract.md section 4: Secure in production or over HTTPS.
     secureCookies: rt.config.environment === "production" || isHttps(req.headers, rt.config),

@@ -3,26 +3,16 @@
  * over HTTPS (for the cookie's Secure flag), and the same-origin check that guards state-changing calls.
  */
 import type { Config } from "@petstore/config";
-import { CLIENT_IP_HEADER } from "../client-ip";
+import { trustedClientIp } from "../client-ip";
 
 type HeaderSource = Pick<Headers, "get">;
 
 /**
- * The caller's IP. The app's Node server (server.ts) stamps it from the socket (or, with `TRUST_PROXY`,
- * from the trusted proxy's X-Forwarded-For hop) into `CLIENT_IP_HEADER`, overwriting any client value.
- * Under plain `next start` that header is absent and the last X-Forwarded-For entry is used (Next fills it
- * from the socket when the client sent none). Falls back to `unknown`.
+ * The caller's IP for the sign-in throttle: see `trustedClientIp` (client-ip.ts); a client-sent
+ * `x-petstore-client-ip` or X-Forwarded-For is never believed unless the custom server or TRUST_PROXY says so.
  */
-export function clientIp(headers: HeaderSource): string {
-  const stamped = headers.get(CLIENT_IP_HEADER)?.trim();
-  const last =
-    stamped ||
-    (headers.get("x-forwarded-for") ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .at(-1);
-  return last ? last.replace(/^::ffff:/, "").slice(0, 64) : "unknown";
+export function clientIp(headers: HeaderSource, config: Pick<Config, "trustProxy">): string {
+  return trustedClientIp(headers, config.trustProxy);
 }
 
 /**

@@ -8,7 +8,7 @@
 import { AppError } from "@petstore/contracts";
 import { type RateLimitDecision, type Runtime, rateLimitHeaders } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
-import { CLIENT_IP_HEADER } from "../../client-ip.ts";
+import { trustedClientIp } from "../../client-ip.ts";
 import type { RestEnv } from "../env.ts";
 
 function denial(decision: RateLimitDecision, headers: Record<string, string>): AppError {
@@ -31,7 +31,7 @@ function denial(decision: RateLimitDecision, headers: Record<string, string>): A
   );
 }
 
-export const rateLimit = (rt: Pick<Runtime, "rateLimiter">) =>
+export const rateLimit = (rt: Pick<Runtime, "rateLimiter" | "config">) =>
   createMiddleware<RestEnv>(async (c, next) => {
     const caller = c.get("caller");
     const decision = caller
@@ -40,7 +40,7 @@ export const rateLimit = (rt: Pick<Runtime, "rateLimiter">) =>
           perMinute: caller.perMinute,
           perDay: caller.perDay,
         })
-      : await rt.rateLimiter.checkAnonymous(c.req.header(CLIENT_IP_HEADER) ?? "unknown");
+      : await rt.rateLimiter.checkAnonymous(trustedClientIp(c.req.raw.headers, rt.config.trustProxy));
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) throw denial(decision, headers);
     await next();

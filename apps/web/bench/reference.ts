@@ -1,0 +1,141 @@
+/**
+ * The bench's reference: a bare `node:http` + `pg` + `ioredis` server doing the work of the four benched
+ * requests and nothing else (docs/interface.md, `/v1/pets`): bearer key -> SHA-256 -> key look-up cached in
+ * process for 4 s, per-minute and per-day fixed windows (or the per-IP minute window without a key) in one Redis
+ * Lua script, one indexed statement, a JSON body. It is the ceiling `npm run bench` compares the project with
+ * (issue 7: >= 60% of its throughput). Not part of the product.
+ * Usage: `tsx bench/reference.ts` with PORT, DATABASE_URL, REDIS_URL and RATE_LIMIT_PREFIX in the environment.
+ */
+import { createHash } from "node:crypto";
+import http from "node:http";
+import { Redis } from "ioredis";
+import pg from "pg";
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+const redis = new Redis(process.env.REDIS_URL || "redis://127.0.0.1:6379");
+const prefix = process.env.RATE_LIMIT_PREFIX || `reference:${process.pid}`;
+const ANONYMOUS_PER_MINUTE = Number(process.env.ANONYMOUS_PER_MINUTE || 60);
+
+// KEYS: counters; ARGV: n, then n (limit, ttl ms) pairs. Increments each; denies (and refunds) when any is over.
+redis.defineCommand("windows", {
+  numberOfKeys: 2,
+  lua: `local n = tonumber(ARGV[1]); local counts = {}
+for i = 1, n do
+  counts[i] = redis.call('INCR', KEYS[i])
+  if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[2 * i + 1]) end
+end
+for i = 1, n do
+  if counts[i] > tonumber(ARGV[2 * i]) then
+    for j = 1, n do redis.call('DECR', KEYS[j]) end
+    return {0, counts[1]}
+  end
+end
+return {1, counts[1]}`,
+});
+type WindowsCommand = (k1: string, k2: string, ...args: (string | number)[]) => Promise<[number, number]>;
+const windows = (redis as unknown as { windows: WindowsCommand }).windows.bind(redis);
+
+interface Key {
+  id: string;
+  perMinute: number;
+  perDay: number;
+}
+const keys = new Map<string, { key: Key | null; until: number }>();
+const BEARER = /^Bearer +(\S+)$/i;
+
+async function lookUp(token: string): Promise<Key | null> {
+  const hash = createHash("sha256").update(token).digest("hex");
+  const cached = keys.get(hash);
+  if (cached && cached.until > Date.now()) return cached.key;
+  const { rows } = await pool.query(
+    `SELECT k.id, COALESCE(k."perMinute", p."perMinute") AS "perMinute", COALESCE(k."perDay", p."perDay") AS "perDay"
+     FROM "ApiKey" k JOIN "Plan" p ON p.name = k."planName"
+     WHERE k.hash = $1 AND k."revokedAt" IS NULL`,
+    [hash],
+  );
+  const key = (rows[0] as Key | undefined) ?? null;
+  keys.set(hash, { key, until: Date.now() + 4_000 });
+  return key;
+}
+
+/** Admits (true) or denies one request of `key`, or of the anonymous client `ip`. */
+async function admit(key: Key | null, ip: string): Promise<boolean> {
+  const now = Date.now();
+  const minute = Math.floor(now / 60_000);
+  if (!key) {
+    const k = `${prefix}:ip:${ip}:${minute}`;
+    const [ok] = await windows(k, k, 1, ANONYMOUS_PER_MINUTE, 60_000);
+    return ok === 1;
+  }
+  const [ok] = await windows(
+    `${prefix}:min:${key.id}:${minute}`,
+    `${prefix}:day:${key.id}:${Math.floor(now / 86_400_000)}`,
+    2,
+    key.perMinute,
+    60_000,
+    key.perDay,
+    86_400_000,
+  );
+  return ok === 1;
+}
+
+type Row = { id: string; name: string; categoryId: string; status: string | null };
+const animal = (r: Row) => ({
+  id: Number(r.id),
+  name: r.name,
+  categoryId: Number(r.categoryId),
+  ...(r.status ? { status: r.status } : {}),
+});
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: http.IncomingMessage): Promise<string> {
+  let text = "";
+  for await (const chunk of req) text += chunk;
+  return text;
+}
+
+async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://reference");
+  if (url.pathname === "/readyz") return send(res, 200, { status: "ready" });
+  const token = BEARER.exec(req.headers.authorization ?? "")?.[1];
+  const key = token ? await lookUp(token) : null;
+  if (!(await admit(key, req.socket.remoteAddress ?? "unknown")))
+    return send(res, 429, { code: "rate_limited" });
+  if (!key) return send(res, 401, { code: "unauthorized", message: "An API key is required." });
+  const id = /^\/v1\/pets\/(\d+)$/.exec(url.pathname)?.[1];
+  if (req.method === "GET" && url.pathname === "/v1/pets") {
+    const limit = Math.min(100, Number(url.searchParams.get("limit") ?? 20));
+    const { rows } = await pool.query(
+      `SELECT id, name, "categoryId", status FROM "Pet" WHERE id > $1 ORDER BY id LIMIT $2`,
+      [0, limit + 1],
+    );
+    return send(res, 200, { items: (rows as Row[]).slice(0, limit).map(animal) });
+  }
+  if (req.method === "GET" && id) {
+    const { rows } = await pool.query(`SELECT id, name, "categoryId", status FROM "Pet" WHERE id = $1`, [id]);
+    return rows[0] ? send(res, 200, animal(rows[0] as Row)) : send(res, 404, { code: "not_found" });
+  }
+  if (req.method === "POST" && url.pathname === "/v1/pets") {
+    const input = JSON.parse(await readBody(req)) as { name: string; categoryId: number };
+    const { rows } = await pool.query(
+      `INSERT INTO "Pet" (name, "categoryId", "updatedAt") VALUES ($1, $2, now()) RETURNING id, name, "categoryId", status`,
+      [input.name, input.categoryId],
+    );
+    return send(res, 201, animal(rows[0] as Row));
+  }
+  send(res, 404, { code: "not_found" });
+}
+
+const server = http.createServer((req, res) => {
+  handle(req, res).catch(() => send(res, 500, { code: "internal_error" }));
+});
+const port = Number(process.env.PORT || 3100);
+server.listen(port, () => process.stdout.write(`Listening on port ${port}\n`));
+const stop = () =>
+  server.close(() => void Promise.all([pool.end(), redis.quit()]).then(() => process.exit(0)));
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);
