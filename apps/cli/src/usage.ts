@@ -56,12 +56,26 @@ export function parseOptions<T extends NonNullable<ParseArgsConfig["options"]>>(
   }
 }
 
-/** Parses `value` with `schema`, turning a failure into a UsageError naming `option`. */
-export function parseValue<S extends z.ZodType>(schema: S, value: unknown, option: string): z.output<S> {
+/**
+ * Parses `value` with `schema`, turning a failure into a UsageError naming the option: `option` itself, or
+ * for an object schema the property that failed as `--kebab-case` (`names` overrides, e.g. the password).
+ */
+export function parseValue<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  option: string,
+  names: Record<string, string> = {},
+): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    const message = result.error.issues[0]?.message ?? "invalid value";
-    throw new UsageError(`Invalid ${option}: ${message}`, [{ path: option, message }]);
+    const issue = result.error.issues[0];
+    const message = issue?.message ?? "invalid value";
+    const property = issue?.path[0];
+    const name =
+      typeof property === "string"
+        ? (names[property] ?? `--${property.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)
+        : option;
+    throw new UsageError(`Invalid ${name}: ${message}`, [{ path: name, message }]);
   }
   return result.data;
 }

@@ -76,6 +76,9 @@ describe("petstore command on PostgreSQL", () => {
     const fresh = JSON.parse(rolled.stdout);
     expect(fresh.id).not.toBe(created.id);
     expect(fresh.plan).toBe("free");
+    const again = petstore(["keys", "roll", fresh.id], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("the old key keeps working for 24h");
   });
 
   it("shows the plans with the spec's limits", () => {
@@ -119,6 +122,13 @@ describe("petstore command on PostgreSQL", () => {
     [["keys", "create", "--name", "x", "--plan", "free", "--colour", "red"], "Unknown option"],
     [["keys", "roll", "abc", "--grace", "30d"], "--grace"],
     [["keys", "revoke"], "needs an id or prefix"],
+    // The same rules as the dashboard's users.create (contracts' UserCreate), checked before the password.
+    [
+      ["users", "create", "--email", "a@example.com", "--name", "\u202E", "--role", "staff"],
+      "Invalid --name",
+    ],
+    [["users", "create", "--email", "nope", "--name", "Al", "--role", "staff"], "Invalid --email"],
+    [["users", "create", "--email", "a@example.com", "--name", "Al", "--role", "root"], "Invalid --role"],
     [["db", "drop"], "Unknown db command"],
   ])("exits 2 with a clear message for %j", (args, message) => {
     const result = petstore(args as string[], env);

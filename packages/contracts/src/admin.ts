@@ -1,8 +1,11 @@
 /**
- * Inputs of the dashboard's tRPC procedures and the CLI (PRODUCT.md sections 2 and 4). The REST API's
- * schemas (pets.ts) are reused wherever the same value is meant, so validation messages match the API.
+ * Inputs of the dashboard's tRPC procedures and the CLI (docs/contract.md sections 2 and 4). The REST API's
+ * schemas (pets.ts) are reused wherever the same value is meant, so validation messages match the API;
+ * limits follow the one rule of limits.ts.
  */
 
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./defaults.ts";
+import { checkLimits, EditablePlanName, PlanName, RateLimitValue } from "./limits.ts";
 import { CategoryId, PetName, PetStatus } from "./pets.ts";
 import { humanText } from "./text.ts";
 import { z } from "./zod.ts";
@@ -11,7 +14,7 @@ export const EntityId = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 export const PetSearch = z.object({
   page: z.int().min(1).default(1),
-  pageSize: z.int().min(1).max(100).default(20),
+  pageSize: z.int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
   sortBy: z.enum(["id", "name"]).default("id"),
   sortDirection: z.enum(["asc", "desc"]).default("asc"),
   status: z.union([PetStatus, z.literal("none")]).optional(),
@@ -36,11 +39,6 @@ export const PetBulkStatus = z.object({
 
 export const CategoryName = humanText({ max: 60 });
 
-export const PlanName = z.enum(["free", "pro", "business", "enterprise"]);
-export type PlanName = z.infer<typeof PlanName>;
-
-export const RateLimitValue = z.int().min(1).max(100_000_000);
-
 /** `30d`, `12h`, `90m`, `0` → seconds. */
 export const DurationText = z
   .string()
@@ -64,22 +62,7 @@ export const ApiKeyCreate = z
       .max(5 * 365 * 86400)
       .optional(),
   })
-  .superRefine((v, ctx) => {
-    if (v.plan === "enterprise" && (v.perMinute === undefined || v.perDay === undefined)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["perMinute"],
-        message: "Enterprise keys need custom per-minute and per-day limits",
-      });
-    }
-    if (v.perMinute !== undefined && v.perDay !== undefined && v.perMinute > v.perDay) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["perMinute"],
-        message: "the per-minute limit cannot exceed the per-day limit",
-      });
-    }
-  });
+  .superRefine(checkLimits);
 export type ApiKeyCreate = z.infer<typeof ApiKeyCreate>;
 
 /** Grace period of a roll, seconds: 0 = revoke the old key now, at most 7 days. */
@@ -88,11 +71,11 @@ export const RollGraceSeconds = z
   .min(0)
   .max(7 * 86400);
 
-export const PlanLimitsUpdate = z.object({
-  plan: z.enum(["free", "pro", "business"]),
-  perMinute: RateLimitValue,
-  perDay: RateLimitValue,
-});
+/** Plan limits edit (admins): Free, Pro or Business; the per-minute limit may not exceed the per-day one. */
+export const PlanLimitsChange = z
+  .object({ plan: EditablePlanName, perMinute: RateLimitValue, perDay: RateLimitValue })
+  .superRefine(checkLimits);
+export type PlanLimitsChange = z.infer<typeof PlanLimitsChange>;
 
 export const UserRole = z.enum(["staff", "admin"]);
 export const Email = z.email({ error: "must be an email address" }).trim().toLowerCase().max(200);

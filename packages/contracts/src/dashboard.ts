@@ -1,9 +1,11 @@
 /**
  * Dashboard-only inputs beyond admin.ts: API key operations by id, usage ranges and audit log filters
- * (PRODUCT.md section 4).
+ * (docs/contract.md section 4).
  */
 import { z } from "zod";
-import { PlanLimitsUpdate, PlanName, RateLimitValue, RollGraceSeconds } from "./admin.ts";
+import { RollGraceSeconds } from "./admin.ts";
+import { DEFAULT_PAGE_SIZE, DEFAULT_ROLL_GRACE_SECONDS, MAX_PAGE_SIZE } from "./defaults.ts";
+import { checkLimits, EditablePlanName, PlanName, RateLimitValue } from "./limits.ts";
 import { humanText } from "./text.ts";
 
 export const ApiKeyId = z.uuid({ error: "must be an API key id" });
@@ -13,7 +15,7 @@ export const ApiKeyRef = z.strictObject({ id: ApiKeyId });
 export const ApiKeyRoll = z.strictObject({
   id: ApiKeyId,
   /** Seconds the old key keeps working; default 24 h. */
-  graceSeconds: RollGraceSeconds.default(86_400),
+  graceSeconds: RollGraceSeconds.default(DEFAULT_ROLL_GRACE_SECONDS),
 });
 
 /** Change of plan and/or custom limits; `null` clears a custom limit (the plan's applies again). */
@@ -24,22 +26,7 @@ export const ApiKeyPlanChange = z
     perMinute: RateLimitValue.nullable().optional(),
     perDay: RateLimitValue.nullable().optional(),
   })
-  .superRefine((v, ctx) => {
-    if (v.plan === "enterprise" && (v.perMinute == null || v.perDay == null)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["perMinute"],
-        message: "Enterprise keys need custom per-minute and per-day limits",
-      });
-    }
-    if (v.perMinute != null && v.perDay != null && v.perMinute > v.perDay) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["perMinute"],
-        message: "the per-minute limit cannot exceed the per-day limit",
-      });
-    }
-  });
+  .superRefine(checkLimits);
 export type ApiKeyPlanChange = z.infer<typeof ApiKeyPlanChange>;
 
 export const UsageRange = z.strictObject({
@@ -67,7 +54,7 @@ export type AuditLogFilter = z.infer<typeof AuditLogFilter>;
 
 export const AuditLogQuery = z.intersection(
   AuditLogFilter,
-  z.object({ page: z.int().min(1).default(1), pageSize: z.int().min(1).max(100).default(25) }),
+  z.object({ page: z.int().min(1).default(1), pageSize: z.int().min(1).max(MAX_PAGE_SIZE).default(25) }),
 );
 export type AuditLogQuery = z.infer<typeof AuditLogQuery>;
 
@@ -78,7 +65,7 @@ export type ApiKeyStateFilter = z.infer<typeof ApiKeyStateFilter>;
 /** One page of the API key list: newest first, searched by name or prefix, filtered by plan and state. */
 export const ApiKeySearch = z.object({
   page: z.int().min(1).default(1),
-  pageSize: z.int().min(1).max(100).default(20),
+  pageSize: z.int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
   /** Name or prefix search; "" means none. */
   query: humanText({ max: 100, allowEmpty: true }).optional(),
   plan: PlanName.optional(),
@@ -87,13 +74,7 @@ export const ApiKeySearch = z.object({
 export type ApiKeySearch = z.infer<typeof ApiKeySearch>;
 
 /** A plan whose limits admins edit (Enterprise limits are per key). */
-export const PlanRef = z.strictObject({ plan: z.enum(["free", "pro", "business"]) });
+export const PlanRef = z.strictObject({ plan: EditablePlanName });
 
 /** A dashboard session of the signed-in user. */
 export const SessionRef = z.strictObject({ id: z.uuid({ error: "must be a session id" }) });
-
-/** Plan limits edit; like `PlanLimitsUpdate`, and the per-minute limit may not exceed the per-day one. */
-export const PlanLimitsChange = PlanLimitsUpdate.refine((v) => v.perMinute <= v.perDay, {
-  path: ["perMinute"],
-  message: "the per-minute limit cannot exceed the per-day limit",
-});

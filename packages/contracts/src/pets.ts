@@ -2,6 +2,8 @@
  * Animal, NewPet, PetStatus and the listPets query (pet-store-service-interface.md "Resources" and
  * PRODUCT.md section 1). Shared by the REST routes, the tRPC routers and the OpenAPI document.
  */
+
+import { DEFAULT_PAGE_SIZE } from "./defaults.ts";
 import { humanText } from "./text.ts";
 import { z } from "./zod.ts";
 
@@ -58,9 +60,9 @@ export const ListPetsQuery = z.object({
     type: "integer",
     minimum: 1,
     maximum: 100,
-    default: 20,
+    default: DEFAULT_PAGE_SIZE,
     description: "Maximum number of animals returned: decimal without leading zeros, 1 to 100.",
-    example: 20,
+    example: DEFAULT_PAGE_SIZE,
   }),
   status: PetStatus.optional().meta({ param: { name: "status", in: "query" } }),
   cursor: z

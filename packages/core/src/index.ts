@@ -1,4 +1,5 @@
 export * from "./api-keys/format.ts";
+export * from "./api-keys/policy.ts";
 export * from "./api-keys/search.ts";
 export * from "./api-keys/service.ts";
 export * from "./api-keys/view.ts";
@@ -22,3 +23,4 @@ export * from "./usage/service.ts";
 export * from "./users/demo-admin.ts";
 export * from "./users/password.ts";
 export * from "./users/service.ts";
+export * from "./utc-day.ts";

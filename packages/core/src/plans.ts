@@ -1,5 +1,6 @@
-/** Plan table (PRODUCT.md section 3): list, and admin edits of Free/Pro/Business limits (audited). */
-import type { PlanName } from "@petstore/contracts";
+/** Plan table (docs/contract.md section 3): list, and admin edits of Free/Pro/Business limits (audited). */
+import { type EditablePlanName, PLAN_NAMES, type PlanName } from "@petstore/contracts";
+import { assertLimits, liveWhere } from "./api-keys/policy.ts";
 import { writeAudit } from "./audit.ts";
 import type { Actor, CoreDeps } from "./deps.ts";
 
@@ -9,25 +10,15 @@ export interface PlanView {
   perDay: number | null;
 }
 
-const ORDER: PlanName[] = ["free", "pro", "business", "enterprise"];
-
 export function createPlanService({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
   return {
     /**
      * How many keys a change of `plan`'s limits would affect: working keys (neither revoked nor expired)
      * on the plan that take at least one limit from it (no custom value).
      */
-    async affectedKeys(plan: "free" | "pro" | "business"): Promise<number> {
-      const now = clock();
+    async affectedKeys(plan: EditablePlanName): Promise<number> {
       return prisma.apiKey.count({
-        where: {
-          planName: plan,
-          AND: [
-            { OR: [{ revokedAt: null }, { revokedAt: { gt: now } }] },
-            { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-            { OR: [{ perMinute: null }, { perDay: null }] },
-          ],
-        },
+        where: { planName: plan, AND: [liveWhere(clock()), { OR: [{ perMinute: null }, { perDay: null }] }] },
       });
     },
 
@@ -36,14 +27,18 @@ export function createPlanService({ prisma, clock }: Pick<CoreDeps, "prisma" | "
       const rows = await prisma.plan.findMany();
       return rows
         .map((p) => ({ name: p.name, perMinute: p.perMinute, perDay: p.perDay }))
-        .sort((a, b) => ORDER.indexOf(a.name) - ORDER.indexOf(b.name));
+        .sort((a, b) => PLAN_NAMES.indexOf(a.name) - PLAN_NAMES.indexOf(b.name));
     },
 
-    /** Sets a plan's limits; keys pick the change up within 5 s (their cache lifetime). */
+    /**
+     * Sets a plan's limits; keys pick the change up within 5 s (their cache lifetime).
+     * @throws AppError validation_failed when the limits break the rule (`assertLimits`).
+     */
     async update(
-      input: { plan: "free" | "pro" | "business"; perMinute: number; perDay: number },
+      input: { plan: EditablePlanName; perMinute: number; perDay: number },
       actor: Actor,
     ): Promise<PlanView> {
+      assertLimits(input);
       return prisma.$transaction(async (tx) => {
         const before = await tx.plan.findUniqueOrThrow({ where: { name: input.plan } });
         const row = await tx.plan.update({

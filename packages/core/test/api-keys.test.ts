@@ -1,4 +1,5 @@
 import { loadConfig } from "@petstore/config";
+import { ENTERPRISE_NEEDS_LIMITS, PER_MINUTE_ABOVE_PER_DAY, PLAN_NAMES } from "@petstore/contracts";
 import { deployMigrations } from "@petstore/db/migrate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "../src/api-keys/format.ts";
@@ -112,6 +113,36 @@ describe("API key service on the embedded database", () => {
     await expect(rt.apiKeys.update({ id: issued.id, perMinute: null }, "test")).rejects.toMatchObject({
       code: "validation_failed",
     });
+  });
+
+  it("enforces the limits rule itself, whatever the caller validated, and changes nothing", async () => {
+    const tooHigh = { details: [{ path: "perMinute", message: PER_MINUTE_ABOVE_PER_DAY }] };
+    await expect(
+      rt.apiKeys.create({ name: "odd", plan: "pro", perMinute: 2000, perDay: 1000 }, "test"),
+    ).rejects.toMatchObject({ code: "validation_failed", ...tooHigh });
+    await expect(rt.apiKeys.create({ name: "bare", plan: "enterprise" }, "test")).rejects.toMatchObject({
+      details: [{ path: "perMinute", message: ENTERPRISE_NEEDS_LIMITS }],
+    });
+    expect((await rt.apiKeys.list()).filter((k) => k.name === "odd" || k.name === "bare")).toEqual([]);
+
+    const key = await rt.apiKeys.create({ name: "steady", plan: "pro" }, "test");
+    await expect(
+      rt.apiKeys.update({ id: key.id, perMinute: 2000, perDay: 1000 }, "test"),
+    ).rejects.toMatchObject(tooHigh);
+    expect(await rt.apiKeys.get(key.id)).toMatchObject({ perMinute: null, perDay: null });
+
+    const before = await rt.plans.list();
+    await expect(rt.plans.update({ plan: "pro", perMinute: 500, perDay: 100 }, "test")).rejects.toMatchObject(
+      tooHigh,
+    );
+    await expect(rt.plans.update({ plan: "pro", perMinute: 0, perDay: 100 }, "test")).rejects.toMatchObject({
+      code: "validation_failed",
+    });
+    expect(await rt.plans.list()).toEqual(before);
+  });
+
+  it("lists plans in the one plan order", async () => {
+    expect((await rt.plans.list()).map((p) => p.name)).toEqual([...PLAN_NAMES]);
   });
 
   it("audits every change with who, before and after", async () => {

@@ -1,5 +1,13 @@
-/** `petstore keys create|list|revoke|roll|unban` (PRODUCT.md sections 2 and 5). */
-import { ApiKeyCreate, DurationText, PlanName, RateLimitValue, RollGraceSeconds } from "@petstore/contracts";
+/** `petstore keys create|list|revoke|roll|unban` (docs/contract.md sections 2 and 5). */
+import {
+  ApiKeyCreate,
+  DEFAULT_ROLL_GRACE_SECONDS,
+  DurationText,
+  durationText,
+  PlanName,
+  RateLimitValue,
+  RollGraceSeconds,
+} from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { z } from "zod";
 import { parseOptions, parseValue, UsageError } from "../usage.ts";
@@ -38,6 +46,7 @@ async function create(rt: Runtime, args: string[], actor: string, print: Print) 
       expiresInSeconds: expiresIn || undefined,
     },
     "key options",
+    { expiresInSeconds: "--expires-in" },
   );
   const key = await rt.apiKeys.create(input, actor);
   if (values.json) {
@@ -95,16 +104,15 @@ export async function keysCommand(rt: Runtime, args: string[], actor: string, pr
         1,
       );
       if (!positionals[0]) throw new UsageError("keys roll needs an id or prefix");
-      const grace = parseValue(
-        DurationText.pipe(RollGraceSeconds),
-        values.grace ?? "24h",
-        "--grace (0 to 7d)",
-      );
+      const grace =
+        values.grace === undefined
+          ? DEFAULT_ROLL_GRACE_SECONDS
+          : parseValue(DurationText.pipe(RollGraceSeconds), values.grace, "--grace (0 to 7d)");
       const key = await rt.apiKeys.roll(positionals[0], grace, actor);
       if (values.json)
         return print(JSON.stringify({ id: key.id, key: key.key, prefix: key.prefix, plan: key.plan }));
       print(
-        `New key ${key.prefix}… (id ${key.id}); the old key ${grace === 0 ? "is revoked" : `keeps working for ${values.grace ?? "24h"}`}.`,
+        `New key ${key.prefix}… (id ${key.id}); the old key ${grace === 0 ? "is revoked" : `keeps working for ${values.grace ?? durationText(grace)}`}.`,
       );
       print("");
       print(`  ${key.key}`);

@@ -1,5 +1,8 @@
-/** `petstore users create`: dashboard users (PRODUCT.md section 4). The password is read from stdin. */
-import { Email, Password, UserRole } from "@petstore/contracts";
+/**
+ * `petstore users create`: dashboard users (docs/contract.md sections 4 and 5). The password is read from
+ * stdin. Validated with the same `UserCreate` schema as the dashboard's tRPC procedure.
+ */
+import { UserCreate } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { parseOptions, parseValue, UsageError } from "../usage.ts";
 
@@ -30,10 +33,15 @@ export async function usersCommand(
   });
   if (!values.email || !values.name || !values.role)
     throw new UsageError("users create needs --email, --name and --role");
-  const email = parseValue(Email, values.email, "--email");
-  const role = parseValue(UserRole, values.role, "--role");
-  const password = parseValue(Password, await readStdin(), "password");
-  const user = await rt.users.create({ email, name: values.name, role, password }, actor);
+  const input = { email: values.email, name: values.name, role: values.role };
+  // Options first, so a bad one is reported before the password is asked for.
+  parseValue(UserCreate.omit({ password: true }), input, "user options");
+  const user = await rt.users.create(
+    parseValue(UserCreate, { ...input, password: await readStdin() }, "user options", {
+      password: "password (stdin)",
+    }),
+    actor,
+  );
   if (values.json) return print(JSON.stringify({ id: user.id, email: user.email, role: user.role }));
   print(`Created ${user.role} ${user.email} (${user.id})`);
 }

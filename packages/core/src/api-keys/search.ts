@@ -7,17 +7,18 @@ import type { ApiKeySearch, ApiKeyStateFilter } from "@petstore/contracts";
 import type { Prisma } from "@petstore/db";
 import type { CoreDeps } from "../deps.ts";
 import { likeLiteral } from "../like.ts";
+import { liveWhere, notExpiredWhere, notRevokedWhere } from "./policy.ts";
 import { type ApiKeyView, EXPIRING_SOON_MS, toView } from "./view.ts";
 
 /** The database condition for keys in `state` at `now` (mirrors `apiKeyState`). */
 export function stateCondition(state: ApiKeyStateFilter, now: Date): Prisma.ApiKeyWhereInput {
-  const notRevoked: Prisma.ApiKeyWhereInput = { OR: [{ revokedAt: null }, { revokedAt: { gt: now } }] };
-  const notExpired: Prisma.ApiKeyWhereInput = { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
+  const notRevoked = notRevokedWhere(now);
+  const notExpired = notExpiredWhere(now);
   const notBanned: Prisma.ApiKeyWhereInput = { OR: [{ bannedUntil: null }, { bannedUntil: { lte: now } }] };
   const soon = new Date(now.getTime() + EXPIRING_SOON_MS);
   switch (state) {
     case "working":
-      return { AND: [notRevoked, notExpired] };
+      return liveWhere(now);
     case "revoked":
       return { revokedAt: { lte: now } };
     case "expired":

@@ -1,5 +1,5 @@
 /**
- * API key lifecycle and verification (PRODUCT.md section 2): issue, list, revoke, roll, change plan,
+ * API key lifecycle and verification (docs/contract.md section 2): issue, list, revoke, roll, change plan,
  * and `authenticate` for the request path.
  *
  * `authenticate` rejects malformed keys without I/O, then caches a verified key in-process for at most
@@ -12,6 +12,7 @@ import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { type BanFacts, recordBan } from "./bans.ts";
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "./format.ts";
+import { assertLimits, effectiveLimits, isLive } from "./policy.ts";
 import {
   type ApiKeyView,
   apiKeyState,
@@ -142,10 +143,8 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
       }
       const now = new Date(nowMs);
       if (key.environment !== config.environment) return undefined;
-      if ((key.revokedAt && key.revokedAt <= now) || (key.expiresAt && key.expiresAt <= now))
-        return undefined;
-      const perMinute = key.perMinute ?? key.plan.perMinute;
-      const perDay = key.perDay ?? key.plan.perDay;
+      if (!isLive(key, now)) return undefined;
+      const { perMinute, perDay } = effectiveLimits(key);
       if (perMinute === null || perDay === null) return undefined;
       if (nowMs - (lastUsedWritten.get(key.id) ?? 0) >= LAST_USED_INTERVAL_MS) {
         lastUsedWritten.set(key.id, nowMs);
@@ -158,8 +157,12 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
       return { keyId: key.id, prefix: key.prefix, plan: key.planName, perMinute, perDay };
     },
 
-    /** Issues a key; the secret is in the result and nowhere else. */
+    /**
+     * Issues a key; the secret is in the result and nowhere else.
+     * @throws AppError validation_failed when the limits break the rule (policy.ts `assertLimits`).
+     */
     async create(input: ApiKeyCreate, actor: Actor): Promise<IssuedApiKey> {
+      assertLimits(input);
       const now = clock();
       return prisma.$transaction(async (tx) => {
         const { row, secret } = await insertKey(
@@ -259,7 +262,7 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
 
     /**
      * Changes plan and/or custom limits (null clears a custom limit).
-     * @throws AppError not_found; validation_failed when an Enterprise key would lack limits.
+     * @throws AppError not_found; validation_failed when the limits would break the rule (`assertLimits`).
      */
     async update(
       input: { id: string; plan?: PlanName; perMinute?: number | null; perDay?: number | null },
@@ -269,13 +272,7 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
         const plan = input.plan ?? before.planName;
         const perMinute = input.perMinute !== undefined ? input.perMinute : before.perMinute;
         const perDay = input.perDay !== undefined ? input.perDay : before.perDay;
-        if (plan === "enterprise" && (perMinute === null || perDay === null)) {
-          throw new AppError(
-            "validation_failed",
-            "Enterprise keys need custom per-minute and per-day limits.",
-            [{ path: "perMinute", message: "required for the Enterprise plan" }],
-          );
-        }
+        assertLimits({ plan, perMinute, perDay });
         return { planName: plan, perMinute, perDay };
       });
     },

@@ -1,9 +1,11 @@
 /**
- * How an API key is shown to admins (dashboard, CLI): its state and a view without the hash.
+ * How an API key is shown to admins (dashboard, CLI; docs/contract.md section 4): its state and a view
+ * without the hash.
  * The secret itself is never part of a view.
  */
 import type { PlanName } from "@petstore/contracts";
 import type { ApiKey, Plan } from "@petstore/db";
+import { effectiveLimits, isLive, isRevoked } from "./policy.ts";
 
 /** A key that expires sooner than this is shown as `expiring`. */
 export const EXPIRING_SOON_MS = 7 * 86_400_000;
@@ -45,8 +47,7 @@ export function apiKeyState(
   key: Pick<ApiKey, "revokedAt" | "expiresAt" | "bannedUntil">,
   now: Date,
 ): ApiKeyState {
-  if (key.revokedAt && key.revokedAt <= now) return "revoked";
-  if (key.expiresAt && key.expiresAt <= now) return "expired";
+  if (!isLive(key, now)) return isRevoked(key, now) ? "revoked" : "expired";
   if (key.bannedUntil && key.bannedUntil > now) return "banned";
   if (key.expiresAt && key.expiresAt.getTime() - now.getTime() < EXPIRING_SOON_MS) return "expiring";
   return "active";
@@ -54,6 +55,7 @@ export function apiKeyState(
 
 export function toView(key: KeyWithPlan, now: Date): ApiKeyView {
   const iso = (d: Date | null) => d?.toISOString() ?? null;
+  const limits = effectiveLimits(key);
   return {
     id: key.id,
     name: key.name,
@@ -63,8 +65,8 @@ export function toView(key: KeyWithPlan, now: Date): ApiKeyView {
     state: apiKeyState(key, now),
     perMinute: key.perMinute,
     perDay: key.perDay,
-    effectivePerMinute: key.perMinute ?? key.plan.perMinute,
-    effectivePerDay: key.perDay ?? key.plan.perDay,
+    effectivePerMinute: limits.perMinute,
+    effectivePerDay: limits.perDay,
     createdBy: key.createdBy,
     createdAt: key.createdAt.toISOString(),
     expiresAt: iso(key.expiresAt),

@@ -1,11 +1,6 @@
-/** Small time helpers for UTC-day arithmetic (PRODUCT.md section 3: the day window is the UTC day). */
+/** Time helpers of the limiter: window ends and store time-outs (the UTC day itself is in ../utc-day.ts). */
 
-export const DAY_MS = 86_400_000;
-
-/** Unix ms of 00:00 UTC of the day containing `ms`. */
-export function utcDayStart(ms: number): number {
-  return Math.floor(ms / DAY_MS) * DAY_MS;
-}
+export { DAY_MS, utcDayStart } from "../utc-day.ts";
 
 /** Unix ms at which the fixed window of length `windowMs` containing `ms` ends (epoch-aligned). */
 export function windowEnd(ms: number, windowMs: number): number {

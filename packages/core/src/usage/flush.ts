@@ -4,6 +4,7 @@
  */
 import type { PrismaClient } from "@petstore/db";
 import type { UsageRow } from "../ratelimit/index.ts";
+import { utcDay } from "../utc-day.ts";
 
 export function usageFlusher(prisma: PrismaClient) {
   return async (rows: UsageRow[]): Promise<void> => {
@@ -25,11 +26,8 @@ export function usageFlusher(prisma: PrismaClient) {
   };
 }
 
-/** Deletes usage rows older than `days` days (PRODUCT.md: kept 90 days); returns how many. */
+/** Deletes usage rows older than `days` UTC days (docs/operations.md "Housekeeping": kept 90 days); returns how many. */
 export async function purgeOldUsage(prisma: PrismaClient, now: Date, days = 90): Promise<number> {
-  const cutoff = new Date(
-    Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - days * 86_400_000,
-  );
-  const { count } = await prisma.apiKeyUsage.deleteMany({ where: { day: { lt: cutoff } } });
+  const { count } = await prisma.apiKeyUsage.deleteMany({ where: { day: { lt: utcDay(now, -days) } } });
   return count;
 }

@@ -5,12 +5,12 @@
  * the key list, a key's page and the CLI show the same number for the same key at the same moment.
  * Also the overview figures and the audited "reset today's usage".
  */
-import { AppError, type PlanName } from "@petstore/contracts";
+import { AppError, PLAN_NAMES, type PlanName } from "@petstore/contracts";
+import { liveWhere } from "../api-keys/policy.ts";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import type { UsageCounts } from "../ratelimit/index.ts";
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, isoDay, utcDay } from "../utc-day.ts";
 
 export interface UsageDay extends UsageCounts {
   /** `YYYY-MM-DD` (UTC). */
@@ -32,11 +32,6 @@ export interface KeyOverview {
 export type PendingUsage = (keyId: string) => UsageCounts;
 
 const noPending: PendingUsage = () => ({ requests: 0, rateLimited: 0, bans: 0, deprecatedGet: 0 });
-
-/** Midnight UTC of `date`'s day. */
-export const utcDay = (date: Date) =>
-  new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
-const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
 /**
  * @param deps Prisma and the clock
@@ -111,7 +106,7 @@ export function createUsageService(
       const [planGroups, rows] = await Promise.all([
         prisma.apiKey.groupBy({
           by: ["planName"],
-          where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+          where: liveWhere(now),
           _count: { _all: true },
         }),
         prisma.apiKeyUsage.findMany({
@@ -133,9 +128,8 @@ export function createUsageService(
         .map((k) => ({ ...k, requestsToday: (todayByKey.get(k.id) ?? 0) + pending(k.id).requests }))
         .filter((k) => k.requestsToday > 0)
         .sort((a, b) => b.requestsToday - a.requestsToday);
-      const plans: PlanName[] = ["free", "pro", "business", "enterprise"];
       return {
-        keysByPlan: plans.map((plan) => ({
+        keysByPlan: PLAN_NAMES.map((plan) => ({
           plan,
           count: planGroups.find((g) => g.planName === plan)?._count._all ?? 0,
         })),

@@ -1,6 +1,7 @@
 "use client";
 /** "21–40 of 132", the page size and the page buttons under a server-paged list. */
 import { Group, Pagination, Select, Text } from "@mantine/core";
+import { DEFAULT_PAGE_SIZE } from "@petstore/contracts";
 import { formatNumber } from "../format";
 
 export const PAGE_SIZES = [10, 20, 50, 100] as const;
@@ -39,7 +40,7 @@ export function Pager({
             aria-label={`${what} per page`}
             data={PAGE_SIZES.map(String)}
             value={String(pageSize)}
-            onChange={(v) => onPageSize(Number(v ?? 20))}
+            onChange={(v) => onPageSize(Number(v ?? DEFAULT_PAGE_SIZE))}
             allowDeselect={false}
             w={80}
             size="xs"

@@ -1,4 +1,5 @@
 /** Labels and colours for API key states, plans and expiry choices; key types come from the router. */
+import { DEFAULT_ROLL_GRACE_SECONDS, PLAN_NAMES } from "@petstore/contracts";
 import type { RouterOutputs } from "@/server/trpc/router";
 
 /** A key as the key page shows it (the list's rows have the same fields). */
@@ -14,12 +15,18 @@ export const STATE_COLORS: Record<KeyState, string> = {
   banned: "orange",
 };
 
-export const PLAN_OPTIONS: { value: Plan; label: string }[] = [
-  { value: "free", label: "Free" },
-  { value: "pro", label: "Pro" },
-  { value: "business", label: "Business" },
-  { value: "enterprise", label: "Enterprise (custom limits)" },
-];
+const PLAN_LABELS: Record<Plan, string> = {
+  free: "Free",
+  pro: "Pro",
+  business: "Business",
+  enterprise: "Enterprise (custom limits)",
+};
+
+/** The plans in their one order (contracts' PLAN_NAMES). */
+export const PLAN_OPTIONS: { value: Plan; label: string }[] = PLAN_NAMES.map((value) => ({
+  value,
+  label: PLAN_LABELS[value],
+}));
 
 export const STATE_LABELS: Record<KeyState, string> = {
   active: "Active",
@@ -38,7 +45,7 @@ export const EXPIRY_OPTIONS = [
 ];
 
 export const GRACE_OPTIONS = [
-  { value: String(86400), label: "24 hours (recommended)" },
+  { value: String(DEFAULT_ROLL_GRACE_SECONDS), label: "24 hours (recommended)" },
   { value: String(3600), label: "1 hour" },
   { value: String(7 * 86400), label: "7 days" },
   { value: "0", label: "None: the old key stops working now" },

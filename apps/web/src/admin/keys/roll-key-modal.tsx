@@ -1,6 +1,7 @@
 "use client";
 /** Roll (rotate) a key: choose how long the old key keeps working, then show the new secret once. */
 import { Button, Group, Modal, Select, Stack, Text } from "@mantine/core";
+import { DEFAULT_ROLL_GRACE_SECONDS } from "@petstore/contracts";
 import { useState } from "react";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
@@ -17,7 +18,7 @@ export function RollKeyModal({
   onClose(): void;
 }) {
   const trpc = useTRPC();
-  const [grace, setGrace] = useState(GRACE_OPTIONS[0]?.value ?? "86400");
+  const [grace, setGrace] = useState(GRACE_OPTIONS[0]?.value ?? String(DEFAULT_ROLL_GRACE_SECONDS));
   const roll = useNotifiedMutation(trpc.apiKeys.roll.mutationOptions(), {
     invalidate: [trpc.apiKeys.pathKey()],
     success: (key) => `${keyInfo.prefix}… was rolled to ${key.prefix}….`,
@@ -50,7 +51,7 @@ export function RollKeyModal({
             label="The old key keeps working for"
             data={GRACE_OPTIONS}
             value={grace}
-            onChange={(v) => setGrace(v ?? "86400")}
+            onChange={(v) => setGrace(v ?? String(DEFAULT_ROLL_GRACE_SECONDS))}
             allowDeselect={false}
           />
           <Group justify="flex-end">

@@ -4,13 +4,11 @@
  * `Link: <…>; rel="next"` built from the configured public base URL, never from the Host header.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { Animal, ListPetsQuery } from "@petstore/contracts";
+import { Animal, DEFAULT_PAGE_SIZE, ListPetsQuery } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import type { RestEnv } from "../env.ts";
 import { requireCaller } from "../middleware/authenticate.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
-
-const DEFAULT_LIMIT = 20;
 
 export const listPetsRoute = createRoute({
   operationId: "listPets",
@@ -37,7 +35,7 @@ export const listPetsRoute = createRoute({
 export function registerListPets(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
   app.openapi(listPetsRoute, async (c) => {
     const query = c.req.valid("query");
-    const limit = query.limit ?? DEFAULT_LIMIT;
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const page = await rt.pets.list({ limit, status: query.status, cursor: query.cursor });
     if (page.nextCursor) {
       const next = new URL(`${rt.config.publicBaseUrl}/v1/pets`);
