@@ -10,6 +10,7 @@
  */
 import http from "node:http";
 import { ConfigError, getConfig } from "@petstore/config";
+import { translateError } from "@petstore/core/errors";
 import { deployMigrations } from "@petstore/db/migrate";
 import next from "next";
 import { markCustomServer, stampClientIp } from "./src/server/client-ip.ts";
@@ -50,12 +51,12 @@ async function main(): Promise<void> {
       return;
     }
     stampClientIp(req, config.trustProxy);
-    handle(req, res).catch((error: unknown) => {
-      process.stderr.write(`request failed: ${String(error)}\n`);
-      if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json; charset=utf-8" });
-      res.end(
-        JSON.stringify({ code: "internal_error", message: "An unexpected error occurred.", status: 500 }),
-      );
+    handle(req, res).catch((thrown: unknown) => {
+      process.stderr.write(`request failed: ${String(thrown)}\n`);
+      const { error } = translateError(thrown); // core's one translator (docs/contract.md section 1)
+      if (!res.headersSent)
+        res.writeHead(error.status, { "Content-Type": "application/json; charset=utf-8", ...error.headers });
+      res.end(JSON.stringify(error.toBody()));
     });
   });
   server.on("clientError", answerClientError);

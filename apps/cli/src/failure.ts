@@ -2,10 +2,12 @@
  * How the command reports a failure (docs/contract.md section 5): exit code 2 for bad arguments or a bad
  * environment, 1 for anything else. With `--json` it prints the API's Error body (docs/contract.md section 1
  * "Error body": `{code, message, status}` plus `details: [{path, message}]`) as one line on stdout, the same
- * field names `@petstore/client` errors carry; otherwise a `petstore: …` message on stderr.
+ * field names `@petstore/client` errors carry; otherwise a `petstore: …` message on stderr. Other failures go
+ * through core's error translator, as the API's do: an unreachable database is `service_unavailable` (503).
  */
 import { ConfigError } from "@petstore/config";
 import { AppError, type ErrorBody } from "@petstore/contracts";
+import { translateError } from "@petstore/core/errors";
 import { USAGE, UsageError } from "./usage.ts";
 
 export interface Failure {
@@ -35,12 +37,16 @@ export function failureOf(error: unknown): Failure {
       text: `petstore: ${error.message}\n`,
     };
   }
-  if (AppError.is(error)) return { exitCode: 1, body: error.toBody(), text: `petstore: ${error.message}\n` };
-  const message = error instanceof Error ? error.message : String(error);
+  const { error: answer, kind } = translateError(error);
   return {
     exitCode: 1,
-    body: new AppError("internal_error", message).toBody(),
-    text: `petstore: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    body: answer.toBody(),
+    text:
+      kind === "unexpected"
+        ? `petstore: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`
+        : kind === "unavailable"
+          ? `petstore: ${answer.message} (${String((error as Error)?.message ?? error).split("\n")[0]})\n`
+          : `petstore: ${answer.message}\n`,
   };
 }
 
@@ -51,7 +57,8 @@ export function reportFailure(error: unknown, json: boolean): 1 | 2 {
     process.stderr.write(failure.text);
   } else {
     process.stdout.write(`${JSON.stringify(failure.body)}\n`);
-    if (failure.body.code === "internal_error") process.stderr.write(failure.text);
+    if (failure.body.code === "internal_error" || failure.body.code === "service_unavailable")
+      process.stderr.write(failure.text);
   }
   return failure.exitCode;
 }

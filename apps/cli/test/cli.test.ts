@@ -172,6 +172,20 @@ describe("petstore command on PostgreSQL", () => {
       expect(body.details).toEqual([{ path: "--plan", message: expect.any(String) }]);
     });
 
+    it("an unreachable database: service_unavailable (503) like the API, exit 1", () => {
+      // Nothing listens on port 1: the same outage the API answers with 503.
+      const result = petstore(["keys", "list", "--json"], {
+        DATABASE_URL: "postgresql://postgres@127.0.0.1:1/petstore",
+      });
+      expect(result.code).toBe(1);
+      const body = errorBodyOf(result);
+      expect(Object.keys(body).sort()).toEqual(["code", "message", "status"]);
+      expect(body).toMatchObject({ code: "service_unavailable", status: 503 });
+      expect(body.message).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
+      // The operator still learns why, on stderr.
+      expect(result.stderr).toContain("127.0.0.1:1");
+    });
+
     it("an unknown option: invalid_request, exit 2", () => {
       const result = petstore(["keys", "list", "--json", "--colour", "red"], env);
       expect(result.code).toBe(2);

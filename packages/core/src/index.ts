@@ -8,6 +8,7 @@ export * from "./audit-log.ts";
 export * from "./categories.ts";
 export * from "./core.ts";
 export * from "./deps.ts";
+export * from "./error-translator.ts";
 export * from "./idempotency.ts";
 export * from "./logger.ts";
 export * from "./pets/service.ts";

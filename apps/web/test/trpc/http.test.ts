@@ -122,7 +122,8 @@ describe("error mapping", () => {
       cause: new Error('relation "Pet" does not exist'),
     });
     const shape = shapeOf(error);
-    expect(shape.message).toBe("Something went wrong on our side. Please try again.");
+    expect(shape.message).toBe("An unexpected error occurred.");
+    expect(shape.data).toMatchObject({ appCode: "internal_error", httpStatus: 500 });
     expect(JSON.stringify(shape)).not.toContain("relation");
   });
 });

@@ -4,8 +4,8 @@
  * (mount.ts) so that the Next route handler (app/v1) and the app's own Node server (server.ts) call the same
  * function: one REST app, mounted in two places.
  */
-import { AppError } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
+import { unavailableError } from "@petstore/core/errors";
 import { getRuntime } from "../runtime.ts";
 import { createRestApp, type RestApp } from "./app.ts";
 import { publishRestFetch, type RestFetch } from "./mount.ts";
@@ -20,12 +20,7 @@ export function createRestFetch(runtime: () => Promise<Runtime>): RestFetch {
         app = createRestApp(await runtime());
       } catch {
         const response = errorResponse(
-          new AppError(
-            "service_unavailable",
-            "The service is starting or its database is unreachable; retry shortly.",
-            undefined,
-            { "Retry-After": "5" },
-          ),
+          unavailableError("The service is starting or its database is unreachable; retry shortly."),
         );
         response.headers.set("Cache-Control", "no-store");
         return response;

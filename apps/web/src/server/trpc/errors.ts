@@ -1,12 +1,15 @@
 /**
- * The ONE place where domain errors become tRPC errors. `mapAppErrors` (a middleware on every procedure)
- * turns an `AppError` into a `TRPCError` with the matching code, keeping the AppError as its cause;
- * `formatError` (the errorFormatter) adds `appCode`, per-field `details` and `retryAfterSeconds` to the
- * error shape, words input-validation failures exactly like the REST API, and never lets an unexpected
- * error's text (SQL, internal names) reach the browser. `trpcErrorResponse` gives refusals made before
- * tRPC runs (cross-site, oversized body) the same JSON shape.
+ * Where errors become tRPC errors, through core's error translator (docs/contract.md section 1 "Error
+ * body"): `toTrpcError` (used by `mapAppErrors`, a middleware on every procedure, by the context factory
+ * and by the formatter) turns a domain error, an unreachable database (503 SERVICE_UNAVAILABLE with
+ * Retry-After) or an unexpected error (500) into a `TRPCError` with the matching code, keeping the
+ * translated AppError as its cause; `formatError` (the errorFormatter) adds `appCode`, per-field `details`
+ * and `retryAfterSeconds` to the error shape, words input-validation failures exactly like the REST API,
+ * and never lets an unexpected error's text (SQL, internal names) reach the browser. `trpcErrorResponse`
+ * gives refusals made before tRPC runs (cross-site, oversized body) the same JSON shape.
  */
 import { AppError, type ErrorCode, type ErrorDetail, validationError } from "@petstore/contracts";
+import { translateError } from "@petstore/core/errors";
 import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
@@ -59,11 +62,23 @@ function isZodError(error: unknown): error is ZodError {
   );
 }
 
-/** Converts a thrown AppError into a TRPCError (other errors pass through unchanged). */
-export function toTrpcError(error: TRPCError): TRPCError {
+/**
+ * The TRPCError for anything thrown. tRPC's own refusals (UNAUTHORIZED, input validation, ...) pass
+ * unchanged; a wrapped cause goes through core's `translateError`.
+ * @returns a TRPCError whose cause is the AppError answered with (its `cause`, the original, for logs).
+ */
+export function toTrpcError(thrown: unknown): TRPCError {
+  const error =
+    thrown instanceof TRPCError ? thrown : new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: thrown });
   const cause = error.cause;
-  if (!AppError.is(cause)) return error;
-  return new TRPCError({ code: TRPC_CODE_BY_APP_CODE[cause.code], message: cause.message, cause });
+  if (!AppError.is(cause) && (error.code !== "INTERNAL_SERVER_ERROR" || !cause || isZodError(cause)))
+    return error;
+  const { error: appError } = translateError(cause);
+  return new TRPCError({
+    code: TRPC_CODE_BY_APP_CODE[appError.code],
+    message: appError.message,
+    cause: appError,
+  });
 }
 
 /** Middleware body: runs the rest of the chain and maps a domain failure. */
@@ -83,19 +98,23 @@ type Shape = {
   data: Record<string, unknown> & { code: string; stack?: string };
 };
 
-/** The errorFormatter: adds `appCode`/`details`, rewords input errors, hides unexpected ones. */
-export function formatError({ shape, error }: { shape: Shape; error: TRPCError }): Shape & {
+/** The errorFormatter: adds `appCode`/`details`/`retryAfterSeconds`, rewords input errors, hides unexpected ones. */
+export function formatError({ shape, error: thrown }: { shape: Shape; error: TRPCError }): Shape & {
   data: Shape["data"] & AppErrorData;
 } {
   const { stack: _stack, ...data } = shape.data;
+  const error = toTrpcError(thrown);
   const cause = error.cause;
   if (AppError.is(cause)) {
     const retryAfter = Number(cause.headers?.["Retry-After"]);
     return {
       ...shape,
       message: cause.message,
+      code: TRPC_ERROR_CODES_BY_KEY[error.code],
       data: {
         ...data,
+        code: error.code,
+        httpStatus: getHTTPStatusCodeFromError(error),
         appCode: cause.code,
         details: cause.details ?? null,
         retryAfterSeconds: retryAfter > 0 ? retryAfter : null,
@@ -115,13 +134,6 @@ export function formatError({ shape, error }: { shape: Shape; error: TRPCError }
       },
     };
   }
-  if (error.code === "INTERNAL_SERVER_ERROR") {
-    return {
-      ...shape,
-      message: "Something went wrong on our side. Please try again.",
-      data: { ...data, appCode: "internal_error", details: null, retryAfterSeconds: null },
-    };
-  }
   return { ...shape, data: { ...data, appCode: null, details: null, retryAfterSeconds: null } };
 }
 
@@ -137,7 +149,7 @@ export function trpcErrorResponse(
   const error = new TRPCError({
     code: TRPC_CODE_BY_APP_CODE[appCode],
     message,
-    cause: new AppError(appCode, message),
+    cause: new AppError(appCode, message, undefined, headers),
   });
   const httpStatus = getHTTPStatusCodeFromError(error);
   const shape = formatError({

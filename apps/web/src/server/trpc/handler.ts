@@ -3,14 +3,18 @@
  * Origin (or Sec-Fetch-Site) says cross-site is refused with 403; a body over `TRPC_MAX_BODY_BYTES` with 413;
  * a batch of more than `TRPC_MAX_BATCH_SIZE` calls with 400 (tRPC's `maxBatchSize`). Headers a domain error
  * carries (Retry-After of a throttled sign-in) reach the HTTP response; in a batch the longest Retry-After
- * wins. Responses are never cached. Unexpected errors are logged.
+ * wins. Every error goes through core's error translator (`toTrpcError`): a database outage, even while the
+ * session is read, is 503 with Retry-After. Responses are never cached. Unexpected errors and outages are
+ * logged.
  */
 import type { AppError } from "@petstore/contracts";
+import type { Runtime } from "@petstore/core";
+import { translateError } from "@petstore/core/errors";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { getRuntime } from "../runtime";
 import { withBoundedBody } from "./body-limit";
 import { createRequestContext } from "./context";
-import { appErrorOf, trpcErrorResponse } from "./errors";
+import { appErrorOf, toTrpcError, trpcErrorResponse } from "./errors";
 import { isSameOrigin } from "./http";
 import { TRPC_MAX_BATCH_SIZE, TRPC_MAX_BODY_BYTES } from "./limits";
 import { appRouter } from "./router";
@@ -23,7 +27,7 @@ const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosni
 function errorHeaders(errors: readonly { cause?: unknown }[]): Record<string, string> {
   let retryAfter = 0;
   for (const error of errors) {
-    const appError: AppError | undefined = appErrorOf(error);
+    const appError: AppError | undefined = appErrorOf(toTrpcError(error));
     retryAfter = Math.max(retryAfter, Number(appError?.headers?.["Retry-After"] ?? 0));
   }
   return retryAfter > 0 ? { "Retry-After": String(retryAfter) } : {};
@@ -31,7 +35,13 @@ function errorHeaders(errors: readonly { cause?: unknown }[]): Record<string, st
 
 /** Handles one request to `/api/trpc/*`. */
 export async function handleTrpcRequest(req: Request): Promise<Response> {
-  const rt = await getRuntime();
+  let rt: Runtime;
+  try {
+    rt = await getRuntime();
+  } catch (thrown) {
+    const { error } = translateError(thrown);
+    return trpcErrorResponse(error.code, error.message, error.headers);
+  }
   if (req.method !== "GET" && !isSameOrigin(req.headers, rt.config)) {
     return trpcErrorResponse("forbidden", "Cross-site requests are not allowed.");
   }
@@ -52,8 +62,12 @@ export async function handleTrpcRequest(req: Request): Promise<Response> {
     createContext: ({ resHeaders }) => createRequestContext(rt, bounded, resHeaders),
     responseMeta: ({ errors }) => ({ headers: { ...NO_STORE, ...errorHeaders(errors) } }),
     onError: ({ error, path }) => {
-      if (error.code === "INTERNAL_SERVER_ERROR")
-        rt.logger.error({ err: error.cause ?? error, path }, "tRPC procedure failed");
+      const mapped = toTrpcError(error);
+      if (mapped.code === "INTERNAL_SERVER_ERROR" || mapped.code === "SERVICE_UNAVAILABLE")
+        rt.logger.error(
+          { err: appErrorOf(mapped)?.cause ?? error.cause ?? error, path },
+          "tRPC procedure failed",
+        );
     },
   });
 }

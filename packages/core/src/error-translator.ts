@@ -1,0 +1,92 @@
+/**
+ * The one error translator (docs/contract.md section 1 "Error body"): whatever a request or command threw
+ * becomes an `AppError`, which carries the status, code, message and headers of the answer. REST's error
+ * handler, tRPC's error middleware and formatter, the app's Node server (server.ts) and the CLI's `--json`
+ * output all translate through `translateError`, so one failure reads the same everywhere:
+ * - a domain error (`AppError`) stays as it is;
+ * - a database that cannot be reached is 503 `service_unavailable` with `Retry-After`;
+ * - anything else is 500 `internal_error`, whose message names no internal detail.
+ * Imports nothing but contracts, so light entry points (server.ts) can load it (`@petstore/core/errors`).
+ */
+import { AppError } from "@petstore/contracts";
+
+/** Seconds a client should wait before retrying while the database is unreachable (`Retry-After`). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** What kind of failure was translated: `unavailable` and `unexpected` ones deserve a log line. */
+export type ErrorKind = "domain" | "unavailable" | "unexpected";
+
+export interface TranslatedError {
+  /** The answer: `status`, `code`, `message`, `details`, `headers`; `toBody()` gives the Error body. */
+  error: AppError;
+  kind: ErrorKind;
+}
+
+const CONNECTION_ERROR =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Connection terminated|connect(ion)? timeout|terminating connection|Can't reach database|database system is (starting up|shutting down)|too many clients|PGlite is closed/i;
+const CONNECTION_CODES = new Set([
+  "P1001",
+  "P1002",
+  "P1008",
+  "P1017",
+  "P2024",
+  "57P01",
+  "57P03",
+  "53300",
+  "08006",
+  "08001",
+  "08003",
+]);
+
+/** True when `error` (or its cause chain, or an AggregateError's members) says the database could not be reached. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 6; depth++) {
+    const err = e as {
+      name?: string;
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      kind?: unknown;
+      originalCode?: unknown;
+      errors?: unknown;
+    };
+    if (err.name === "PrismaClientInitializationError") return true;
+    if (typeof err.code === "string" && CONNECTION_CODES.has(err.code)) return true;
+    if (typeof err.originalCode === "string" && CONNECTION_CODES.has(err.originalCode)) return true;
+    if (err.kind === "DatabaseNotReachable" || err.kind === "ConnectionClosed") return true;
+    if (typeof err.message === "string" && CONNECTION_ERROR.test(err.message)) return true;
+    if (Array.isArray(err.errors) && err.errors.some(isDatabaseUnavailable)) return true;
+    e = err.cause;
+  }
+  return false;
+}
+
+/** 503 `service_unavailable` with `Retry-After` (the database is unreachable, or the service is starting). */
+export function unavailableError(
+  message = "The service is temporarily unavailable; retry shortly.",
+): AppError {
+  return new AppError("service_unavailable", message, undefined, {
+    "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+  });
+}
+
+/**
+ * Translates anything thrown into the answer to give.
+ * @param thrown the error (any value)
+ * @param context `requestId`, named in the message of an unexpected error so support can find its log line
+ * @returns the AppError to answer with and the kind of failure; for `unavailable` and `unexpected` the
+ *   AppError's `cause` is `thrown` (for logs only: never sent).
+ */
+export function translateError(thrown: unknown, context: { requestId?: string } = {}): TranslatedError {
+  if (AppError.is(thrown)) return { error: thrown, kind: "domain" };
+  if (isDatabaseUnavailable(thrown)) {
+    return { error: Object.assign(unavailableError(), { cause: thrown }), kind: "unavailable" };
+  }
+  const message = context.requestId
+    ? `An unexpected error occurred (request id ${context.requestId}).`
+    : "An unexpected error occurred.";
+  return {
+    error: Object.assign(new AppError("internal_error", message), { cause: thrown }),
+    kind: "unexpected",
+  };
+}
