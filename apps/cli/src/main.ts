@@ -11,6 +11,7 @@ import { seedDatabase } from "@petstore/db";
 import { deployMigrations } from "@petstore/db/migrate";
 import { keysCommand } from "./commands/keys.ts";
 import { plansCommand } from "./commands/plans.ts";
+import { purgeCommand } from "./commands/purge.ts";
 import { usersCommand } from "./commands/users.ts";
 import { reportFailure } from "./failure.ts";
 import { USAGE, UsageError } from "./usage.ts";
@@ -40,6 +41,7 @@ async function run(argv: string[]): Promise<void> {
   switch (group) {
     case "db": {
       const [sub, ...rest] = args;
+      if (sub === "purge") return withRuntime((rt) => purgeCommand(rt, rest, print));
       if (rest.length) throw new UsageError(`Unexpected argument: ${rest[0]}`);
       if (sub === "migrate") {
         const { applied } = await deployMigrations(getConfig().database);
@@ -56,7 +58,7 @@ async function run(argv: string[]): Promise<void> {
           print(`Seeded: ${JSON.stringify(result)}`);
         });
       }
-      throw new UsageError(sub ? `Unknown db command: ${sub}` : "db needs a command: migrate, seed");
+      throw new UsageError(sub ? `Unknown db command: ${sub}` : "db needs a command: migrate, seed, purge");
     }
     case "keys":
       return withRuntime((rt) => keysCommand(rt, args, actor, print));

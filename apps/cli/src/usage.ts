@@ -10,6 +10,8 @@ export const USAGE = `Usage: npm run petstore -- <command>
 
   db migrate                              apply pending database migrations
   db seed                                 add plans, categories and demo animals (idempotent)
+  db purge [--json]                       delete expired idempotency records and sessions, old sign-in
+                                          failures and usage older than 90 days (the server does it every 10 min)
   keys create --name N --plan free|pro|business|enterprise
               [--per-minute N --per-day N] [--expires-in 30d] [--json]
                                           issue an API key; prints the secret once

@@ -81,6 +81,21 @@ describe("petstore command on PostgreSQL", () => {
     expect(again.stdout).toContain("the old key keeps working for 24h");
   });
 
+  it("purges stale rows on demand (db purge), reporting what it deleted", () => {
+    const purged = petstore(["db", "purge", "--json"], env);
+    expect(purged.stderr).toBe("");
+    expect(purged.code).toBe(0);
+    const report = JSON.parse(purged.stdout);
+    expect(report.skipped).toBe(false);
+    expect(Object.keys(report.deleted).sort()).toEqual([
+      "idempotencyRecords",
+      "sessions",
+      "signInThrottles",
+      "usageDays",
+    ]);
+    expect(petstore(["db", "purge"], env).stdout).toMatch(/^Purged: idempotencyRecords 0, sessions 0/);
+  });
+
   it("shows the plans with the spec's limits", () => {
     const plans = JSON.parse(petstore(["plans", "list", "--json"], env).stdout);
     expect(plans).toEqual([

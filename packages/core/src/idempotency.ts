@@ -141,12 +141,6 @@ export function createIdempotencyService({ prisma, clock }: Pick<CoreDeps, "pris
         throw error;
       }
     },
-
-    /** Deletes records past their 24 h retention; returns how many. */
-    async purgeExpired(): Promise<number> {
-      const { count } = await prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: clock() } } });
-      return count;
-    },
   };
 }
 

@@ -9,6 +9,7 @@ export * from "./categories.ts";
 export * from "./core.ts";
 export * from "./deps.ts";
 export * from "./error-translator.ts";
+export * from "./housekeeping.ts";
 export * from "./idempotency.ts";
 export * from "./logger.ts";
 export * from "./pets/service.ts";

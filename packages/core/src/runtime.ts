@@ -9,10 +9,11 @@ import { type Database, ensurePlans, openDatabase } from "@petstore/db";
 import type { ApiKeyView } from "./api-keys/view.ts";
 import { createCore } from "./core.ts";
 import type { Actor, Clock } from "./deps.ts";
+import { createHousekeeping, type Housekeeping } from "./housekeeping.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createRateLimiter, type RateLimiter } from "./ratelimit/index.ts";
 import { ensureServerSecret } from "./secrets.ts";
-import { purgeOldUsage, usageFlusher } from "./usage/flush.ts";
+import { usageFlusher } from "./usage/flush.ts";
 
 export interface Runtime extends ReturnType<typeof createCore> {
   config: Config;
@@ -20,6 +21,8 @@ export interface Runtime extends ReturnType<typeof createCore> {
   db: Database;
   clock: Clock;
   rateLimiter: RateLimiter;
+  /** Purges of stale rows: `run()` once (`petstore db purge`), `schedule()` in the server. */
+  housekeeping: Housekeeping;
   /** Lifts a key's ban in the rate-limit store and in the database (audited). */
   unbanApiKey(ref: string, actor: Actor): Promise<ApiKeyView>;
   /** Resets today's usage of a key in the rate-limit store and in the usage table (audited). */
@@ -70,9 +73,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   limiter = rateLimiter;
   await rateLimiter.ready();
-  purgeOldUsage(db.prisma, clock()).catch((error: unknown) =>
-    logger.warn({ err: error }, "could not purge old usage"),
-  );
+  const housekeeping = createHousekeeping({ prisma: db.prisma, config, clock, logger });
   return {
     ...core,
     config,
@@ -80,6 +81,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     db,
     clock,
     rateLimiter,
+    housekeeping,
     async unbanApiKey(ref, actor) {
       const keyId = await core.apiKeys.resolveId(ref);
       await rateLimiter.unban(keyId);
@@ -90,6 +92,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       await rateLimiter.resetUsage(keyId);
     },
     async close() {
+      await housekeeping.stop();
       await rateLimiter.close();
       await db.close();
     },

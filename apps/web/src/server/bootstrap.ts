@@ -1,7 +1,8 @@
 /**
  * First-start work of `npm start` (PRODUCT.md section 5): open the runtime (which migrates the embedded
  * database), seed a fresh embedded database, and — outside production — issue a demo API key and a demo
- * admin, printing them once together with the URL. Runs from Next's instrumentation hook.
+ * admin, printing them once together with the URL; then starts the housekeeping schedule (core
+ * housekeeping.ts). Runs from Next's instrumentation hook.
  */
 import { isDevelopmentBuild } from "@petstore/config";
 import { ensureDemoAdmin, type Runtime } from "@petstore/core";
@@ -34,6 +35,8 @@ export async function bootstrap(): Promise<void> {
       );
     }
     const lines = await firstStart(rt);
+    // docs/contract.md section 5: stale rows are purged on a schedule, one instance at a time.
+    rt.housekeeping.schedule();
     const url = rt.config.publicBaseUrl;
     process.stdout.write(
       [

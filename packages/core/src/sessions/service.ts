@@ -169,12 +169,6 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
         });
       });
     },
-
-    /** Deletes expired sessions; returns how many. */
-    async purgeExpired(): Promise<number> {
-      const { count } = await prisma.session.deleteMany({ where: { expiresAt: { lte: clock() } } });
-      return count;
-    },
   };
 }
 

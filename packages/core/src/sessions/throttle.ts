@@ -17,7 +17,7 @@
  * the audit log. Unknown emails are counted like known ones, so throttling never tells whether an account
  * exists.
  */
-import { Prisma } from "@petstore/db";
+import { Prisma, type PrismaClient } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import { type CoreDeps, SYSTEM_ACTOR } from "../deps.ts";
 
@@ -61,6 +61,19 @@ export function blockMs(rule: BucketRule, failures: number): number {
   return Math.min(rule.maxSeconds, rule.baseSeconds * 2 ** exponent) * 1000;
 }
 
+/**
+ * Deletes the sign-in throttle rows that count for nothing any more at `now`: no attempt and no block for
+ * `SIGN_IN_FORGET_MS` (old sign-in failures; docs/contract.md section 5 "Housekeeping").
+ * @returns how many rows were deleted.
+ */
+export async function purgeForgottenSignIns(prisma: PrismaClient, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - SIGN_IN_FORGET_MS);
+  const { count } = await prisma.signInThrottle.deleteMany({
+    where: { lastAttemptAt: { lt: before }, OR: [{ blockedUntil: null }, { blockedUntil: { lt: before } }] },
+  });
+  return count;
+}
+
 export function createSignInThrottle({
   prisma,
   clock,
@@ -84,15 +97,9 @@ export function createSignInThrottle({
   function purge(now: Date) {
     if (now.getTime() - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = now.getTime();
-    const before = new Date(now.getTime() - SIGN_IN_FORGET_MS);
-    prisma.signInThrottle
-      .deleteMany({
-        where: {
-          lastAttemptAt: { lt: before },
-          OR: [{ blockedUntil: null }, { blockedUntil: { lt: before } }],
-        },
-      })
-      .catch((err: unknown) => logger.warn({ err }, "could not purge sign-in throttle rows"));
+    purgeForgottenSignIns(prisma, now).catch((err: unknown) =>
+      logger.warn({ err }, "could not purge sign-in throttle rows"),
+    );
   }
 
   return {
