@@ -5,10 +5,11 @@
  */
 import type { PlanName } from "@petstore/contracts";
 import type { ApiKey, Plan } from "@petstore/db";
+import { DAY_MS } from "../utc-day.ts";
 import { effectiveLimits, isLive, isRevoked } from "./policy.ts";
 
 /** A key that expires sooner than this is shown as `expiring`. */
-export const EXPIRING_SOON_MS = 7 * 86_400_000;
+export const EXPIRING_SOON_MS = 7 * DAY_MS;
 
 export type ApiKeyState = "active" | "expiring" | "expired" | "revoked" | "banned";
 
