@@ -70,6 +70,11 @@ export function unavailableError(
   });
 }
 
+/** 503 while the runtime (database, services) could not be opened yet: the service is starting or cut off. */
+export function notReadyError(): AppError {
+  return unavailableError("The service is starting or its database is unreachable; retry shortly.");
+}
+
 /**
  * Translates anything thrown into the answer to give.
  * @param thrown the error (any value)

@@ -5,7 +5,7 @@
  * function: one REST app, mounted in two places.
  */
 import type { Runtime } from "@petstore/core";
-import { unavailableError } from "@petstore/core/errors";
+import { notReadyError } from "@petstore/core/errors";
 import { getRuntime } from "../runtime.ts";
 import { createRestApp, type RestApp } from "./app.ts";
 import { publishRestFetch, type RestFetch } from "./mount.ts";
@@ -19,9 +19,7 @@ export function createRestFetch(runtime: () => Promise<Runtime>): RestFetch {
       try {
         app = createRestApp(await runtime());
       } catch {
-        const response = errorResponse(
-          unavailableError("The service is starting or its database is unreachable; retry shortly."),
-        );
+        const response = errorResponse(notReadyError());
         response.headers.set("Cache-Control", "no-store");
         return response;
       }

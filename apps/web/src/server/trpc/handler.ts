@@ -9,7 +9,7 @@
  */
 import type { AppError } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
-import { translateError } from "@petstore/core/errors";
+import { notReadyError } from "@petstore/core/errors";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { getRuntime } from "../runtime";
 import { withBoundedBody } from "./body-limit";
@@ -38,8 +38,8 @@ export async function handleTrpcRequest(req: Request): Promise<Response> {
   let rt: Runtime;
   try {
     rt = await getRuntime();
-  } catch (thrown) {
-    const { error } = translateError(thrown);
+  } catch {
+    const error = notReadyError();
     return trpcErrorResponse(error.code, error.message, error.headers);
   }
   if (req.method !== "GET" && !isSameOrigin(req.headers, rt.config)) {
