@@ -1,6 +1,6 @@
 /**
- * Animal, NewPet, PetStatus and the listPets query (pet-store-service-interface.md "Resources" and
- * PRODUCT.md section 1). Shared by the REST routes, the tRPC routers and the OpenAPI document.
+ * Animal, NewPet, PetStatus and the listPets query (docs/interface.md "Resources" and
+ * docs/contract.md section 1). Shared by the REST routes, the tRPC routers and the OpenAPI document.
  */
 
 import { DEFAULT_PAGE_SIZE } from "./defaults.ts";

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key handling for createPet (PRODUCT.md section 1; draft-ietf-httpapi-idempotency-key-header).
+ * Idempotency-Key handling for createPet (docs/contract.md section 1; draft-ietf-httpapi-idempotency-key-header).
  *
  * Per API key and Idempotency-Key, remembered 24 h: the first request reserves the key with a fingerprint
  * of its body; the operation then runs and its response is stored in the same transaction as its effect,

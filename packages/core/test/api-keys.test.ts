@@ -6,7 +6,7 @@ import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "../src/a
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 
-describe("API key format (PRODUCT.md section 2)", () => {
+describe("API key format (docs/contract.md section 2)", () => {
   it("has the environment prefix, 32 random base62 characters and a 6-character checksum", () => {
     const live = generateApiKey("production");
     const test = generateApiKey("staging");

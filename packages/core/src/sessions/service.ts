@@ -1,5 +1,5 @@
 /**
- * Dashboard sessions (PRODUCT.md section 4). The cookie holds an opaque random token (256 bits); the
+ * Dashboard sessions (docs/contract.md section 4). The cookie holds an opaque random token (256 bits); the
  * database keeps only its SHA-256. A session expires after `config.sessionIdleHours` without use; each use
  * slides the expiry (written at most once a minute). Deactivated users' sessions resolve to nothing.
  *

@@ -1,7 +1,8 @@
 /**
  * GET /v1/pets (listPets): keyset-paged animals in ascending id order, optionally filtered by status
- * (spec "GET /pets"; PRODUCT.md section 1 "Paging"). The next page is announced with an RFC 8288
- * `Link: <…>; rel="next"` built from the configured public base URL, never from the Host header.
+ * (docs/interface.md "GET /pets (listPets)"; docs/contract.md section 1 "GET /v1/pets (listPets)"). The next
+ * page is announced with an RFC 8288 `Link: <…>; rel="next"` built from the configured public base URL, never
+ * from the Host header.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { Animal, DEFAULT_PAGE_SIZE, ListPetsQuery } from "@petstore/contracts";
