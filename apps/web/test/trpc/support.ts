@@ -8,6 +8,7 @@ import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/c
 import { migrate } from "@petstore/core/migrate";
 import { createTemporaryDatabase, databaseOf, type TemporaryDatabase } from "@petstore/core/testing";
 import { TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { expect } from "vitest";
 import { createInnerContext } from "../../src/server/trpc/context";
 import { readCookie, SESSION_COOKIE } from "../../src/server/trpc/cookies";
@@ -104,5 +105,12 @@ export async function categoryId(rt: Runtime, name: string): Promise<number> {
 
 /** The error as the browser receives it (the app's errorFormatter applied). */
 export function shapeOf(error: TRPCError) {
-  return formatError({ shape: { message: error.message, code: -32600, data: { code: error.code } }, error });
+  return formatError({
+    shape: {
+      message: error.message,
+      code: -32600,
+      data: { code: error.code, httpStatus: getHTTPStatusCodeFromError(error) },
+    },
+    error,
+  });
 }

@@ -4,7 +4,7 @@ import { Button, Group, Modal, Select, Stack, Text } from "@mantine/core";
 import { useState } from "react";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
-import { GRACE_OPTIONS } from "./key-meta";
+import { type ApiKey, GRACE_OPTIONS } from "./key-meta";
 import { SecretOnce } from "./secret-once";
 
 export function RollKeyModal({
@@ -12,7 +12,7 @@ export function RollKeyModal({
   opened,
   onClose,
 }: {
-  keyInfo: { id: string; name: string; prefix: string };
+  keyInfo: Pick<ApiKey, "id" | "name" | "prefix">;
   opened: boolean;
   onClose(): void;
 }) {
