@@ -1,4 +1,7 @@
-/** ensureDemoAdmin: a demo admin on a fresh embedded database, never in production or on PostgreSQL. */
+/**
+ * Demo accounts (ensureDemoAdmin, Runtime.firstStart): only on a fresh embedded database, never in production
+ * or on PostgreSQL.
+ */
 import { loadConfig } from "@petstore/config";
 import { createLogger, DEMO_ADMIN_EMAIL, ensureDemoAdmin, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
