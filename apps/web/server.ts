@@ -11,7 +11,7 @@
 import http from "node:http";
 import { ConfigError, getConfig } from "@petstore/config";
 import { translateError } from "@petstore/core/errors";
-import { deployMigrations } from "@petstore/db/migrate";
+import { migrate } from "@petstore/core/migrate";
 import next from "next";
 import { markCustomServer, stampClientIp } from "./src/server/client-ip.ts";
 import {
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   markCustomServer();
   if (config.database.kind === "pglite") {
     // The embedded database is migrated before Next opens it (PGlite allows one opener at a time).
-    const { applied } = await deployMigrations(config.database);
+    const { applied } = await migrate(config.database);
     if (applied.length)
       process.stdout.write(`Applied migrations to the embedded database: ${applied.join(", ")}\n`);
   }

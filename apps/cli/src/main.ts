@@ -7,8 +7,7 @@
 import os from "node:os";
 import { getConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { seedDatabase } from "@petstore/db";
-import { deployMigrations } from "@petstore/db/migrate";
+import { migrate } from "@petstore/core/migrate";
 import { keysCommand } from "./commands/keys.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { purgeCommand } from "./commands/purge.ts";
@@ -26,7 +25,7 @@ async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
   const rt = await openRuntime({
     config,
     logger: createLogger("error", process.stderr),
-    prepare: config.database.kind === "pglite" ? deployMigrations : undefined,
+    prepare: config.database.kind === "pglite" ? migrate : undefined,
   });
   try {
     return await fn(rt);
@@ -44,7 +43,7 @@ async function run(argv: string[]): Promise<void> {
       if (sub === "purge") return withRuntime((rt) => purgeCommand(rt, rest, print));
       if (rest.length) throw new UsageError(`Unexpected argument: ${rest[0]}`);
       if (sub === "migrate") {
-        const { applied } = await deployMigrations(getConfig().database);
+        const { applied } = await migrate(getConfig().database);
         await withRuntime(async () => undefined); // makes sure the plan rows exist
         return print(
           applied.length
@@ -54,7 +53,7 @@ async function run(argv: string[]): Promise<void> {
       }
       if (sub === "seed") {
         return withRuntime(async (rt) => {
-          const result = await seedDatabase(rt.db.prisma);
+          const result = await rt.seed();
           print(`Seeded: ${JSON.stringify(result)}`);
         });
       }

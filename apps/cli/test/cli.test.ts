@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ErrorBody } from "@petstore/contracts";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
+import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const MAIN = path.join(import.meta.dirname, "../src/main.ts");

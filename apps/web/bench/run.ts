@@ -25,6 +25,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { databaseOf } from "@petstore/core/testing";
 import {
   ensureBuild,
   freePort,
@@ -86,17 +87,17 @@ async function main(): Promise<void> {
       { name: "bench", plan: "enterprise", perMinute: 100_000_000, perDay: 100_000_000 },
       "bench",
     );
-    const pet = await db.rt.db.prisma.pet.findFirstOrThrow({ orderBy: { id: "asc" } });
-    const category = await db.rt.db.prisma.category.findFirstOrThrow({ orderBy: { id: "asc" } });
+    const pet = await databaseOf(db.rt).prisma.pet.findFirstOrThrow({ orderBy: { id: "asc" } });
+    const category = await databaseOf(db.rt).prisma.category.findFirstOrThrow({ orderBy: { id: "asc" } });
     // 1,000 animals, as in issue 7's measurements (the seed has a few dozen).
-    const seeded = await db.rt.db.prisma.pet.count();
-    await db.rt.db.prisma.pet.createMany({
+    const seeded = await databaseOf(db.rt).prisma.pet.count();
+    await databaseOf(db.rt).prisma.pet.createMany({
       data: Array.from({ length: Math.max(0, 1_000 - seeded) }, (_, i) => ({
         name: `animal ${i + 1}`,
         categoryId: category.id,
       })),
     });
-    const animals = await db.rt.db.prisma.pet.count();
+    const animals = await databaseOf(db.rt).prisma.pet.count();
     const scenarios = benchScenarios(key, pet.id, category.id);
     const common = {
       DATABASE_URL: db.url,

@@ -7,13 +7,13 @@
 import { schemaSourceFrom } from "@petstore/client/generate";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime } from "@petstore/core";
-import { deployMigrations } from "@petstore/db/migrate";
+import { migrate } from "@petstore/core/migrate";
 import { createRestApp } from "../src/server/rest/app.ts";
 
 /** The served OpenAPI 3.1 document, as JSON. @throws when the app does not answer 200. */
 export async function servedOpenApiDocument(): Promise<object> {
   const config = loadConfig({ PGLITE_DIR: "memory://", LOG_LEVEL: "silent" });
-  const rt = await openRuntime({ config, logger: createLogger("silent"), prepare: deployMigrations });
+  const rt = await openRuntime({ config, logger: createLogger("silent"), prepare: migrate });
   try {
     const response = await createRestApp(rt).request("/v1/openapi.json");
     if (response.status !== 200)

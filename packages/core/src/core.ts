@@ -2,6 +2,7 @@
  * `createCore(deps)` wires the domain services shared by the REST API, the tRPC dashboard and the CLI;
  * no business rule lives anywhere else.
  */
+import { countActiveBans } from "./api-keys/bans.ts";
 import { createApiKeySearch } from "./api-keys/search.ts";
 import { createApiKeyService } from "./api-keys/service.ts";
 import { createAuditLogService } from "./audit-log.ts";
@@ -23,7 +24,12 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; pend
   return {
     pets: createPetService(deps, options.cursorSecret),
     categories: createCategoryService(deps),
-    apiKeys: { ...createApiKeyService(deps), search: createApiKeySearch(deps) },
+    apiKeys: {
+      ...createApiKeyService(deps),
+      search: createApiKeySearch(deps),
+      /** Keys banned right now (for the metrics). */
+      countBanned: () => countActiveBans(deps.prisma, deps.clock()),
+    },
     idempotency: createIdempotencyService(deps),
     plans: createPlanService(deps),
     users: createUserService(deps),

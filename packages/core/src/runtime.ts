@@ -1,24 +1,27 @@
 /**
- * The process runtime: configuration, logger, database, domain services and the rate limiter, opened once.
- * The web app, the CLI and the tests all start from `openRuntime`. Migrations are not run here (they need
- * the WebAssembly schema engine, which the Next bundle should not carry): callers run `deployMigrations`
- * first (server.ts and the CLI do for the embedded database; `petstore db migrate` for PostgreSQL).
+ * The process runtime: configuration, logger, domain services, the rate limiter and the database operations
+ * apps need (`health`, `seed`, `firstStart`), opened once. The web app, the CLI and the tests all start from
+ * `openRuntime`. The Prisma client stays inside core (docs/architecture.md, "Layers"). Migrations are not
+ * run here (they need the WebAssembly schema engine, which the Next bundle should not carry): callers use
+ * `migrate` from `@petstore/core/migrate` first, or as the `prepare` hook (server.ts and the CLI do for the
+ * embedded database; `petstore db migrate` for PostgreSQL).
  */
 import type { Config } from "@petstore/config";
 import { type Database, ensurePlans, openDatabase } from "@petstore/db";
 import type { ApiKeyView } from "./api-keys/view.ts";
 import { createCore } from "./core.ts";
+import { type DatabaseOperations, databaseOperations, registerDatabase } from "./database/operations.ts";
 import type { Actor, Clock } from "./deps.ts";
+import { type FirstStart, setUpFirstStart } from "./first-start.ts";
 import { createHousekeeping, type Housekeeping } from "./housekeeping.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createRateLimiter, type RateLimiter } from "./ratelimit/index.ts";
 import { ensureServerSecret } from "./secrets.ts";
 import { usageFlusher } from "./usage/flush.ts";
 
-export interface Runtime extends ReturnType<typeof createCore> {
+export interface Runtime extends ReturnType<typeof createCore>, DatabaseOperations {
   config: Config;
   logger: Logger;
-  db: Database;
   clock: Clock;
   rateLimiter: RateLimiter;
   /** Purges of stale rows: `run()` once (`petstore db purge`), `schedule()` in the server. */
@@ -27,6 +30,11 @@ export interface Runtime extends ReturnType<typeof createCore> {
   unbanApiKey(ref: string, actor: Actor): Promise<ApiKeyView>;
   /** Resets today's usage of a key in the rate-limit store and in the usage table (audited). */
   resetApiKeyUsage(keyId: string, actor: Actor): Promise<void>;
+  /**
+   * First start on a fresh embedded database outside production: seeds, issues a demo API key and creates
+   * the demo admin (first-start.ts); `{}` otherwise or when any key exists.
+   */
+  firstStart(): Promise<FirstStart>;
   close(): Promise<void>;
 }
 
@@ -34,7 +42,7 @@ export interface RuntimeOptions {
   config: Config;
   logger?: Logger;
   clock?: Clock;
-  /** Runs on the freshly opened database before anything reads it, e.g. `deployMigrations` (tests, CLI). */
+  /** Runs on the freshly opened database before anything reads it, e.g. `migrate` from `@petstore/core/migrate`. */
   prepare?: (db: Database) => Promise<unknown>;
 }
 
@@ -74,11 +82,12 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   limiter = rateLimiter;
   await rateLimiter.ready();
   const housekeeping = createHousekeeping({ prisma: db.prisma, config, clock, logger });
-  return {
+  const database = databaseOperations(db);
+  const runtime: Runtime = {
     ...core,
+    ...database,
     config,
     logger,
-    db,
     clock,
     rateLimiter,
     housekeeping,
@@ -91,10 +100,14 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       await core.usage.resetToday(keyId, actor);
       await rateLimiter.resetUsage(keyId);
     },
+    firstStart: () =>
+      setUpFirstStart({ prisma: db.prisma, config }, { database, apiKeys: core.apiKeys, users: core.users }),
     async close() {
       await housekeeping.stop();
       await rateLimiter.close();
       await db.close();
     },
   };
+  registerDatabase(runtime, db);
+  return runtime;
 }

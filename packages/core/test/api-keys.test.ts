@@ -3,6 +3,7 @@ import { ENTERPRISE_NEEDS_LIMITS, PER_MINUTE_ABOVE_PER_DAY, PLAN_NAMES } from "@
 import { deployMigrations } from "@petstore/db/migrate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "../src/api-keys/format.ts";
+import { databaseOf } from "../src/database/operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 
@@ -148,7 +149,7 @@ describe("API key service on the embedded database", () => {
   it("audits every change with who, before and after", async () => {
     const issued = await rt.apiKeys.create({ name: "audited", plan: "free" }, "cli:ops");
     await rt.apiKeys.revoke(issued.id, "cli:ops");
-    const entries = await rt.db.prisma.auditLog.findMany({
+    const entries = await databaseOf(rt).prisma.auditLog.findMany({
       where: { entityId: issued.id },
       orderBy: { id: "asc" },
     });

@@ -7,6 +7,7 @@ import { loadConfig } from "@petstore/config";
 import { deployMigrations } from "@petstore/db/migrate";
 import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseOf } from "../src/database/operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 import { utcDay } from "../src/utc-day.ts";
@@ -38,7 +39,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
 
   /** Writes one stale and one fresh row of every kind housekeeping looks at (names `old*` and `fresh*`). */
   async function writeRows(tag: string) {
-    const prisma = rt.db.prisma;
+    const prisma = databaseOf(rt).prisma;
     const key = await rt.apiKeys.create({ name: `hk ${tag}`, plan: "free" }, "test");
     const user = await rt.users.create(
       { email: `hk-${tag}@example.com`, name: "H", role: "staff", password: "a long enough password" },
@@ -80,7 +81,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
   }
 
   async function remaining(keyId: string, tag: string) {
-    const prisma = rt.db.prisma;
+    const prisma = databaseOf(rt).prisma;
     return {
       idempotency: (await prisma.idempotencyRecord.findMany({ where: { apiKeyId: keyId } })).map(
         (r) => r.key,
@@ -141,7 +142,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
       });
       try {
         // The other instance is in the middle of its round: it holds the lock until its transaction ends.
-        await other.db.prisma.$transaction(async (tx) => {
+        await databaseOf(other).prisma.$transaction(async (tx) => {
           const [held] = await tx.$queryRaw<{ locked: boolean }[]>`
             SELECT pg_try_advisory_xact_lock(hashtext('petstore:housekeeping')) AS "locked"`;
           expect(held?.locked).toBe(true);

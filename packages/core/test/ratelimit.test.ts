@@ -18,7 +18,13 @@ import {
   type UsageRow,
 } from "../src/ratelimit/index.ts";
 import { DAY_MS } from "../src/ratelimit/time.ts";
-import { clearOfBoundary, deleteKeys, REDIS_URL, sleep, startUpstashBridge } from "./ratelimit-helpers.ts";
+import {
+  clearOfBoundary,
+  deleteKeys,
+  REDIS_URL,
+  sleep,
+  startUpstashBridge,
+} from "../src/testing/rate-limit-stores.ts";
 
 const RUN = `rltest:${process.pid}:${randomUUID().slice(0, 8)}`;
 const silent = { warn() {}, error() {} };

@@ -12,9 +12,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime } from "@petstore/core";
-import { seedDatabase } from "@petstore/db";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase } from "@petstore/db/testing";
+import { migrate } from "@petstore/core/migrate";
+import { createTemporaryDatabase } from "@petstore/core/testing";
 import { e2e, ensureE2eEnv, writeState } from "./accounts";
 
 ensureE2eEnv();
@@ -37,8 +36,8 @@ const env = {
 };
 try {
   const config = loadConfig(env);
-  const rt = await openRuntime({ config, logger: createLogger("silent"), prepare: deployMigrations });
-  await seedDatabase(rt.db.prisma);
+  const rt = await openRuntime({ config, logger: createLogger("silent"), prepare: migrate });
+  await rt.seed();
   for (const [account, role] of [
     [e2e.admin, "admin"],
     [e2e.staff, "staff"],

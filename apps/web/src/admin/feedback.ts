@@ -5,12 +5,11 @@
  */
 import { notifications } from "@mantine/notifications";
 import { TRPCClientError } from "@trpc/client";
-import type { AppErrorData } from "@/server/trpc/errors";
 import { detailMessage } from "./forms/messages";
 import type { ClientError } from "./trpc";
 
-/** The error's `data` (appCode, details, ...) as the server's errorFormatter shaped it. */
-function dataOf(error: unknown): (NonNullable<ClientError["data"]> & Partial<AppErrorData>) | undefined {
+/** The error's `data` (appCode, details, ...), typed from the server's errorFormatter through AppRouter. */
+function dataOf(error: unknown): ClientError["data"] | undefined {
   return error instanceof TRPCClientError ? ((error as ClientError).data ?? undefined) : undefined;
 }
 

@@ -1,25 +1,23 @@
 /**
- * First-start work of `npm start` (PRODUCT.md section 5): open the runtime (which migrates the embedded
- * database), seed a fresh embedded database, and — outside production — issue a demo API key and a demo
- * admin, printing them once together with the URL; then starts the housekeeping schedule (core
- * housekeeping.ts). Runs from Next's instrumentation hook.
+ * Start-up of the web process (docs/operations.md, "Running it"): open the runtime, run core's first-start
+ * setup (on a fresh embedded database outside production: seed, demo API key, demo admin) and print the
+ * URL and the demo secrets once; then start the housekeeping schedule (core housekeeping.ts). Runs from
+ * Next's instrumentation hook.
  */
 import { isDevelopmentBuild } from "@petstore/config";
-import { ensureDemoAdmin, type Runtime } from "@petstore/core";
-import { seedDatabase } from "@petstore/db";
+import type { Runtime } from "@petstore/core";
 import { isCustomServer } from "./client-ip.ts";
 import { getRuntime } from "./runtime.ts";
 
+/** The banner lines of what the first start created (nothing on later starts). */
 async function firstStart(rt: Runtime): Promise<string[]> {
+  const { demoKey, demoAdmin } = await rt.firstStart();
   const lines: string[] = [];
-  if (rt.config.database.kind !== "pglite" || rt.config.environment === "production") return lines;
-  if ((await rt.db.prisma.apiKey.count()) > 0) return lines;
-  await seedDatabase(rt.db.prisma);
-  const key = await rt.apiKeys.create({ name: "demo", plan: "free" }, "system:bootstrap");
-  lines.push(`Demo API key (free plan; shown once): ${key.key}`);
-  lines.push(`  curl -H "Authorization: Bearer ${key.key}" ${rt.config.publicBaseUrl}/v1/pets`);
-  const admin = await ensureDemoAdmin(rt);
-  if (admin) lines.push(`Demo admin (shown once): ${admin.email} / ${admin.password}`);
+  if (demoKey) {
+    lines.push(`Demo API key (free plan; shown once): ${demoKey}`);
+    lines.push(`  curl -H "Authorization: Bearer ${demoKey}" ${rt.config.publicBaseUrl}/v1/pets`);
+  }
+  if (demoAdmin) lines.push(`Demo admin (shown once): ${demoAdmin.email} / ${demoAdmin.password}`);
   return lines;
 }
 

@@ -34,12 +34,12 @@ export async function checkReadiness(): Promise<ReadinessReport> {
  * rate-limit store a PING within its own timeout (RATE_LIMIT_STORE_TIMEOUT_MS).
  */
 export async function readinessOf(
-  rt: Pick<Runtime, "db" | "config" | "rateLimiter">,
+  rt: Pick<Runtime, "health" | "config" | "rateLimiter">,
   databaseTimeoutMs = TIMEOUT_MS,
 ): Promise<ReadinessReport> {
   const checks: ReadinessReport["checks"] = {};
   try {
-    await withTimeout(rt.db.prisma.$queryRaw`SELECT 1`, "database", databaseTimeoutMs);
+    await withTimeout(rt.health(), "database", databaseTimeoutMs);
     checks.database = { ok: true, detail: rt.config.database.kind };
   } catch (error) {
     checks.database = { ok: false, detail: (error as Error).message.split("\n")[0] };

@@ -11,6 +11,7 @@ import {
   type PetStoreClientOptions,
   PetStoreError,
 } from "@petstore/client";
+import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureBuild,
@@ -94,7 +95,7 @@ describe("@petstore/client against the production server", () => {
     api = new TcpProxy(server.port);
     await api.open();
     key = await issueKey(100_000);
-    categoryId = Number((await db.rt.db.prisma.category.findFirstOrThrow()).id);
+    categoryId = Number((await databaseOf(db.rt).prisma.category.findFirstOrThrow()).id);
     // The first requests load the /v1 route; keep that out of the timed parts.
     expect((await recordingClient().client.listPets({ limit: 1 })).pets).toHaveLength(1);
   }, 900_000);
@@ -119,9 +120,9 @@ describe("@petstore/client against the production server", () => {
       if (ids.length === 20)
         for (let i = 0; i < 3; i++) await db.rt.pets.create({ name: `Late ${i}`, categoryId, status });
     }
-    const expected = (await db.rt.db.prisma.pet.findMany({ where: { status }, orderBy: { id: "asc" } })).map(
-      (p) => Number(p.id),
-    );
+    const expected = (
+      await databaseOf(db.rt).prisma.pet.findMany({ where: { status }, orderBy: { id: "asc" } })
+    ).map((p) => Number(p.id));
     expect(expected.length).toBeGreaterThanOrEqual(253);
     expect(ids).toEqual(expected);
     expect(seen).toHaveLength(Math.ceil(expected.length / 20));
@@ -165,7 +166,7 @@ describe("@petstore/client against the production server", () => {
     expect(waits.length).toBeGreaterThanOrEqual(1);
     // The answer that got through replays the first attempt's creation.
     expect(seen.at(-1)).toMatchObject({ status: 201, replayed: "true" });
-    const rows = await db.rt.db.prisma.pet.findMany({ where: { name } });
+    const rows = await databaseOf(db.rt).prisma.pet.findMany({ where: { name } });
     expect(rows.map((r) => Number(r.id))).toEqual([created.id]);
   });
 

@@ -5,6 +5,7 @@
  * plain decimals without leading zeros.
  */
 import { createHmac } from "node:crypto";
+import { databaseOf } from "@petstore/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN,
@@ -57,7 +58,7 @@ describe("text, cursors and numbers (production server, no CURSOR_SECRET)", () =
   beforeAll(async () => {
     staff = await signIn(app, STAFF);
     admin = await signIn(app, ADMIN);
-    const category = await app.db.rt.db.prisma.category.findFirstOrThrow();
+    const category = await databaseOf(app.db.rt).prisma.category.findFirstOrThrow();
     categoryId = Number(category.id);
   });
 
@@ -146,7 +147,7 @@ describe("text, cursors and numbers (production server, no CURSOR_SECRET)", () =
     const first = await rest(app, "/v1/pets?limit=1");
     const next = /<([^>]+)>;\s*rel="next"/.exec(first.headers.get("link") ?? "")?.[1];
     expect(next).toBeTruthy();
-    const stored = await app.db.rt.db.prisma.$queryRawUnsafe<{ count: bigint }[]>(
+    const stored = await databaseOf(app.db.rt).prisma.$queryRawUnsafe<{ count: bigint }[]>(
       `SELECT count(*) AS count FROM "ServerSecret" WHERE name = 'cursor'`,
     );
     expect(Number(stored[0]?.count)).toBe(1);

@@ -4,6 +4,8 @@
  * Retry-After, /api/trpc refuses oversized bodies and batches, the cookie's Secure flag ignores a
  * client's X-Forwarded-Proto without TRUST_PROXY, and sign-in events are in the audit log.
  */
+
+import { databaseOf } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
 import {
   ADMIN,
@@ -131,7 +133,7 @@ describe("sign-in throttle (production server, TRUST_PROXY on)", () => {
     await trpc(app, "mutation", "auth.signOut", undefined, { ip, token });
     for (let i = 0; i < 6; i++) await trpc(app, "mutation", "auth.signIn", wrong(STAFF, i).input, { ip });
     const actions = await eventually(async () => {
-      const rows = await app.db.rt.db.prisma.auditLog.findMany({
+      const rows = await databaseOf(app.db.rt).prisma.auditLog.findMany({
         where: { action: { startsWith: "session." } },
         orderBy: { id: "asc" },
       });

@@ -11,9 +11,8 @@ import net from "node:net";
 import path from "node:path";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { seedDatabase } from "@petstore/db";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase } from "@petstore/db/testing";
+import { migrate } from "@petstore/core/migrate";
+import { createTemporaryDatabase } from "@petstore/core/testing";
 
 /** apps/web */
 export const WEB_DIR = path.resolve(import.meta.dirname, "../..");
@@ -81,8 +80,8 @@ export async function prepareDatabase(prefix = "petstore_instances"): Promise<Pr
   const temp = await createTemporaryDatabase(prefix);
   try {
     const config = loadConfig({ DATABASE_URL: temp.url, LOG_LEVEL: "silent" });
-    const rt = await openRuntime({ config, logger: createLogger("silent"), prepare: deployMigrations });
-    await seedDatabase(rt.db.prisma);
+    const rt = await openRuntime({ config, logger: createLogger("silent"), prepare: migrate });
+    await rt.seed();
     let dropped = false;
     return {
       url: temp.url,

@@ -7,6 +7,7 @@
  * port where nothing listens still answers requests (fail open) while its /readyz says the store is down.
  */
 import { randomUUID } from "node:crypto";
+import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearOfBoundary, deleteKeys, eventually, MINUTE_MS, send } from "../ratelimit/support.ts";
 import {
@@ -99,7 +100,7 @@ describe("two production instances sharing one Redis", () => {
 
     // Each instance flushes its usage every 5 s; the rows add up.
     await eventually(async () => {
-      const rows = await db.rt.db.prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } });
+      const rows = await databaseOf(db.rt).prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } });
       expect(rows).toMatchObject([{ requests: 60, rateLimited: 92, bans: 1 }]);
     }, 12_000);
     expect((await db.rt.apiKeys.get(id)).state).toBe("banned");

@@ -9,6 +9,8 @@
  * of a minute boundary); where time must move (a window ending, a ban, the 4 s key cache) `Date` is faked and
  * frozen: @upstash/ratelimit computes its buckets from `Date.now()`, and the harness clock follows `Date` too.
  */
+
+import { databaseOf } from "@petstore/core/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   clearOfBoundary,
@@ -120,7 +122,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       expectConsistentHeaders(r, { banReset: banEnd });
     }
     await t.s.rt.rateLimiter.flushUsage();
-    expect(await t.s.rt.db.prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } })).toMatchObject([
+    expect(await databaseOf(t.s.rt).prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } })).toMatchObject([
       { requests: 60, rateLimited: 140, bans: 1 },
     ]);
     // Lifted: the 140 denied requests consumed nothing of the day budget.
@@ -254,7 +256,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       day: { r: 49, t: expect.any(Number) },
     });
     await t.s.rt.rateLimiter.flushUsage();
-    const usage = await t.s.rt.db.prisma.apiKeyUsage.findMany({
+    const usage = await databaseOf(t.s.rt).prisma.apiKeyUsage.findMany({
       where: { apiKeyId: { in: [id, revoked.id] } },
     });
     expect(usage.map((u) => [u.apiKeyId, u.requests, u.rateLimited])).toEqual([[id, 1, 0]]);
@@ -289,7 +291,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       const start = frozenNoon();
       vi.useFakeTimers({ toFake: ["Date"], now: start });
       const { key, id } = await t.issue("enterprise", 2, 1000);
-      const prisma = t.s.rt.db.prisma;
+      const prisma = databaseOf(t.s.rt).prisma;
       for (let i = 0; i < 2; i++) expect((await t.req(PETS, { key })).status).toBe(200);
       // Denials 1..3 are plain rate limiting; the 4th (> BAN_THRESHOLD = 3) bans.
       for (let i = 0; i < 3; i++) expect((await t.req(PETS, { key })).body.code).toBe("rate_limited");
@@ -351,7 +353,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       for (let i = 0; i < 5; i++) codes.push((await t.req("/v1/pets/1", { key })).body.code);
       expect(codes).toEqual(["rate_limited", "rate_limited", "rate_limited", "key_banned", "key_banned"]);
       await t.s.rt.rateLimiter.flushUsage();
-      const rows = await t.s.rt.db.prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } });
+      const rows = await databaseOf(t.s.rt).prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } });
       expect(rows).toHaveLength(1);
       expect(rows[0]?.day.toISOString()).toBe(new Date(Math.floor(start / DAY_MS) * DAY_MS).toISOString());
       expect(rows[0]).toMatchObject({ requests: 2, rateLimited: 5, bans: 1, deprecatedGet: 1 });
@@ -360,9 +362,9 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       vi.setSystemTime(start + MINUTE_MS);
       expect((await t.req(PETS, { key })).status).toBe(200);
       await t.s.rt.rateLimiter.flushUsage();
-      expect(await t.s.rt.db.prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } })).toMatchObject([
-        { requests: 3, rateLimited: 5, bans: 1, deprecatedGet: 1 },
-      ]);
+      expect(await databaseOf(t.s.rt).prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } })).toMatchObject(
+        [{ requests: 3, rateLimited: 5, bans: 1, deprecatedGet: 1 }],
+      );
     });
   });
 

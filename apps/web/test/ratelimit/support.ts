@@ -5,12 +5,12 @@
  * requests that record when they were sent, and the parsed, cross-checked rate-limit headers.
  */
 import { randomUUID } from "node:crypto";
+import { deleteKeys, startUpstashBridge } from "@petstore/core/testing";
 import { afterAll, beforeAll, expect } from "vitest";
-import { deleteKeys, startUpstashBridge } from "../../../../packages/core/test/ratelimit-helpers.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { OpenApiResponseValidator } from "../support/openapi-validator.ts";
 
-export { clearOfBoundary, deleteKeys, sleep } from "../../../../packages/core/test/ratelimit-helpers.ts";
+export { clearOfBoundary, deleteKeys, sleep } from "@petstore/core/testing";
 
 /**
  * Retries `check` every 50 ms until it passes or `timeoutMs` elapse (real timers; unlike `vi.waitFor` it does

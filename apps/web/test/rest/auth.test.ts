@@ -4,6 +4,7 @@
  * `unauthorized` with an RFC 6750 challenge, and nothing secret is ever sent back.
  */
 import { displayPrefix, generateApiKey, hashApiKey } from "@petstore/core";
+import { databaseOf } from "@petstore/core/testing";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../support/harness.ts";
 import { type CallResult, type Ctx, expectError, type OperationId, seedPets, useServer } from "./support.ts";
@@ -119,7 +120,7 @@ describe.each(DATABASE_KINDS)("authentication (%s)", (kind) => {
 
   it("rejects a production key stored in the database when the deployment is staging", async () => {
     const live = generateApiKey("production");
-    await t.s.rt.db.prisma.apiKey.create({
+    await databaseOf(t.s.rt).prisma.apiKey.create({
       data: {
         hash: hashApiKey(live),
         prefix: displayPrefix(live),
@@ -145,7 +146,10 @@ describe.each(DATABASE_KINDS)("authentication (%s)", (kind) => {
     t.s.setNow(new Date(start));
     expect((await listPets.send(t, t.auth(issued.key))).status).toBe(200);
     // Another instance revokes it: only the database changes, this instance's cache does not hear of it.
-    await t.s.rt.db.prisma.apiKey.update({ where: { id: issued.id }, data: { revokedAt: new Date(start) } });
+    await databaseOf(t.s.rt).prisma.apiKey.update({
+      where: { id: issued.id },
+      data: { revokedAt: new Date(start) },
+    });
     t.s.setNow(new Date(start + 5_000));
     for (const op of OPERATIONS) expectInvalidToken(await op.send(t, t.auth(issued.key)), issued.key);
   });

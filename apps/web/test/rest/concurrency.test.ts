@@ -3,6 +3,8 @@
  * Idempotency-Key create exactly one animal; keyset paging returns every existing animal exactly once
  * while others are being created.
  */
+
+import { databaseOf } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../support/harness.ts";
 import { nextLink, pathOf, seedPets, useServer } from "./support.ts";
@@ -73,10 +75,10 @@ describe.each(DATABASE_KINDS)("concurrency (%s)", (kind) => {
   it("walking pages while others insert returns every pre-existing animal exactly once", async () => {
     await seedPets(t.s, 60, (i) => ({ name: `walk ${i}`, status: i % 2 ? "pending" : "available" }));
     const existing = (
-      await t.s.rt.db.prisma.pet.findMany({ select: { id: true }, orderBy: { id: "asc" } })
+      await databaseOf(t.s.rt).prisma.pet.findMany({ select: { id: true }, orderBy: { id: "asc" } })
     ).map((p) => Number(p.id));
     const existingPending = (
-      await t.s.rt.db.prisma.pet.findMany({
+      await databaseOf(t.s.rt).prisma.pet.findMany({
         where: { status: "pending" },
         select: { id: true },
         orderBy: { id: "asc" },

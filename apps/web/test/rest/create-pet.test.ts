@@ -4,6 +4,7 @@
  * request never creates a row.
  */
 import { fingerprintBody } from "@petstore/core";
+import { databaseOf } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../support/harness.ts";
 import { type CallResult, type Ctx, expectError, rawRequest, useServer } from "./support.ts";
@@ -31,7 +32,9 @@ describe.each(DATABASE_KINDS)("createPet (%s)", (kind) => {
     expect(r.headers.get("location")).toBe(`https://api.test.example/v1/pets/${animal.id}`);
     expect(r.headers.get("idempotent-replayed")).toBeNull();
     expect(await t.petCount()).toBe(before + 1);
-    const stored = await t.s.rt.db.prisma.pet.findUniqueOrThrow({ where: { id: BigInt(animal.id) } });
+    const stored = await databaseOf(t.s.rt).prisma.pet.findUniqueOrThrow({
+      where: { id: BigInt(animal.id) },
+    });
     expect({ name: stored.name, categoryId: Number(stored.categoryId), status: stored.status }).toEqual({
       name: "Rex",
       categoryId: cat(),
@@ -299,7 +302,7 @@ describe.each(DATABASE_KINDS)("createPet (%s)", (kind) => {
       try {
         const caller = await t.s.rt.apiKeys.authenticate(t.s.key);
         // What a first request leaves while it is still being processed: a reservation without a response.
-        await t.s.rt.db.prisma.idempotencyRecord.create({
+        await databaseOf(t.s.rt).prisma.idempotencyRecord.create({
           data: {
             apiKeyId: caller?.keyId ?? "",
             key,

@@ -4,7 +4,7 @@
  * cannot be reached is a 503 `service_unavailable` with Retry-After, and service resumes when it is back.
  * PostgreSQL is reached through a TCP proxy the test can cut; PGlite is closed under the running server.
  */
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
+import { createTemporaryDatabase, databaseOf, type TemporaryDatabase } from "@petstore/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DATABASE_KINDS, type DatabaseKind, startTestServer } from "../support/harness.ts";
 import { OpenApiResponseValidator } from "../support/openapi-validator.ts";
@@ -128,7 +128,7 @@ describe.each(DATABASE_KINDS)("errors (%s)", (kind: DatabaseKind) => {
       expect((await send.listPets()).status).toBe(200);
       const before = await t.petCount();
       if (kind === "postgres") await proxy.cut();
-      else await t.s.rt.db.pglite?.close();
+      else await databaseOf(t.s.rt).pglite?.close();
       // Past the key cache, so that authentication itself needs the database.
       t.s.setNow(new Date(Date.now() + 5_000));
       expectUnavailable(await send.listPets());

@@ -4,6 +4,7 @@
  * store-orders placeholder (501); and the served OpenAPI document.
  */
 import { fingerprintBody } from "@petstore/core";
+import { databaseOf } from "@petstore/core/testing";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DATABASE_KINDS } from "../support/harness.ts";
 import { type CallResult, expectError, rawRequest, seedPets, useServer } from "./support.ts";
@@ -150,7 +151,7 @@ describe.each(DATABASE_KINDS)("HTTP conventions (%s)", (kind) => {
     // An Idempotency-Key whose first request is still in flight (reserved, not completed).
     const caller = await t.s.rt.apiKeys.authenticate(t.s.key);
     const body = { name: "In flight", categoryId: c };
-    await t.s.rt.db.prisma.idempotencyRecord.create({
+    await databaseOf(t.s.rt).prisma.idempotencyRecord.create({
       data: {
         apiKeyId: caller?.keyId ?? "",
         key: `inflight-${kind}`,
@@ -215,7 +216,9 @@ describe.each(DATABASE_KINDS)("HTTP conventions (%s)", (kind) => {
         const r = await t.call(null, `/v1/pets/${petId}`, { method, headers: t.auth() });
         expectError(r, 405, "method_not_allowed");
         expect(allowOf(r)).toEqual(["GET", "HEAD"]);
-        expect(await t.s.rt.db.prisma.pet.findUnique({ where: { id: BigInt(petId) } })).not.toBeNull();
+        expect(
+          await databaseOf(t.s.rt).prisma.pet.findUnique({ where: { id: BigInt(petId) } }),
+        ).not.toBeNull();
       },
     );
 

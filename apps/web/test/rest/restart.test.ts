@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
+import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DATABASE_KINDS, startTestServer, type TestServer } from "../support/harness.ts";
 import { OpenApiResponseValidator } from "../support/openapi-validator.ts";

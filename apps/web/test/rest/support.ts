@@ -4,6 +4,7 @@
  * documented operation) and against the invariants of every /v1 response (PRODUCT.md section 1).
  */
 import net from "node:net";
+import { databaseOf } from "@petstore/core/testing";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, expect } from "vitest";
@@ -126,7 +127,7 @@ export function makeCtx(s: TestServer, v: OpenApiResponseValidator, doc: Record<
         headers: { ...auth(), "content-type": "application/json", ...headers },
         body: typeof body === "string" ? body : JSON.stringify(body),
       }),
-    petCount: () => s.rt.db.prisma.pet.count(),
+    petCount: () => databaseOf(s.rt).prisma.pet.count(),
   };
 }
 
@@ -145,7 +146,7 @@ export async function seedPets(
   count: number,
   make: (i: number) => { name?: string; status?: "available" | "pending" | "sold" | null } = () => ({}),
 ): Promise<number[]> {
-  const rows = await s.rt.db.prisma.pet.createManyAndReturn({
+  const rows = await databaseOf(s.rt).prisma.pet.createManyAndReturn({
     data: Array.from({ length: count }, (_, i) => {
       const m = make(i);
       return {

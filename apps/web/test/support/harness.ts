@@ -10,8 +10,8 @@ import type { AddressInfo } from "node:net";
 import { type Http2Bindings, type HttpBindings, serve } from "@hono/node-server";
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase } from "@petstore/db/testing";
+import { migrate } from "@petstore/core/migrate";
+import { createTemporaryDatabase, databaseOf } from "@petstore/core/testing";
 import { CLIENT_IP_HEADER, clientIpOf, markCustomServer } from "../../src/server/client-ip.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
 import { restRequestListener } from "../../src/server/rest/node-listener.ts";
@@ -53,11 +53,11 @@ export async function startTestServer(
     ANONYMOUS_PER_MINUTE: "1000000",
     ...options.env,
   });
-  const rt = await openRuntime({ config, clock, logger: createLogger("silent"), prepare: deployMigrations });
+  const rt = await openRuntime({ config, clock, logger: createLogger("silent"), prepare: migrate });
   const categories = await Promise.all(
     // Upsert, so that a server restarted on the same database (PGLITE_DIR or DATABASE_URL given) starts again.
     ["dogs", "cats", "birds"].map((name) =>
-      rt.db.prisma.category.upsert({ where: { name }, create: { name }, update: {} }),
+      databaseOf(rt).prisma.category.upsert({ where: { name }, create: { name }, update: {} }),
     ),
   );
   const issued = await rt.apiKeys.create(

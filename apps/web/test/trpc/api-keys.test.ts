@@ -1,4 +1,5 @@
 import { utcDay } from "@petstore/core";
+import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
 
@@ -111,7 +112,7 @@ describe("apiKeys procedures (admin)", () => {
     const until = new Date(Date.now() + 1_800_000);
     await h.rt.apiKeys.recordBan(key.id, until, { level: 2, durationSeconds: 1800 });
     expect((await admin.apiKeys.get({ id: key.id })).state).toBe("banned");
-    const ban = await h.rt.db.prisma.auditLog.findFirst({
+    const ban = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "apiKey.ban", entityId: key.id },
     });
     expect(ban).toMatchObject({
@@ -120,7 +121,7 @@ describe("apiKeys procedures (admin)", () => {
       after: { prefix: key.prefix, bannedUntil: until.toISOString(), level: 2, durationSeconds: 1800 },
     });
     expect((await admin.apiKeys.liftBan({ id: key.id })).state).toBe("active");
-    const audit = await h.rt.db.prisma.auditLog.findFirst({
+    const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "apiKey.unban", entityId: key.id },
     });
     expect(audit?.actor).toBe("user:admin@example.com");
@@ -130,7 +131,7 @@ describe("apiKeys procedures (admin)", () => {
     const key = await admin.apiKeys.create({ name: "Busy", plan: "free" });
     const today = utcDay(new Date());
     const threeDaysAgo = new Date(today.getTime() - 3 * 86400_000);
-    await h.rt.db.prisma.apiKeyUsage.createMany({
+    await databaseOf(h.rt).prisma.apiKeyUsage.createMany({
       data: [
         { apiKeyId: key.id, day: today, requests: 42, rateLimited: 3, bans: 1, deprecatedGet: 7 },
         { apiKeyId: key.id, day: threeDaysAgo, requests: 10, rateLimited: 0, bans: 0, deprecatedGet: 2 },
@@ -151,7 +152,7 @@ describe("apiKeys procedures (admin)", () => {
 
     await admin.apiKeys.resetUsage({ id: key.id });
     expect((await admin.apiKeys.list()).rows.find((k) => k.id === key.id)?.requestsToday).toBe(0);
-    const audit = await h.rt.db.prisma.auditLog.findFirst({
+    const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "apiKey.resetUsage", entityId: key.id },
     });
     expect(audit?.before).toMatchObject({ requests: 42, rateLimited: 3 });

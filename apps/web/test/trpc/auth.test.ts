@@ -1,3 +1,4 @@
+import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createInnerContext } from "../../src/server/trpc/context";
 import { createCaller } from "../../src/server/trpc/router";
@@ -11,7 +12,7 @@ describe("auth procedures", () => {
   afterAll(() => h?.close());
   beforeEach(async () => {
     h.setNow(undefined);
-    await h.rt.db.prisma.signInThrottle.deleteMany();
+    await databaseOf(h.rt).prisma.signInThrottle.deleteMany();
   });
 
   it("signs in with the right password, sets an httpOnly SameSite=Lax cookie, and me() names the user", async () => {
@@ -126,7 +127,7 @@ describe("auth procedures", () => {
     const now = new Date("2030-02-01T10:00:00Z");
     h.setNow(now);
     // 99 failures from as many clients so far (written directly: 99 password checks would only cost time).
-    await h.rt.db.prisma.signInThrottle.create({
+    await databaseOf(h.rt).prisma.signInThrottle.create({
       data: { bucket: "account:admin@example.com", failures: 99, lastAttemptAt: now },
     });
     await wrongFrom("10.0.0.100", "admin@example.com");
@@ -135,7 +136,7 @@ describe("auth procedures", () => {
       "TOO_MANY_REQUESTS",
     );
     expect(shapeOf(blocked).data.retryAfterSeconds).toBe(900);
-    const alert = await h.rt.db.prisma.auditLog.findFirst({
+    const alert = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "session.accountThrottled", entityId: "admin@example.com" },
     });
     expect(alert).toMatchObject({ actor: "system", entityType: "session" });
@@ -166,7 +167,7 @@ describe("auth procedures", () => {
     }
     const { token } = await h.signedIn("staff@example.com");
     await (await h.withToken(token)).auth.signOut();
-    const rows = await h.rt.db.prisma.auditLog.findMany({
+    const rows = await databaseOf(h.rt).prisma.auditLog.findMany({
       where: { entityType: "session", entityId: "staff@example.com" },
       orderBy: { id: "asc" },
     });
@@ -204,7 +205,7 @@ describe("auth procedures", () => {
     at(34.1); // 12.1 h idle
     expect(await (await h.withToken(token)).auth.me()).toBeNull();
     expect(
-      await h.rt.db.prisma.session.count({
+      await databaseOf(h.rt).prisma.session.count({
         where: { user: { email: "staff@example.com" }, createdAt: start },
       }),
     ).toBe(0);

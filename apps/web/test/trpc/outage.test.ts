@@ -6,8 +6,8 @@
  */
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
+import { migrate } from "@petstore/core/migrate";
+import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleTrpcRequest } from "../../src/server/trpc/handler";
 import { TcpProxy } from "../support/tcp-proxy.ts";
@@ -43,7 +43,7 @@ describe("tRPC while PostgreSQL is down", () => {
     const url = new URL(database.url);
     url.port = String(proxy.port);
     const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: "silent", PUBLIC_BASE_URL: ORIGIN });
-    rt = await openRuntime({ config, logger: createLogger("silent"), prepare: deployMigrations });
+    rt = await openRuntime({ config, logger: createLogger("silent"), prepare: migrate });
     await rt.users.create({ email: EMAIL, name: "Ada", role: "admin", password: PASSWORD }, "test");
     // The handler takes the process runtime from here (src/server/runtime.ts).
     (globalThis as Record<symbol, unknown>)[RUNTIME] = Promise.resolve(rt);

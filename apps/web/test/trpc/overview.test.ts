@@ -1,4 +1,5 @@
 import { utcDay } from "@petstore/core";
+import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, type Harness, openHarness } from "./support";
 
@@ -31,7 +32,7 @@ describe("overview procedures", () => {
     await admin.apiKeys.revoke({ id: revoked.id });
     const today = utcDay(now);
     const yesterday = new Date(today.getTime() - 86400_000);
-    await h.rt.db.prisma.apiKeyUsage.createMany({
+    await databaseOf(h.rt).prisma.apiKeyUsage.createMany({
       data: [
         { apiKeyId: free.id, day: today, requests: 100 },
         { apiKeyId: pro.id, day: today, requests: 10 },
@@ -56,7 +57,7 @@ describe("overview procedures", () => {
   it("shows the same requests today for a key as the key list, the key's page and its usage chart", async () => {
     const key = await admin.apiKeys.create({ name: "Same everywhere", plan: "business" });
     const limits = { keyId: key.id, perMinute: 1000, perDay: 100_000 };
-    await h.rt.db.prisma.apiKeyUsage.create({
+    await databaseOf(h.rt).prisma.apiKeyUsage.create({
       data: { apiKeyId: key.id, day: utcDay(new Date()), requests: 7 },
     });
     // Counted by the rate limiter and not flushed yet: every screen includes them.

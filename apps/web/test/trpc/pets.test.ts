@@ -1,3 +1,4 @@
+import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, categoryId, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
 
@@ -100,7 +101,7 @@ describe("pets procedures (staff)", () => {
     const ids = rows.map((r) => r.id);
     expect(await staff.pets.setStatus({ ids, status: "sold" })).toEqual({ updated: 3 });
     for (const id of ids) expect((await staff.pets.get({ id })).status).toBe("sold");
-    const audits = await h.rt.db.prisma.auditLog.findMany({
+    const audits = await databaseOf(h.rt).prisma.auditLog.findMany({
       where: { action: "pet.setStatus", actor: "user:staff@example.com" },
     });
     expect(audits.map((a) => Number(a.entityId)).sort()).toEqual([...ids].sort());

@@ -1,3 +1,4 @@
+import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
 
@@ -28,7 +29,7 @@ describe("plans procedures (admin)", () => {
     });
     expect((await admin.plans.list())[1]).toEqual({ name: "pro", perMinute: 500, perDay: 20000 });
     expect((await admin.apiKeys.get({ id: key.id })).effectivePerMinute).toBe(500);
-    const audit = await h.rt.db.prisma.auditLog.findFirst({
+    const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "plan.update", entityId: "pro" },
     });
     expect(audit).toMatchObject({

@@ -8,6 +8,7 @@
  * and written to the audit log. Seeded for reproducibility (override with FC_SEED, FC_RUNS).
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { databaseOf } from "@petstore/core/testing";
 import { TRPCError } from "@trpc/server";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -159,7 +160,7 @@ describe("tRPC procedures under arbitrary input", () => {
     const token = randomBytes(32).toString("base64url");
     const user = role === "admin" ? h.admin : h.staff;
     const now = new Date();
-    await h.rt.db.prisma.session.create({
+    await databaseOf(h.rt).prisma.session.create({
       data: {
         tokenHash: createHash("sha256").update(token).digest("hex"),
         userId: user.id,
@@ -172,7 +173,7 @@ describe("tRPC procedures under arbitrary input", () => {
   }
 
   const fingerprint = async () =>
-    JSON.stringify(await h.rt.db.prisma.$queryRawUnsafe<Record<string, string>[]>(FINGERPRINT_SQL));
+    JSON.stringify(await databaseOf(h.rt).prisma.$queryRawUnsafe<Record<string, string>[]>(FINGERPRINT_SQL));
 
   beforeAll(async () => {
     h = await openHarness();

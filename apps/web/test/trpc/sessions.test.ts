@@ -3,6 +3,7 @@
  * admin ending every session of another user. Every ending is audited; an ended session no longer works.
  */
 
+import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createInnerContext } from "../../src/server/trpc/context";
 import { readCookie, SESSION_COOKIE } from "../../src/server/trpc/cookies";
@@ -78,7 +79,7 @@ describe("sessions procedures", () => {
     const adminSession = (await admin.sessions.list()).find((s) => s.current)?.id ?? "";
     await expectTrpcError(a.sessions.revoke({ id: adminSession }), "NOT_FOUND");
     expect((await admin.sessions.list()).some((s) => s.id === adminSession)).toBe(true);
-    const audit = await h.rt.db.prisma.auditLog.findFirst({
+    const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "user.endSession", entityId: h.staff.id },
     });
     expect(audit).toMatchObject({ actor: "user:staff@example.com", before: { sessionId: bId } });
@@ -101,7 +102,7 @@ describe("sessions procedures", () => {
     expect(ended).toBeGreaterThanOrEqual(1);
     await expectTrpcError(staff.sessions.list(), "UNAUTHORIZED");
     expect((await admin.users.list()).find((u) => u.id === h.staff.id)?.activeSessions).toBe(0);
-    const audit = await h.rt.db.prisma.auditLog.findFirst({
+    const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "user.endAllSessions", entityId: h.staff.id },
     });
     expect(audit).toMatchObject({ actor: "user:admin@example.com", after: { sessions: 0 } });

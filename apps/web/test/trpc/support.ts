@@ -5,10 +5,10 @@
  */
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { seedDatabase } from "@petstore/db";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
+import { migrate } from "@petstore/core/migrate";
+import { createTemporaryDatabase, databaseOf, type TemporaryDatabase } from "@petstore/core/testing";
 import { TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { expect } from "vitest";
 import { createInnerContext } from "../../src/server/trpc/context";
 import { readCookie, SESSION_COOKIE } from "../../src/server/trpc/cookies";
@@ -45,8 +45,8 @@ export async function openHarness(): Promise<Harness> {
     LOG_LEVEL: "silent",
     PUBLIC_BASE_URL: "http://dashboard.test",
   });
-  const rt = await openRuntime({ config, clock, logger: createLogger("silent"), prepare: deployMigrations });
-  await seedDatabase(rt.db.prisma);
+  const rt = await openRuntime({ config, clock, logger: createLogger("silent"), prepare: migrate });
+  await rt.seed();
   const admin = await rt.users.create(
     { email: "admin@example.com", name: "Ada Admin", role: "admin", password: PASSWORD },
     "test",
@@ -99,11 +99,18 @@ export async function expectTrpcError(
 
 /** The first category id of the seeded data, by name. */
 export async function categoryId(rt: Runtime, name: string): Promise<number> {
-  const row = await rt.db.prisma.category.findUniqueOrThrow({ where: { name } });
+  const row = await databaseOf(rt).prisma.category.findUniqueOrThrow({ where: { name } });
   return Number(row.id);
 }
 
 /** The error as the browser receives it (the app's errorFormatter applied). */
 export function shapeOf(error: TRPCError) {
-  return formatError({ shape: { message: error.message, code: -32600, data: { code: error.code } }, error });
+  return formatError({
+    shape: {
+      message: error.message,
+      code: -32600,
+      data: { code: error.code, httpStatus: getHTTPStatusCodeFromError(error) },
+    },
+    error,
+  });
 }

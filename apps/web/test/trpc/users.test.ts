@@ -1,3 +1,4 @@
+import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, expectTrpcError, type Harness, openHarness, PASSWORD, shapeOf } from "./support";
 
@@ -29,7 +30,7 @@ describe("users procedures (admin)", () => {
     expect(created).toMatchObject({ email: "new.person@example.com", role: "staff", active: true });
     const { caller } = await h.signedIn("new.person@example.com");
     expect(await caller.auth.me()).toMatchObject({ role: "staff" });
-    const audit = await h.rt.db.prisma.auditLog.findFirst({
+    const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "user.create", entityId: created.id },
     });
     expect(JSON.stringify(audit?.after)).not.toContain("scrypt");

@@ -33,3 +33,8 @@ export async function recordBan(
     });
   });
 }
+
+/** How many keys are banned at `now` (`bannedUntil` later than `now`), for the metrics. */
+export function countActiveBans(prisma: PrismaClient, now: Date): Promise<number> {
+  return prisma.apiKey.count({ where: { bannedUntil: { gt: now } } });
+}

@@ -9,6 +9,14 @@ import { AppError } from "@petstore/contracts";
 import type { UserService } from "./service.ts";
 
 export const DEMO_ADMIN_EMAIL = "admin@petstore.local";
+/** The audit actor of what the first start creates (first-start.ts). */
+export const BOOTSTRAP_ACTOR = "system:bootstrap";
+
+/** The one rule of demo accounts: only outside production, and only on the embedded (PGlite) database. */
+export function offersDemoAccounts(config: Pick<Config, "environment" | "database">): boolean {
+  return config.environment !== "production" && config.database.kind === "pglite";
+}
+
 const ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
 /**
@@ -19,15 +27,14 @@ export async function ensureDemoAdmin(runtime: {
   config: Pick<Config, "environment" | "database">;
   users: Pick<UserService, "count" | "create">;
 }): Promise<{ email: string; password: string } | undefined> {
-  if (runtime.config.environment === "production" || runtime.config.database.kind !== "pglite")
-    return undefined;
+  if (!offersDemoAccounts(runtime.config)) return undefined;
   if ((await runtime.users.count()) > 0) return undefined;
   let password = "";
   for (let i = 0; i < 20; i++) password += ALPHABET[randomInt(ALPHABET.length)];
   try {
     await runtime.users.create(
       { email: DEMO_ADMIN_EMAIL, name: "Demo admin", role: "admin", password },
-      "system:bootstrap",
+      BOOTSTRAP_ACTOR,
     );
   } catch (error) {
     // Another process created it first.

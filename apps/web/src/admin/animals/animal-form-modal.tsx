@@ -32,7 +32,7 @@ export interface AnimalFormModalProps {
   onClose(): void;
   /** The animal being edited, or null to create one. */
   animal: EditableAnimal | null;
-  categories: { id: number; name: string }[];
+  categories: Pick<RouterOutputs["categories"]["list"][number], "id" | "name">[];
 }
 
 export function AnimalFormModal({ opened, onClose, animal, categories }: AnimalFormModalProps) {

@@ -36,7 +36,7 @@ const NAME_MAX = maxLengthOf(CategoryName);
 type Category = RouterOutputs["categories"]["list"][number];
 
 /** The id in monospace with a button that copies it. */
-function CopyableId({ id, name }: { id: number; name: string }) {
+function CopyableId({ id, name }: Pick<Category, "id" | "name">) {
   return (
     <Group gap={6} wrap="nowrap" justify="inherit">
       <Code>{id}</Code>

@@ -3,6 +3,7 @@
 import { Button, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
 import { ApiKeyCreate } from "@petstore/contracts";
 import { type FormEvent, useState } from "react";
+import type { RouterOutputs } from "@/server/trpc/router";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { maxLengthOf, numberValue, useZodForm } from "../use-zod-form";
@@ -10,8 +11,11 @@ import { EXPIRY_OPTIONS, PLAN_OPTIONS } from "./key-meta";
 import { LimitsFields } from "./limits-fields";
 import { SecretOnce } from "./secret-once";
 
+/** What the form hands back: the new key's secret (shown once) and display prefix. */
+type IssuedKey = Pick<RouterOutputs["apiKeys"]["create"], "key" | "prefix">;
+
 export function IssueKeyModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
-  const [issued, setIssued] = useState<{ key: string; prefix: string } | null>(null);
+  const [issued, setIssued] = useState<IssuedKey | null>(null);
   const close = () => {
     setIssued(null);
     onClose();
@@ -35,13 +39,7 @@ export function IssueKeyModal({ opened, onClose }: { opened: boolean; onClose():
   );
 }
 
-function IssueKeyForm({
-  onIssued,
-  onCancel,
-}: {
-  onIssued(key: { key: string; prefix: string }): void;
-  onCancel(): void;
-}) {
+function IssueKeyForm({ onIssued, onCancel }: { onIssued(key: IssuedKey): void; onCancel(): void }) {
   const trpc = useTRPC();
   const form = useZodForm(
     ApiKeyCreate,

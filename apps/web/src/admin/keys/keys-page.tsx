@@ -16,6 +16,7 @@ import {
   parseAsStringLiteral,
   useQueryStates,
 } from "nuqs";
+import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "../components/data-table";
 import { PageHeader } from "../components/page-header";
 import { PAGE_SIZES, Pager } from "../components/pager";
@@ -25,7 +26,7 @@ import { useTRPC } from "../trpc";
 import { maxLengthOf } from "../use-zod-form";
 import { IssueKeyModal } from "./issue-key-modal";
 import { KeyActions } from "./key-actions";
-import { type ApiKey, STATE_COLORS, STATE_LABELS } from "./key-meta";
+import { STATE_COLORS, STATE_LABELS } from "./key-meta";
 
 const params = {
   q: parseAsString.withDefault(""),
@@ -48,7 +49,7 @@ const PLAN_FILTER = [
   ...PlanName.options.map((p) => ({ value: p, label: planLabel(p) })),
 ];
 
-type Row = ApiKey & { requestsToday: number };
+type Row = RouterOutputs["apiKeys"]["list"]["rows"][number];
 
 export function KeysPage() {
   const trpc = useTRPC();

@@ -5,7 +5,7 @@ import { DEFAULT_ROLL_GRACE_SECONDS } from "@petstore/contracts";
 import { useState } from "react";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
-import { GRACE_OPTIONS } from "./key-meta";
+import { type ApiKey, GRACE_OPTIONS } from "./key-meta";
 import { SecretOnce } from "./secret-once";
 
 export function RollKeyModal({
@@ -13,7 +13,7 @@ export function RollKeyModal({
   opened,
   onClose,
 }: {
-  keyInfo: { id: string; name: string; prefix: string };
+  keyInfo: Pick<ApiKey, "id" | "name" | "prefix">;
   opened: boolean;
   onClose(): void;
 }) {

@@ -44,7 +44,7 @@ export async function observeRuntime(rt: Runtime | undefined): Promise<ScrapeSta
 function countActiveBans(rt: Runtime): Promise<number> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
-    rt.db.prisma.apiKey.count({ where: { bannedUntil: { gt: rt.clock() } } }),
+    rt.apiKeys.countBanned(),
     new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error("ban count timed out")), CHECK_TIMEOUT_MS);
     }),

@@ -10,7 +10,7 @@
  */
 import { AppError, type ErrorCode, type ErrorDetail, validationError } from "@petstore/contracts";
 import { translateError } from "@petstore/core/errors";
-import { TRPCError } from "@trpc/server";
+import { type TRPCDefaultErrorShape, TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { ZodError } from "zod";
@@ -92,11 +92,8 @@ export async function mapAppErrors<T extends { ok: boolean }>(next: () => Promis
   return result;
 }
 
-type Shape = {
-  message: string;
-  code: number;
-  data: Record<string, unknown> & { code: string; stack?: string };
-};
+/** tRPC's own shape, so that `AppRouter` (and `TRPCClientError<AppRouter>["data"]`) carries `AppErrorData`. */
+type Shape = TRPCDefaultErrorShape;
 
 /** The errorFormatter: adds `appCode`/`details`/`retryAfterSeconds`, rewords input errors, hides unexpected ones. */
 export function formatError({ shape, error: thrown }: { shape: Shape; error: TRPCError }): Shape & {
