@@ -154,27 +154,31 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
   });
 
   it("enforces the UTC-day window of an Enterprise key, resetting at midnight UTC", async () => {
-    await clearOfBoundary(MINUTE_MS, 5_000);
-    const { key } = await t.issue("enterprise", 1000, 5);
-    for (let i = 0; i < 5; i++) {
+    // Per-minute never exceeds per-day (docs/contract.md section 2): the day binds once earlier minutes used it.
+    const start = frozenNoon();
+    vi.useFakeTimers({ toFake: ["Date"], now: start });
+    const { key } = await t.issue("enterprise", 4, 6);
+    for (let i = 0; i < 4; i++) expect((await t.req(PETS, { key })).status).toBe(200);
+    vi.setSystemTime(start + MINUTE_MS);
+    for (let i = 0; i < 2; i++) {
       const r = await t.req(PETS, { key });
       expect(r.status).toBe(200);
-      // The day window has fewer requests left than the minute window: the headers describe it.
-      expect(r.rl).toMatchObject({ limit: 5, remaining: 4 - i });
+      // The day window has fewer requests left than the fresh minute window: the headers describe it.
+      expect(r.rl).toMatchObject({ limit: 6, remaining: 1 - i });
       expectConsistentHeaders(r, { window: "day" });
     }
     for (let i = 0; i < 2; i++) {
       const r = await t.req(PETS, { key, op: "listPets" });
       expect(r.status).toBe(429);
       expect(r.body.code).toBe("rate_limited");
-      expect(r.body.message).toContain("5 requests per day");
-      expect(r.rl).toMatchObject({ limit: 5, remaining: 0 });
+      expect(r.body.message).toContain("6 requests per day");
+      expect(r.rl).toMatchObject({ limit: 6, remaining: 0 });
       expect(r.rl.reset).toBe(windowEndSeconds(r.sentAt, DAY_MS));
       expect(r.rl.reset % 86_400).toBe(0);
       expectConsistentHeaders(r, { window: "day" });
       expect(r.rl.retryAfter).toBeGreaterThan(60);
       // Denied by the day window: nothing taken from the minute window.
-      expect(r.rl.windows.minute?.r).toBe(995);
+      expect(r.rl.windows.minute?.r).toBe(2);
     }
   });
 
