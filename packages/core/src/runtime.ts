@@ -12,7 +12,9 @@ import type { Actor, Clock } from "./deps.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createRateLimiter, type RateLimiter } from "./ratelimit/index.ts";
 import { ensureServerSecret } from "./secrets.ts";
-import { purgeOldUsage, usageFlusher } from "./usage/flush.ts";
+import { purgeAnalyticsOlderThan, usageHourWriter } from "./usage/flush.ts";
+import { createRecentRequestStore } from "./usage/recent.ts";
+import { AnalyticsRecorder } from "./usage/recorder.ts";
 
 export interface Runtime extends ReturnType<typeof createCore> {
   config: Config;
@@ -20,10 +22,16 @@ export interface Runtime extends ReturnType<typeof createCore> {
   db: Database;
   clock: Clock;
   rateLimiter: RateLimiter;
+  /**
+   * Request analytics counted in memory and flushed in batches (docs/contract.md section 4); undefined with
+   * ANALYTICS_ENABLED=false. The REST pipeline calls `record` once per /v1 request.
+   */
+  analytics: AnalyticsRecorder | undefined;
   /** Lifts a key's ban in the rate-limit store and in the database (audited). */
   unbanApiKey(ref: string, actor: Actor): Promise<ApiKeyView>;
   /** Resets today's usage of a key in the rate-limit store and in the usage table (audited). */
   resetApiKeyUsage(keyId: string, actor: Actor): Promise<void>;
+  /** Flushes analytics and usage, then closes the limiter and the database. */
   close(): Promise<void>;
 }
 
@@ -50,15 +58,26 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     await db.close();
     throw error;
   }
-  // The usage service reads the limiter's unflushed counters; the limiter reports bans to the key service.
-  let limiter: RateLimiter | undefined;
+  const analytics = config.analytics.enabled
+    ? new AnalyticsRecorder({
+        write: usageHourWriter(db.prisma),
+        recent: createRecentRequestStore(config),
+        logger,
+        afterFlush: () => purgeHourly(),
+      })
+    : undefined;
+  let lastPurge = 0;
+  const purgeHourly = () => {
+    if (clock().getTime() - lastPurge < 3_600_000) return;
+    lastPurge = clock().getTime();
+    purgeAnalyticsOlderThan(db.prisma, clock(), config.analytics.retentionDays).catch((error: unknown) =>
+      logger.warn({ err: error }, "could not purge old analytics rows"),
+    );
+  };
+  // The usage service reads the recorder's unflushed counts; the limiter reports bans to the key service.
   const core = createCore(
     { prisma: db.prisma, config, clock, logger },
-    {
-      cursorSecret,
-      pendingUsage: (keyId) =>
-        limiter?.usageToday(keyId) ?? { requests: 0, rateLimited: 0, bans: 0, deprecatedGet: 0 },
-    },
+    { cursorSecret, ...(analytics ? { usageSources: bindSources(analytics) } : {}) },
   );
   const rateLimiter = createRateLimiter({
     config: config.rateLimit,
@@ -66,13 +85,9 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     now: () => clock().getTime(),
     onBan: (keyId, until, info) =>
       core.apiKeys.recordBan(keyId, until, { level: info.banNumber, durationSeconds: info.durationSeconds }),
-    flushUsage: usageFlusher(db.prisma),
   });
-  limiter = rateLimiter;
   await rateLimiter.ready();
-  purgeOldUsage(db.prisma, clock()).catch((error: unknown) =>
-    logger.warn({ err: error }, "could not purge old usage"),
-  );
+  purgeHourly();
   return {
     ...core,
     config,
@@ -80,6 +95,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     db,
     clock,
     rateLimiter,
+    analytics,
     async unbanApiKey(ref, actor) {
       const keyId = await core.apiKeys.resolveId(ref);
       await rateLimiter.unban(keyId);
@@ -90,8 +106,20 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       await rateLimiter.resetUsage(keyId);
     },
     async close() {
+      await analytics?.close();
+      await analytics?.recentStore.close();
       await rateLimiter.close();
       await db.close();
     },
+  };
+}
+
+/** The recorder as the usage service reads it. */
+function bindSources(recorder: AnalyticsRecorder) {
+  return {
+    pendingRows: () => recorder.pendingRows(),
+    pendingRecent: (keyId: string) => recorder.pendingRecent(keyId),
+    dropPending: (keyId: string, since: number) => recorder.dropPending(keyId, since),
+    recent: recorder.recentStore,
   };
 }

@@ -25,7 +25,7 @@ const TABLES = [
   "Plan",
   "ApiKey",
   "IdempotencyRecord",
-  "ApiKeyUsage",
+  "UsageHour",
   "User",
   "Session",
   "AuditLog",
