@@ -8,6 +8,7 @@ import type { Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import { recordRequest } from "../../metrics/registry.ts";
+import { recordAnalytics } from "../analytics.ts";
 import type { RestEnv } from "../env.ts";
 import { JSON_CONTENT_TYPE } from "../problem.ts";
 
@@ -22,7 +23,7 @@ function routeTemplate(c: Parameters<typeof matchedRoutes>[0]): string {
   );
 }
 
-export const requestContext = (rt: Pick<Runtime, "logger">) =>
+export const requestContext = (rt: Pick<Runtime, "logger" | "analytics" | "config">) =>
   createMiddleware<RestEnv>(async (c, next) => {
     const started = performance.now();
     const given = c.req.header("x-request-id");
@@ -35,6 +36,7 @@ export const requestContext = (rt: Pick<Runtime, "logger">) =>
     const route = routeTemplate(c);
     const durationMs = performance.now() - started;
     recordRequest(route, c.req.method, c.res.status, durationMs / 1000);
+    recordAnalytics(rt, c, route, durationMs);
     rt.logger.info(
       {
         requestId: c.get("requestId"),
