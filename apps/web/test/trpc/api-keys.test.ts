@@ -162,7 +162,8 @@ describe("apiKeys procedures (admin)", () => {
     const recent = await admin.apiKeys.recentRequests({ id: key.id });
     expect(recent).toHaveLength(55);
     expect(recent[0]).toMatchObject({ status: 429, clientIp: "192.0.2.1", at: today.toISOString() });
-    expect(recent.at(-1)).toMatchObject({ status: 404, operation: "getPet", at: threeDaysAgo.toISOString() });
+    expect(recent.at(-1)?.at).toBe(threeDaysAgo.toISOString());
+    expect(recent.filter((r) => r.operation === "getPet" && r.status === 404)).toHaveLength(2);
 
     await admin.apiKeys.resetUsage({ id: key.id });
     expect((await admin.apiKeys.list()).rows.find((k) => k.id === key.id)?.requestsToday).toBe(0);
