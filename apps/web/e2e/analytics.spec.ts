@@ -10,6 +10,8 @@ import { e2e } from "./support/accounts";
 import { expectAccessible, signIn, snap, unique, VIEWPORTS } from "./support/helpers";
 
 test("a key's calls show in its traffic charts and recent requests", async ({ page, request }, testInfo) => {
+  // Two axe scans and two screenshots of a long page: more than the default minute on a loaded machine.
+  test.setTimeout(180_000);
   await signIn(page, e2e.admin);
   await page.goto("/admin/keys");
   const name = unique("Analytics shop");
@@ -48,6 +50,7 @@ test("a key's calls show in its traffic charts and recent requests", async ({ pa
   await expect(newest).toContainText("404");
   await expect(newest).toContainText("e2e-get-missing");
   await expect(recent.getByRole("row").filter({ hasText: "e2e-create-bad" })).toContainText("400");
+  await expect(recent.getByRole("row").filter({ hasText: "e2e-create-bad" })).toContainText("127.0.0.1");
   await expect(page.getByText("Requests today")).toBeVisible();
 
   for (const viewport of VIEWPORTS) {

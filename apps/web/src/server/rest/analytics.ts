@@ -30,12 +30,14 @@ function outcomeOf(status: number, error: unknown): Outcome {
  * Counts one answered request: its operation (`unauthenticated` without a valid key, `other` when it matched no
  * operation), outcome, duration and, for keyed requests, an entry in the key's recent requests.
  * @param route the matched route template (`/v1/pets/:petId`) or `unmatched`
+ * @param headers the request's headers as received (with server.ts's client address stamp)
  */
 export function recordAnalytics(
   rt: Pick<Runtime, "analytics" | "config">,
   c: Context<RestEnv>,
   route: string,
   durationMs: number,
+  headers: Headers,
 ): void {
   const recorder = rt.analytics;
   if (!recorder) return;
@@ -48,7 +50,7 @@ export function recordAnalytics(
     status,
     durationMs,
     at: Date.now(),
-    clientIp: caller ? trustedClientIp(c.req.raw.headers, rt.config.trustProxy) : "",
+    clientIp: caller ? trustedClientIp(headers, rt.config.trustProxy) : "",
     requestId: c.get("requestId"),
   });
 }

@@ -29,6 +29,8 @@ export const requestContext = (rt: Pick<Runtime, "logger" | "analytics" | "confi
     const given = c.req.header("x-request-id");
     c.set("requestId", given && SANE_REQUEST_ID.test(given) ? given : randomUUID());
     c.set("tokenSent", false);
+    // Body middleware may replace c.req.raw by a copy without server.ts's client address stamp.
+    const headers = c.req.raw.headers;
     await next();
     c.res.headers.set("X-Request-Id", c.get("requestId"));
     c.res.headers.set("Cache-Control", "no-store");
@@ -36,7 +38,7 @@ export const requestContext = (rt: Pick<Runtime, "logger" | "analytics" | "confi
     const route = routeTemplate(c);
     const durationMs = performance.now() - started;
     recordRequest(route, c.req.method, c.res.status, durationMs / 1000);
-    recordAnalytics(rt, c, route, durationMs);
+    recordAnalytics(rt, c, route, durationMs, headers);
     rt.logger.info(
       {
         requestId: c.get("requestId"),
