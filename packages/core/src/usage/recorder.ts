@@ -99,6 +99,7 @@ export class AnalyticsRecorder {
   private recentBatch: RecentRequest[] = [];
   private running: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
+  private lastRecentWarning = 0;
   /** Flushes that failed to write rows (they are retried). */
   flushFailures = 0;
 
@@ -183,8 +184,13 @@ export class AnalyticsRecorder {
         );
         for (const row of batch) this.mergeBack(row);
       }
-      if (log.status === "rejected")
-        this.opts.logger.warn({ err: log.reason, entries: recent.length }, "recent requests not stored");
+      if (log.status === "rejected" && Date.now() - this.lastRecentWarning >= 60_000) {
+        this.lastRecentWarning = Date.now();
+        this.opts.logger.warn(
+          { err: log.reason, entries: recent.length },
+          "recent requests not stored (logged at most once a minute)",
+        );
+      }
       this.inFlight = [];
       this.running = null;
       if (rows.status === "fulfilled") this.opts.afterFlush?.();
