@@ -27,17 +27,25 @@ function outcomeOf(status: number, error: unknown): Outcome {
 }
 
 /**
+ * The client address for the recent-requests log ("" with analytics off). Call it before the body is read:
+ * @hono/node-server rebuilds the headers from the raw ones then, without server.ts's address stamp.
+ */
+export function analyticsClientIp(rt: Pick<Runtime, "analytics" | "config">, c: Context<RestEnv>): string {
+  return rt.analytics ? trustedClientIp(c.req.raw.headers, rt.config.trustProxy) : "";
+}
+
+/**
  * Counts one answered request: its operation (`unauthenticated` without a valid key, `other` when it matched no
  * operation), outcome, duration and, for keyed requests, an entry in the key's recent requests.
  * @param route the matched route template (`/v1/pets/:petId`) or `unmatched`
- * @param headers the request's headers as received (with server.ts's client address stamp)
+ * @param clientIp from `analyticsClientIp`, read when the request came in
  */
 export function recordAnalytics(
   rt: Pick<Runtime, "analytics" | "config">,
   c: Context<RestEnv>,
   route: string,
   durationMs: number,
-  headers: Headers,
+  clientIp: string,
 ): void {
   const recorder = rt.analytics;
   if (!recorder) return;
@@ -50,7 +58,7 @@ export function recordAnalytics(
     status,
     durationMs,
     at: Date.now(),
-    clientIp: caller ? trustedClientIp(headers, rt.config.trustProxy) : "",
+    clientIp: caller ? clientIp : "",
     requestId: c.get("requestId"),
   });
 }
