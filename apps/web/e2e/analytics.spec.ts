@@ -11,7 +11,7 @@ import { expectAccessible, signIn, snap, unique, VIEWPORTS } from "./support/hel
 
 test("a key's calls show in its traffic charts and recent requests", async ({ page, request }, testInfo) => {
   // Two axe scans and two screenshots of a long page: more than the default minute on a loaded machine.
-  test.setTimeout(180_000);
+  test.setTimeout(240_000);
   await signIn(page, e2e.admin);
   await page.goto("/admin/keys");
   const name = unique("Analytics shop");
@@ -35,6 +35,8 @@ test("a key's calls show in its traffic charts and recent requests", async ({ pa
 
   await page.getByRole("link", { name }).click();
   await expect(page.getByRole("heading", { name: "Traffic" })).toBeVisible();
+  // The page's queries come back in one batch; on a loaded machine that can take a while.
+  await expect(page.getByRole("heading", { name })).toBeVisible({ timeout: 60_000 });
   const hourly = page.getByRole("region", { name: "This key: requests, last 24 hours (UTC)" });
   await expect(hourly).toContainText("5 requests in the last 24 hours");
   const operations = page.getByRole("region", { name: /This key: by operation and outcome/ });
