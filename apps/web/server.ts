@@ -22,6 +22,7 @@ import {
 } from "./src/server/plain-responses.ts";
 import { isRestPath, publishedRestFetch } from "./src/server/rest/mount.ts";
 import { restRequestListener } from "./src/server/rest/node-listener.ts";
+import { closeProcessRuntime } from "./src/server/shutdown.ts";
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -65,7 +66,13 @@ async function main(): Promise<void> {
     writeRaw(socket as import("node:net").Socket, 405, "method_not_allowed", req.method ?? "CONNECT"),
   );
   server.listen(config.port, () => process.stdout.write(`Listening on port ${config.port}\n`));
-  const stop = () => server.close(() => process.exit(0));
+  // Clean stop: no new connections, then the runtime closes (flushing analytics and usage counts) and we exit.
+  // Connections still open after 5 s are cut so that a keep-alive client cannot hold the flush back.
+  const stop = () => {
+    server.close(() => void closeProcessRuntime().finally(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 5_000).unref();
+  };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
 }

@@ -19,7 +19,9 @@
  * limiter-on project server with `node --cpu-prof` writing into <dir> (summarise with bench/profile.ts).
  * Needs PostgreSQL at 127.0.0.1:5432 and Redis at REDIS_URL (default redis://127.0.0.1:6379). Writes
  * bench-results/latest.json (git-ignored). --metrics (BENCH_METRICS=1): the third server keeps the limiter and turns
- * metrics off (METRICS_ENABLED=false), so its column measures the cost of /metrics recording instead.
+ * metrics off (METRICS_ENABLED=false), so its column measures the cost of /metrics recording instead;
+ * --analytics (BENCH_ANALYTICS=1) turns usage analytics off instead (ANALYTICS_ENABLED=false): the "limiter off"
+ * column is then analytics off and on/off the cost of analytics.
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -62,6 +64,8 @@ const PROFILE_DIR = process.env.BENCH_PROFILE;
 // --metrics (BENCH_METRICS=1): the third server keeps its limiter on and runs with METRICS_ENABLED=false, so its
 // column is the cost of recording metrics (issue target: at most 3%) instead of the limiter's.
 const METRICS = process.argv.includes("--metrics") || Boolean(process.env.BENCH_METRICS);
+// --analytics (BENCH_ANALYTICS=1): likewise with ANALYTICS_ENABLED=false: the cost of usage analytics (target <= 5%).
+const ANALYTICS = process.argv.includes("--analytics") || Boolean(process.env.BENCH_ANALYTICS);
 const REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379";
 const PREFIX = `petstore-bench:${process.pid}:${randomUUID().slice(0, 8)}`;
 
@@ -128,7 +132,9 @@ async function main(): Promise<void> {
       ports[2] as number,
       METRICS
         ? { ...common, REDIS_URL, RATE_LIMIT_PREFIX: `${PREFIX}:off`, METRICS_ENABLED: "false" }
-        : { ...common, RATE_LIMIT_ENABLED: "false" },
+        : ANALYTICS
+          ? { ...common, REDIS_URL, RATE_LIMIT_PREFIX: `${PREFIX}:off`, ANALYTICS_ENABLED: "false" }
+          : { ...common, RATE_LIMIT_ENABLED: "false" },
     );
     servers.push(off);
     const targets = [on, reference, off];

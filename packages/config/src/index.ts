@@ -47,6 +47,8 @@ const envSchema = z
     CURSOR_SECRET: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
     METRICS_ENABLED: booleanFlag.default(true),
     METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
+    ANALYTICS_ENABLED: booleanFlag.default(true),
+    ANALYTICS_RETENTION_DAYS: positiveInt.max(3650).default(90),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN)) {
@@ -95,6 +97,12 @@ export interface Config {
    * recording; with `token` set a scrape must send `Authorization: Bearer <token>`.
    */
   metrics: { enabled: boolean; token?: string };
+  /**
+   * Request analytics per key, hour, operation and outcome (docs/contract.md section 4): `enabled` false stops
+   * counting (benchmarks only: usage figures then stay where they were); hourly rows older than
+   * `retentionDays` are purged.
+   */
+  analytics: { enabled: boolean; retentionDays: number };
 }
 
 /** Raised when an environment variable is malformed; the message names the variable. */
@@ -172,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionIdleHours: e.SESSION_IDLE_HOURS,
     ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
     metrics: { enabled: e.METRICS_ENABLED, ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}) },
+    analytics: { enabled: e.ANALYTICS_ENABLED, retentionDays: e.ANALYTICS_RETENTION_DAYS },
   };
   return Object.freeze(config);
 }

@@ -35,6 +35,9 @@ describe("loadConfig", () => {
     ["CURSOR_SECRET", "too short"],
     ["METRICS_TOKEN", "short"],
     ["METRICS_ENABLED", "perhaps"],
+    ["ANALYTICS_ENABLED", "sometimes"],
+    ["ANALYTICS_RETENTION_DAYS", "0"],
+    ["ANALYTICS_RETENTION_DAYS", "ninety"],
   ])("stops on a bad %s naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid environment variable ${name}`));
@@ -58,6 +61,14 @@ describe("loadConfig", () => {
     expect(loadConfig({ METRICS_TOKEN: token, METRICS_ENABLED: "false" }).metrics).toEqual({
       enabled: false,
       token,
+    });
+  });
+
+  it("counts analytics by default, kept 90 days; ANALYTICS_ENABLED and ANALYTICS_RETENTION_DAYS change that", () => {
+    expect(loadConfig({}).analytics).toEqual({ enabled: true, retentionDays: 90 });
+    expect(loadConfig({ ANALYTICS_ENABLED: "false", ANALYTICS_RETENTION_DAYS: "30" }).analytics).toEqual({
+      enabled: false,
+      retentionDays: 30,
     });
   });
 

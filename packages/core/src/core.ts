@@ -13,14 +13,15 @@ import { createPetService } from "./pets/service.ts";
 import { createPlanService } from "./plans.ts";
 import { createUserSessionService } from "./sessions/manage.ts";
 import { createSessionService } from "./sessions/service.ts";
-import { createUsageService, type PendingUsage } from "./usage/service.ts";
+import type { UsageSources } from "./usage/rows.ts";
+import { createUsageService } from "./usage/service.ts";
 import { createUserService } from "./users/service.ts";
 
 /**
- * `cursorSecret` signs listPets cursors (config CURSOR_SECRET, else `ensureServerSecret`); `pendingUsage`: the
- * rate limiter's unflushed usage counters, so usage figures are current.
+ * `cursorSecret` signs listPets cursors (config CURSOR_SECRET, else `ensureServerSecret`); `usageSources`: the
+ * analytics recorder's unflushed counts and the recent-requests store, so usage figures are current.
  */
-export function createCore(deps: CoreDeps, options: { cursorSecret: string; pendingUsage?: PendingUsage }) {
+export function createCore(deps: CoreDeps, options: { cursorSecret: string; usageSources?: UsageSources }) {
   return {
     pets: createPetService(deps, options.cursorSecret),
     categories: createCategoryService(deps),
@@ -36,7 +37,7 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; pend
     sessions: createSessionService(deps),
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
-    usage: createUsageService(deps, options.pendingUsage),
+    usage: createUsageService(deps, options.usageSources),
   };
 }
 

@@ -1,8 +1,8 @@
 /**
  * Housekeeping (docs/contract.md section 5; docs/operations.md "Housekeeping"): deletes what has outlived its
  * purpose, so no table grows forever: expired idempotency records (24 h), expired dashboard sessions, sign-in
- * throttle rows that count for nothing any more (old sign-in failures), and daily usage rows older than
- * 90 days. The server runs it on a schedule (`schedule`, every 10 minutes), `petstore db purge` on demand.
+ * throttle rows that count for nothing any more (old sign-in failures), and (registered by the runtime)
+ * hourly analytics rows older than ANALYTICS_RETENTION_DAYS. The server runs it on a schedule (`schedule`, every 10 minutes), `petstore db purge` on demand.
  *
  * On PostgreSQL one instance purges at a time: `run` takes the transaction-scoped advisory lock
  * `pg_try_advisory_xact_lock` (the pooled form of `pg_try_advisory_lock`: it is released with its
@@ -14,7 +14,6 @@
 import type { PrismaClient } from "@petstore/db";
 import type { CoreDeps } from "./deps.ts";
 import { purgeForgottenSignIns } from "./sessions/throttle.ts";
-import { purgeOldUsage } from "./usage/flush.ts";
 
 /** How often the server purges. */
 export const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
@@ -32,7 +31,6 @@ export const STANDARD_TASKS: Record<string, HousekeepingTask> = {
   sessions: async (prisma, now) =>
     (await prisma.session.deleteMany({ where: { expiresAt: { lte: now } } })).count,
   signInThrottles: purgeForgottenSignIns,
-  usageDays: (prisma, now) => purgeOldUsage(prisma, now),
 };
 
 export function createHousekeeping({ prisma, config, clock, logger }: CoreDeps) {

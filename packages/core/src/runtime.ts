@@ -17,7 +17,9 @@ import { createHousekeeping, type Housekeeping } from "./housekeeping.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createRateLimiter, type RateLimiter } from "./ratelimit/index.ts";
 import { ensureServerSecret } from "./secrets.ts";
-import { usageFlusher } from "./usage/flush.ts";
+import { purgeAnalyticsOlderThan, usageHourWriter } from "./usage/flush.ts";
+import { createRecentRequestStore } from "./usage/recent.ts";
+import { AnalyticsRecorder } from "./usage/recorder.ts";
 
 export interface Runtime extends ReturnType<typeof createCore>, DatabaseOperations {
   config: Config;
@@ -26,6 +28,11 @@ export interface Runtime extends ReturnType<typeof createCore>, DatabaseOperatio
   rateLimiter: RateLimiter;
   /** Purges of stale rows: `run()` once (`petstore db purge`), `schedule()` in the server. */
   housekeeping: Housekeeping;
+  /**
+   * Request analytics counted in memory and flushed in batches (docs/contract.md section 4); undefined with
+   * ANALYTICS_ENABLED=false. The REST pipeline calls `record` once per /v1 request.
+   */
+  analytics: AnalyticsRecorder | undefined;
   /** Lifts a key's ban in the rate-limit store and in the database (audited). */
   unbanApiKey(ref: string, actor: Actor): Promise<ApiKeyView>;
   /** Resets today's usage of a key in the rate-limit store and in the usage table (audited). */
@@ -35,6 +42,7 @@ export interface Runtime extends ReturnType<typeof createCore>, DatabaseOperatio
    * the demo admin (first-start.ts); `{}` otherwise or when any key exists.
    */
   firstStart(): Promise<FirstStart>;
+  /** Flushes analytics and usage, then closes the limiter and the database. */
   close(): Promise<void>;
 }
 
@@ -61,15 +69,17 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     await db.close();
     throw error;
   }
-  // The usage service reads the limiter's unflushed counters; the limiter reports bans to the key service.
-  let limiter: RateLimiter | undefined;
+  const analytics = config.analytics.enabled
+    ? new AnalyticsRecorder({
+        write: usageHourWriter(db.prisma),
+        recent: createRecentRequestStore(config),
+        logger,
+      })
+    : undefined;
+  // The usage service reads the recorder's unflushed counts; the limiter reports bans to the key service.
   const core = createCore(
     { prisma: db.prisma, config, clock, logger },
-    {
-      cursorSecret,
-      pendingUsage: (keyId) =>
-        limiter?.usageToday(keyId) ?? { requests: 0, rateLimited: 0, bans: 0, deprecatedGet: 0 },
-    },
+    { cursorSecret, ...(analytics ? { usageSources: bindSources(analytics) } : {}) },
   );
   const rateLimiter = createRateLimiter({
     config: config.rateLimit,
@@ -77,11 +87,12 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     now: () => clock().getTime(),
     onBan: (keyId, until, info) =>
       core.apiKeys.recordBan(keyId, until, { level: info.banNumber, durationSeconds: info.durationSeconds }),
-    flushUsage: usageFlusher(db.prisma),
   });
-  limiter = rateLimiter;
   await rateLimiter.ready();
   const housekeeping = createHousekeeping({ prisma: db.prisma, config, clock, logger });
+  housekeeping.register("usageHours", (prisma, now) =>
+    purgeAnalyticsOlderThan(prisma, now, config.analytics.retentionDays),
+  );
   const database = databaseOperations(db);
   const runtime: Runtime = {
     ...core,
@@ -91,6 +102,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     clock,
     rateLimiter,
     housekeeping,
+    analytics,
     async unbanApiKey(ref, actor) {
       const keyId = await core.apiKeys.resolveId(ref);
       await rateLimiter.unban(keyId);
@@ -103,6 +115,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     firstStart: () =>
       setUpFirstStart({ prisma: db.prisma, config }, { database, apiKeys: core.apiKeys, users: core.users }),
     async close() {
+      await analytics?.close();
+      await analytics?.recentStore.close();
       await housekeeping.stop();
       await rateLimiter.close();
       await db.close();
@@ -110,4 +124,14 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   registerDatabase(runtime, db);
   return runtime;
+}
+
+/** The recorder as the usage service reads it. */
+function bindSources(recorder: AnalyticsRecorder) {
+  return {
+    pendingRows: () => recorder.pendingRows(),
+    pendingRecent: (keyId: string) => recorder.pendingRecent(keyId),
+    dropPending: (keyId: string, since: number) => recorder.dropPending(keyId, since),
+    recent: recorder.recentStore,
+  };
 }

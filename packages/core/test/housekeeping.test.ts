@@ -71,10 +71,25 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
         { bucket: `client:fresh-${tag}`, failures: 1, lastAttemptAt: at(-HOUR / 6) },
       ],
     });
-    await prisma.apiKeyUsage.createMany({
+    // Hourly analytics rows: kept ANALYTICS_RETENTION_DAYS (default 90).
+    await prisma.usageHour.createMany({
       data: [
-        { apiKeyId: key.id, day: utcDay(now, -91), requests: 1 },
-        { apiKeyId: key.id, day: utcDay(now, -89), requests: 2 },
+        {
+          apiKeyId: key.id,
+          hour: utcDay(now, -91),
+          operation: "listPets",
+          outcome: "2xx",
+          requests: 1,
+          latency: [],
+        },
+        {
+          apiKeyId: key.id,
+          hour: utcDay(now, -89),
+          operation: "listPets",
+          outcome: "2xx",
+          requests: 2,
+          latency: [],
+        },
       ],
     });
     return key.id;
@@ -92,7 +107,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
       throttles: (await prisma.signInThrottle.findMany({ where: { bucket: { endsWith: `-${tag}` } } }))
         .map((t) => t.bucket)
         .sort(),
-      usageDays: (await prisma.apiKeyUsage.findMany({ where: { apiKeyId: keyId } })).map((u) => u.day),
+      usageHours: (await prisma.usageHour.findMany({ where: { apiKeyId: keyId } })).map((u) => u.hour),
     };
   }
 
@@ -100,13 +115,13 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
     const keyId = await writeRows("a");
     expect(await rt.housekeeping.run()).toEqual({
       skipped: false,
-      deleted: { idempotencyRecords: 1, sessions: 1, signInThrottles: 1, usageDays: 1 },
+      deleted: { idempotencyRecords: 1, sessions: 1, signInThrottles: 1, usageHours: 1 },
     });
     expect(await remaining(keyId, "a")).toEqual({
       idempotency: ["fresh"],
       sessions: ["fresh-a"],
       throttles: ["client:fresh-a", "client:fresh-blocked-a"],
-      usageDays: [utcDay(now, -89)],
+      usageHours: [utcDay(now, -89)],
     });
     // A second round finds nothing more.
     const again = await rt.housekeeping.run();

@@ -25,7 +25,6 @@ import {
 
 const MODEL_TABLES = [
   "ApiKey",
-  "ApiKeyUsage",
   "AuditLog",
   "Category",
   "IdempotencyRecord",
@@ -34,6 +33,7 @@ const MODEL_TABLES = [
   "ServerSecret",
   "Session",
   "SignInThrottle",
+  "UsageHour",
   "User",
 ];
 

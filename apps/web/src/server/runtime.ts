@@ -5,8 +5,9 @@
  */
 import { getConfig } from "@petstore/config";
 import { openRuntime, type Runtime } from "@petstore/core";
+import { RUNTIME_SLOT } from "./shutdown.ts";
 
-const KEY = Symbol.for("petstore.runtime");
+const KEY = RUNTIME_SLOT;
 type Holder = { [KEY]?: Promise<Runtime> };
 
 /** The process runtime; rejects (and is retried on the next call) when opening fails. */

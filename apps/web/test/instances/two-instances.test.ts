@@ -2,12 +2,14 @@
  * Limits hold across app instances sharing one store (PRODUCT.md section 3), on the real production server
  * (`tsx server.ts` over the Next build, PostgreSQL, Redis): two instances on two ports share one Redis (a
  * key prefix of their own, deleted afterwards); a free key's requests spread over both get exactly 60
- * admissions in total, the ban issued on one instance holds on the other, usage counters of both instances
- * add up in ApiKeyUsage, and /readyz reports the store on each. A third instance whose REDIS_URL points at a
- * port where nothing listens still answers requests (fail open) while its /readyz says the store is down.
+ * admissions in total, the ban issued on one instance holds on the other, usage counters and request analytics
+ * (hourly rows by operation and outcome, recent requests in Redis) of both instances add up, and /readyz reports
+ * the store on each. A third instance whose REDIS_URL points at a port where nothing listens still answers
+ * requests (fail open) while its /readyz says the store is down, and flushes its analytics when stopped.
  */
 import { randomUUID } from "node:crypto";
-import { databaseOf } from "@petstore/core/testing";
+import { loadConfig } from "@petstore/config";
+import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearOfBoundary, deleteKeys, eventually, MINUTE_MS, send } from "../ratelimit/support.ts";
 import {
@@ -100,8 +102,7 @@ describe("two production instances sharing one Redis", () => {
 
     // Each instance flushes its usage every 5 s; the rows add up.
     await eventually(async () => {
-      const rows = await databaseOf(db.rt).prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } });
-      expect(rows).toMatchObject([{ requests: 60, rateLimited: 92, bans: 1 }]);
+      expect(await db.rt.usage.daily(id, 1)).toMatchObject([{ requests: 60, rateLimited: 92, bans: 1 }]);
     }, 12_000);
     expect((await db.rt.apiKeys.get(id)).state).toBe("banned");
 
@@ -154,5 +155,81 @@ describe("two production instances sharing one Redis", () => {
       status: "unavailable",
       checks: { database: { ok: true, detail: "postgres" }, rateLimitStore: { ok: false, detail: "redis" } },
     });
+  });
+
+  it("adds both instances' analytics up: operations, outcomes, latency, recent requests; flushed on SIGTERM", async () => {
+    const { key, id } = await db.rt.apiKeys.create({ name: "analytics", plan: "pro" }, "test");
+    const call = (s: ProductionServer, path: string, requestId: string, init: RequestInit = {}) =>
+      fetch(`${s.baseUrl}${path}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${key}`,
+          "x-request-id": requestId,
+          "content-type": "application/json",
+        },
+      }).then((r) => r.status);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      statuses.push(await call(a, "/v1/pets?limit=1", `a-list-${i}`));
+      statuses.push(await call(b, "/v1/pets?limit=1", `b-list-${i}`));
+    }
+    statuses.push(await call(a, "/v1/pets", "a-create-bad", { method: "POST", body: "{}" }));
+    statuses.push(await call(b, "/v1/pets/1", "b-get"));
+    statuses.push(await call(b, "/v1/store/orders", "b-orders"));
+    expect(statuses).toEqual([...Array(10).fill(200), 400, 200, 501]);
+
+    // The reader shares the database and the instances' Redis prefix, as a third instance would.
+    const reader: Runtime = await openRuntime({
+      config: loadConfig({
+        DATABASE_URL: db.url,
+        REDIS_URL: "redis://127.0.0.1:6379",
+        RATE_LIMIT_PREFIX: PREFIX,
+        LOG_LEVEL: "silent",
+      }),
+      logger: createLogger("silent"),
+    });
+    try {
+      await eventually(async () => {
+        const t = await reader.usage.traffic(id, 1);
+        expect(t.requestsToday).toBe(13);
+        const ops = Object.fromEntries(
+          t.byOperation.map((o) => [o.operation, [o.total, o["2xx"], o["4xx"], o["5xx"]]]),
+        );
+        expect(ops).toMatchObject({
+          listPets: [10, 10, 0, 0],
+          createPet: [1, 0, 1, 0],
+          getPet: [1, 1, 0, 0],
+          "store.orders": [1, 0, 0, 1],
+        });
+        expect(t.hourly.at(-1)?.total).toBe(13);
+        expect(t.latency.p50).toBeGreaterThan(0);
+        const recent = await reader.usage.recentRequests(id);
+        expect(recent.map((r) => r.requestId).sort()).toEqual(
+          [
+            ...Array.from({ length: 5 }, (_, i) => [`a-list-${i}`, `b-list-${i}`]).flat(),
+            "a-create-bad",
+            "b-get",
+            "b-orders",
+          ].sort(),
+        );
+        expect(recent.find((r) => r.requestId === "b-orders")).toMatchObject({
+          operation: "store.orders",
+          status: 501,
+          clientIp: "127.0.0.1",
+        });
+      }, 12_000);
+    } finally {
+      await reader.close();
+    }
+
+    // Requests answered just before a clean stop are stored by the stop itself, not lost.
+    const { key: lastKey, id: lastId } = await db.rt.apiKeys.create(
+      { name: "last words", plan: "pro" },
+      "test",
+    );
+    for (let i = 0; i < 4; i++)
+      expect((await send(down.baseUrl, "/v1/pets?limit=1", { key: lastKey })).status).toBe(200);
+    await down.stop();
+    expect(await db.rt.usage.requestsToday(lastId)).toBe(4);
   });
 });

@@ -121,10 +121,10 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       expect(r.rl.retryAfter).toBeLessThanOrEqual(BAN_SECONDS + 1);
       expectConsistentHeaders(r, { banReset: banEnd });
     }
-    await t.s.rt.rateLimiter.flushUsage();
-    expect(await databaseOf(t.s.rt).prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } })).toMatchObject([
-      { requests: 60, rateLimited: 140, bans: 1 },
-    ]);
+    await t.s.rt.analytics?.flush();
+    await expect
+      .poll(() => t.s.rt.usage.daily(id, 1))
+      .toMatchObject([{ requests: 60, rateLimited: 140, bans: 1 }]);
     // Lifted: the 140 denied requests consumed nothing of the day budget.
     await t.s.rt.unbanApiKey(id, "test");
     const after = await t.req(PETS, { key, op: "listPets" });
@@ -259,11 +259,12 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       minute: { r: 4, t: expect.any(Number) },
       day: { r: 49, t: expect.any(Number) },
     });
-    await t.s.rt.rateLimiter.flushUsage();
-    const usage = await databaseOf(t.s.rt).prisma.apiKeyUsage.findMany({
-      where: { apiKeyId: { in: [id, revoked.id] } },
-    });
-    expect(usage.map((u) => [u.apiKeyId, u.requests, u.rateLimited])).toEqual([[id, 1, 0]]);
+    await t.s.rt.analytics?.flush();
+    const usage = await Promise.all([id, revoked.id].map((k) => t.s.rt.usage.daily(k, 1)));
+    expect(usage.map(([u]) => [u?.requests, u?.rateLimited])).toEqual([
+      [1, 0],
+      [0, 0],
+    ]);
   });
 
   it("applies a plan change within 5 s", async () => {
@@ -347,7 +348,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       expect(restored.rl.remaining).toBe(1);
     });
 
-    it("flushes per-key usage counters (requests, 429s, bans, deprecated getPet calls) to ApiKeyUsage", async () => {
+    it("flushes per-key usage counters (requests, 429s, bans, deprecated getPet calls) to the hourly rows", async () => {
       const start = frozenNoon();
       vi.useFakeTimers({ toFake: ["Date"], now: start });
       const { key, id } = await t.issue("enterprise", 2, 1000);
@@ -356,19 +357,26 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       const codes: (string | undefined)[] = [];
       for (let i = 0; i < 5; i++) codes.push((await t.req("/v1/pets/1", { key })).body.code);
       expect(codes).toEqual(["rate_limited", "rate_limited", "rate_limited", "key_banned", "key_banned"]);
-      await t.s.rt.rateLimiter.flushUsage();
-      const rows = await databaseOf(t.s.rt).prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } });
-      expect(rows).toHaveLength(1);
-      expect(rows[0]?.day.toISOString()).toBe(new Date(Math.floor(start / DAY_MS) * DAY_MS).toISOString());
-      expect(rows[0]).toMatchObject({ requests: 2, rateLimited: 5, bans: 1, deprecatedGet: 1 });
+      await t.s.rt.analytics?.flush();
+      const day = new Date(Math.floor(start / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+      // The ban reaches the audit log (where bans per day are counted) just after the banning answer.
+      await expect
+        .poll(() => t.s.rt.usage.daily(id, 1))
+        .toEqual([{ day, requests: 2, rateLimited: 5, bans: 1, deprecatedGet: 1 }]);
+      const traffic = await t.s.rt.usage.traffic(id, 1);
+      expect(traffic.byOperation.find((o) => o.operation === "getPet")).toMatchObject({
+        "4xx": 1,
+        rate_limited: 3,
+        key_banned: 2,
+      });
       // Later batches add to the stored row.
       await t.s.rt.unbanApiKey(id, "test");
       vi.setSystemTime(start + MINUTE_MS);
       expect((await t.req(PETS, { key })).status).toBe(200);
-      await t.s.rt.rateLimiter.flushUsage();
-      expect(await databaseOf(t.s.rt).prisma.apiKeyUsage.findMany({ where: { apiKeyId: id } })).toMatchObject(
-        [{ requests: 3, rateLimited: 5, bans: 1, deprecatedGet: 1 }],
-      );
+      await t.s.rt.analytics?.flush();
+      expect(await t.s.rt.usage.daily(id, 1)).toMatchObject([
+        { requests: 3, rateLimited: 5, bans: 1, deprecatedGet: 1 },
+      ]);
     });
   });
 

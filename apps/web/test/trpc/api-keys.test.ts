@@ -1,7 +1,7 @@
 import { utcDay } from "@petstore/core";
 import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
+import { type Caller, countRequests, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
 
 describe("apiKeys procedures (admin)", () => {
   let h: Harness;
@@ -131,12 +131,14 @@ describe("apiKeys procedures (admin)", () => {
     const key = await admin.apiKeys.create({ name: "Busy", plan: "free" });
     const today = utcDay(new Date());
     const threeDaysAgo = new Date(today.getTime() - 3 * 86400_000);
-    await databaseOf(h.rt).prisma.apiKeyUsage.createMany({
-      data: [
-        { apiKeyId: key.id, day: today, requests: 42, rateLimited: 3, bans: 1, deprecatedGet: 7 },
-        { apiKeyId: key.id, day: threeDaysAgo, requests: 10, rateLimited: 0, bans: 0, deprecatedGet: 2 },
-      ],
-    });
+    countRequests(h.rt, key.id, today, 35);
+    countRequests(h.rt, key.id, today, 7, "2xx", "getPet");
+    countRequests(h.rt, key.id, today, 2, "rate_limited");
+    countRequests(h.rt, key.id, today, 1, "key_banned");
+    countRequests(h.rt, key.id, threeDaysAgo, 8);
+    countRequests(h.rt, key.id, threeDaysAgo, 2, "4xx", "getPet");
+    await h.rt.analytics?.flush();
+    await h.rt.apiKeys.recordBan(key.id, new Date(Date.now() + 60_000));
     const usage = await admin.apiKeys.usage({ id: key.id });
     expect(usage).toHaveLength(30);
     expect(usage.at(-1)).toEqual({
@@ -149,6 +151,20 @@ describe("apiKeys procedures (admin)", () => {
     expect(usage.at(-4)).toMatchObject({ requests: 10, deprecatedGet: 2 });
     expect(usage.slice(0, 26).every((d) => d.requests === 0)).toBe(true);
     expect((await admin.apiKeys.get({ id: key.id })).requestsToday).toBe(42);
+    const traffic = await admin.apiKeys.traffic({ id: key.id });
+    expect(traffic.requestsToday).toBe(42);
+    expect(traffic.byOutcome).toEqual([
+      { outcome: "2xx", requests: 50 },
+      { outcome: "4xx", requests: 2 },
+      { outcome: "rate_limited", requests: 2 },
+      { outcome: "key_banned", requests: 1 },
+      { outcome: "5xx", requests: 0 },
+    ]);
+    const recent = await admin.apiKeys.recentRequests({ id: key.id });
+    expect(recent).toHaveLength(55);
+    expect(recent[0]).toMatchObject({ status: 429, clientIp: "192.0.2.1", at: today.toISOString() });
+    expect(recent.at(-1)?.at).toBe(threeDaysAgo.toISOString());
+    expect(recent.filter((r) => r.operation === "getPet" && r.status === 404)).toHaveLength(2);
 
     await admin.apiKeys.resetUsage({ id: key.id });
     expect((await admin.apiKeys.list()).rows.find((k) => k.id === key.id)?.requestsToday).toBe(0);

@@ -1,7 +1,6 @@
 import { utcDay } from "@petstore/core";
-import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, type Harness, openHarness } from "./support";
+import { type Caller, countRequests, type Harness, openHarness } from "./support";
 
 describe("overview procedures", () => {
   let h: Harness;
@@ -32,13 +31,12 @@ describe("overview procedures", () => {
     await admin.apiKeys.revoke({ id: revoked.id });
     const today = utcDay(now);
     const yesterday = new Date(today.getTime() - 86400_000);
-    await databaseOf(h.rt).prisma.apiKeyUsage.createMany({
-      data: [
-        { apiKeyId: free.id, day: today, requests: 100 },
-        { apiKeyId: pro.id, day: today, requests: 10 },
-        { apiKeyId: pro.id, day: yesterday, requests: 400 },
-      ],
-    });
+    countRequests(h.rt, free.id, today, 100);
+    countRequests(h.rt, pro.id, today, 10);
+    countRequests(h.rt, pro.id, yesterday, 400);
+    // 429s and requests without a key are not "requests" of a key.
+    countRequests(h.rt, pro.id, today, 9, "rate_limited");
+    await h.rt.analytics?.flush();
     const overview = await admin.overview.keys();
     expect(overview.keysByPlan).toEqual([
       { plan: "free", count: 1 },
@@ -56,18 +54,17 @@ describe("overview procedures", () => {
 
   it("shows the same requests today for a key as the key list, the key's page and its usage chart", async () => {
     const key = await admin.apiKeys.create({ name: "Same everywhere", plan: "business" });
-    const limits = { keyId: key.id, perMinute: 1000, perDay: 100_000 };
-    await databaseOf(h.rt).prisma.apiKeyUsage.create({
-      data: { apiKeyId: key.id, day: utcDay(new Date()), requests: 7 },
-    });
-    // Counted by the rate limiter and not flushed yet: every screen includes them.
-    for (let i = 0; i < 5; i++) await h.rt.rateLimiter.checkKey(limits);
+    countRequests(h.rt, key.id, new Date(), 7);
+    await h.rt.analytics?.flush();
+    // Counted and not flushed yet: every screen includes them.
+    countRequests(h.rt, key.id, new Date(), 5, "4xx", "createPet");
     const fromOverview = (await admin.overview.keys()).topKeys.find((k) => k.id === key.id)?.requestsToday;
     const fromList = (await admin.apiKeys.list({ query: "Same everywhere" })).rows[0]?.requestsToday;
     const fromPage = (await admin.apiKeys.get({ id: key.id })).requestsToday;
     const fromChart = (await admin.apiKeys.usage({ id: key.id, days: 7 })).at(-1)?.requests;
-    expect([fromOverview, fromList, fromPage, fromChart]).toEqual([12, 12, 12, 12]);
-    await h.rt.rateLimiter.flushUsage();
+    const fromAnalytics = (await admin.apiKeys.traffic({ id: key.id, days: 7 })).requestsToday;
+    expect([fromOverview, fromList, fromPage, fromChart, fromAnalytics]).toEqual([12, 12, 12, 12, 12]);
+    await h.rt.analytics?.flush();
     expect((await admin.overview.keys()).topKeys.find((k) => k.id === key.id)?.requestsToday).toBe(12);
     expect((await admin.apiKeys.get({ id: key.id })).requestsToday).toBe(12);
   });

@@ -26,7 +26,7 @@ const TABLES = [
   "Plan",
   "ApiKey",
   "IdempotencyRecord",
-  "ApiKeyUsage",
+  "UsageHour",
   "User",
   "Session",
   "AuditLog",

@@ -4,7 +4,14 @@
  * handler would (`createCaller` with an inner context holding a real session).
  */
 import { loadConfig } from "@petstore/config";
-import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
+import {
+  type Clock,
+  createLogger,
+  type Operation,
+  type Outcome,
+  openRuntime,
+  type Runtime,
+} from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
 import { createTemporaryDatabase, databaseOf, type TemporaryDatabase } from "@petstore/core/testing";
 import { TRPCError } from "@trpc/server";
@@ -113,4 +120,30 @@ export function shapeOf(error: TRPCError) {
     },
     error,
   });
+}
+
+/**
+ * Counts `n` answered /v1 requests of `keyId` at `at` in the runtime's analytics, as the REST pipeline does
+ * (in memory; `rt.analytics.flush()` stores them).
+ */
+export function countRequests(
+  rt: Runtime,
+  keyId: string,
+  at: Date,
+  n: number,
+  outcome: Outcome = "2xx",
+  operation: Operation = "listPets",
+): void {
+  const status = { "2xx": 200, "4xx": 404, rate_limited: 429, key_banned: 429, "5xx": 500 }[outcome];
+  for (let i = 0; i < n; i++)
+    rt.analytics?.record({
+      keyId,
+      operation,
+      outcome,
+      status,
+      durationMs: 2,
+      at: at.getTime(),
+      clientIp: "192.0.2.1",
+      requestId: `test-${i}`,
+    });
 }

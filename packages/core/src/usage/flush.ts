@@ -1,33 +1,53 @@
 /**
- * Writes the rate limiter's usage batches to ApiKeyUsage (one row per key per UTC day), adding the batch's
- * counts to what is stored, in one transaction per batch (never one write per request).
+ * Database side of request analytics (docs/contract.md section 4, "Usage and analytics"): the batched
+ * additive upsert of UsageHour rows that every instance runs once per flush, and the retention purge.
  */
 import type { PrismaClient } from "@petstore/db";
-import type { UsageRow } from "../ratelimit/index.ts";
-import { utcDay } from "../utc-day.ts";
+import { LATENCY_BUCKETS } from "./histogram.ts";
+import type { UsageHourRow } from "./recorder.ts";
 
-export function usageFlusher(prisma: PrismaClient) {
-  return async (rows: UsageRow[]): Promise<void> => {
+/**
+ * Returns the recorder's writer: adds `rows` to the stored rows in ONE statement (INSERT ... SELECT FROM
+ * unnest(...) ON CONFLICT DO UPDATE adding requests and latency buckets), so instances sharing the database
+ * add up. Row keys in one batch are distinct (the recorder merges them).
+ * @throws the database error; nothing is written then.
+ */
+export function usageHourWriter(prisma: PrismaClient) {
+  return async (rows: UsageHourRow[]): Promise<void> => {
     if (rows.length === 0) return;
-    await prisma.$transaction(
-      rows.map(({ apiKeyId, day, requests, rateLimited, bans, deprecatedGet }) =>
-        prisma.apiKeyUsage.upsert({
-          where: { apiKeyId_day: { apiKeyId, day } },
-          create: { apiKeyId, day, requests, rateLimited, bans, deprecatedGet },
-          update: {
-            requests: { increment: requests },
-            rateLimited: { increment: rateLimited },
-            bans: { increment: bans },
-            deprecatedGet: { increment: deprecatedGet },
-          },
-        }),
-      ),
-    );
+    const keys = rows.map((r) => r.apiKeyId);
+    const hours = rows.map((r) => new Date(r.hour).toISOString());
+    const operations = rows.map((r) => r.operation);
+    const outcomes = rows.map((r) => r.outcome);
+    const counts = rows.map((r) => r.requests);
+    const latency = rows.flatMap((r) => Array.from({ length: LATENCY_BUCKETS }, (_, i) => r.latency[i] ?? 0));
+    await prisma.$executeRaw`
+      INSERT INTO "UsageHour" ("apiKeyId", "hour", "operation", "outcome", "requests", "latency")
+      SELECT r.k::uuid, r.h::timestamp(3), r.o, r.c, r.n,
+             (${latency}::int[])[(r.i - 1) * ${LATENCY_BUCKETS} + 1 : r.i * ${LATENCY_BUCKETS}]
+      FROM unnest(${keys}::text[], ${hours}::text[], ${operations}::text[], ${outcomes}::text[], ${counts}::int[])
+           WITH ORDINALITY AS r(k, h, o, c, n, i)
+      ON CONFLICT ("apiKeyId", "hour", "operation", "outcome") DO UPDATE SET
+        "requests" = "UsageHour"."requests" + EXCLUDED."requests",
+        "latency" = ARRAY(
+          SELECT coalesce(u.a, 0) + coalesce(u.b, 0)
+          FROM unnest("UsageHour"."latency", EXCLUDED."latency") WITH ORDINALITY AS u(a, b, i)
+          ORDER BY u.i
+        )`;
   };
 }
 
-/** Deletes usage rows older than `days` UTC days (docs/operations.md "Housekeeping": kept 90 days); returns how many. */
-export async function purgeOldUsage(prisma: PrismaClient, now: Date, days = 90): Promise<number> {
-  const { count } = await prisma.apiKeyUsage.deleteMany({ where: { day: { lt: utcDay(now, -days) } } });
+/**
+ * Deletes analytics rows of hours that began more than `days` days before `now` (ANALYTICS_RETENTION_DAYS,
+ * default 90). Safe to run on several instances at once.
+ * @returns how many hourly rows were deleted.
+ */
+export async function purgeAnalyticsOlderThan(
+  prisma: PrismaClient,
+  now: Date,
+  days: number,
+): Promise<number> {
+  const cutoff = new Date(now.getTime() - days * 86_400_000);
+  const { count } = await prisma.usageHour.deleteMany({ where: { hour: { lt: cutoff } } });
   return count;
 }

@@ -1,20 +1,33 @@
 /**
- * API key usage as every screen shows it (docs/contract.md sections 3 and 4), the ONE place usage figures
- * are computed: stored rows of ApiKeyUsage (one per key per UTC day, written in batches by the rate
- * limiter) plus this instance's counters not yet flushed (`pending`, from the limiter), so the overview,
- * the key list, a key's page and the CLI show the same number for the same key at the same moment.
- * Also the overview figures and the audited "reset today's usage".
+ * API key usage as every screen and the CLI show it (docs/contract.md section 4, "Usage and analytics"): the
+ * ONE place usage figures are computed, all from the UsageHour analytics rows (stored, plus this instance's
+ * counts not yet flushed), so the overview, the key list, a key's page, its charts and the CLI agree for the
+ * same key at the same moment. "Requests" are the requests that reached the API (2xx, 4xx, 5xx); 429s are
+ * counted apart; bans per day come from the audit log (`apiKey.ban`). Also the overview figures and the
+ * audited "reset today's usage".
  */
 import { AppError, PLAN_NAMES, type PlanName } from "@petstore/contracts";
 import { liveWhere } from "../api-keys/policy.ts";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
-import type { UsageCounts } from "../ratelimit/index.ts";
-import { DAY_MS, isoDay, utcDay } from "../utc-day.ts";
+import { DAY_MS, isoDay, utcDayStart } from "../utc-day.ts";
+import { createAnalyticsQueries } from "./analytics.ts";
+import { purgeAnalyticsOlderThan } from "./flush.ts";
+import { NO_KEY } from "./recorder.ts";
+import { admittedByKey, isAdmitted, isDenied, noUsageSources, readRows, type UsageSources } from "./rows.ts";
 
-export interface UsageDay extends UsageCounts {
+/** One UTC day of one key. */
+export interface UsageDay {
   /** `YYYY-MM-DD` (UTC). */
   day: string;
+  /** Requests that reached the API (any status but 429). */
+  requests: number;
+  /** Requests refused with 429 (`rate_limited` or `key_banned`). */
+  rateLimited: number;
+  /** Bans imposed that day. */
+  bans: number;
+  /** Calls of the deprecated getPet that reached the API. */
+  deprecatedGet: number;
 }
 
 export type AnimalsByStatus = { status: "available" | "pending" | "sold" | "none"; count: number }[];
@@ -28,65 +41,74 @@ export interface KeyOverview {
   topKeys: { id: string; prefix: string; name: string; plan: PlanName; requestsToday: number }[];
 }
 
-/** This instance's not yet flushed counters of a key for the current UTC day (the rate limiter's). */
-export type PendingUsage = (keyId: string) => UsageCounts;
-
-const noPending: PendingUsage = () => ({ requests: 0, rateLimited: 0, bans: 0, deprecatedGet: 0 });
+const isoDayOf = (ms: number) => isoDay(new Date(ms));
 
 /**
  * @param deps Prisma and the clock
- * @param pending the rate limiter's unflushed counters (`rateLimiter.usageToday`); none when omitted
+ * @param sources this instance's unflushed counts and the recent-requests store (the analytics recorder)
  */
 export function createUsageService(
   { prisma, clock }: Pick<CoreDeps, "prisma" | "clock">,
-  pending: PendingUsage = noPending,
+  sources: UsageSources = noUsageSources,
 ) {
-  /** Requests today of `keyIds` (stored + pending), as a lookup by key id. */
-  async function requestsTodayLookup(keyIds: string[]): Promise<(keyId: string) => number> {
-    const rows = await prisma.apiKeyUsage.findMany({
-      where: { day: utcDay(clock()), apiKeyId: { in: keyIds } },
-      select: { apiKeyId: true, requests: true },
-    });
-    const stored = new Map(rows.map((r) => [r.apiKeyId, r.requests]));
-    return (keyId) => (stored.get(keyId) ?? 0) + pending(keyId).requests;
-  }
+  const todayTotals = (keyIds?: string[]) => {
+    const today = utcDayStart(clock().getTime());
+    return admittedByKey(prisma, sources, today, today + DAY_MS, keyIds);
+  };
 
   return {
+    ...createAnalyticsQueries({ prisma, clock }, sources),
+
     /**
-     * The last `days` UTC days for one key, oldest first, zero-filled; today includes the pending counters.
+     * The last `days` UTC days of one key, oldest first, zero-filled.
      * @returns `days` entries of `{day: "YYYY-MM-DD", requests, rateLimited, bans, deprecatedGet}`.
      */
     async daily(keyId: string, days: number): Promise<UsageDay[]> {
-      const today = utcDay(clock());
-      const first = new Date(today.getTime() - (days - 1) * DAY_MS);
-      const rows = await prisma.apiKeyUsage.findMany({
-        where: { apiKeyId: keyId, day: { gte: first, lte: today } },
-      });
-      const byDay = new Map(rows.map((r) => [isoDay(r.day), r]));
-      const now = pending(keyId);
-      return Array.from({ length: days }, (_, i) => {
-        const day = isoDay(new Date(first.getTime() + i * DAY_MS));
-        const r = byDay.get(day);
-        const extra = i === days - 1 ? now : noPending(keyId);
-        return {
-          day,
-          requests: (r?.requests ?? 0) + extra.requests,
-          rateLimited: (r?.rateLimited ?? 0) + extra.rateLimited,
-          bans: (r?.bans ?? 0) + extra.bans,
-          deprecatedGet: (r?.deprecatedGet ?? 0) + extra.deprecatedGet,
-        };
-      });
+      const first = utcDayStart(clock().getTime()) - (days - 1) * DAY_MS;
+      const [rows, bans] = await Promise.all([
+        readRows(prisma, sources, first, keyId),
+        prisma.auditLog.findMany({
+          where: {
+            entityType: "apiKey",
+            entityId: keyId,
+            action: "apiKey.ban",
+            at: { gte: new Date(first) },
+          },
+          select: { at: true },
+        }),
+      ]);
+      const out: UsageDay[] = Array.from({ length: days }, (_, i) => ({
+        day: isoDayOf(first + i * DAY_MS),
+        requests: 0,
+        rateLimited: 0,
+        bans: 0,
+        deprecatedGet: 0,
+      }));
+      const at = (ms: number) => out[Math.floor((ms - first) / DAY_MS)];
+      for (const r of rows) {
+        const d = at(r.hour);
+        if (!d) continue;
+        if (isAdmitted(r.outcome)) {
+          d.requests += r.requests;
+          if (r.operation === "getPet") d.deprecatedGet += r.requests;
+        } else if (isDenied(r.outcome)) d.rateLimited += r.requests;
+      }
+      for (const b of bans) {
+        const d = at(b.at.getTime());
+        if (d) d.bans++;
+      }
+      return out;
     },
 
     /** Requests so far today (UTC) of one key, stored and pending. */
     async requestsToday(keyId: string): Promise<number> {
-      return (await requestsTodayLookup([keyId]))(keyId);
+      return (await todayTotals([keyId])).get(keyId) ?? 0;
     },
 
     /** Adds `requestsToday` (UTC, stored and pending) to each of `keys`. */
     async withRequestsToday<K extends { id: string }>(keys: K[]): Promise<(K & { requestsToday: number })[]> {
-      const today = await requestsTodayLookup(keys.map((k) => k.id));
-      return keys.map((k) => ({ ...k, requestsToday: today(k.id) }));
+      const today = await todayTotals(keys.map((k) => k.id));
+      return keys.map((k) => ({ ...k, requestsToday: today.get(k.id) ?? 0 }));
     },
 
     /** Animals per status (`none` = no status set), for the overview page. */
@@ -101,77 +123,89 @@ export function createUsageService(
     /** Key figures for the overview page, from the same numbers as the key list and pages. */
     async keyOverview(): Promise<KeyOverview> {
       const now = clock();
-      const today = utcDay(now);
-      const yesterday = new Date(today.getTime() - DAY_MS);
-      const [planGroups, rows] = await Promise.all([
+      const today = utcDayStart(now.getTime());
+      const [planGroups, todayByKey, yesterdayByKey] = await Promise.all([
         prisma.apiKey.groupBy({
           by: ["planName"],
           where: liveWhere(now),
           _count: { _all: true },
         }),
-        prisma.apiKeyUsage.findMany({
-          where: { day: { gte: yesterday } },
-          select: { apiKeyId: true, day: true, requests: true },
-        }),
+        admittedByKey(prisma, sources, today, today + DAY_MS),
+        admittedByKey(prisma, sources, today - DAY_MS, today),
       ]);
-      const todayByKey = new Map<string, number>();
-      let yesterdayTotal = 0;
-      for (const row of rows) {
-        if (row.day.getTime() === today.getTime()) todayByKey.set(row.apiKeyId, row.requests);
-        else yesterdayTotal += row.requests;
-      }
-      // Keys with pending counters but no stored row yet count too.
+      todayByKey.delete(NO_KEY);
+      yesterdayByKey.delete(NO_KEY);
+      const busy = [...todayByKey].filter(([, n]) => n > 0);
       const keys = await prisma.apiKey.findMany({
+        where: { id: { in: busy.map(([id]) => id) } },
         select: { id: true, prefix: true, name: true, planName: true },
       });
       const ranked = keys
-        .map((k) => ({ ...k, requestsToday: (todayByKey.get(k.id) ?? 0) + pending(k.id).requests }))
-        .filter((k) => k.requestsToday > 0)
+        .map((k) => ({
+          id: k.id,
+          prefix: k.prefix,
+          name: k.name,
+          plan: k.planName,
+          requestsToday: todayByKey.get(k.id) ?? 0,
+        }))
         .sort((a, b) => b.requestsToday - a.requestsToday);
+      const sum = (m: Map<string, number>) => [...m.values()].reduce((n, v) => n + v, 0);
       return {
         keysByPlan: PLAN_NAMES.map((plan) => ({
           plan,
           count: planGroups.find((g) => g.planName === plan)?._count._all ?? 0,
         })),
-        requests: { today: ranked.reduce((n, k) => n + k.requestsToday, 0), yesterday: yesterdayTotal },
-        topKeys: ranked.slice(0, 5).map((k) => ({
-          id: k.id,
-          prefix: k.prefix,
-          name: k.name,
-          plan: k.planName,
-          requestsToday: k.requestsToday,
-        })),
+        requests: { today: sum(todayByKey), yesterday: sum(yesterdayByKey) },
+        topKeys: ranked.slice(0, 5),
       };
     },
 
     /**
-     * Zeroes today's request and 429 counters of a key (audited with the values before). The caller also
-     * resets the rate limiter's own counters.
+     * Deletes analytics rows of hours that began more than `days` days ago (ANALYTICS_RETENTION_DAYS).
+     * @returns how many hourly rows were deleted.
+     */
+    purgeOlderThan(days: number): Promise<number> {
+      return purgeAnalyticsOlderThan(prisma, clock(), days);
+    },
+
+    /**
+     * Zeroes today's figures of a key: its analytics rows of today's hours are deleted (stored and this
+     * instance's pending ones), audited with the values before. The caller also resets the rate limiter's
+     * own counters.
      * @throws AppError not_found.
      */
     async resetToday(keyId: string, actor: Actor): Promise<void> {
-      const day = utcDay(clock());
+      const day = utcDayStart(clock().getTime());
       await prisma.$transaction(async (tx) => {
         const key = await tx.apiKey.findUnique({ where: { id: keyId }, select: { id: true } });
         if (!key) throw new AppError("not_found", `No API key ${keyId}.`);
-        const before = await tx.apiKeyUsage.findUnique({ where: { apiKeyId_day: { apiKeyId: keyId, day } } });
-        await tx.apiKeyUsage.updateMany({
-          where: { apiKeyId: keyId, day },
-          data: { requests: 0, rateLimited: 0 },
+        const groups = await tx.usageHour.groupBy({
+          by: ["outcome"],
+          where: { apiKeyId: keyId, hour: { gte: new Date(day) } },
+          _sum: { requests: true },
         });
+        let requests = 0;
+        let rateLimited = 0;
+        for (const g of groups) {
+          if (isAdmitted(g.outcome)) requests += g._sum.requests ?? 0;
+          else if (isDenied(g.outcome)) rateLimited += g._sum.requests ?? 0;
+        }
+        for (const p of sources.pendingRows()) {
+          if (p.apiKeyId !== keyId || p.hour < day) continue;
+          if (isAdmitted(p.outcome)) requests += p.requests;
+          else if (isDenied(p.outcome)) rateLimited += p.requests;
+        }
+        await tx.usageHour.deleteMany({ where: { apiKeyId: keyId, hour: { gte: new Date(day) } } });
         await writeAudit(tx, {
           actor,
           action: "apiKey.resetUsage",
           entityType: "apiKey",
           entityId: keyId,
-          before: {
-            day: isoDay(day),
-            requests: before?.requests ?? 0,
-            rateLimited: before?.rateLimited ?? 0,
-          },
-          after: { day: isoDay(day), requests: 0, rateLimited: 0 },
+          before: { day: isoDayOf(day), requests, rateLimited },
+          after: { day: isoDayOf(day), requests: 0, rateLimited: 0 },
         });
       });
+      sources.dropPending(keyId, day);
     },
   };
 }

@@ -4,6 +4,8 @@ import { Anchor, Badge, Code, Group, Paper, SimpleGrid, Stack, Text, Title } fro
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { RecentRequests } from "../analytics/recent-requests";
+import { TrafficCharts } from "../analytics/traffic-charts";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "../format";
@@ -29,6 +31,10 @@ export function KeyDetailPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const key = useQuery(trpc.apiKeys.get.queryOptions({ id }));
   const usage = useQuery(trpc.apiKeys.usage.queryOptions({ id, days: 30 }));
+  const traffic = useQuery({
+    ...trpc.apiKeys.traffic.queryOptions({ id, days: 30 }),
+    refetchInterval: 30_000,
+  });
 
   return (
     <>
@@ -91,6 +97,16 @@ export function KeyDetailPage({ id }: { id: string }) {
       <QueryState query={usage} errorTitle="Could not load the usage" skeletonRows={4}>
         {(days) => <UsageCharts days={days} />}
       </QueryState>
+      <Title order={2} size="h3" mt="xl" mb="sm">
+        Traffic
+      </Title>
+      <QueryState query={traffic} errorTitle="Could not load the traffic" skeletonRows={4}>
+        {(t) => <TrafficCharts traffic={t} scope="This key" />}
+      </QueryState>
+      <Title order={2} size="h3" mt="xl" mb="sm">
+        Recent requests
+      </Title>
+      <RecentRequests keyId={id} />
     </>
   );
 }

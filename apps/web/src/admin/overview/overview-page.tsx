@@ -1,13 +1,15 @@
 "use client";
 /**
  * Overview: animals by status (everyone), and for admins the working keys by plan, requests today and the
- * busiest keys today: the usage service's numbers, the same the key list and key pages show.
+ * busiest keys today, and the whole API's traffic charts: the usage service's numbers, the same the key list
+ * and key pages show.
  */
 import { BarChart, DonutChart } from "@mantine/charts";
 import { Anchor, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { TrafficCharts } from "../analytics/traffic-charts";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
 import { TableScroll } from "../components/table-scroll";
@@ -176,6 +178,21 @@ function KeysSection() {
   );
 }
 
+function TrafficSection() {
+  const trpc = useTRPC();
+  const traffic = useQuery({ ...trpc.overview.traffic.queryOptions(), refetchInterval: 60_000 });
+  return (
+    <Stack gap="sm">
+      <Title order={2} size="h3">
+        API traffic
+      </Title>
+      <QueryState query={traffic} errorTitle="Could not load the API traffic" skeletonRows={4}>
+        {(t) => <TrafficCharts traffic={t} scope="All keys" />}
+      </QueryState>
+    </Stack>
+  );
+}
+
 export function OverviewPage() {
   const user = useCurrentUser();
   return (
@@ -184,6 +201,7 @@ export function OverviewPage() {
       <Stack>
         <AnimalsCard />
         {user.role === "admin" ? <KeysSection /> : null}
+        {user.role === "admin" ? <TrafficSection /> : null}
       </Stack>
     </>
   );

@@ -8,6 +8,7 @@ import type { Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import { recordRequest } from "../../metrics/registry.ts";
+import { analyticsClientIp, recordAnalytics } from "../analytics.ts";
 import type { RestEnv } from "../env.ts";
 import { JSON_CONTENT_TYPE } from "../problem.ts";
 
@@ -22,12 +23,14 @@ function routeTemplate(c: Parameters<typeof matchedRoutes>[0]): string {
   );
 }
 
-export const requestContext = (rt: Pick<Runtime, "logger">) =>
+export const requestContext = (rt: Pick<Runtime, "logger" | "analytics" | "config">) =>
   createMiddleware<RestEnv>(async (c, next) => {
     const started = performance.now();
     const given = c.req.header("x-request-id");
     c.set("requestId", given && SANE_REQUEST_ID.test(given) ? given : randomUUID());
     c.set("tokenSent", false);
+    // Read before the body: @hono/node-server's headers lose server.ts's client address stamp once materialised.
+    const clientIp = analyticsClientIp(rt, c);
     await next();
     c.res.headers.set("X-Request-Id", c.get("requestId"));
     c.res.headers.set("Cache-Control", "no-store");
@@ -35,6 +38,7 @@ export const requestContext = (rt: Pick<Runtime, "logger">) =>
     const route = routeTemplate(c);
     const durationMs = performance.now() - started;
     recordRequest(route, c.req.method, c.res.status, durationMs / 1000);
+    recordAnalytics(rt, c, route, durationMs, clientIp);
     rt.logger.info(
       {
         requestId: c.get("requestId"),

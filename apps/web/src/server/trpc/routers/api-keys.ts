@@ -33,6 +33,21 @@ export const apiKeysRouter = router({
     return ctx.rt.usage.daily(input.id, input.days);
   }),
 
+  /**
+   * The key's analytics: last 24 h by hour and `days` days by day (outcome counts, p50/p95 latency), breakdown
+   * by operation and outcome, requests today.
+   */
+  traffic: adminProcedure.input(UsageRange).query(async ({ ctx, input }) => {
+    await ctx.rt.apiKeys.get(input.id);
+    return ctx.rt.usage.traffic(input.id, input.days);
+  }),
+
+  /** The key's last 100 requests, newest first (time, operation, status, duration, client IP, request id). */
+  recentRequests: adminProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
+    await ctx.rt.apiKeys.get(input.id);
+    return ctx.rt.usage.recentRequests(input.id);
+  }),
+
   /** Issues a key. The secret (`key`) is in this response only. */
   create: adminProcedure
     .input(ApiKeyCreate)

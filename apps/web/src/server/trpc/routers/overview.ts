@@ -4,4 +4,6 @@ import { adminProcedure, router, staffProcedure } from "../init";
 export const overviewRouter = router({
   animals: staffProcedure.query(({ ctx }) => ctx.rt.usage.animalsByStatus()),
   keys: adminProcedure.query(({ ctx }) => ctx.rt.usage.keyOverview()),
+  /** Traffic of the whole API (every key and unauthenticated requests): last 24 h by hour, 30 days by day. */
+  traffic: adminProcedure.query(({ ctx }) => ctx.rt.usage.traffic(undefined, 30)),
 });

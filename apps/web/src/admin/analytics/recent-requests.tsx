@@ -1,0 +1,75 @@
+"use client";
+/**
+ * A key's last 100 requests, newest first (docs/contract.md section 4, "Usage and analytics"): time, operation,
+ * status, duration, client IP and request id (to find the request's log line). Refreshed every 10 s.
+ */
+import { Badge, Code, Table, Text } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { QueryState } from "../components/query-state";
+import { TableScroll } from "../components/table-scroll";
+import { formatDateTime } from "../format";
+import { useTRPC } from "../trpc";
+
+const statusColor = (status: number) =>
+  status >= 500 ? "grape" : status === 429 ? "orange" : status >= 400 ? "yellow" : "teal";
+
+export function RecentRequests({ keyId }: { keyId: string }) {
+  const trpc = useTRPC();
+  const recent = useQuery({
+    ...trpc.apiKeys.recentRequests.queryOptions({ id: keyId }),
+    refetchInterval: 10_000,
+  });
+  return (
+    <QueryState
+      query={recent}
+      errorTitle="Could not load the recent requests"
+      isEmpty={(rows) => rows.length === 0}
+      empty={{
+        title: "No requests yet",
+        description: "Requests made with this key appear here within seconds.",
+      }}
+      skeletonRows={5}
+    >
+      {(rows) => (
+        <TableScroll label="Recent requests table" minWidth={720}>
+          <Table striped>
+            <Table.Caption>The last {rows.length} requests made with this key, newest first.</Table.Caption>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Time</Table.Th>
+                <Table.Th>Operation</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th ta="right">Duration</Table.Th>
+                <Table.Th>Client IP</Table.Th>
+                <Table.Th>Request id</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows
+                .map((r, position) => ({ ...r, position }))
+                .map((r) => (
+                  // Request ids are the caller's own when sent, so they may repeat: the row's place keys it.
+                  <Table.Tr key={r.position}>
+                    <Table.Td>{formatDateTime(r.at)}</Table.Td>
+                    <Table.Td>{r.operation}</Table.Td>
+                    <Table.Td>
+                      <Badge variant="light" color={statusColor(r.status)}>
+                        {r.status}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td ta="right">{r.durationMs} ms</Table.Td>
+                    <Table.Td>
+                      <Text size="sm">{r.clientIp || "—"}</Text>
+                    </Table.Td>
+                    <Table.Td>
+                      <Code>{r.requestId}</Code>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+            </Table.Tbody>
+          </Table>
+        </TableScroll>
+      )}
+    </QueryState>
+  );
+}

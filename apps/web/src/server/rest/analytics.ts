@@ -1,0 +1,64 @@
+/**
+ * The /v1 pipeline's analytics hook (docs/contract.md section 4, "Usage and analytics"): classifies a finished
+ * request by operation and outcome and hands it to the runtime's in-memory recorder. Synchronous and free of
+ * I/O: the recorder writes in batches off the request path.
+ */
+import type { Operation, Outcome, Runtime } from "@petstore/core";
+import type { Context } from "hono";
+import { trustedClientIp } from "../client-ip.ts";
+import type { RestEnv } from "./env.ts";
+
+const OPERATIONS: Record<string, Operation | undefined> = {
+  "GET /v1/pets": "listPets",
+  "HEAD /v1/pets": "listPets",
+  "POST /v1/pets": "createPet",
+  "GET /v1/pets/:petId": "getPet",
+  "HEAD /v1/pets/:petId": "getPet",
+  "GET /v1/store/orders": "store.orders",
+  "HEAD /v1/store/orders": "store.orders",
+};
+
+function outcomeOf(status: number, error: unknown): Outcome {
+  if (status === 429)
+    return (error as { code?: string } | undefined)?.code === "key_banned" ? "key_banned" : "rate_limited";
+  if (status >= 500) return "5xx";
+  if (status >= 400) return "4xx";
+  return "2xx";
+}
+
+/**
+ * The client address for the recent-requests log ("" with analytics off). Call it before the body is read:
+ * @hono/node-server rebuilds the headers from the raw ones then, without server.ts's address stamp.
+ */
+export function analyticsClientIp(rt: Pick<Runtime, "analytics" | "config">, c: Context<RestEnv>): string {
+  return rt.analytics ? trustedClientIp(c.req.raw.headers, rt.config.trustProxy) : "";
+}
+
+/**
+ * Counts one answered request: its operation (`unauthenticated` without a valid key, `other` when it matched no
+ * operation), outcome, duration and, for keyed requests, an entry in the key's recent requests.
+ * @param route the matched route template (`/v1/pets/:petId`) or `unmatched`
+ * @param clientIp from `analyticsClientIp`, read when the request came in
+ */
+export function recordAnalytics(
+  rt: Pick<Runtime, "analytics" | "config">,
+  c: Context<RestEnv>,
+  route: string,
+  durationMs: number,
+  clientIp: string,
+): void {
+  const recorder = rt.analytics;
+  if (!recorder) return;
+  const caller = c.get("caller");
+  const status = c.res.status;
+  recorder.record({
+    keyId: caller?.keyId,
+    operation: caller ? (OPERATIONS[`${c.req.method} ${route}`] ?? "other") : "unauthenticated",
+    outcome: outcomeOf(status, c.error),
+    status,
+    durationMs,
+    at: Date.now(),
+    clientIp: caller ? clientIp : "",
+    requestId: c.get("requestId"),
+  });
+}

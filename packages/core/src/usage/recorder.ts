@@ -1,0 +1,216 @@
+/**
+ * Request analytics counted in memory (docs/contract.md section 4, "Usage and analytics"): every /v1 request
+ * adds one to its (API key, UTC hour, operation, outcome) row and one to that row's latency bucket, and, for a
+ * request with a valid key, one entry to the key's recent requests. Nothing is written on the request path:
+ * `flush()` (every 5 s, and on `close()`) hands all rows to the database writer in ONE statement and the
+ * recent entries to the recent-requests store in one round trip. Rows that fail to write are merged back and
+ * retried on the next flush; recent entries that fail are dropped (they are a bounded, best-effort log).
+ */
+import type { Logger } from "pino";
+import { addHistogram, bucketOf, emptyHistogram } from "./histogram.ts";
+
+/** What a request was: one REST operation, a request without a valid key, or anything else (no operation). */
+export type Operation = "listPets" | "createPet" | "getPet" | "store.orders" | "unauthenticated" | "other";
+/** How it ended: status class, with the two kinds of 429 told apart. */
+export type Outcome = "2xx" | "4xx" | "rate_limited" | "key_banned" | "5xx";
+
+export const OPERATIONS: readonly Operation[] = [
+  "listPets",
+  "createPet",
+  "getPet",
+  "store.orders",
+  "unauthenticated",
+  "other",
+];
+export const OUTCOMES: readonly Outcome[] = ["2xx", "4xx", "rate_limited", "key_banned", "5xx"];
+
+/** Key id under which requests without a valid API key are counted. */
+export const NO_KEY = "00000000-0000-0000-0000-000000000000";
+
+/** One finished /v1 request, as the REST pipeline reports it. */
+export interface RequestRecord {
+  /** The caller's key id; undefined without a valid key. */
+  keyId: string | undefined;
+  operation: Operation;
+  outcome: Outcome;
+  /** HTTP status sent. */
+  status: number;
+  /** Request in to response out, ms. */
+  durationMs: number;
+  /** When it ended, Unix ms. */
+  at: number;
+  /** Client address as the server believes it (client-ip.ts), or "" when unknown. */
+  clientIp: string;
+  requestId: string;
+}
+
+/** One analytics row: `requests` and `latency` (bucket counts) to add to the stored row. */
+export interface UsageHourRow {
+  apiKeyId: string;
+  /** Start of the UTC hour, Unix ms. */
+  hour: number;
+  operation: Operation;
+  outcome: Outcome;
+  requests: number;
+  latency: number[];
+}
+
+/** One entry of a key's recent requests (newest first when listed). */
+export interface RecentRequest {
+  keyId: string;
+  /** ISO 8601 time the request ended. */
+  at: string;
+  operation: Operation;
+  status: number;
+  durationMs: number;
+  clientIp: string;
+  requestId: string;
+}
+
+/** Where recent requests are kept: a Redis stream per key, or a ring buffer in this process. */
+export interface RecentRequestStore {
+  /** Appends entries (oldest first), keeping only the newest `RECENT_LIMIT` per key. */
+  append(entries: RecentRequest[]): Promise<void>;
+  /** The newest `limit` entries of a key, newest first. */
+  list(keyId: string, limit: number): Promise<RecentRequest[]>;
+  close(): Promise<void>;
+}
+
+/** How many recent requests are kept per key. */
+export const RECENT_LIMIT = 100;
+
+const HOUR_MS = 3_600_000;
+
+export interface AnalyticsRecorderOptions {
+  /** Adds rows to the UsageHour table in one statement; rejecting keeps them for the next flush. */
+  write: (rows: UsageHourRow[]) => Promise<void>;
+  recent: RecentRequestStore;
+  logger: Pick<Logger, "error" | "warn">;
+  /** Flush period, ms (default 5 000). */
+  intervalMs?: number;
+  /** Runs after each flush's database write (e.g. the retention purge, at most hourly). */
+  afterFlush?: () => void;
+}
+
+/** Counts requests in memory and writes them in batches; see the module comment. */
+export class AnalyticsRecorder {
+  private rows = new Map<string, UsageHourRow>();
+  private inFlight: UsageHourRow[] = [];
+  private recentBatch: RecentRequest[] = [];
+  private running: Promise<void> | null = null;
+  private readonly timer: NodeJS.Timeout;
+  private lastRecentWarning = 0;
+  /** Flushes that failed to write rows (they are retried). */
+  flushFailures = 0;
+
+  /** Where recent requests are kept (read by the usage service). */
+  readonly recentStore: RecentRequestStore;
+
+  constructor(private readonly opts: AnalyticsRecorderOptions) {
+    this.recentStore = opts.recent;
+    this.timer = setInterval(() => void this.flush(), opts.intervalMs ?? 5_000);
+    this.timer.unref();
+  }
+
+  /** Counts one request (memory only; never throws, never waits). */
+  record(r: RequestRecord): void {
+    const apiKeyId = r.keyId ?? NO_KEY;
+    const hour = r.at - (r.at % HOUR_MS);
+    const id = `${apiKeyId}|${hour}|${r.operation}|${r.outcome}`;
+    let row = this.rows.get(id);
+    if (!row) {
+      row = {
+        apiKeyId,
+        hour,
+        operation: r.operation,
+        outcome: r.outcome,
+        requests: 0,
+        latency: emptyHistogram(),
+      };
+      this.rows.set(id, row);
+    }
+    row.requests++;
+    const bucket = bucketOf(r.durationMs);
+    row.latency[bucket] = (row.latency[bucket] ?? 0) + 1;
+    if (r.keyId !== undefined) {
+      this.recentBatch.push({
+        keyId: r.keyId,
+        at: new Date(r.at).toISOString(),
+        operation: r.operation,
+        status: r.status,
+        durationMs: Math.round(r.durationMs * 10) / 10,
+        clientIp: r.clientIp,
+        requestId: r.requestId,
+      });
+      // Bounded between flushes: only the newest entries can be kept anyway.
+      if (this.recentBatch.length > 20_000) this.recentBatch.splice(0, 10_000);
+    }
+  }
+
+  /** Rows counted here and not yet stored (including a flush under way), for current figures. */
+  pendingRows(): UsageHourRow[] {
+    return [...this.inFlight, ...this.rows.values()];
+  }
+
+  /** Recent entries of `keyId` not yet handed to the store, oldest first. */
+  pendingRecent(keyId: string): RecentRequest[] {
+    return this.recentBatch.filter((e) => e.keyId === keyId);
+  }
+
+  /** Forgets this instance's unflushed rows of `keyId` from `since` (Unix ms) on (usage reset). */
+  dropPending(keyId: string, since: number): void {
+    for (const [id, row] of this.rows) if (row.apiKeyId === keyId && row.hour >= since) this.rows.delete(id);
+  }
+
+  /** Writes everything counted so far (one call at a time; concurrent callers wait). Never throws. */
+  flush(): Promise<void> {
+    if (this.running) return this.running.then(() => this.flush());
+    if (this.rows.size === 0 && this.recentBatch.length === 0) return Promise.resolve();
+    const batch = [...this.rows.values()];
+    const recent = this.recentBatch;
+    this.rows = new Map();
+    this.recentBatch = [];
+    this.inFlight = batch;
+    this.running = (async () => {
+      const [rows, log] = await Promise.allSettled([
+        batch.length ? this.opts.write(batch) : Promise.resolve(),
+        recent.length ? this.opts.recent.append(recent) : Promise.resolve(),
+      ]);
+      if (rows.status === "rejected") {
+        this.flushFailures++;
+        this.opts.logger.error(
+          { err: rows.reason, rows: batch.length },
+          "analytics flush failed; will retry",
+        );
+        for (const row of batch) this.mergeBack(row);
+      }
+      if (log.status === "rejected" && Date.now() - this.lastRecentWarning >= 60_000) {
+        this.lastRecentWarning = Date.now();
+        this.opts.logger.warn(
+          { err: log.reason, entries: recent.length },
+          "recent requests not stored (logged at most once a minute)",
+        );
+      }
+      this.inFlight = [];
+      this.running = null;
+      if (rows.status === "fulfilled") this.opts.afterFlush?.();
+    })();
+    return this.running;
+  }
+
+  /** Stops the timer and flushes what is left (call on shutdown, before closing the database). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  private mergeBack(row: UsageHourRow): void {
+    const id = `${row.apiKeyId}|${row.hour}|${row.operation}|${row.outcome}`;
+    const cur = this.rows.get(id);
+    if (!cur) this.rows.set(id, row);
+    else {
+      cur.requests += row.requests;
+      addHistogram(cur.latency, row.latency);
+    }
+  }
+}
