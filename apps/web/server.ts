@@ -10,7 +10,6 @@
  */
 import http from "node:http";
 import { ConfigError, getConfig } from "@petstore/config";
-import { deployMigrations } from "@petstore/db/migrate";
 import next from "next";
 import { markCustomServer, stampClientIp } from "./src/server/client-ip.ts";
 import {
@@ -27,7 +26,9 @@ async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");
   markCustomServer();
   if (config.database.kind === "pglite") {
-    // The embedded database is migrated before Next opens it (PGlite allows one opener at a time).
+    // The embedded database is migrated before Next opens it (PGlite allows one opener at a time). Imported
+    // here only: the migration runner loads PGlite and Prisma's WASM schema engine (issue 7, RSS).
+    const { deployMigrations } = await import("@petstore/db/migrate");
     const { applied } = await deployMigrations(config.database);
     if (applied.length)
       process.stdout.write(`Applied migrations to the embedded database: ${applied.join(", ")}\n`);
