@@ -17,6 +17,9 @@ const nextConfig: NextConfig = {
     "prom-client",
   ],
   poweredByHeader: false,
+  // Route modules load on their first request instead of all at start: a server that only serves /v1 (through
+  // server.ts) never loads the dashboard's (issue 7, RSS; docs/app/guides/memory-usage "Preloading Entries").
+  experimental: { preloadEntriesOnStart: false },
   typedRoutes: false,
 };
 

@@ -11,7 +11,6 @@
 import http from "node:http";
 import { ConfigError, getConfig } from "@petstore/config";
 import { translateError } from "@petstore/core/errors";
-import { migrate } from "@petstore/core/migrate";
 import next from "next";
 import { markCustomServer, stampClientIp } from "./src/server/client-ip.ts";
 import {
@@ -29,7 +28,9 @@ async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");
   markCustomServer();
   if (config.database.kind === "pglite") {
-    // The embedded database is migrated before Next opens it (PGlite allows one opener at a time).
+    // The embedded database is migrated before Next opens it (PGlite allows one opener at a time). Imported
+    // here only: the migration runner loads PGlite and Prisma's WASM schema engine (tens of MB of RSS).
+    const { migrate } = await import("@petstore/core/migrate");
     const { applied } = await migrate(config.database);
     if (applied.length)
       process.stdout.write(`Applied migrations to the embedded database: ${applied.join(", ")}\n`);

@@ -25,6 +25,8 @@ export interface Target {
 
 export interface Measurement {
   reqPerSec: number;
+  /** CPU time (user + system) the server's process tree spent per response, in ms: robust to background load. */
+  cpuMsPerRequest: number;
   p50Ms: number;
   p99Ms: number;
   requests: number;
@@ -47,6 +49,7 @@ export class Tally {
   statusCodes: Record<string, number> = {};
   seconds = 0;
   errors = 0;
+  cpuMs = 0;
 
   result(): Measurement {
     const sorted = Float64Array.from(this.latencies).sort();
@@ -54,6 +57,7 @@ export class Tally {
       round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0, 1);
     return {
       reqPerSec: round(sorted.length / this.seconds, 1),
+      cpuMsPerRequest: round(this.cpuMs / Math.max(1, sorted.length), 3),
       p50Ms: pct(50),
       p99Ms: pct(99),
       requests: sorted.length,
@@ -79,8 +83,10 @@ export async function runOnce(
       tally.statusCodes[statusCode] = (tally.statusCodes[statusCode] ?? 0) + 1;
     });
   }
+  const cpuBefore = cpuMs(target.pid);
   const r = await instance;
   if (!tally) return;
+  tally.cpuMs += cpuMs(target.pid) - cpuBefore;
   tally.seconds += r.duration;
   tally.errors += r.errors + r.timeouts;
 }
@@ -142,6 +148,30 @@ export async function probeRedis(scenario: Scenario, on: Target, off: Target, n 
     byCommand: Object.fromEntries(Object.entries(loaded.counts).map(([cmd, c]) => [cmd, round(c / n, 3)])),
     probeRequests: n,
   };
+}
+
+/** The pids of the process tree rooted at `pid` (Linux /proc; empty when unknown). */
+function processTree(pid: number): number[] {
+  try {
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/);
+    return [pid, ...children.filter(Boolean).map(Number).flatMap(processTree)];
+  } catch {
+    return [];
+  }
+}
+
+/** CPU time (user + system, ms) used so far by the process tree rooted at `pid`; 0 when unknown. */
+export function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  return processTree(pid).reduce((total, p) => {
+    try {
+      const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      return total + (Number(fields[11]) + Number(fields[12])) * tick;
+    } catch {
+      return total;
+    }
+  }, 0);
 }
 
 /**

@@ -10,8 +10,9 @@
  * over every response. The key is Enterprise with limits so high that nothing is denied, yet every request
  * goes through the limiter; ANONYMOUS_PER_MINUTE is raised likewise. The project logs at LOG_LEVEL=info (one
  * line per request, as in production; BENCH_LOG_LEVEL to change). Reported: req/s, p50/p99 in ms, the
- * project/reference ratios (issue 7: >= 60% of the reference's req/s), the limiter's cost (on/off), Redis
- * commands per request, RSS of each serving process after the run, and the load average.
+ * project/reference ratios (issue 7: >= 60% of the reference's req/s), the limiter's cost (on/off), CPU time per
+ * response of each server (user + system of its process tree: on a shared machine the least distorted figure),
+ * Redis commands per request, RSS of each serving process after the run, and the load average.
  *
  * Options, as arguments or in the environment (`BENCH_DURATION=5 npm run bench`): --duration=<s> per scenario
  * and server (BENCH_DURATION, default 12), --rounds=<n> (BENCH_ROUNDS, default 3), --connections=<n>
@@ -182,16 +183,16 @@ async function main(): Promise<void> {
     table(
       [
         "scenario",
-        "project req/s p50 p99",
-        "reference req/s p50 p99",
+        "project req/s p50 p99 cpu/req",
+        "reference req/s p50 p99 cpu/req",
         "req/s ratio",
         "p99 ratio",
         "statuses",
       ],
       results.map((r) => [
         r.scenario,
-        `${r.project.reqPerSec} ${r.project.p50Ms} ${r.project.p99Ms}`,
-        `${r.reference.reqPerSec} ${r.reference.p50Ms} ${r.reference.p99Ms}`,
+        `${r.project.reqPerSec} ${r.project.p50Ms} ${r.project.p99Ms} ${r.project.cpuMsPerRequest}`,
+        `${r.reference.reqPerSec} ${r.reference.p50Ms} ${r.reference.p99Ms} ${r.reference.cpuMsPerRequest}`,
         pct(r.throughputVsReference),
         `${r.p99VsReference}x`,
         `${codes(r.project)} / ${codes(r.reference)}`,
@@ -199,12 +200,20 @@ async function main(): Promise<void> {
     );
     log("");
     table(
-      ["scenario", "limiter on req/s", "limiter off req/s (p50 p99)", "on/off", "Redis cmds/req (on)"],
+      [
+        "scenario",
+        "on req/s cpu/req",
+        "off req/s (p50 p99) cpu/req",
+        "on/off",
+        "cpu off/on",
+        "Redis cmds/req (on)",
+      ],
       results.map((r) => [
         r.scenario,
-        String(r.project.reqPerSec),
-        `${r.limiterOff.reqPerSec} (${r.limiterOff.p50Ms} ${r.limiterOff.p99Ms})`,
+        `${r.project.reqPerSec} ${r.project.cpuMsPerRequest}`,
+        `${r.limiterOff.reqPerSec} (${r.limiterOff.p50Ms} ${r.limiterOff.p99Ms}) ${r.limiterOff.cpuMsPerRequest}`,
         pct(r.limiterOnOff),
+        pct(r.limiterOff.cpuMsPerRequest / r.project.cpuMsPerRequest),
         `${r.redis.commandsPerRequest} (${Object.entries(r.redis.byCommand)
           .map(([c, n]) => `${c} ${n}`)
           .join(", ")})`,
@@ -212,7 +221,9 @@ async function main(): Promise<void> {
     );
     const worst = Math.min(...results.map((r) => r.limiterOnOff));
     log(
-      `\nLatencies in ms. RSS after the run (MB): ${Object.entries(rss)
+      `\nLatencies and cpu/req (CPU time of the server per response; what a loaded machine distorts least) in ms. RSS after the run (MB): ${Object.entries(
+        rss,
+      )
         .map(([n, v]) => `${n} ${v}`)
         .join(", ")}. Limiter cost: worst on/off ratio ${pct(worst)} (target > 85%). ` +
         `Load average at end: ${loadAverage()}.`,

@@ -3,7 +3,8 @@
  * By default lines go to stdout through pino's asynchronous destination (sonic-boom, `sync: false`): the
  * request path only appends to a buffer, written in the background (issue 7: synchronous stdout writes were
  * 15-19% of the API's CPU). pino flushes that buffer synchronously when the process exits, whether by
- * `process.exit` on SIGTERM/SIGINT or on a crash (uncaught exception), so lines are never lost on shutdown.
+ * `process.exit` on SIGTERM/SIGINT or on a crash (uncaught exception), so lines are never lost on shutdown
+ * (pino registers that flush on the `exit` event; test/logger.test.ts checks all three endings).
  */
 import { type Logger, pino } from "pino";
 

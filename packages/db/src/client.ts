@@ -4,10 +4,9 @@
  * must `close()` it.
  */
 import fs from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import type { DatabaseConfig } from "@petstore/config";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client.ts";
 
 export type { DatabaseConfig };
@@ -28,6 +27,11 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     return { prisma, config, close: () => prisma.$disconnect() };
   }
   if (!config.dir.startsWith("memory://")) fs.mkdirSync(config.dir, { recursive: true });
+  // Loaded only when used: a PostgreSQL deployment never carries PGlite's WebAssembly build (issue 7, RSS).
+  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("pglite-prisma-adapter"),
+  ]);
   const pglite = await PGlite.create(config.dir);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   return {

@@ -10,7 +10,7 @@ import {
   type PetStatus,
   type PetUpdate,
 } from "@petstore/contracts";
-import { Prisma } from "@petstore/db";
+import { type Pet, Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { likeLiteral } from "../like.ts";
@@ -50,12 +50,14 @@ export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
      */
     async list(query: { limit: number; status?: PetStatus; cursor?: string }): Promise<PetPage> {
       const afterId = query.cursor ? cursors.decode(query.cursor, query.status) : 0n;
-      const rows = await prisma.pet.findMany({
-        where: { id: { gt: afterId }, ...(query.status ? { status: query.status } : {}) },
-        orderBy: { id: "asc" },
-        take: query.limit + 1,
-        select: { id: true, name: true, categoryId: true, status: true },
-      });
+      // The API's hottest statement, written as one raw statement (Prisma's $queryRaw): through the query
+      // builder, Prisma's plan interpretation and result mapping of the 21 rows were ~14% of a listPets
+      // request's CPU (profile under load, issue 7); raw, a request took 7% less CPU and the API served 12% more
+      // pages per second. Same rows, same order, same index (the primary key).
+      const rows = await prisma.$queryRaw<Pick<Pet, "id" | "name" | "categoryId" | "status">[]>`
+        SELECT "id", "name", "categoryId", "status"::text AS "status" FROM "Pet"
+        WHERE "id" > ${afterId}${query.status ? Prisma.sql` AND "status" = ${query.status}::"PetStatus"` : Prisma.empty}
+        ORDER BY "id" LIMIT ${query.limit + 1}`;
       const page = rows.slice(0, query.limit);
       const last = page.at(-1);
       return {

@@ -1,0 +1,41 @@
+/**
+ * The process logger writes asynchronously (issue 7), yet loses no line when the process ends: on process.exit,
+ * on a SIGTERM answered with process.exit (as server.ts does), and on a crash by an uncaught exception.
+ */
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const TSX = createRequire(import.meta.url).resolve("tsx/cli");
+const CHILD = path.join(import.meta.dirname, "fixtures", "log-then-exit.ts");
+const LINES = 20_000;
+
+async function run(mode: "exit" | "sigterm" | "crash") {
+  const child = spawn(process.execPath, [TSX, CHILD, mode], {
+    env: { PATH: process.env.PATH ?? "", LINES: String(LINES) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr.on("data", (c: Buffer) => {
+    stderr += c.toString();
+    if (mode === "sigterm" && stderr.includes("ready")) child.kill("SIGTERM");
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const lines = stdout.split("\n").filter(Boolean);
+  return { code, lines, stderr };
+}
+
+describe("logger on process end", () => {
+  it.each(["exit", "sigterm", "crash"] as const)("keeps every line on %s", async (mode) => {
+    const { code, lines, stderr } = await run(mode);
+    expect(code).toBe(mode === "crash" ? 1 : 0);
+    if (mode === "crash") expect(stderr).toContain("boom");
+    expect(lines).toHaveLength(LINES);
+    expect(JSON.parse(lines.at(-1) as string)).toMatchObject({ i: LINES - 1, msg: "line" });
+  });
+});
