@@ -10,6 +10,7 @@
  */
 import http from "node:http";
 import { ConfigError, getConfig } from "@petstore/config";
+import { endLogs } from "@petstore/core/logger";
 import next from "next";
 import { markCustomServer, stampClientIp } from "./src/server/client-ip.ts";
 import {
@@ -65,7 +66,8 @@ async function main(): Promise<void> {
     writeRaw(socket as import("node:net").Socket, 405, "method_not_allowed", req.method ?? "CONNECT"),
   );
   server.listen(config.port, () => process.stdout.write(`Listening on port ${config.port}\n`));
-  const stop = () => server.close(() => process.exit(0));
+  // Log lines still queued for stdout are written out before the process exits (packages/core/src/logger.ts).
+  const stop = () => server.close(() => void endLogs().finally(() => process.exit(0)));
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
 }
