@@ -11,6 +11,7 @@
 import http from "node:http";
 import { ConfigError, getConfig } from "@petstore/config";
 import { translateError } from "@petstore/core/errors";
+import { endLogs } from "@petstore/core/logger";
 import next from "next";
 import { markCustomServer, stampClientIp } from "./src/server/client-ip.ts";
 import {
@@ -67,10 +68,11 @@ async function main(): Promise<void> {
     writeRaw(socket as import("node:net").Socket, 405, "method_not_allowed", req.method ?? "CONNECT"),
   );
   server.listen(config.port, () => process.stdout.write(`Listening on port ${config.port}\n`));
-  // Clean stop: no new connections, then the runtime closes (flushing analytics and usage counts) and we exit.
-  // Connections still open after 5 s are cut so that a keep-alive client cannot hold the flush back.
+  // Clean stop: no new connections, then the runtime closes (flushing analytics counts), the log lines still
+  // queued for stdout are written out (packages/core/src/logger.ts), and we exit. Connections still open after
+  // 5 s are cut so that a keep-alive client cannot hold the flush back.
   const stop = () => {
-    server.close(() => void closeProcessRuntime().finally(() => process.exit(0)));
+    server.close(() => void closeProcessRuntime().finally(() => endLogs().finally(() => process.exit(0))));
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), 5_000).unref();
   };

@@ -2,20 +2,59 @@
  * Structured JSON logging (pino). One logger per process; secrets never reach it (see `redactPaths`).
  * By default lines go to stdout through pino's asynchronous destination (sonic-boom, `sync: false`): the
  * request path only appends to a buffer, written in the background (issue 7: synchronous stdout writes were
- * 15-19% of the API's CPU). pino flushes that buffer synchronously when the process exits, whether by
- * `process.exit` on SIGTERM/SIGINT or on a crash (uncaught exception), so lines are never lost on shutdown
- * (pino registers that flush on the `exit` event; test/logger.test.ts checks all three endings).
+ * 15-19% of the API's CPU). On a crash (uncaught exception) and on `process.exit`, pino writes the buffer out
+ * synchronously (its `exit` handler). A write already handed to the background at that instant can still be
+ * cut off, so a clean shutdown calls `endLogs()` first, which waits until every accepted line is written
+ * (server.ts on SIGTERM/SIGINT; test/logger.test.ts checks exit, SIGTERM and crash).
  */
 import { type Logger, pino } from "pino";
 
 const redactPaths = ["req.headers.authorization", "authorization", "key", "secret", "password", "token"];
 
+// Process-wide (Next may load this module more than once): the asynchronous destinations to end on shutdown.
+const SLOT = Symbol.for("petstore.log-destinations");
+type Destination = ReturnType<typeof pino.destination>;
+const destinations = (): Set<Destination> => {
+  const holder = globalThis as { [SLOT]?: Set<Destination> };
+  holder[SLOT] ??= new Set();
+  return holder[SLOT];
+};
+
 /** Creates the process logger at `level` writing JSON lines to stdout (or to `destination`). */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  return pino(
-    { level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } },
-    (destination as never) ?? (level === "silent" ? undefined : pino.destination({ dest: 1, sync: false })),
+  if (destination || level === "silent")
+    return pino(
+      { level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } },
+      destination,
+    );
+  const stdout = pino.destination({ dest: 1, sync: false });
+  destinations().add(stdout);
+  return pino({ level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } }, stdout);
+}
+
+/**
+ * Writes out every line the process's loggers accepted and closes their stdout destinations; later lines are
+ * dropped. Call once, right before the process exits. Resolves after at most `timeoutMs` (default 2 000)
+ * even when stdout does not drain.
+ */
+export async function endLogs(timeoutMs = 2_000): Promise<void> {
+  const ending = [...destinations()].map(
+    (d) =>
+      new Promise<void>((resolve) => {
+        d.once("close", () => resolve());
+        d.once("error", () => resolve());
+        d.end();
+      }),
   );
+  destinations().clear();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(ending),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 export type { Logger };
