@@ -1,6 +1,6 @@
 #!/usr/bin/env -S npx tsx
 /**
- * The `petstore` operator command (PRODUCT.md section 5), run as `npm run petstore -- <command>`.
+ * The `petstore` operator command (docs/contract.md section 5), run as `npm run petstore -- <command>`.
  * Exit codes: 0 success, 1 failure (message on stderr), 2 bad arguments (with usage). With `--json`, a
  * failure prints the API's Error body on stdout instead (see failure.ts).
  */

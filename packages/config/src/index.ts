@@ -1,5 +1,5 @@
 /**
- * The one place that reads the environment (PRODUCT.md section 5).
+ * The one place that reads the environment (docs/contract.md section 5).
  *
  * `loadConfig(env)` parses a plain record of variables with zod and returns a typed, frozen `Config`;
  * `getConfig()` does so once for `process.env` and caches the result. A bad value throws `ConfigError`

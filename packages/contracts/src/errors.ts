@@ -1,5 +1,5 @@
 /**
- * The one error model (PRODUCT.md section 1, "Error body"): a closed set of codes, each with its HTTP status.
+ * The one error model (docs/contract.md section 1, "Error body"): a closed set of codes, each with its HTTP status.
  * Domain services throw `AppError`; the REST layer renders it as the Error body, tRPC maps it to a TRPCError.
  */
 import { z } from "./zod.ts";
@@ -95,7 +95,7 @@ export class AppError extends Error {
     this.status = errorStatusByCode[code];
   }
 
-  /** The Error body of PRODUCT.md section 1. */
+  /** The Error body of docs/contract.md section 1. */
   toBody(): ErrorBody {
     const body: ErrorBody = {
       code: this.code as ErrorBody["code"],

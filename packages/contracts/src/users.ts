@@ -1,5 +1,5 @@
 /**
- * Inputs for dashboard users and sign-in (PRODUCT.md section 4): used by the tRPC procedures, the CLI's
+ * Inputs for dashboard users and sign-in (docs/contract.md section 4): used by the tRPC procedures, the CLI's
  * `users create` and the sign-in form, so every surface shows the same validation messages.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Append-only audit log of changes made through the dashboard or the CLI (PRODUCT.md section 4).
+ * Append-only audit log of changes made through the dashboard or the CLI (docs/contract.md section 4).
  * Entries are only ever inserted; nothing in the codebase updates or deletes them.
  */
 import type { Prisma } from "@petstore/db";

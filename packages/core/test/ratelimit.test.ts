@@ -1,5 +1,5 @@
 /**
- * Behaviour suite of the rate limiter (PRODUCT.md section 3), run against the memory store, a real Redis at
+ * Behaviour suite of the rate limiter (docs/contract.md section 3), run against the memory store, a real Redis at
  * 127.0.0.1:6379 and the Upstash REST store (through a local REST bridge to the same Redis).
  */
 import { randomUUID } from "node:crypto";

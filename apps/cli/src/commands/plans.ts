@@ -1,4 +1,4 @@
-/** `petstore plans list`: the rate limits of each plan (PRODUCT.md section 3). */
+/** `petstore plans list`: the rate limits of each plan (docs/contract.md section 3). */
 import type { Runtime } from "@petstore/core";
 import { parseOptions, UsageError } from "../usage.ts";
 

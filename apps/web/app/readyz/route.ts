@@ -1,6 +1,6 @@
 /**
  * GET /readyz: 200 when the database and the rate-limit store answer, else 503 with which one failed
- * (PRODUCT.md section 5).
+ * (docs/contract.md section 5).
  */
 import { checkReadiness } from "@/server/readiness";
 

@@ -1,5 +1,5 @@
 /**
- * Limits hold across app instances sharing one store (PRODUCT.md section 3), on the real production server
+ * Limits hold across app instances sharing one store (docs/contract.md section 3), on the real production server
  * (`tsx server.ts` over the Next build, PostgreSQL, Redis): two instances on two ports share one Redis (a
  * key prefix of their own, deleted afterwards); a free key's requests spread over both get exactly 60
  * admissions in total, the ban issued on one instance holds on the other, usage counters and request analytics

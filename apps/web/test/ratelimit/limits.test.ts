@@ -1,5 +1,5 @@
 /**
- * Rate limits over HTTP (PRODUCT.md section 3; service interface "Limits"), for each store (in-process memory,
+ * Rate limits over HTTP (docs/contract.md section 3; docs/interface.md "Limits"), for each store (in-process memory,
  * Redis over TCP, Upstash REST through a local bridge to Redis): headers on every /v1 response and their
  * agreement with the window end, exact admission under concurrency, the minute and the UTC-day window, the
  * per-IP bucket of requests without a valid key (X-Forwarded-For only with TRUST_PROXY), failed authentication

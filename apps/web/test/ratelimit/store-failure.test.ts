@@ -1,5 +1,5 @@
 /**
- * A rate-limit store that is down or does not answer (PRODUCT.md section 3: "If the store does not answer within
+ * A rate-limit store that is down or does not answer (docs/contract.md section 3: "If the store does not answer within
  * 1 s the request is let through and the failure logged"; section 5: /readyz reports the store): requests still
  * succeed within about a second, with the limits as headers, the failures are counted, and the readiness report
  * (what GET /readyz answers, `readinessOf`) says the store is unavailable while the database is fine.

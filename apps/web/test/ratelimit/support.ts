@@ -1,5 +1,5 @@
 /**
- * Helpers of the REST-level rate-limit suites (PRODUCT.md section 3; service interface "Limits"): the three
+ * Helpers of the REST-level rate-limit suites (docs/contract.md section 3; docs/interface.md "Limits"): the three
  * stores as server environments (memory; Redis with a key prefix per test run, deleted afterwards; Upstash
  * REST through the local bridge to the same Redis from packages/core/test), a server per describe block,
  * requests that record when they were sent, and the parsed, cross-checked rate-limit headers.

@@ -1,5 +1,5 @@
 /**
- * Bearer authentication on every operation (spec "Authentication"; PRODUCT.md sections 1 and 2): missing,
+ * Bearer authentication on every operation (docs/interface.md "Authentication"; docs/contract.md sections 1 and 2): missing,
  * malformed, bad checksum, unknown, revoked, expired and other-deployment keys all answer 401
  * `unauthorized` with an RFC 6750 challenge, and nothing secret is ever sent back.
  */

@@ -1,5 +1,5 @@
 /**
- * Concurrent use (PRODUCT.md section 1): parallel creates get distinct ids; parallel retries with one
+ * Concurrent use (docs/contract.md section 1): parallel creates get distinct ids; parallel retries with one
  * Idempotency-Key create exactly one animal; keyset paging returns every existing animal exactly once
  * while others are being created.
  */

@@ -1,5 +1,5 @@
 /**
- * Failures inside the service (PRODUCT.md section 1, Error body): an unexpected error is a JSON 500
+ * Failures inside the service (docs/contract.md section 1, Error body): an unexpected error is a JSON 500
  * `internal_error` naming the request id and revealing nothing internal (logged instead); a database that
  * cannot be reached is a 503 `service_unavailable` with Retry-After, and service resumes when it is back.
  * PostgreSQL is reached through a TCP proxy the test can cut; PGlite is closed under the running server.

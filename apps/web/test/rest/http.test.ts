@@ -1,5 +1,5 @@
 /**
- * Conventions of every /v1 response (PRODUCT.md section 1): X-Request-Id, Cache-Control: no-store and the
+ * Conventions of every /v1 response (docs/contract.md section 1): X-Request-Id, Cache-Control: no-store and the
  * JSON content type on every status; 404 for unknown paths, 405 with Allow for other methods; the
  * store-orders placeholder (501); and the served OpenAPI document.
  */

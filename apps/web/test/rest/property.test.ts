@@ -2,7 +2,7 @@
  * Property-based fuzzing of every operation (fast-check): random JSON bodies, raw bytes, query strings,
  * path ids, header values and paths. Whatever comes in, the answer is never a 5xx, always JSON (checked
  * against the OpenAPI document by `call`), the documented 2xx exactly when an independent oracle written
- * from PRODUCT.md says the input is valid, the documented 4xx code otherwise, and a rejected request
+ * from docs/contract.md says the input is valid, the documented 4xx code otherwise, and a rejected request
  * never creates a row. Seeded for reproducibility (override with FC_SEED).
  */
 import fc from "fast-check";
@@ -39,7 +39,7 @@ function nameProblem(name: string): boolean {
   return !/[\p{L}\p{N}\p{P}\p{S}]/u.test(n.replace(/\p{Default_Ignorable_Code_Point}/gu, ""));
 }
 
-/** What PRODUCT.md section 1 says about a NewPet, independently of the zod contract. */
+/** What docs/contract.md section 1 says about a NewPet, independently of the zod contract. */
 function newPetProblem(
   value: unknown,
   categories: number[],

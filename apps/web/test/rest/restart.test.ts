@@ -1,5 +1,5 @@
 /**
- * Durability across a restart (PRODUCT.md section 5): a server started again on the same database (an
+ * Durability across a restart (docs/contract.md section 5): a server started again on the same database (an
  * embedded PGlite folder given as PGLITE_DIR, or the same PostgreSQL database) still has the animals,
  * keys and idempotency records of the first run, and keeps assigning increasing ids.
  */

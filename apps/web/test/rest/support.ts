@@ -1,7 +1,7 @@
 /**
  * Helpers shared by the REST suites: a server per describe block (`useServer`), and `call`, which sends a
  * request, reads the body and checks the response both against the served OpenAPI document (for a
- * documented operation) and against the invariants of every /v1 response (PRODUCT.md section 1).
+ * documented operation) and against the invariants of every /v1 response (docs/contract.md section 1).
  */
 import net from "node:net";
 import { databaseOf } from "@petstore/core/testing";
@@ -26,7 +26,7 @@ export interface CallResult {
   text: string;
 }
 
-/** A JSON Error body (PRODUCT.md section 1). */
+/** A JSON Error body (docs/contract.md section 1). */
 export interface ErrorBody {
   code: string;
   message: string;

@@ -1,5 +1,5 @@
 /**
- * API key format (PRODUCT.md section 2): `pet_live_` (production) or `pet_test_` (staging), then 32 random
+ * API key format (docs/contract.md section 2): `pet_live_` (production) or `pet_test_` (staging), then 32 random
  * base62 characters (~190 bits), then a 6-character base62 CRC32 of everything before it, so a mistyped key
  * is rejected without a database look-up and secret scanners can recognise leaked keys.
  * Keys are stored only as their SHA-256 (hex); the first 12 characters are the display prefix.

@@ -1,7 +1,7 @@
 /**
- * The limiter's local cache of bans (PRODUCT.md section 3 "Bans"): a banned key is answered 429 `key_banned`
+ * The limiter's local cache of bans (docs/contract.md section 3 "Bans"): a banned key is answered 429 `key_banned`
  * without a store round trip until its ban ends, but the store is read again at least every 5 s, so that a ban
- * lifted on another instance stops applying here within 5 s (the revocation bound of PRODUCT.md section 2).
+ * lifted on another instance stops applying here within 5 s (the revocation bound of docs/contract.md section 2).
  */
 
 const RECHECK_MS = 5_000;

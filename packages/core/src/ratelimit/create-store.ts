@@ -1,4 +1,4 @@
-/** Chooses the store from configuration (PRODUCT.md section 3 "Store"). */
+/** Chooses the store from configuration (docs/contract.md section 3 "Store"). */
 import type { RateLimitStoreConfig } from "@petstore/config";
 import { createMemoryStore } from "./memory-store.ts";
 import { createRedisStore } from "./redis-store.ts";

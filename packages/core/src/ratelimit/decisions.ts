@@ -1,5 +1,5 @@
 /**
- * Pure builders of `RateLimitDecision`s (PRODUCT.md section 3: which window the headers describe, Retry-After).
+ * Pure builders of `RateLimitDecision`s (docs/contract.md section 3: which window the headers describe, Retry-After).
  * All times are Unix ms; `at` is the clock reading of the check.
  */
 import { windowEnd } from "./time.ts";

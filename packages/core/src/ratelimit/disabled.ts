@@ -1,5 +1,5 @@
 /**
- * The limiter with `RATE_LIMIT_ENABLED=false` (benchmarks only, PRODUCT.md section 3): admits everything without
+ * The limiter with `RATE_LIMIT_ENABLED=false` (benchmarks only, docs/contract.md section 3): admits everything without
  * touching a store and produces no rate-limit headers; usage per key is still counted.
  */
 import type { RateLimitConfig, RateLimitDecision, RateLimiter, RateLimitMetrics } from "./types.ts";

@@ -1,6 +1,6 @@
 /**
- * Response headers from a rate-limit decision (PRODUCT.md section 1 "Every response under /v1" and section 3;
- * service interface "Rate limit headers" and "Exceeding the limit").
+ * Response headers from a rate-limit decision (docs/contract.md section 1 "Every response under /v1" and section 3;
+ * docs/interface.md "Rate limit headers" and "Exceeding the limit").
  */
 import type { RateLimitDecision, WindowState } from "./types.ts";
 

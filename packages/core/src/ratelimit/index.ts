@@ -1,5 +1,5 @@
 /**
- * Rate limiting for the public API (PRODUCT.md section 3; service interface "Limits").
+ * Rate limiting for the public API (docs/contract.md section 3; docs/interface.md "Limits").
  * Entry points: `createRateLimiter(options)` and the pure `rateLimitHeaders(decision)`.
  */
 export { createStore } from "./create-store.ts";

@@ -1,5 +1,5 @@
 /**
- * The rate limiter (PRODUCT.md section 3 "Rate limits"; service interface "Limits").
+ * The rate limiter (docs/contract.md section 3 "Rate limits"; docs/interface.md "Limits").
  *
  * Per API key two fixed windows, a minute and a UTC day (windows.ts: buckets are `floor(Date.now() / window)`,
  * so the day bucket turns at 00:00 UTC), plus a ban. A check is one store round trip, the CHECK script

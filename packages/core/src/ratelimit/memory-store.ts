@@ -1,5 +1,5 @@
 /**
- * In-process store for a single instance, the development default (PRODUCT.md section 3 "Store").
+ * In-process store for a single instance, the development default (docs/contract.md section 3 "Store").
  *
  * Why this design: it implements the same `RateLimitStore` interface as the Redis stores, so the limiter runs
  * unchanged on top of it (same bucket arithmetic, reset times, refunds and ban logic) and the behaviour suite

@@ -1,5 +1,5 @@
 /**
- * Store over a Redis server via TCP with ioredis (PRODUCT.md section 3 "Store": `REDIS_URL`).
+ * Store over a Redis server via TCP with ioredis (docs/contract.md section 3 "Store": `REDIS_URL`).
  *
  * ioredis is configured to fail fast instead of queueing while disconnected: no offline queue, one retry per
  * command, a connect and command timeout of `timeoutMs`; it keeps reconnecting in the background (backoff up

@@ -1,5 +1,5 @@
 /**
- * The limiter's Lua scripts (fixed windows, refunds and bans, PRODUCT.md section 3), each with a JavaScript twin
+ * The limiter's Lua scripts (fixed windows, refunds and bans, docs/contract.md section 3), each with a JavaScript twin
  * that the memory store runs instead of Lua. Each script is one atomic store round trip.
  */
 import { sha1 } from "./store.ts";

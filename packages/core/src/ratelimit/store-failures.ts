@@ -1,5 +1,5 @@
 /**
- * Store failures of the limiter (PRODUCT.md section 3 "Store"): every failure or timeout is counted
+ * Store failures of the limiter (docs/contract.md section 3 "Store"): every failure or timeout is counted
  * (`metrics().storeFailures`) and logged at most once a minute, with how many were left unlogged meanwhile.
  */
 import { withTimeout } from "./time.ts";

@@ -1,5 +1,5 @@
 /**
- * The one store interface behind the limiter (PRODUCT.md section 3 "Store"), and the Lua script adapter
+ * The one store interface behind the limiter (docs/contract.md section 3 "Store"), and the Lua script adapter
  * shared by the two Redis-backed stores.
  *
  * The interface is the Redis subset the limiter needs (`evalsha`, `eval`, `get`, `set`, `del`, `ping`) plus

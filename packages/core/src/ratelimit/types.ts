@@ -1,5 +1,5 @@
 /**
- * Public types of the rate limiter (PRODUCT.md section 3 "Rate limits"; service interface "Limits").
+ * Public types of the rate limiter (docs/contract.md section 3 "Rate limits"; docs/interface.md "Limits").
  * Times are Unix milliseconds unless a name says otherwise.
  */
 import type { Config } from "@petstore/config";

@@ -1,5 +1,5 @@
 /**
- * Store over Upstash Redis via its REST API with @upstash/redis (PRODUCT.md section 3 "Store":
+ * Store over Upstash Redis via its REST API with @upstash/redis (docs/contract.md section 3 "Store":
  * `UPSTASH_REDIS_REST_URL`, `UPSTASH_REDIS_REST_TOKEN`).
  *
  * Replies are kept raw (`automaticDeserialization: false`) so they match the TCP store; no retries and no

@@ -1,5 +1,5 @@
 /**
- * Per-key, per-UTC-day usage counters (PRODUCT.md section 4 "Usage per key": requests, 429s, bans, calls to the
+ * Per-key, per-UTC-day usage counters (docs/contract.md section 4 "Usage per key": requests, 429s, bans, calls to the
  * deprecated getPet), accumulated in memory and written in batches, never one database write per request.
  */
 import { utcDayStart } from "./time.ts";

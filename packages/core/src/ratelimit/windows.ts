@@ -1,5 +1,5 @@
 /**
- * Fixed windows (PRODUCT.md section 3 "Rate limits"), counted in one store round trip with the CHECK script
+ * Fixed windows (docs/contract.md section 3 "Rate limits"), counted in one store round trip with the CHECK script
  * (scripts.ts). Buckets and keys are those of @upstash/ratelimit's `fixedWindow`, which the limiter used before
  * (issue 7: it sent one script per window plus a GET for the ban, three commands a request):
  * bucket = `floor(Date.now() / window)`, key `<prefix>:<identifier>:<bucket>`, the window ends at

@@ -1,5 +1,5 @@
 /**
- * Dashboard users (PRODUCT.md section 4): staff and admins. Create (CLI and dashboard), list, change role,
+ * Dashboard users (docs/contract.md section 4): staff and admins. Create (CLI and dashboard), list, change role,
  * deactivate/reactivate. Deactivating ends the user's sessions in the same transaction. Every change is
  * audited. The last active admin can neither be demoted nor deactivated, so nobody is locked out.
  */

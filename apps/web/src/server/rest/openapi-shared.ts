@@ -12,7 +12,7 @@ type HeaderObject = { description: string; required?: boolean; schema: Record<st
 const integer = { type: "integer", minimum: 0 };
 const text = { type: "string" };
 
-/** Headers on every /v1 response (PRODUCT.md sections 1 and 3). */
+/** Headers on every /v1 response (docs/contract.md sections 1 and 3). */
 export const commonHeaders: Record<string, HeaderObject> = {
   "X-RateLimit-Limit": {
     description:

@@ -1,5 +1,5 @@
 /**
- * Bearer authentication (RFC 6750; spec "Authentication"). `resolveCaller` looks at the Authorization
+ * Bearer authentication (RFC 6750; docs/interface.md "Authentication"). `resolveCaller` looks at the Authorization
  * header of every request and records the caller when the key is valid, without rejecting anything, so
  * that rate limiting (which sits after it) can tell keyed from anonymous traffic. `requireCaller` is the
  * per-operation guard answering 401 `unauthorized` with WWW-Authenticate.

@@ -1,5 +1,5 @@
 /**
- * Request body gate for JSON operations (PRODUCT.md section 1, createPet): 415 unless the media type is
+ * Request body gate for JSON operations (docs/contract.md section 1, createPet): 415 unless the media type is
  * application/json, 413 over 16 KiB (hono's bodyLimit), 400 `invalid_request` unless the body is a JSON
  * object. Runs before schema validation, so validation only ever sees an object.
  */

@@ -1,5 +1,5 @@
 /**
- * Rate-limit stage of the /v1 pipeline (PRODUCT.md section 3): after `resolveCaller`, before the operation.
+ * Rate-limit stage of the /v1 pipeline (docs/contract.md section 3): after `resolveCaller`, before the operation.
  * Keyed requests count against the key's minute and day windows; anything without a valid key against
  * its client IP's bucket (so failed authentication never costs a key anything). Every response gets the
  * X-RateLimit-* / RateLimit-Policy / RateLimit headers; a denial is 429 `rate_limited` or `key_banned`

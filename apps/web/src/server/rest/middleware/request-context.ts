@@ -1,6 +1,6 @@
 /**
  * First stage of the /v1 pipeline: assigns the request id (the caller's `X-Request-Id` when it is a sane
- * token, PRODUCT.md section 1), and on the way out sets the headers every /v1 response carries
+ * token, docs/contract.md section 1), and on the way out sets the headers every /v1 response carries
  * (X-Request-Id, Cache-Control: no-store, JSON content type) and writes one structured log line.
  */
 import { randomUUID } from "node:crypto";

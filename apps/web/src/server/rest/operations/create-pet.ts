@@ -1,5 +1,5 @@
 /**
- * POST /v1/pets (createPet): adds an animal (spec "POST /pets"; PRODUCT.md section 1). Strict NewPet
+ * POST /v1/pets (createPet): adds an animal (docs/interface.md "POST /pets"; docs/contract.md section 1). Strict NewPet
  * validation, 201 with Location, and optional `Idempotency-Key` replay/409/422 through the shared
  * idempotency service.
  */

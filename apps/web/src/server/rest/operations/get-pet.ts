@@ -1,5 +1,5 @@
 /**
- * GET /v1/pets/{petId} (getPet, deprecated): one animal (spec "GET /pets/{petId}"). Every response of the
+ * GET /v1/pets/{petId} (getPet, deprecated): one animal (docs/interface.md "GET /pets/{petId}"). Every response of the
  * operation carries Deprecation (RFC 9745), Sunset (RFC 8594) and a successor-version Link (RFC 8288);
  * from the sunset instant on (server clock) it answers 410 `gone`.
  */

@@ -1,6 +1,6 @@
 /**
  * GET /v1/store/orders: referred to by the spec but its contract is not published, so it is authenticated
- * and rate limited like every operation and answers 501 `not_implemented` (PRODUCT.md section 1).
+ * and rate limited like every operation and answers 501 `not_implemented` (docs/contract.md section 1).
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { AppError } from "@petstore/contracts";
