@@ -35,11 +35,11 @@ export async function redisCommand(...args: string[]): Promise<string> {
 }
 
 /**
- * Commands a client sends itself. commandstats also counts the commands scripts run (INCR, PEXPIRE, and the GET
- * of the ban inside the limiter's CHECK script), so GET is left out: on the request path the limiter never sends
- * one of its own (issue 7: one EVALSHA per request).
+ * Commands a client sends itself (commandstats also counts the commands scripts run, e.g. INCRBY). GET is one: on
+ * the request path the limiter sends the ban GET with the minute and day EVALSHA (one pipelined write); the
+ * fixed-window script runs none, only the DENY script of a denied request does.
  */
-const CLIENT_COMMANDS = new Set(["set", "del", "evalsha", "eval", "ping", "script", "mget", "exists"]);
+const CLIENT_COMMANDS = new Set(["get", "set", "del", "evalsha", "eval", "ping", "script", "mget", "exists"]);
 
 /** Calls per client command from INFO commandstats. */
 export async function commandCalls(): Promise<Record<string, number>> {

@@ -5,7 +5,7 @@
 import { windowEnd } from "./time.ts";
 import type { RateLimitDecision, WindowName, WindowState } from "./types.ts";
 
-/** A window's definition: name, length in ms, prefix of its counter keys (windows.ts). */
+/** A window's definition: name, length in ms, key prefix handed to @upstash/ratelimit. */
 export interface WindowSpec {
   name: WindowName;
   ms: number;
@@ -77,7 +77,7 @@ export function banned(at: number, until: number, limits: LimitedWindow[]): Rate
 
 /**
  * Store failed: admitted unchecked (`degraded`). Counts are unknown, so each window reports its full limit and
- * the end of the current window computed locally.
+ * the end of the current window computed locally (never the engine's limit 0 / reset 0).
  */
 export function failedOpen(at: number, limits: LimitedWindow[]): RateLimitDecision {
   const windows = limits.map(([spec, limit]) => ({

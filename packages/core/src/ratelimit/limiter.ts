@@ -1,13 +1,14 @@
 /**
  * The rate limiter (docs/contract.md section 3 "Rate limits"; docs/interface.md "Limits").
  *
- * Per API key two fixed windows, a minute and a UTC day (windows.ts: buckets are `floor(Date.now() / window)`,
- * so the day bucket turns at 00:00 UTC), plus a ban. A check is one store round trip, the CHECK script
- * (scripts.ts): it reads the ban and increments both windows atomically (issue 7). A denied request then costs one
- * more round trip, the DENY script, which refunds the request's increments of both windows (so a request denied
- * by one window consumes neither budget, and a denied one leaves no trace: each counter equals the admitted
- * requests plus those still in flight) and logs the denial for the ban in the same atomic call. Never
- * over-admits: a request passes only if both windows' counters, after its own increment, are within limit.
+ * Per API key two fixed windows, a minute and a UTC day (@upstash/ratelimit `fixedWindow`, windows.ts: buckets
+ * are `floor(Date.now() / window)`, so the day bucket turns at 00:00 UTC), plus a ban. A check sends three
+ * commands at once (ban GET, minute and day `limit`), which the store pipelines: one store round trip for an
+ * admitted request. A denied request then costs one more round trip, the DENY script, which refunds the request's
+ * increments of both windows (so a request denied by one window consumes neither budget, and a denied one leaves
+ * no trace: each counter equals the admitted requests plus those still in flight) and logs the denial for the ban
+ * in the same atomic call. A request that finds a ban running has its increments taken back (REFUND script).
+ * Never over-admits: a request passes only if both windows' counters, after its own increment, are within limit.
  * Nothing is cached locally except running bans (ban-cache.ts): denials must reach the store to be counted for
  * bans across instances, and a `resetUsage` on another instance must apply at once.
  *
@@ -18,8 +19,8 @@
  * Store failures and timeouts (`storeTimeoutMs`) fail open, are counted in `metrics().storeFailures` and
  * logged at most once a minute (store-failures.ts).
  *
- * Clocks: window buckets follow `Date.now()`; `now()` drives ban times, the ban cache, the usage day and
- * `at`/`t=`/Retry-After. Both are the same clock in production.
+ * Clocks: window buckets follow `Date.now()` (inside @upstash/ratelimit); `now()` drives ban times, the ban
+ * cache, the usage day and `at`/`t=`/Retry-After. Both are the same clock in production.
  */
 import { randomUUID } from "node:crypto";
 import { BanCache } from "./ban-cache.ts";
@@ -33,7 +34,7 @@ import {
   type WindowSpec,
 } from "./decisions.ts";
 import { disabledLimiter } from "./disabled.ts";
-import { DENY } from "./scripts.ts";
+import { DENY, REFUND } from "./scripts.ts";
 import { type RateLimitStore, runScript } from "./store.ts";
 import { storeFailures } from "./store-failures.ts";
 import { DAY_MS, withTimeout } from "./time.ts";
@@ -48,7 +49,7 @@ import type {
   UsageRow,
 } from "./types.ts";
 import { UsageRecorder } from "./usage.ts";
-import { counter, countRequest, type Hit, windowState } from "./windows.ts";
+import { counterKey, fixedWindows, type Hit, windowState } from "./windows.ts";
 
 /** Options of `createRateLimiter`. */
 export interface RateLimiterOptions {
@@ -119,6 +120,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const denialKey = (keyId: string) => `${p}:denials:${keyId}`;
   const banCountKey = (keyId: string, at: number) => `${p}:bans:${keyId}:${Math.floor(at / DAY_MS)}`;
   const bans = new BanCache();
+  const { hit } = fixedWindows(store);
 
   const notifyBan = (keyId: string, until: number, info: BanInfo) => {
     if (!opts.onBan) return;
@@ -184,16 +186,11 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     const cachedBan = bans.fresh(keyId, at);
     if (cachedBan !== undefined) return deniedBy(banned(at, cachedBan, limits), keyId);
 
-    const t = Date.now();
-    let counted: Awaited<ReturnType<typeof countRequest>>;
+    let results: [string | null, Hit, Hit];
     try {
-      counted = await withTimeout(
-        countRequest(
-          store,
-          banKey(keyId),
-          [counter(MINUTE, perMinute, keyId, t), counter(DAY, perDay, keyId, t)],
-          at,
-        ),
+      // Started in the same tick: the store sends the three commands in one write (one round trip).
+      results = await withTimeout(
+        Promise.all([store.get(banKey(keyId)), hit(MINUTE, perMinute, keyId), hit(DAY, perDay, keyId)]),
         timeoutMs,
       );
     } catch (err) {
@@ -202,12 +199,14 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       usage.add(keyId, "requests");
       return failedOpen(at, limits);
     }
-    if (counted.bannedUntil !== undefined) {
-      bans.set(keyId, counted.bannedUntil, at);
-      return deniedBy(banned(at, counted.bannedUntil, limits), keyId);
+    const [banValue, minute, day] = results;
+    const bannedUntil = Number(banValue ?? 0);
+    if (bannedUntil > at) {
+      bans.set(keyId, bannedUntil, at);
+      await failures.guarded("refund", () => runScript(store, REFUND, [minute.key, day.key], []));
+      return deniedBy(banned(at, bannedUntil, limits), keyId);
     }
     bans.delete(keyId);
-    const [minute, day] = counted.hits as [Hit, Hit];
     if (minute.success && day.success) {
       stats.admitted++;
       usage.add(keyId, "requests");
@@ -222,11 +221,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     const limit = config.anonymousPerMinute;
     let h: Hit;
     try {
-      const counted = await withTimeout(
-        countRequest(store, undefined, [counter(ANON, limit, ip)], at),
-        timeoutMs,
-      );
-      h = counted.hits?.[0] as Hit;
+      h = await withTimeout(hit(ANON, limit, ip), timeoutMs);
     } catch (err) {
       failures.failed("check", err);
       stats.failOpen++;
@@ -260,11 +255,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       await withTimeout(store.del(banKey(keyId), denialKey(keyId)), timeoutMs);
     },
     async resetUsage(keyId) {
-      const t = Date.now(); // the clock of the window buckets
-      await withTimeout(
-        store.del(counter(MINUTE, 0, keyId, t).key, counter(DAY, 0, keyId, t).key),
-        timeoutMs,
-      );
+      const t = Date.now(); // the engine's clock decides the current buckets
+      await withTimeout(store.del(counterKey(MINUTE, keyId, t), counterKey(DAY, keyId, t)), timeoutMs);
     },
     usageToday: (keyId) => usage.today(keyId),
     flushUsage: () => usage.flush(),

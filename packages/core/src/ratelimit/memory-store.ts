@@ -1,11 +1,13 @@
 /**
  * In-process store for a single instance, the development default (docs/contract.md section 3 "Store").
  *
- * Why this design: it implements the same `RateLimitStore` interface as the Redis stores, so the limiter runs
- * unchanged on top of it (same bucket arithmetic, reset times, refunds and ban logic) and the behaviour suite
- * runs against all three stores alike. Instead of a Lua interpreter, the limiter's scripts (CHECK, DENY in
- * scripts.ts) are mirrored as JavaScript functions looked up by the SHA-1 of their text. Any other script is
- * rejected loudly, so a script changed without its twin fails the tests instead of silently mis-counting. (ioredis-mock is ruled out: 10x slower and wrong for some scripts, see STACK.md.)
+ * Why this design: it implements the same `RateLimitStore` interface as the Redis stores, so @upstash/ratelimit
+ * and the limiter run unchanged on top of it (same bucket arithmetic, reset times, refunds and ban logic) and the
+ * behaviour suite runs against all three stores alike. Instead of a Lua interpreter, the few scripts used are
+ * mirrored as JavaScript functions looked up by the SHA-1 of their text: @upstash/ratelimit's fixedWindow
+ * `limit` script (INCRBY + PEXPIRE on the first hit) and the limiter's own REFUND and DENY. Any other script is
+ * rejected loudly, so an upgrade of @upstash/ratelimit that changes its script fails the tests instead of
+ * silently mis-counting. (ioredis-mock is ruled out: 10x slower and wrong for some scripts, see STACK.md.)
  * Each script runs synchronously inside one call, hence atomically, like Lua on a Redis server.
  *
  * Memory: values carry an expiry (every key the limiter writes has one); expired entries are dropped when read
@@ -20,13 +22,30 @@ interface Entry {
   expiresAt: number | null;
 }
 
+/** @upstash/ratelimit 2.2.0 `fixedWindowLimitScript` (single region): KEYS[1] counter, ARGV tokens, window, by. */
+const UPSTASH_FIXED_WINDOW_LIMIT: Pick<Script, "sha" | "run"> = {
+  sha: "b2efc02798c8e9b471a10f9b1d5745db89923ff3",
+  run(db, keys, args) {
+    const [key = "", dynamicLimitKey] = keys;
+    const [tokens, window, incrementBy] = args.map(Number) as [number, number, number];
+    const dynamic = dynamicLimitKey ? db.get(dynamicLimitKey) : null;
+    const effectiveLimit = dynamic === null ? tokens : Number(dynamic);
+    const r = db.incrBy(key, incrementBy);
+    if (r === incrementBy) db.pexpire(key, window);
+    return [r, effectiveLimit];
+  },
+};
+
 /**
  * Creates the in-process store.
  * @param opts.sweepMs interval of the expired-entry sweep in ms (default 30 000).
  */
 export function createMemoryStore(opts: { sweepMs?: number } = {}): RateLimitStore {
   const data = new Map<string, Entry>();
-  const scripts = new Map<string, Pick<Script, "run">>(OWN_SCRIPTS.map((s) => [s.sha, s] as const));
+  const scripts = new Map<string, Pick<Script, "run">>([
+    [UPSTASH_FIXED_WINDOW_LIMIT.sha, UPSTASH_FIXED_WINDOW_LIMIT],
+    ...OWN_SCRIPTS.map((s) => [s.sha, s] as const),
+  ]);
 
   const live = (key: string): Entry | undefined => {
     const e = data.get(key);

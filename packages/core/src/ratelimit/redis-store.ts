@@ -4,6 +4,9 @@
  * ioredis is configured to fail fast instead of queueing while disconnected: no offline queue, one retry per
  * command, a connect and command timeout of `timeoutMs`; it keeps reconnecting in the background (backoff up
  * to 2 s). Scripts go through `scriptAdapter` (shebang stripped for Redis 7.0, EVALSHA with EVAL fallback).
+ * Auto-pipelining is on: commands issued in the same event-loop turn leave in one socket write, so a check's ban
+ * GET and its minute and day EVALSHA cost one write and one round trip (issue 7: three writes were 9.6% of busy
+ * CPU under load).
  */
 import { Redis } from "ioredis";
 import { type RateLimitStore, scriptAdapter } from "./store.ts";
@@ -20,6 +23,7 @@ export function createRedisStore(
 ): RateLimitStore {
   const client = new Redis(url, {
     enableOfflineQueue: false,
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     connectTimeout: opts.timeoutMs,
     commandTimeout: opts.timeoutMs,

@@ -1,6 +1,6 @@
 /**
- * The limiter's Lua scripts (fixed windows, refunds and bans, docs/contract.md section 3), each with a JavaScript twin
- * that the memory store runs instead of Lua. Each script is one atomic store round trip.
+ * The limiter's own Lua scripts (refunds and bans, docs/contract.md section 3), each with a JavaScript twin that the
+ * memory store runs instead of Lua. Each script is one atomic store round trip.
  */
 import { sha1 } from "./store.ts";
 
@@ -31,49 +31,24 @@ function defineScript(lua: string, run: Script["run"]): Script {
 }
 
 /**
- * CHECK: the one round trip of an admitted request (issue 7). Fixed windows as @upstash/ratelimit's
- * `fixedWindow` keeps them (INCR, PEXPIRE on the first hit of a bucket), several at once, after the ban key.
- * KEYS: the ban key when ARGV[2] is 1 (value = ban end, Unix ms), then the window counters.
- * ARGV: 1 now (ms), 2 number of ban keys (0 or 1), 3.. each counter's time to live (ms), in KEYS order.
- * Reply {banEnd}: banned until banEnd > now, nothing counted. Else {0, count after increment per counter}.
+ * REFUND: takes back one request from each fixed-window counter in KEYS that still exists (a refund never
+ * recreates an expired or reset window). Reply: 0.
  */
-export const CHECK = defineScript(
-  `local now = tonumber(ARGV[1])
-local first = tonumber(ARGV[2]) + 1
-if first == 2 then
-  local banEnd = tonumber(redis.call('GET', KEYS[1]) or '0')
-  if banEnd > now then return {banEnd} end
+export const REFUND = defineScript(
+  `for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('DECR', KEYS[i]) end
 end
-local reply = {0}
-for i = first, #KEYS do
-  local n = redis.call('INCR', KEYS[i])
-  if n == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[i - first + 3]) end
-  reply[#reply + 1] = n
-end
-return reply`,
-  (db, keys, args) => {
-    const now = Number(args[0]);
-    const first = Number(args[1]);
-    if (first === 1) {
-      const banEnd = Number(db.get(keys[0] as string) ?? 0);
-      if (banEnd > now) return [banEnd];
-    }
-    const reply = [0];
-    for (let i = first; i < keys.length; i++) {
-      const key = keys[i] as string;
-      const n = db.incrBy(key, 1);
-      if (n === 1) db.pexpire(key, Number(args[i - first + 2]));
-      reply.push(n);
-    }
-    return reply;
+return 0`,
+  (db, keys) => {
+    for (const key of keys) if (db.exists(key)) db.incrBy(key, -1);
+    return 0;
   },
 );
 
 /**
  * DENY: bookkeeping of a request denied by a window.
  * KEYS: 1 ban key (value = ban end, Unix ms), 2 denial log (sorted set, score = time), 3 today's ban counter,
- * 4.. window counters to refund (each that still exists is decremented: a refund never recreates an expired or
- * reset window).
+ * 4.. window counters to refund (as REFUND).
  * ARGV: 1 now (ms), 2 denial window (ms), 3 threshold, 4 base ban (ms), 5 unique member, 6 ttl of the ban counter.
  * Logs the denial; more than `threshold` denials within the window bans the key for base * 2^(bans today - 1)
  * and clears the log. Reply {banEnd, banNumber, denials}: {end, 0, 0} when already banned; {0, 0, n} when not
@@ -126,4 +101,4 @@ return {banEnd, bans, n}`,
 );
 
 /** Scripts the memory store can run, by SHA-1 of their text. */
-export const OWN_SCRIPTS: Script[] = [CHECK, DENY];
+export const OWN_SCRIPTS: Script[] = [REFUND, DENY];

@@ -2,9 +2,9 @@
  * The one store interface behind the limiter (docs/contract.md section 3 "Store"), and the Lua script adapter
  * shared by the two Redis-backed stores.
  *
- * The interface is the Redis subset the limiter needs (`evalsha`, `eval`, `get`, `set`, `del`, `ping`) plus
- * `ready` and `close`. The Redis (ioredis) and Upstash (REST) stores forward it to a server; the memory store runs
- * the same scripts as JavaScript (see memory-store.ts).
+ * The interface is the Redis subset that @upstash/ratelimit calls (`evalsha`, `eval`, `get`, `set`) plus what the
+ * limiter itself needs (`del`, `ping`, `ready`, `close`). The Redis (ioredis) and Upstash (REST) stores forward it
+ * to a server; the memory store runs the same scripts as JavaScript (see memory-store.ts).
  */
 import { createHash } from "node:crypto";
 import type { StoreKind } from "./types.ts";
@@ -12,7 +12,8 @@ import type { StoreKind } from "./types.ts";
 export interface RateLimitStore {
   readonly kind: StoreKind;
   /**
-   * EVALSHA. `sha1` is the hash of the script text as the caller knows it (shebang line included, if any). Rejects with an error whose message contains "NOSCRIPT" when the script
+   * EVALSHA. `sha1` is the hash of the script text as the caller knows it (@upstash/ratelimit passes the hash of
+   * its own text, shebang line included). Rejects with an error whose message contains "NOSCRIPT" when the script
    * is unknown; the caller then uses `eval`.
    */
   evalsha(sha1: string, keys: string[], args: unknown[]): Promise<unknown>;
@@ -38,8 +39,8 @@ export function sha1(text: string): string {
 }
 
 /**
- * Drops a leading `#!lua flags=...` shebang line, which Redis 7.0 rejects ("Unexpected flag in script shebang"),
- * as in the scripts of @upstash/ratelimit 2.2.0 (`#!lua flags=allow-key-locking`).
+ * Drops a leading `#!lua flags=...` shebang line, which Redis 7.0 rejects ("Unexpected flag in script shebang");
+ * @upstash/ratelimit 2.2.0 begins every script with `#!lua flags=allow-key-locking`.
  */
 export function stripShebang(script: string): string {
   return script.startsWith("#!") ? script.slice(script.indexOf("\n") + 1) : script;

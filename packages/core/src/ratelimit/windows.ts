@@ -1,64 +1,88 @@
 /**
- * Fixed windows (docs/contract.md section 3 "Rate limits"), counted in one store round trip with the CHECK script
- * (scripts.ts). Buckets and keys are those of @upstash/ratelimit's `fixedWindow`, which the limiter used before
- * (issue 7: it sent one script per window plus a GET for the ban, three commands a request):
- * bucket = `floor(Date.now() / window)`, key `<prefix>:<identifier>:<bucket>`, the window ends at
- * `(bucket + 1) * window` (so the day window turns at 00:00 UTC), a request passes when its window's counter,
+ * Fixed windows (docs/contract.md section 3 "Rate limits"), counted by @upstash/ratelimit's `fixedWindow`:
+ * bucket = `floor(Date.now() / window)`, counter key `<prefix>:<identifier>:<bucket>`, the window ends at
+ * `(bucket + 1) * window` (so the day window turns at 00:00 UTC), and a request passes when its window's counter,
  * after its own increment, is within the limit.
+ *
+ * The engine's `limit()` issues its EVALSHA synchronously (no timer, no await before it), so the limiter's ban GET
+ * and the minute and day scripts started in the same tick leave together: one store round trip (the stores
+ * auto-pipeline them, redis-store.ts and upstash-store.ts).
+ *
+ * ephemeralCache is OFF: (a) denials must reach the store to be counted for bans across instances anyway; (b) a
+ * banned key is short-circuited locally by the ban cache (ban-cache.ts); (c) the cache would outlive `resetUsage`
+ * done on another instance (a day window blocked until midnight) and would cache denials that are only transient
+ * while concurrent requests' refunds are in flight. The engine's own `timeout` is off (it would answer limit 0 /
+ * reset 0): the limiter bounds every store call with its own timer.
  */
+import { Ratelimit } from "@upstash/ratelimit";
+import type { Redis as UpstashRedis } from "@upstash/redis";
 import { type WindowSpec, windowSeconds } from "./decisions.ts";
-import { CHECK } from "./scripts.ts";
-import { type RateLimitStore, runScript } from "./store.ts";
+import type { RateLimitStore } from "./store.ts";
 import type { WindowState } from "./types.ts";
 
-/** One window of one identifier at the time of a check. */
-export interface Counter {
+/** One window of one identifier after the check's increment. */
+export interface Hit {
   spec: WindowSpec;
   limit: number;
-  /** The counter key: `<prefix>:<identifier>:<bucket>`. */
-  key: string;
-  /** Unix ms at which the window ends. */
-  resetMs: number;
-}
-
-/** A counter after the check's increment. */
-export interface Hit extends Counter {
-  count: number;
   success: boolean;
   remaining: number;
+  /** Unix ms at which the window ends. */
+  resetMs: number;
+  /** The counter key the engine incremented: `<prefix>:<identifier>:<bucket>`. */
+  key: string;
 }
 
-/** The counter of `identifier` in `spec`'s current bucket (by `Date.now()`, like @upstash/ratelimit). */
-export function counter(spec: WindowSpec, limit: number, identifier: string, t = Date.now()): Counter {
-  const bucket = Math.floor(t / spec.ms);
-  return { spec, limit, key: `${spec.prefix}:${identifier}:${bucket}`, resetMs: (bucket + 1) * spec.ms };
+const MAX_ENGINES = 1_000;
+
+/** The counter key of `identifier` in `spec`'s bucket at `t` (Unix ms, the engine's clock `Date.now()`). */
+export function counterKey(spec: WindowSpec, identifier: string, t = Date.now()): string {
+  return `${spec.prefix}:${identifier}:${Math.floor(t / spec.ms)}`;
 }
 
 /**
- * Counts one request in every counter, unless `banKey` holds a ban end after `at` (then nothing is counted).
- * @returns `{ bannedUntil }` (Unix ms) or `{ hits }` in the order of `counters`.
- * @throws what the store throws.
+ * Counts requests in fixed windows of `store` with @upstash/ratelimit.
+ * @returns `hit(spec, limit, identifier)`: counts one request of `identifier` in `spec`'s current bucket and
+ *   resolves its `Hit`; rejects with what the store throws.
  */
-export async function countRequest(
-  store: RateLimitStore,
-  banKey: string | undefined,
-  counters: Counter[],
-  at: number,
-): Promise<{ bannedUntil: number; hits?: undefined } | { bannedUntil?: undefined; hits: Hit[] }> {
-  const keys = counters.map((c) => c.key);
-  const reply = (await runScript(store, CHECK, banKey === undefined ? keys : [banKey, ...keys], [
-    at,
-    banKey === undefined ? 0 : 1,
-    ...counters.map((c) => c.spec.ms),
-  ])) as unknown[];
-  const bannedUntil = Number(reply[0]);
-  if (bannedUntil > 0) return { bannedUntil };
-  if (reply.length !== counters.length + 1) throw new Error("rate-limit store gave an unexpected reply");
+export function fixedWindows(store: RateLimitStore): {
+  hit(spec: WindowSpec, limit: number, identifier: string): Promise<Hit>;
+} {
+  // One engine per (window, limit): @upstash/ratelimit fixes the limit per instance; keys do not depend on it.
+  const engines = new Map<string, Ratelimit>();
+  const engine = (spec: WindowSpec, limit: number): Ratelimit => {
+    const id = `${spec.prefix}|${limit}`;
+    let e = engines.get(id);
+    if (!e) {
+      if (engines.size >= MAX_ENGINES) engines.clear();
+      e = new Ratelimit({
+        redis: store as unknown as UpstashRedis,
+        limiter: Ratelimit.fixedWindow(limit, `${spec.ms} ms`),
+        prefix: spec.prefix,
+        ephemeralCache: false,
+        analytics: false,
+        timeout: 0,
+        enableTelemetry: false,
+      });
+      engines.set(id, e);
+    }
+    return e;
+  };
+
   return {
-    hits: counters.map((c, i) => {
-      const count = Number(reply[i + 1]);
-      return { ...c, count, success: count <= c.limit, remaining: Math.max(0, c.limit - count) };
-    }),
+    async hit(spec, limit, identifier) {
+      const r = await engine(spec, limit).limit(identifier);
+      r.pending.catch(() => {});
+      if (r.reason === "timeout" || r.reset === 0) throw new Error("rate-limit engine timed out");
+      const bucket = Math.round(r.reset / spec.ms) - 1;
+      return {
+        spec,
+        limit,
+        success: r.success,
+        remaining: r.remaining,
+        resetMs: r.reset,
+        key: `${spec.prefix}:${identifier}:${bucket}`,
+      };
+    },
   };
 }
 
