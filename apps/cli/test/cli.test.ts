@@ -91,7 +91,7 @@ describe("petstore command on PostgreSQL", () => {
       "idempotencyRecords",
       "sessions",
       "signInThrottles",
-      "usageDays",
+      "usageHours",
     ]);
     expect(petstore(["db", "purge"], env).stdout).toMatch(/^Purged: idempotencyRecords 0, sessions 0/);
   });

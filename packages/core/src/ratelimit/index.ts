@@ -18,8 +18,6 @@ export type {
   RateLimitLogger,
   RateLimitMetrics,
   StoreKind,
-  UsageCounts,
-  UsageRow,
   WindowName,
   WindowState,
 } from "./types.ts";

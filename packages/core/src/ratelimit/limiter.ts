@@ -46,9 +46,7 @@ import type {
   RateLimiter,
   RateLimitLogger,
   RateLimitMetrics,
-  UsageRow,
 } from "./types.ts";
-import { UsageRecorder } from "./usage.ts";
 import { counterKey, fixedWindows, type Hit, windowState } from "./windows.ts";
 
 /** Options of `createRateLimiter`. */
@@ -58,12 +56,8 @@ export interface RateLimiterOptions {
   logger: RateLimitLogger;
   /** Called once (by the instance that issued it) per ban, to persist `bannedUntil` and audit it. */
   onBan?: (keyId: string, until: Date, info: BanInfo) => void | Promise<void>;
-  /** Writes usage increments to ApiKeyUsage; called every `flushIntervalMs` and on `close()`. */
-  flushUsage?: (rows: UsageRow[]) => Promise<void>;
   /** Clock in Unix ms (default `Date.now`). */
   now?: () => number;
-  /** Usage flush period in ms (default 5 000). */
-  flushIntervalMs?: number;
   /** Length of the "minute" window in ms (default 60 000); tests shorten it to cross a window boundary. */
   minuteWindowMs?: number;
   /** Use this store instead of building one from `config.store` (it is then not closed by `close()`). */
@@ -72,7 +66,7 @@ export interface RateLimiterOptions {
 
 /**
  * Creates a rate limiter from configuration (`Config["rateLimit"]`); with `config.enabled` false one that admits
- * everything and produces no headers (usage is still counted).
+ * everything and produces no headers. Usage is counted by core's analytics recorder, not here.
  * @returns a `RateLimiter`; call `close()` on shutdown.
  */
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
@@ -87,18 +81,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     storeFailures: 0,
     failOpen: 0,
     bans: 0,
-    flushFailures: 0,
   };
-  const usage = new UsageRecorder({
-    flush: opts.flushUsage,
-    intervalMs: opts.flushIntervalMs ?? 5_000,
-    logger,
-    now,
-    onFlushFailure: () => {
-      stats.flushFailures++;
-    },
-  });
-  if (!config.enabled) return disabledLimiter(config, usage, stats, now);
+  if (!config.enabled) return disabledLimiter(config, stats, now);
 
   const failures = storeFailures({ logger, store: config.store.kind, stats, now, timeoutMs });
   const ownsStore = !opts.store;
@@ -133,10 +117,9 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     }
   };
 
-  const deniedBy = (decision: RateLimitDecision, keyId?: string) => {
+  const deniedBy = (decision: RateLimitDecision, _keyId?: string) => {
     stats.denied++;
     if (decision.code === "key_banned") stats.banned++;
-    if (keyId !== undefined) usage.add(keyId, "rateLimited");
     return decision;
   };
 
@@ -165,7 +148,6 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         bans.set(keyId, end, at);
         if (banNumber > 0) {
           stats.bans++;
-          usage.add(keyId, "bans");
           notifyBan(keyId, end, { banNumber, durationSeconds: Math.round((end - at) / 1000) });
         }
         return deniedBy(banned(at, end, limits), keyId);
@@ -196,7 +178,6 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     } catch (err) {
       failures.failed("check", err);
       stats.failOpen++;
-      usage.add(keyId, "requests");
       return failedOpen(at, limits);
     }
     const [banValue, minute, day] = results;
@@ -209,7 +190,6 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     bans.delete(keyId);
     if (minute.success && day.success) {
       stats.admitted++;
-      usage.add(keyId, "requests");
       return admitted(at, [windowState(minute, false), windowState(day, false)]);
     }
     return deny(keyId, at, minute, day, limits);
@@ -238,7 +218,6 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   return {
     checkKey,
     checkAnonymous,
-    recordDeprecatedCall: (keyId) => usage.add(keyId, "deprecatedGet"),
     async isBanned(keyId) {
       const value = await withTimeout(store.get(banKey(keyId)), timeoutMs);
       const at = now();
@@ -258,8 +237,6 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       const t = Date.now(); // the engine's clock decides the current buckets
       await withTimeout(store.del(counterKey(MINUTE, keyId, t), counterKey(DAY, keyId, t)), timeoutMs);
     },
-    usageToday: (keyId) => usage.today(keyId),
-    flushUsage: () => usage.flush(),
     ready: () =>
       withTimeout(store.ready(), timeoutMs).then(
         () => true,
@@ -275,7 +252,6 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     metrics: () => ({ ...stats }),
     close() {
       closing ??= (async () => {
-        await usage.close();
         if (ownsStore) await store.close().catch(() => {});
       })();
       return closing;

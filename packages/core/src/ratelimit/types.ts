@@ -58,25 +58,6 @@ export interface KeyLimits {
   perDay: number;
 }
 
-/** Usage counters of one key for one UTC day. */
-export interface UsageCounts {
-  /** Admitted requests. */
-  requests: number;
-  /** 429 answers, bans included. */
-  rateLimited: number;
-  /** Bans issued. */
-  bans: number;
-  /** Calls to the deprecated getPet. */
-  deprecatedGet: number;
-}
-
-/** One row for the ApiKeyUsage table: values are increments to add to the stored row. */
-export interface UsageRow extends UsageCounts {
-  apiKeyId: string;
-  /** The UTC day (00:00:00.000 UTC of that day), as Prisma's `@db.Date` expects. */
-  day: Date;
-}
-
 /** The part of a pino logger the limiter uses. */
 export interface RateLimitLogger {
   warn(obj: object, msg?: string): void;
@@ -106,8 +87,6 @@ export interface RateLimitMetrics {
   failOpen: number;
   /** Bans issued by this instance. */
   bans: number;
-  /** Failed calls of the usage flush callback (rows are kept and retried). */
-  flushFailures: number;
 }
 
 /** What `createRateLimiter` returns. Request-path methods never throw; admin methods reject on store failure. */
@@ -119,18 +98,12 @@ export interface RateLimiter {
   checkKey(limits: KeyLimits): Promise<RateLimitDecision>;
   /** Checks and counts one request without a valid key, per client IP (`anonymousPerMinute`). Never throws. */
   checkAnonymous(ip: string): Promise<RateLimitDecision>;
-  /** Counts one call of the deprecated getPet for the key's usage (memory only, flushed in batches). */
-  recordDeprecatedCall(keyId: string): void;
   /** The end of the key's ban, or null when not banned. Rejects when the store fails. */
   isBanned(keyId: string): Promise<Date | null>;
   /** Lifts a ban (store and local cache) and forgets the key's recent denials. Rejects when the store fails. */
   unban(keyId: string): Promise<void>;
   /** Resets the key's current minute and UTC-day windows in the store. Rejects when the store fails. */
   resetUsage(keyId: string): Promise<void>;
-  /** Today's usage counters not yet flushed. */
-  usageToday(keyId: string): UsageCounts;
-  /** Flushes pending usage rows now (also done every few seconds and on close). Never throws. */
-  flushUsage(): Promise<void>;
   /** Waits (up to `storeTimeoutMs`) until the store takes commands; false when it does not. */
   ready(): Promise<boolean>;
   /** For /readyz: whether the store answered a PING within `storeTimeoutMs`. Never throws. */

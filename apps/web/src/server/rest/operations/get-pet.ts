@@ -35,10 +35,8 @@ export const getPetLifecycle = (rt: Pick<Runtime, "config">) =>
  * the path is validated (and after `requireCaller`).
  */
 const sunsetGate = (rt: Pick<Runtime, "clock" | "rateLimiter">) =>
-  createMiddleware<RestEnv>(async (c, next) => {
+  createMiddleware<RestEnv>(async (_c, next) => {
     if (rt.clock() >= SUNSET_AT) {
-      const caller = c.get("caller");
-      if (caller) rt.rateLimiter.recordDeprecatedCall(caller.keyId);
       throw new AppError(
         "gone",
         "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.",
@@ -89,8 +87,6 @@ export const getPetRoute = createRoute({
 
 export function registerGetPet(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
   app.openapi({ ...getPetRoute, middleware: [requireCaller, sunsetGate(rt)] as const }, async (c) => {
-    const caller = c.get("caller");
-    if (caller) rt.rateLimiter.recordDeprecatedCall(caller.keyId);
     const animal = await rt.pets.get(c.req.valid("param").petId);
     return c.json(animal, 200);
   });
