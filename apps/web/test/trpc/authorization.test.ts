@@ -27,6 +27,8 @@ const ADMIN = [
   "apiKeys.list",
   "apiKeys.get",
   "apiKeys.usage",
+  "apiKeys.traffic",
+  "apiKeys.recentRequests",
   "apiKeys.create",
   "apiKeys.revoke",
   "apiKeys.roll",
@@ -45,6 +47,7 @@ const ADMIN = [
   "audit.actors",
   "audit.export",
   "overview.keys",
+  "overview.traffic",
 ];
 
 /** Calls `path` on `caller` with an empty input and returns the error code, or "OK". */
