@@ -63,7 +63,7 @@ test("issue a key, use it, revoke it: the API refuses it within 5 s", async ({ p
   await row.getByRole("link", { name }).click();
   await expect(page.getByRole("heading", { name: "Last 30 days" })).toBeVisible();
   for (const chart of ["Requests", "Rate-limited (429)", "Bans", "Deprecated getPet calls"]) {
-    await expect(page.getByRole("region", { name: `${chart}, last 30 days` })).toBeVisible();
+    await expect(page.getByRole("region", { name: `${chart}, last 30 days`, exact: true })).toBeVisible();
   }
   await expect(page.locator("body")).not.toContainText(secret);
   await snap(page, testInfo, "key-detail");

@@ -35,6 +35,8 @@ for (const viewport of VIEWPORTS) {
     });
 
     test("admin pages", async ({ page }, testInfo) => {
+      // Ten pages, each scanned by axe: about 55 s on a 2-core machine, too close to the 60 s default.
+      test.slow();
       await signIn(page, e2e.admin);
       for (const p of ADMIN_PAGES) {
         await page.goto(p.path);

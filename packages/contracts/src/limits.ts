@@ -44,10 +44,11 @@ export function limitsProblems({ plan, perMinute, perDay }: LimitsInput): ErrorD
     if (value != null && !RateLimitValue.safeParse(value).success)
       problems.push({ path, message: `must be a whole number from 1 to ${RATE_LIMIT_MAX}` });
   }
-  if (problems.length) return problems;
+  // Every problem at once (a form shows them all), but the comparison only between two valid values.
+  const inBounds = problems.length === 0;
   if (plan === "enterprise" && (perMinute == null || perDay == null))
     problems.push({ path: "perMinute", message: ENTERPRISE_NEEDS_LIMITS });
-  if (perMinute != null && perDay != null && perMinute > perDay)
+  if (inBounds && perMinute != null && perDay != null && perMinute > perDay)
     problems.push({ path: "perMinute", message: PER_MINUTE_ABOVE_PER_DAY });
   return problems;
 }
