@@ -3,8 +3,9 @@
  * `INFO commandstats` counts (commands per request) and SCAN + DEL of the bench's key prefix.
  */
 import net from "node:net";
+import { options } from "./options.ts";
 
-const REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379";
+const REDIS_URL = options.redisUrl;
 
 const encode = (args: string[]) =>
   `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join("")}`;

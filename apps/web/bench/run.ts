@@ -48,26 +48,16 @@ import {
   rssMb,
   Tally,
 } from "./measure.ts";
+import { options } from "./options.ts";
 import { deletePrefix } from "./redis.ts";
 import { scenarios as benchScenarios } from "./scenarios.ts";
 
-const option = (name: string, env: string, fallback: number): number => {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  const value = Number(arg?.split("=")[1] ?? process.env[env] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
-  return value;
-};
-const DURATION = option("duration", "BENCH_DURATION", 12);
-const CONNECTIONS = option("connections", "BENCH_CONNECTIONS", 64);
-const WARMUP = option("warmup", "BENCH_WARMUP", 2);
-const ROUNDS = option("rounds", "BENCH_ROUNDS", 3);
-const PROFILE_DIR = process.env.BENCH_PROFILE;
-// --metrics (BENCH_METRICS=1): the third server keeps its limiter on and runs with METRICS_ENABLED=false, so its
-// column is the cost of recording metrics (issue target: at most 3%) instead of the limiter's.
-const METRICS = process.argv.includes("--metrics") || Boolean(process.env.BENCH_METRICS);
-// --analytics (BENCH_ANALYTICS=1): likewise with ANALYTICS_ENABLED=false: the cost of usage analytics (target <= 5%).
-const ANALYTICS = process.argv.includes("--analytics") || Boolean(process.env.BENCH_ANALYTICS);
-const REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379";
+const { duration: DURATION, connections: CONNECTIONS, warmup: WARMUP, rounds: ROUNDS } = options;
+const { profileDir: PROFILE_DIR, redisUrl: REDIS_URL } = options;
+// --metrics: the third server keeps its limiter on and runs with METRICS_ENABLED=false, so its column is the cost
+// of recording metrics (target: at most 3%) instead of the limiter's. --analytics: likewise with
+// ANALYTICS_ENABLED=false, the cost of usage analytics (target <= 5%).
+const { metrics: METRICS, analytics: ANALYTICS } = options;
 const PREFIX = `petstore-bench:${process.pid}:${randomUUID().slice(0, 8)}`;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -108,7 +98,7 @@ async function main(): Promise<void> {
       DATABASE_URL: db.url,
       PUBLIC_BASE_URL: "https://api.bench.example",
       ANONYMOUS_PER_MINUTE: "100000000",
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL || "info",
+      LOG_LEVEL: options.logLevel,
     };
     const profiling = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
     const loadAtStart = os.loadavg();
