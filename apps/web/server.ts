@@ -20,7 +20,7 @@ import {
   methodNotAllowed,
   writeRaw,
 } from "./src/server/plain-responses.ts";
-import { isRestPath, publishedRestFetch } from "./src/server/rest/mount.ts";
+import { isRestPath, publishedRestFetch, type RestFetch } from "./src/server/rest/mount.ts";
 import { restRequestListener } from "./src/server/rest/node-listener.ts";
 import { closeProcessRuntime } from "./src/server/shutdown.ts";
 
@@ -39,15 +39,16 @@ async function main(): Promise<void> {
   const app = next({ dev, dir: import.meta.dirname, port: config.port, hostname: "0.0.0.0" });
   const handle = app.getRequestHandler();
   await app.prepare();
-  let rest: ReturnType<typeof restRequestListener> | undefined;
+  // Made at start, not on the first /v1 request: it installs the adapter's Request/Response globals
+  // (node-listener.ts), and Next must see the same globals whether or not /v1 was called yet.
+  const rest = restRequestListener(
+    (request) => (publishedRestFetch() as RestFetch)(request),
+    config.trustProxy,
+  );
   const server = http.createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
     if (isRestPath(req.url)) {
       // Published when Next's bundle loads the REST app (instrumentation, or the first /v1 request via Next).
-      const fetch = publishedRestFetch();
-      if (fetch) {
-        rest ??= restRequestListener(fetch, config.trustProxy);
-        return rest(req, res);
-      }
+      if (publishedRestFetch()) return rest(req, res);
     } else if (isUnservedMethod(req.method)) {
       const { body, headers } = methodNotAllowed(req.method ?? "");
       res.writeHead(405, headers).end(body);

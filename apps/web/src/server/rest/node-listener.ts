@@ -2,6 +2,13 @@
  * The Node side of the `/v1` mount (issue 7): a `node:http` request listener that stamps the client IP
  * (client-ip.ts) and hands the request to a REST fetch handler through @hono/node-server's adapters. Used by
  * server.ts with the handler Next's bundle published (mount.ts), and by the test harness.
+ *
+ * The adapter installs its lightweight `Request`/`Response` as the process's globals (its default,
+ * `overrideGlobalObjects`): they are subclasses of the platform's classes that build the platform object only
+ * when something reads a body stream. With the platform `Response`, every /v1 answer was turned into a web
+ * stream and read back chunk by chunk before it reached the socket: about a third of the CPU of an answer
+ * (profile in docs/architecture.md). Next, in the same process, gets objects of the same classes and works
+ * unchanged (its suites run after this listener is made: server.ts makes it at start).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
@@ -13,8 +20,7 @@ export function restRequestListener(
   fetch: RestFetch,
   trustProxy: boolean,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  // overrideGlobalObjects: false keeps the global Request/Response intact for Next in the same process.
-  const listener = getRequestListener((request) => fetch(request), { overrideGlobalObjects: false });
+  const listener = getRequestListener((request) => fetch(request), { overrideGlobalObjects: true });
   return (req, res) => {
     stampClientIp(req, trustProxy);
     void listener(req, res);
