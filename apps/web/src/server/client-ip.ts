@@ -37,9 +37,19 @@ export function clientIpOf(req: IncomingMessage, trustProxy: boolean): string {
   return last ?? req.socket.remoteAddress ?? "unknown";
 }
 
-/** Sets `CLIENT_IP_HEADER` on `req` (replacing any client-sent value). */
+/**
+ * Sets `CLIENT_IP_HEADER` on `req`, replacing any client-sent value, in both views of the headers: the parsed
+ * `headers` and `rawHeaders`, from which @hono/node-server rebuilds a request's headers once something lists
+ * or changes them (e.g. after reading the body); stamping only `headers` would then hand back the client's copy.
+ */
 export function stampClientIp(req: IncomingMessage, trustProxy: boolean): void {
-  req.headers[CLIENT_IP_HEADER] = clientIpOf(req, trustProxy);
+  const ip = clientIpOf(req, trustProxy);
+  req.headers[CLIENT_IP_HEADER] = ip;
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) {
+    if (raw[i]?.toLowerCase() === CLIENT_IP_HEADER) raw.splice(i, 2);
+  }
+  raw.push(CLIENT_IP_HEADER, ip);
 }
 
 /**

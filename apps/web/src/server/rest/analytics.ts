@@ -26,10 +26,7 @@ function outcomeOf(status: number, error: unknown): Outcome {
   return "2xx";
 }
 
-/**
- * The client address for the recent-requests log ("" with analytics off). Call it before the body is read:
- * @hono/node-server rebuilds the headers from the raw ones then, without server.ts's address stamp.
- */
+/** The client address for the recent-requests log ("" with analytics off). */
 export function analyticsClientIp(rt: Pick<Runtime, "analytics" | "config">, c: Context<RestEnv>): string {
   return rt.analytics ? trustedClientIp(c.req.raw.headers, rt.config.trustProxy) : "";
 }

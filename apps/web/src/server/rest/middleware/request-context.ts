@@ -29,7 +29,6 @@ export const requestContext = (rt: Pick<Runtime, "logger" | "analytics" | "confi
     const given = c.req.header("x-request-id");
     c.set("requestId", given && SANE_REQUEST_ID.test(given) ? given : randomUUID());
     c.set("tokenSent", false);
-    // Read before the body: @hono/node-server's headers lose server.ts's client address stamp once materialised.
     const clientIp = analyticsClientIp(rt, c);
     await next();
     c.res.headers.set("X-Request-Id", c.get("requestId"));
