@@ -12,8 +12,8 @@ const CHILD = path.join(import.meta.dirname, "fixtures", "log-then-exit.ts");
 const LINES = 20_000;
 
 async function run(mode: "exit" | "sigterm" | "crash") {
-  const child = spawn(process.execPath, [TSX, CHILD, mode], {
-    env: { PATH: process.env.PATH ?? "", LINES: String(LINES) },
+  const child = spawn(process.execPath, [TSX, CHILD, mode, String(LINES)], {
+    env: { PATH: process.env.PATH ?? "" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
