@@ -36,16 +36,11 @@ const unknownCategory = (categoryId: number) =>
     { path: "categoryId", message: `no category with id ${categoryId}` },
   ]);
 
-/** P2003 from the query builder; from a raw statement P2010 with the driver's SQLSTATE 23503. */
+/** P2003 from the query builder; from a raw statement, P2010 with the driver adapter's error kind. */
 function isForeignKeyViolation(error: unknown): boolean {
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
-  if (error.code === "P2003") return true;
-  const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string; originalCode?: string } })
-    ?.cause;
-  return (
-    error.code === "P2010" &&
-    (cause?.kind === "ForeignKeyConstraintViolation" || cause?.originalCode === "23503")
-  );
+  const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause;
+  return error.code === "P2003" || cause?.kind === "ForeignKeyConstraintViolation";
 }
 
 /** The pet service; `cursorSecret` signs listPets cursors (cursor.ts). */
