@@ -26,23 +26,16 @@ function outcomeOf(status: number, error: unknown): Outcome {
   return "2xx";
 }
 
-/** The client address for the recent-requests log ("" with analytics off). */
-export function analyticsClientIp(rt: Pick<Runtime, "analytics" | "config">, c: Context<RestEnv>): string {
-  return rt.analytics ? trustedClientIp(c.req.raw.headers, rt.config.trustProxy) : "";
-}
-
 /**
  * Counts one answered request: its operation (`unauthenticated` without a valid key, `other` when it matched no
  * operation), outcome, duration and, for keyed requests, an entry in the key's recent requests.
  * @param route the matched route template (`/v1/pets/:petId`) or `unmatched`
- * @param clientIp from `analyticsClientIp`, read when the request came in
  */
 export function recordAnalytics(
   rt: Pick<Runtime, "analytics" | "config">,
   c: Context<RestEnv>,
   route: string,
   durationMs: number,
-  clientIp: string,
 ): void {
   const recorder = rt.analytics;
   if (!recorder) return;
@@ -55,7 +48,7 @@ export function recordAnalytics(
     status,
     durationMs,
     at: Date.now(),
-    clientIp: caller ? clientIp : "",
+    clientIp: caller ? trustedClientIp(c.req.raw.headers, rt.config.trustProxy) : "",
     requestId: c.get("requestId"),
   });
 }

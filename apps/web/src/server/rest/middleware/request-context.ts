@@ -8,7 +8,7 @@ import type { Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import { recordRequest } from "../../metrics/registry.ts";
-import { analyticsClientIp, recordAnalytics } from "../analytics.ts";
+import { recordAnalytics } from "../analytics.ts";
 import type { RestEnv } from "../env.ts";
 import { JSON_CONTENT_TYPE } from "../problem.ts";
 
@@ -29,7 +29,6 @@ export const requestContext = (rt: Pick<Runtime, "logger" | "analytics" | "confi
     const given = c.req.header("x-request-id");
     c.set("requestId", given && SANE_REQUEST_ID.test(given) ? given : randomUUID());
     c.set("tokenSent", false);
-    const clientIp = analyticsClientIp(rt, c);
     await next();
     c.res.headers.set("X-Request-Id", c.get("requestId"));
     c.res.headers.set("Cache-Control", "no-store");
@@ -37,7 +36,7 @@ export const requestContext = (rt: Pick<Runtime, "logger" | "analytics" | "confi
     const route = routeTemplate(c);
     const durationMs = performance.now() - started;
     recordRequest(route, c.req.method, c.res.status, durationMs / 1000);
-    recordAnalytics(rt, c, route, durationMs, clientIp);
+    recordAnalytics(rt, c, route, durationMs);
     rt.logger.info(
       {
         requestId: c.get("requestId"),
