@@ -10,11 +10,14 @@ import {
   type PetStatus,
   type PetUpdate,
 } from "@petstore/contracts";
-import { type Pet, Prisma } from "@petstore/db";
+import type { Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { likeLiteral } from "../like.ts";
+import { createPetInserter, insertPet } from "./batched-insert.ts";
+import { createPageLoader, createPetLoader } from "./batched-reads.ts";
 import { createCursorCodec } from "./cursor.ts";
+import { isForeignKeyViolation } from "./database-errors.ts";
 import { toAnimal } from "./mapping.ts";
 
 export interface PetPage {
@@ -36,31 +39,22 @@ const unknownCategory = (categoryId: number) =>
     { path: "categoryId", message: `no category with id ${categoryId}` },
   ]);
 
-/** P2003 from the query builder; from a raw statement, P2010 with the driver adapter's error kind. */
-function isForeignKeyViolation(error: unknown): boolean {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
-  const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause;
-  return error.code === "P2003" || cause?.kind === "ForeignKeyConstraintViolation";
-}
-
 /** The pet service; `cursorSecret` signs listPets cursors (cursor.ts). */
 export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
   const cursors = createCursorCodec(cursorSecret);
+  const loadPage = createPageLoader(prisma);
+  const loadPet = createPetLoader(prisma);
+  const insertBatched = createPetInserter(prisma);
   return {
     /**
-     * listPets: up to `limit` animals with id above the cursor position, ascending by id (keyset paging).
+     * listPets: up to `limit` animals with id above the cursor position, ascending by id (keyset paging);
+     * identical pages asked for in one event-loop turn share a statement (batched-reads.ts).
      * @throws AppError validation_failed for a bad cursor.
      */
     async list(query: { limit: number; status?: PetStatus; cursor?: string }): Promise<PetPage> {
       const afterId = query.cursor ? cursors.decode(query.cursor, query.status) : 0n;
-      // The API's hottest statement, written as one raw statement (Prisma's $queryRaw): through the query
-      // builder, Prisma's plan interpretation and result mapping of the 21 rows were ~14% of a listPets
-      // request's CPU (profile under load, issue 7); raw, a request took 7% less CPU and the API served 12% more
-      // pages per second. Same rows, same order, same index (the primary key).
-      const rows = await prisma.$queryRaw<Pick<Pet, "id" | "name" | "categoryId" | "status">[]>`
-        SELECT "id", "name", "categoryId", "status"::text AS "status" FROM "Pet"
-        WHERE "id" > ${afterId}${query.status ? Prisma.sql` AND "status" = ${query.status}::"PetStatus"` : Prisma.empty}
-        ORDER BY "id" LIMIT ${query.limit + 1}`;
+      // One more row than asked, to learn whether a next page exists.
+      const rows = await loadPage({ afterId, status: query.status, take: query.limit + 1 });
       const page = rows.slice(0, query.limit);
       const last = page.at(-1);
       return {
@@ -73,19 +67,13 @@ export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
     },
 
     /**
-     * createPet: inserts the animal; ids come from the database sequence.
+     * createPet: inserts the animal; ids come from the database sequence. Without `actor` and `tx`, animals
+     * created in the same event-loop turn are inserted by one statement (batched-insert.ts).
      * @throws AppError validation_failed (path categoryId) when the category does not exist.
      */
     async create(input: NewPet, actor?: Actor, tx?: Prisma.TransactionClient): Promise<Animal> {
       const run = async (db: Prisma.TransactionClient) => {
-        // One raw statement (Prisma's $queryRaw), as for list: `pet.create` cost ~0.13 ms more CPU per insert
-        // than the same INSERT raw (plan interpretation and result mapping; bench/, issue 7). `updatedAt` is
-        // set here because @updatedAt is filled in by Prisma's client, not by the database.
-        const [pet] = await db.$queryRaw<Pet[]>`
-          INSERT INTO "Pet" ("name", "categoryId", "status", "updatedAt")
-          VALUES (${input.name}, ${BigInt(input.categoryId)}, ${input.status ?? null}::"PetStatus", now())
-          RETURNING "id", "name", "categoryId", "status"::text AS "status", "createdAt", "updatedAt"`;
-        if (!pet) throw new Error("INSERT … RETURNING returned no row");
+        const pet = await insertPet(db, input);
         if (actor)
           await writeAudit(db, {
             actor,
@@ -94,22 +82,22 @@ export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
             entityId: String(pet.id),
             after: pet,
           });
-        return toAnimal(pet);
+        return pet;
       };
       try {
-        // Without an audit entry the insert is one statement: no interactive transaction (BEGIN/COMMIT are
-        // two more round trips on the REST createPet path, issue 7).
-        if (tx || !actor) return await run(tx ?? prisma);
-        return await prisma.$transaction(run);
+        // Without an audit entry or a caller's transaction, the insert joins the turn's batch (batched-insert.ts):
+        // no interactive transaction (BEGIN/COMMIT are two more round trips on the REST createPet path, issue 7).
+        if (!tx && !actor) return toAnimal(await insertBatched(input));
+        return toAnimal(tx ? await run(tx) : await prisma.$transaction(run));
       } catch (error) {
         if (isForeignKeyViolation(error)) throw unknownCategory(input.categoryId);
         throw error;
       }
     },
 
-    /** getPet. @throws AppError not_found. */
+    /** getPet; ids asked for in one event-loop turn are read together (batched-reads.ts). @throws AppError not_found. */
     async get(id: bigint): Promise<Animal> {
-      const pet = await prisma.pet.findUnique({ where: { id } });
+      const pet = await loadPet(id);
       if (!pet) throw new AppError("not_found", `No animal with id ${id}.`);
       return toAnimal(pet);
     },

@@ -1,0 +1,30 @@
+/**
+ * How the database refused a statement, read from Prisma's errors: P2003 from the query builder, or, from a raw
+ * statement, P2010 carrying the driver adapter's error kind (the same kinds on PostgreSQL and PGlite).
+ */
+import { Prisma } from "@petstore/db";
+
+/** The driver adapter's error kind (e.g. `ForeignKeyConstraintViolation`), or P2003's equivalent. */
+function refusalKind(error: unknown): string | undefined {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return undefined;
+  if (error.code === "P2003") return "ForeignKeyConstraintViolation";
+  return (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause?.kind;
+}
+
+/** Kinds meaning the database refused the statement for its data: nothing was written. */
+const REFUSED_FOR_DATA = new Set([
+  "ForeignKeyConstraintViolation",
+  "UniqueConstraintViolation",
+  "NullConstraintViolation",
+  "RestrictViolation",
+  "ValueOutOfRange",
+  "InvalidInputValue",
+  "LengthMismatch",
+]);
+
+/** A foreign key was violated (for pets: no category with that id). */
+export const isForeignKeyViolation = (error: unknown) =>
+  refusalKind(error) === "ForeignKeyConstraintViolation";
+
+/** The database refused the statement for the data it carried, so it wrote nothing. */
+export const isRefusedForData = (error: unknown) => REFUSED_FOR_DATA.has(refusalKind(error) ?? "");
