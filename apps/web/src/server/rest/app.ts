@@ -58,6 +58,7 @@ export function createRestApp(rt: Runtime) {
               Allow: methods.join(", "),
             },
           ),
+          c,
         ),
     }),
   );
@@ -81,10 +82,13 @@ export function createRestApp(rt: Runtime) {
   registerOpenApiDocument(app, rt);
 
   const onError = (error: Error, c: Parameters<Parameters<typeof app.onError>[0]>[1]) =>
-    errorResponse(toAppError(error, c, (obj, msg) => rt.logger.error(obj, msg)));
+    errorResponse(
+      toAppError(error, c, (obj, msg) => rt.logger.error(obj, msg)),
+      c,
+    );
   app.onError(onError);
   const root = new Hono<RestEnv>().route("/v1", app);
-  root.notFound((c) => errorResponse(new AppError("not_found", `No resource at ${c.req.path}.`)));
+  root.notFound((c) => errorResponse(new AppError("not_found", `No resource at ${c.req.path}.`), c));
   root.onError(onError);
   return root;
 }

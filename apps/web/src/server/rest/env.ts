@@ -9,6 +9,11 @@ export interface RestVariables {
   tokenSent: boolean;
   /** Why the key could not be checked (e.g. database unreachable); rethrown by `requireCaller`. */
   authError?: unknown;
+  /**
+   * Headers every response of this request carries (request id, Cache-Control, Content-Type, rate-limit and
+   * lifecycle headers), added by the pipeline before the operation runs; problem.ts puts them on the answer.
+   */
+  responseHeaders: Record<string, string>;
 }
 
 export interface RestEnv {

@@ -2,12 +2,14 @@
  * Renders the one error model as HTTP: `AppError` → JSON Error body (docs/contract.md section 1) with its
  * headers. Hono's own refusals (413, 415, bad JSON) become their codes; everything else goes through core's
  * error translator (an unreachable database: 503 with Retry-After; anything unknown: 500 `internal_error`,
- * logged with the request id, nothing internal sent).
+ * logged with the request id, nothing internal sent). Also builds the app's JSON answers (`jsonResponse`), so that
+ * every answer, error or not, carries the request's common headers in one plain object.
  */
 import { AppError } from "@petstore/contracts";
 import { translateError } from "@petstore/core/errors";
-import type { Context } from "hono";
+import type { Context, TypedResponse } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { RestEnv } from "./env.ts";
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
@@ -33,9 +35,52 @@ export function toAppError(
   return appError;
 }
 
-/** The JSON Error response for `error`. */
-export function errorResponse(error: AppError): Response {
-  return new Response(JSON.stringify(error.toBody()), {
+/** Responses built here with the request's common headers. */
+const withCommonHeaders = new WeakSet<Response>();
+
+function respond(
+  c: Context<RestEnv>,
+  status: number,
+  body: string,
+  headers?: Record<string, string>,
+): Response {
+  const response = new Response(body, { status, headers: { ...headers, ...c.get("responseHeaders") } });
+  withCommonHeaders.add(response);
+  return response;
+}
+
+/**
+ * The JSON response of an operation: `data` serialised, `status`, its own `headers` and the request's common
+ * ones (`responseHeaders`, which win, as they did when middleware set them afterwards). The headers stay a
+ * plain object: @hono/node-server writes it as it is, with no `Headers` object built and sorted (issue 7).
+ */
+export function jsonResponse<T, S extends ContentfulStatusCode>(
+  c: Context<RestEnv>,
+  status: S,
+  data: T,
+  headers?: Record<string, string>,
+): Response & TypedResponse<T, S, "json"> {
+  return serializedJsonResponse<T, S>(c, status, JSON.stringify(data), headers);
+}
+
+/** As `jsonResponse`, for a body already serialised (`json`: the JSON text of a `T`). */
+export function serializedJsonResponse<T, S extends ContentfulStatusCode>(
+  c: Context<RestEnv>,
+  status: S,
+  json: string,
+  headers?: Record<string, string>,
+): Response & TypedResponse<T, S, "json"> {
+  return respond(c, status, json, headers) as Response & TypedResponse<T, S, "json">;
+}
+
+/** Whether `response` carries the request's common headers already (else the pipeline adds them). */
+export const hasCommonHeaders = (response: Response) => withCommonHeaders.has(response);
+
+/** The JSON Error response for `error`; with the request's context `c`, with its common headers too. */
+export function errorResponse(error: AppError, c?: Context<RestEnv>): Response {
+  const body = JSON.stringify(error.toBody());
+  if (c?.get("responseHeaders")) return respond(c, error.status, body, error.headers);
+  return new Response(body, {
     status: error.status,
     headers: { "Content-Type": JSON_CONTENT_TYPE, ...error.headers },
   });

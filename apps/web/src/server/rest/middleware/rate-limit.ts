@@ -43,6 +43,6 @@ export const rateLimit = (rt: Pick<Runtime, "rateLimiter" | "config">) =>
       : await rt.rateLimiter.checkAnonymous(trustedClientIp(c.req.raw.headers, rt.config.trustProxy));
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) throw denial(decision, headers);
+    Object.assign(c.get("responseHeaders"), headers);
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
   });

@@ -1,7 +1,8 @@
 /**
  * First stage of the /v1 pipeline: assigns the request id (the caller's `X-Request-Id` when it is a sane
- * token, docs/contract.md section 1), and on the way out sets the headers every /v1 response carries
- * (X-Request-Id, Cache-Control: no-store, JSON content type) and writes one structured log line.
+ * token, docs/contract.md section 1), starts the headers every /v1 response carries (X-Request-Id,
+ * Cache-Control: no-store, JSON content type; later stages add theirs) and, on the way out, writes one
+ * structured log line.
  */
 import { randomUUID } from "node:crypto";
 import type { Runtime } from "@petstore/core";
@@ -10,7 +11,7 @@ import { matchedRoutes } from "hono/route";
 import { recordRequest } from "../../metrics/registry.ts";
 import { recordAnalytics } from "../analytics.ts";
 import type { RestEnv } from "../env.ts";
-import { JSON_CONTENT_TYPE } from "../problem.ts";
+import { hasCommonHeaders, JSON_CONTENT_TYPE } from "../problem.ts";
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -27,12 +28,19 @@ export const requestContext = (rt: Pick<Runtime, "logger" | "analytics" | "confi
   createMiddleware<RestEnv>(async (c, next) => {
     const started = performance.now();
     const given = c.req.header("x-request-id");
-    c.set("requestId", given && SANE_REQUEST_ID.test(given) ? given : randomUUID());
+    const requestId = given && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+    c.set("requestId", requestId);
     c.set("tokenSent", false);
+    const common = {
+      "X-Request-Id": requestId,
+      "Cache-Control": "no-store",
+      "Content-Type": JSON_CONTENT_TYPE,
+    };
+    c.set("responseHeaders", common);
     await next();
-    c.res.headers.set("X-Request-Id", c.get("requestId"));
-    c.res.headers.set("Cache-Control", "no-store");
-    c.res.headers.set("Content-Type", JSON_CONTENT_TYPE);
+    // Answers not built by problem.ts's jsonResponse (e.g. the OpenAPI document) get the common headers here.
+    if (!hasCommonHeaders(c.res))
+      for (const [name, value] of Object.entries(c.get("responseHeaders"))) c.res.headers.set(name, value);
     const route = routeTemplate(c);
     const durationMs = performance.now() - started;
     recordRequest(route, c.req.method, c.res.status, durationMs / 1000);

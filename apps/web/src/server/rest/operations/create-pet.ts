@@ -10,6 +10,7 @@ import type { RestEnv } from "../env.ts";
 import { requireCaller } from "../middleware/authenticate.ts";
 import { jsonObjectBody } from "../middleware/json-body.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
+import { serializedJsonResponse } from "../problem.ts";
 
 const IdempotencyHeaders = z.object({
   "idempotency-key": z
@@ -73,8 +74,11 @@ export function registerCreatePet(app: OpenAPIHono<RestEnv>, rt: Runtime): void 
     const { response, replayed } = idempotencyKey
       ? await rt.idempotency.run({ apiKeyId: caller.keyId, key: idempotencyKey, body: input }, created)
       : { response: await created(), replayed: false };
-    c.header("Location", response.headers.Location);
-    if (replayed) c.header("Idempotent-Replayed", "true");
-    return c.json(JSON.parse(response.body) as Animal, 201);
+    const headers = {
+      Location: response.headers.Location,
+      ...(replayed && { "Idempotent-Replayed": "true" }),
+    };
+    // The stored (or just written) JSON text goes out as it is: no parse and re-serialisation.
+    return serializedJsonResponse<Animal, 201>(c, 201, response.body, headers);
   });
 }

@@ -10,6 +10,7 @@ import { createMiddleware } from "hono/factory";
 import type { RestEnv } from "../env.ts";
 import { requireCaller } from "../middleware/authenticate.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
+import { jsonResponse } from "../problem.ts";
 
 /** 2026-01-01T00:00:00Z, when the deprecation was announced. */
 export const DEPRECATED_AT = new Date("2026-01-01T00:00:00Z");
@@ -25,9 +26,9 @@ const lifecycleHeaders = (rt: Pick<Runtime, "config">) => ({
 /** Adds the lifecycle headers to every GET response on /pets/{petId}, errors included. */
 export const getPetLifecycle = (rt: Pick<Runtime, "config">) =>
   createMiddleware<RestEnv>(async (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD")
+      Object.assign(c.get("responseHeaders"), lifecycleHeaders(rt));
     await next();
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") return;
-    for (const [name, value] of Object.entries(lifecycleHeaders(rt))) c.res.headers.set(name, value);
   });
 
 /**
@@ -88,6 +89,6 @@ export const getPetRoute = createRoute({
 export function registerGetPet(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
   app.openapi({ ...getPetRoute, middleware: [requireCaller, sunsetGate(rt)] as const }, async (c) => {
     const animal = await rt.pets.get(c.req.valid("param").petId);
-    return c.json(animal, 200);
+    return jsonResponse(c, 200, animal);
   });
 }

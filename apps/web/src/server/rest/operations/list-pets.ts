@@ -10,6 +10,7 @@ import type { Runtime } from "@petstore/core";
 import type { RestEnv } from "../env.ts";
 import { requireCaller } from "../middleware/authenticate.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
+import { jsonResponse } from "../problem.ts";
 
 export const listPetsRoute = createRoute({
   operationId: "listPets",
@@ -38,13 +39,11 @@ export function registerListPets(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
     const query = c.req.valid("query");
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const page = await rt.pets.list({ limit, status: query.status, cursor: query.cursor });
-    if (page.nextCursor) {
-      const next = new URL(`${rt.config.publicBaseUrl}/v1/pets`);
-      next.searchParams.set("limit", String(limit));
-      if (query.status) next.searchParams.set("status", query.status);
-      next.searchParams.set("cursor", page.nextCursor);
-      c.header("Link", `<${next.toString()}>; rel="next"`);
-    }
-    return c.json(page.items, 200);
+    if (!page.nextCursor) return jsonResponse(c, 200, page.items);
+    const next = new URL(`${rt.config.publicBaseUrl}/v1/pets`);
+    next.searchParams.set("limit", String(limit));
+    if (query.status) next.searchParams.set("status", query.status);
+    next.searchParams.set("cursor", page.nextCursor);
+    return jsonResponse(c, 200, page.items, { Link: `<${next.toString()}>; rel="next"` });
   });
 }
