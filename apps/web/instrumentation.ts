@@ -1,6 +1,7 @@
 /**
  * Next.js start-up hook: configuration check, first-start seed and banner (src/server/bootstrap), then loads
- * the REST app so that it is published for server.ts's direct /v1 mount (src/server/rest/mount.ts).
+ * the REST app and the operational endpoints so that they are published for server.ts's direct mount
+ * (src/server/rest/mount.ts).
  */
 export async function register(): Promise<void> {
   // NEXT_RUNTIME is set by Next itself (not configuration): it keeps the Node-only bootstrap out of the edge bundle.
@@ -8,4 +9,5 @@ export async function register(): Promise<void> {
   const { bootstrap } = await import("./src/server/bootstrap.ts");
   await bootstrap();
   await import("./src/server/rest/handler.ts");
+  await import("./src/server/ops/handler.ts");
 }

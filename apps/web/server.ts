@@ -3,7 +3,8 @@
  * server), so the app learns the real client address (`src/server/client-ip.ts`) for per-IP rate limiting.
  * `/v1` goes straight to the REST app (src/server/rest/mount.ts) instead of through Next's router, which
  * cost most of the API's throughput (issue 7); the REST app is the one Next's bundle built, so both mounts
- * share one runtime and one app. Everything else (dashboard, /api/trpc, /docs) goes to Next. Methods no route
+ * share one runtime and one app. GET /healthz, /readyz and /metrics bypass Next's router too (src/server/ops).
+ * Everything else (dashboard, /api/trpc, /docs) goes to Next. Methods no route
  * serves and requests Node's parser rejects get JSON answers (src/server/plain-responses.ts).
  * It also applies pending migrations to the embedded PGlite database before Next opens it.
  * Usage: `tsx server.ts` (production build) or `tsx server.ts --dev`. Port from PORT (packages/config).
@@ -20,7 +21,13 @@ import {
   methodNotAllowed,
   writeRaw,
 } from "./src/server/plain-responses.ts";
-import { isRestPath, publishedRestFetch, type RestFetch } from "./src/server/rest/mount.ts";
+import {
+  isOpsRequest,
+  isRestPath,
+  publishedOpsFetch,
+  publishedRestFetch,
+  type RestFetch,
+} from "./src/server/rest/mount.ts";
 import { restRequestListener } from "./src/server/rest/node-listener.ts";
 import { closeProcessRuntime } from "./src/server/shutdown.ts";
 
@@ -45,10 +52,17 @@ async function main(): Promise<void> {
     (request) => (publishedRestFetch() as RestFetch)(request),
     config.trustProxy,
   );
+  // The probes and /metrics, likewise without Next's router (src/server/ops/handler.ts says why).
+  const ops = restRequestListener(
+    (request) => (publishedOpsFetch() as RestFetch)(request),
+    config.trustProxy,
+  );
   const server = http.createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
     if (isRestPath(req.url)) {
       // Published when Next's bundle loads the REST app (instrumentation, or the first /v1 request via Next).
       if (publishedRestFetch()) return rest(req, res);
+    } else if (isOpsRequest(req.method, req.url) && publishedOpsFetch()) {
+      return ops(req, res);
     } else if (isUnservedMethod(req.method)) {
       const { body, headers } = methodNotAllowed(req.method ?? "");
       res.writeHead(405, headers).end(body);

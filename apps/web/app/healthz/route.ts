@@ -1,6 +1,6 @@
-/** GET /healthz: the process is up (no dependencies checked). */
+/** GET /healthz: the process is up (no dependencies checked). Also served by server.ts directly (src/server/ops). */
+import { healthResponse } from "@/server/ops/probes";
+
 export const dynamic = "force-dynamic";
 
-export function GET(): Response {
-  return Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } });
-}
+export const GET = healthResponse;

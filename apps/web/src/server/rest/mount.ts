@@ -1,27 +1,46 @@
 /**
- * Where the REST API's one fetch handler is published for the app's own Node server (issue 7: `/v1` without
- * Next's router). Next's bundle builds the REST app (src/server/rest/handler.ts) and stores its handler in a
- * process-wide slot; `server.ts`, which runs outside that bundle, reads it from there, so both mounts (the Next
- * route handler at app/v1 and server.ts) call the very same function over the very same runtime. This module
- * imports nothing, so that server.ts loads no second copy of the app.
+ * Where the REST API's one fetch handler, and that of the operational endpoints (src/server/ops), are published
+ * for the app's own Node server (issue 7: `/v1` without Next's router). Next's bundle builds the REST app
+ * (src/server/rest/handler.ts) and stores its handler in a process-wide slot; `server.ts`, which runs outside
+ * that bundle, reads it from there, so both mounts (the Next route handler at app/v1 and server.ts) call the
+ * very same function over the very same runtime. This module imports nothing, so that server.ts loads no second
+ * copy of the app.
  */
 
 /** `(request) => response` for any URL under /v1 (docs/interface.md). */
 export type RestFetch = (request: Request) => Promise<Response>;
 
-const SLOT = Symbol.for("petstore.rest.fetch");
-type Holder = { [SLOT]?: RestFetch };
-
-/** Publishes `fetch` unless one is published already; returns the published one. */
-export function publishRestFetch(fetch: RestFetch): RestFetch {
-  const holder = globalThis as Holder;
-  holder[SLOT] ??= fetch;
-  return holder[SLOT];
+/** A process-wide slot for one handler: `publish` keeps the first one given and returns it; `published` reads it. */
+function slot(name: string) {
+  const key = Symbol.for(name);
+  const holder = globalThis as { [key: symbol]: RestFetch | undefined };
+  return {
+    publish: (fetch: RestFetch): RestFetch => (holder[key] ??= fetch),
+    published: (): RestFetch | undefined => holder[key],
+  };
 }
 
-/** The published handler, or `undefined` before Next has loaded the REST app. */
-export function publishedRestFetch(): RestFetch | undefined {
-  return (globalThis as Holder)[SLOT];
+const rest = slot("petstore.rest.fetch");
+/** Publishes the REST handler unless one is published already; returns the published one. */
+export const publishRestFetch = rest.publish;
+/** The published REST handler, or `undefined` before Next has loaded the REST app. */
+export const publishedRestFetch = rest.published;
+
+const ops = slot("petstore.ops.fetch");
+/** Publishes the operational endpoints' handler (src/server/ops/handler.ts) unless one is published already. */
+export const publishOpsFetch = ops.publish;
+/** The operational endpoints' handler, or `undefined` before Next has loaded it. */
+export const publishedOpsFetch = ops.published;
+
+/** The operational paths server.ts answers without Next's router (src/server/ops/handler.ts). */
+export type OpsPath = "/healthz" | "/readyz" | "/metrics";
+const OPS_PATHS = new Set<string>(["/healthz", "/readyz", "/metrics"]);
+
+/** True for a GET of /healthz, /readyz or /metrics (query string ignored); other methods stay with Next. */
+export function isOpsRequest(method: string | undefined, url: string | undefined): boolean {
+  if (method !== "GET" || !url) return false;
+  const q = url.indexOf("?");
+  return OPS_PATHS.has(q < 0 ? url : url.slice(0, q));
 }
 
 /** True for the paths the REST app owns: `/v1` and everything under `/v1/` (query string ignored). */

@@ -1,0 +1,33 @@
+/**
+ * GET /healthz, /readyz and /metrics on the production server are answered by server.ts itself, not through
+ * Next's router (src/server/ops/handler.ts; issue 7): same statuses and bodies as the Next routes, with
+ * `Cache-Control: no-store`, and without the `Vary: rsc, …` Next's router adds. Other methods stay with Next.
+ */
+import { describe, expect, it } from "vitest";
+import { useProductionApp } from "./support.ts";
+
+describe("operational endpoints without Next's router (production server)", () => {
+  const app = useProductionApp();
+
+  it("answers the probes and the scrape directly", async () => {
+    const health = await fetch(`${app.baseUrl}/healthz?probe=1`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    const ready = await fetch(`${app.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ok", checks: { database: { ok: true } } });
+    const metrics = await fetch(`${app.baseUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain("# TYPE ");
+    for (const r of [health, ready, metrics]) {
+      expect(r.headers.get("cache-control")).toBe("no-store");
+      expect(r.headers.get("vary")).toBeNull();
+    }
+  });
+
+  it("leaves HEAD to Next, which still answers it", async () => {
+    const head = await fetch(`${app.baseUrl}/healthz`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("vary")).toMatch(/rsc/);
+  });
+});
