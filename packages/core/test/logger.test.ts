@@ -13,7 +13,7 @@ const LINES = 20_000;
 
 async function run(mode: "exit" | "sigterm" | "crash") {
   const child = spawn(process.execPath, [TSX, CHILD, mode, String(LINES)], {
-    env: { PATH: process.env.PATH ?? "" },
+    env: {}, // nothing inherited: the child needs no configuration (node is started by its absolute path)
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
