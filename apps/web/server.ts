@@ -24,9 +24,11 @@ import {
 import {
   isOpsRequest,
   isRestPath,
+  opsFetchPublished,
   publishedOpsFetch,
   publishedRestFetch,
   type RestFetch,
+  restFetchPublished,
 } from "./src/server/rest/mount.ts";
 import { restRequestListener } from "./src/server/rest/node-listener.ts";
 import { closeProcessRuntime } from "./src/server/shutdown.ts";
@@ -46,6 +48,11 @@ async function main(): Promise<void> {
   const app = next({ dev, dir: import.meta.dirname, port: config.port, hostname: "0.0.0.0" });
   const handle = app.getRequestHandler();
   await app.prepare();
+  // In production Next runs its start-up hook (instrumentation.ts) in the background, after prepare(); it
+  // publishes the REST app and the probes. Listening before that would send the first requests (a load balancer's
+  // first /readyz) through Next's router, which switches on its AsyncLocalStorage hooks for the whole process
+  // (src/server/ops/handler.ts). A failing start-up hook exits the process (src/server/bootstrap.ts).
+  if (!dev) await handlersPublished(START_UP_HOOK_TIMEOUT_MS);
   // Made at start, not on the first /v1 request: it installs the adapter's Request/Response globals
   // (node-listener.ts), and Next must see the same globals whether or not /v1 was called yet.
   const rest = restRequestListener(
@@ -93,6 +100,25 @@ async function main(): Promise<void> {
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
+}
+
+/** How long start-up waits for Next's start-up hook (first-start seeding included) to publish the handlers. */
+const START_UP_HOOK_TIMEOUT_MS = 120_000;
+
+/** Resolves once the REST and operational handlers are published; rejects after `timeoutMs`. */
+async function handlersPublished(timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the REST app was not loaded within ${timeoutMs / 1000} s of start`)),
+      timeoutMs,
+    );
+  });
+  try {
+    await Promise.race([Promise.all([restFetchPublished(), opsFetchPublished()]), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 main().catch((error: unknown) => {

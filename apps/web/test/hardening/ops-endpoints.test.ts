@@ -25,6 +25,13 @@ describe("operational endpoints without Next's router (production server)", () =
     }
   });
 
+  it("answers even the first request after it starts listening without Next's router", () => {
+    // The server listens only once Next's start-up hook has published the handlers; a request routed by Next
+    // would carry Next's `Vary: rsc, …` and switch on its AsyncLocalStorage hooks for the whole process.
+    expect(app.server.firstAnswerHeaders.get("cache-control")).toBe("no-store");
+    expect(app.server.firstAnswerHeaders.get("vary")).toBeNull();
+  });
+
   it("leaves HEAD to Next, which still answers it", async () => {
     const head = await fetch(`${app.baseUrl}/healthz`, { method: "HEAD" });
     expect(head.status).toBe(200);

@@ -107,6 +107,8 @@ export interface ProductionServer {
   /** stdout and stderr so far. */
   output(): string;
   stop(): Promise<void>;
+  /** The headers of the first answer the server gave (to the start-up GET /readyz, sent once it said it listens). */
+  firstAnswerHeaders: Headers;
 }
 
 /**
@@ -169,6 +171,7 @@ export async function startProductionServer(
   };
 
   const baseUrl = `http://127.0.0.1:${port}`;
+  let firstAnswerHeaders: Headers | undefined;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!running) throw new Error(`server on port ${port} exited early:\n${output}`);
@@ -181,14 +184,22 @@ export async function startProductionServer(
       await stop();
       throw new Error(`server on port ${port} not ready within ${timeoutMs} ms:\n${output}`);
     }
-    const status = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5_000) }).then(
-      (r) => r.status,
-      () => 0,
+    const answer = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5_000) }).catch(
+      () => undefined,
     );
-    if (status === 200 || status === 503) break;
+    await answer?.body?.cancel();
+    firstAnswerHeaders ??= answer?.headers;
+    if (answer?.status === 200 || answer?.status === 503) break;
     await sleep(200);
   }
-  return { baseUrl, port, pid: child.pid, output: () => output, stop };
+  return {
+    baseUrl,
+    port,
+    pid: child.pid,
+    output: () => output,
+    stop,
+    firstAnswerHeaders: firstAnswerHeaders ?? new Headers(),
+  };
 }
 
 /**

@@ -10,13 +10,29 @@
 /** `(request) => response` for any URL under /v1 (docs/interface.md). */
 export type RestFetch = (request: Request) => Promise<Response>;
 
-/** A process-wide slot for one handler: `publish` keeps the first one given and returns it; `published` reads it. */
+/**
+ * A process-wide slot for one handler: `publish` keeps the first one given and returns it; `published` reads it;
+ * `whenPublished` resolves with it once it is published.
+ */
 function slot(name: string) {
+  type Slot = { fetch?: RestFetch; waiters: ((fetch: RestFetch) => void)[] };
   const key = Symbol.for(name);
-  const holder = globalThis as { [key: symbol]: RestFetch | undefined };
+  const holder = globalThis as { [key: symbol]: Slot | undefined };
+  const state = (): Slot => (holder[key] ??= { waiters: [] });
   return {
-    publish: (fetch: RestFetch): RestFetch => (holder[key] ??= fetch),
-    published: (): RestFetch | undefined => holder[key],
+    publish(fetch: RestFetch): RestFetch {
+      const s = state();
+      if (!s.fetch) {
+        s.fetch = fetch;
+        for (const wake of s.waiters.splice(0)) wake(fetch);
+      }
+      return s.fetch;
+    },
+    published: (): RestFetch | undefined => holder[key]?.fetch,
+    whenPublished(): Promise<RestFetch> {
+      const s = state();
+      return s.fetch ? Promise.resolve(s.fetch) : new Promise((resolve) => s.waiters.push(resolve));
+    },
   };
 }
 
@@ -25,12 +41,16 @@ const rest = slot("petstore.rest.fetch");
 export const publishRestFetch = rest.publish;
 /** The published REST handler, or `undefined` before Next has loaded the REST app. */
 export const publishedRestFetch = rest.published;
+/** Resolves with the REST handler once Next's start-up hook (instrumentation.ts) has published it. */
+export const restFetchPublished = rest.whenPublished;
 
 const ops = slot("petstore.ops.fetch");
 /** Publishes the operational endpoints' handler (src/server/ops/handler.ts) unless one is published already. */
 export const publishOpsFetch = ops.publish;
 /** The operational endpoints' handler, or `undefined` before Next has loaded it. */
 export const publishedOpsFetch = ops.published;
+/** Resolves with the operational endpoints' handler once it is published. */
+export const opsFetchPublished = ops.whenPublished;
 
 /** The operational paths server.ts answers without Next's router (src/server/ops/handler.ts). */
 export type OpsPath = "/healthz" | "/readyz" | "/metrics";
