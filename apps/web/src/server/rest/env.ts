@@ -14,6 +14,8 @@ export interface RestVariables {
    * lifecycle headers), added by the pipeline before the operation runs; problem.ts puts them on the answer.
    */
   responseHeaders: Record<string, string>;
+  /** The last response problem.ts built for this request (it carries `responseHeaders`). */
+  answer?: Response;
 }
 
 export interface RestEnv {

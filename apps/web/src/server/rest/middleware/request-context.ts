@@ -39,7 +39,7 @@ export const requestContext = (rt: Pick<Runtime, "logger" | "analytics" | "confi
     c.set("responseHeaders", common);
     await next();
     // Answers not built by problem.ts's jsonResponse (e.g. the OpenAPI document) get the common headers here.
-    if (!hasCommonHeaders(c.res))
+    if (!hasCommonHeaders(c))
       for (const [name, value] of Object.entries(c.get("responseHeaders"))) c.res.headers.set(name, value);
     const route = routeTemplate(c);
     const durationMs = performance.now() - started;
