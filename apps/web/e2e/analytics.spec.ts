@@ -24,6 +24,10 @@ test("a key's calls show in its traffic charts and recent requests", async ({ pa
   const secretDialog = page.getByRole("dialog", { name: "Your new API key" });
   const secret = await secretDialog.getByLabel("New API key").inputValue();
   await secretDialog.getByRole("button", { name: "I have stored the key" }).click();
+  await expect(secretDialog).toBeHidden();
+  // The success toast is on screen for a few seconds; it must pass the same checks as the page under it.
+  await expect(page.getByRole("alert").filter({ hasText: "was issued" })).toBeVisible();
+  await expectAccessible(page, "keys page with a toast");
 
   const headers = (id: string) => ({ Authorization: `Bearer ${secret}`, "X-Request-Id": id });
   for (let i = 0; i < 3; i++)

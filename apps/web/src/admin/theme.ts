@@ -1,7 +1,7 @@
 /**
  * The dashboard's Mantine theme, tuned so text meets WCAG AA contrast (4.5:1): the primary colour uses a
  * darker shade, "light" and "dot" variants (badges, active nav links, light buttons) get darker text, dimmed text is
- * gray 7 instead of gray 6, and dialog close buttons have an accessible name.
+ * gray 7 instead of gray 6 (also in toasts), and the close buttons of dialogs and toasts have an accessible name.
  */
 import {
   type CSSVariablesResolver,
@@ -10,6 +10,7 @@ import {
   defaultVariantColorsResolver,
   Modal,
   NavLink,
+  Notification,
   parseThemeColor,
   type VariantColorsResolver,
 } from "@mantine/core";
@@ -36,6 +37,11 @@ export const theme = createTheme({
   variantColorResolver,
   components: {
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { "aria-label": "Close dialog" } } }),
+    // Toasts (@mantine/notifications renders this component): the message under a title is gray 6 by default.
+    Notification: Notification.extend({
+      defaultProps: { closeButtonProps: { "aria-label": "Dismiss notification" } },
+      styles: { description: { color: "var(--mantine-color-dimmed)" } },
+    }),
     // An explicit variant makes NavLink take its colours from `variantColorResolver` above.
     NavLink: NavLink.extend({ defaultProps: { variant: "light" } }),
   },
