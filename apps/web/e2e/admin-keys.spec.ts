@@ -61,7 +61,7 @@ test("issue a key, use it, revoke it: the API refuses it within 5 s", async ({ p
 
   // The key's own page, with its 30-day charts.
   await row.getByRole("link", { name }).click();
-  await expect(page.getByRole("heading", { name: "Last 30 days" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Last 30 days", exact: true })).toBeVisible();
   for (const chart of ["Requests", "Rate-limited (429)", "Bans", "Deprecated getPet calls"]) {
     await expect(page.getByRole("region", { name: `${chart}, last 30 days`, exact: true })).toBeVisible();
   }

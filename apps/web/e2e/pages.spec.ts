@@ -49,7 +49,7 @@ for (const viewport of VIEWPORTS) {
       // A key's page, with charts.
       await page.goto("/admin/keys");
       await page.getByRole("link", { name: "e2e REST checker" }).click();
-      await expect(page.getByRole("heading", { name: "Last 30 days" })).toBeVisible();
+      await expect(page.getByRole("heading", { name: "Last 30 days", exact: true })).toBeVisible();
       await settle(page);
       await expectAccessible(page, "key detail");
       await expectNoHorizontalOverflow(page);

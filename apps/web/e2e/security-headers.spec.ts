@@ -60,7 +60,7 @@ test("the dashboard works under its Content Security Policy", async ({ page }) =
     .getByRole("link", { name: "API keys" })
     .click();
   await page.getByRole("link", { name: "e2e REST checker" }).click();
-  await expect(page.getByRole("heading", { name: "Last 30 days" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Last 30 days", exact: true })).toBeVisible();
   await expect(page.locator(".recharts-surface").first()).toBeVisible();
   expect(await violations()).toEqual([]);
 });
