@@ -3,7 +3,7 @@
  * server), so the app learns the real client address (`src/server/client-ip.ts`) for per-IP rate limiting.
  * `/v1` goes straight to the REST app (src/server/rest/mount.ts) instead of through Next's router, which
  * cost most of the API's throughput (issue 7); the REST app is the one Next's bundle built, so both mounts
- * share one runtime and one app. GET /healthz, /readyz and /metrics bypass Next's router too (src/server/ops).
+ * share one runtime and one app. GET and HEAD of /healthz, /readyz and /metrics bypass Next's router too (src/server/ops).
  * Everything else (dashboard, /api/trpc, /docs) goes to Next. Methods no route
  * serves and requests Node's parser rejects get JSON answers (src/server/plain-responses.ts).
  * It also applies pending migrations to the embedded PGlite database before Next opens it.

@@ -1,7 +1,8 @@
 /**
  * GET /healthz, /readyz and /metrics on the production server are answered by server.ts itself, not through
  * Next's router (src/server/ops/handler.ts; issue 7): same statuses and bodies as the Next routes, with
- * `Cache-Control: no-store`, and without the `Vary: rsc, …` Next's router adds. Other methods stay with Next.
+ * `Cache-Control: no-store`, and without the `Vary: rsc, …` Next's router adds. HEAD too (a load balancer's probe
+ * may use it); other methods stay with Next.
  */
 import { describe, expect, it } from "vitest";
 import { useProductionApp } from "./support.ts";
@@ -32,9 +33,19 @@ describe("operational endpoints without Next's router (production server)", () =
     expect(app.server.firstAnswerHeaders.get("vary")).toBeNull();
   });
 
-  it("leaves HEAD to Next, which still answers it", async () => {
-    const head = await fetch(`${app.baseUrl}/healthz`, { method: "HEAD" });
-    expect(head.status).toBe(200);
-    expect(head.headers.get("vary")).toMatch(/rsc/);
+  it("answers HEAD probes directly too, with the GET's status and headers and no body", async () => {
+    for (const path of ["/healthz", "/readyz"]) {
+      const head = await fetch(`${app.baseUrl}${path}`, { method: "HEAD" });
+      expect(head.status).toBe(200);
+      expect(head.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(head.headers.get("cache-control")).toBe("no-store");
+      expect(head.headers.get("vary")).toBeNull();
+      expect(await head.text()).toBe("");
+    }
+  });
+
+  it("leaves other methods to Next, which refuses them", async () => {
+    const post = await fetch(`${app.baseUrl}/healthz`, { method: "POST" });
+    expect(post.status).toBe(405);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The operational endpoints (GET /healthz, /readyz, /metrics) as one fetch handler, published (mount.ts) so that
+ * The operational endpoints (GET and HEAD of /healthz, /readyz, /metrics) as one fetch handler, published (mount.ts) so that
  * server.ts answers them without Next's router, as it does /v1. Why: the first request Next serves enables its
  * AsyncLocalStorage instances for the rest of the process (4 of them, Node 20), whose promise hooks then run for
  * every promise of every request, /v1 included; probes and scrapes arrive every few seconds, so through Next they
@@ -17,7 +17,7 @@ const ANSWERS: Record<OpsPath, (request: Request) => Response | Promise<Response
   "/metrics": metricsResponse,
 };
 
-/** The process's handler for GET on the operational paths (the first one published wins). */
+/** The process's handler for GET and HEAD on the operational paths (the first one published wins). */
 export const opsFetch = publishOpsFetch((request) => {
   const answer = ANSWERS[new URL(request.url).pathname as OpsPath];
   return Promise.resolve(answer(request));

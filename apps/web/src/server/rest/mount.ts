@@ -56,9 +56,12 @@ export const opsFetchPublished = ops.whenPublished;
 export type OpsPath = "/healthz" | "/readyz" | "/metrics";
 const OPS_PATHS = new Set<string>(["/healthz", "/readyz", "/metrics"]);
 
-/** True for a GET of /healthz, /readyz or /metrics (query string ignored); other methods stay with Next. */
+/**
+ * True for a GET or HEAD of /healthz, /readyz or /metrics (query string ignored; Node sends no body for HEAD);
+ * other methods stay with Next, which answers them 405.
+ */
 export function isOpsRequest(method: string | undefined, url: string | undefined): boolean {
-  if (method !== "GET" || !url) return false;
+  if ((method !== "GET" && method !== "HEAD") || !url) return false;
   const q = url.indexOf("?");
   return OPS_PATHS.has(q < 0 ? url : url.slice(0, q));
 }
