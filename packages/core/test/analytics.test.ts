@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { loadConfig } from "@petstore/config";
 import { deployMigrations } from "@petstore/db/migrate";
 import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
@@ -205,5 +206,43 @@ describe.each(["PostgreSQL", "PGlite"] as const)("analytics on %s", (kind) => {
       requestId: "r119",
     });
     expect(recent.at(-1)?.requestId).toBe("r20");
+  });
+
+  it("stores only each key's newest 100 of a busy flush (the stream gets no more than it keeps)", async () => {
+    const busy = await a.apiKeys.create({ name: "busy", plan: "pro" }, "test");
+    const quiet = await a.apiKeys.create({ name: "quiet", plan: "pro" }, "test");
+    const start = now.getTime();
+    for (let i = 0; i < 1_000; i++) {
+      const keyId = i % 400 === 0 ? quiet.id : busy.id;
+      a.analytics?.record({
+        keyId,
+        operation: "getPet",
+        outcome: "2xx",
+        status: 200,
+        durationMs: 2,
+        at: start + i,
+        clientIp: "198.51.100.7",
+        requestId: `b${i}`,
+      });
+    }
+    await a.analytics?.flush();
+    const recent = await a.usage.recentRequests(busy.id);
+    expect(recent.map((r) => r.requestId)).toEqual(
+      Array.from({ length: 1_000 }, (_, i) => i)
+        .filter((i) => i % 400 !== 0)
+        .slice(-100)
+        .reverse()
+        .map((i) => `b${i}`),
+    );
+    expect((await a.usage.recentRequests(quiet.id)).map((r) => r.requestId)).toEqual(["b800", "b400", "b0"]);
+    if (kind === "PostgreSQL") {
+      const redis = new Redis(REDIS_URL);
+      try {
+        const info = (await redis.xinfo("STREAM", `${prefix}:recent:${busy.id}`)) as unknown[];
+        expect(info[info.indexOf("entries-added") + 1]).toBe(100);
+      } finally {
+        redis.disconnect();
+      }
+    }
   });
 });

@@ -2,8 +2,8 @@
  * Request analytics counted in memory (docs/contract.md section 4, "Usage and analytics"): every /v1 request
  * adds one to its (API key, UTC hour, operation, outcome) row and one to that row's latency bucket, and, for a
  * request with a valid key, one entry to the key's recent requests. Nothing is written on the request path:
- * `flush()` (every 5 s, and on `close()`) hands all rows to the database writer in ONE statement and the
- * recent entries to the recent-requests store in one round trip. Rows that fail to write are merged back and
+ * `flush()` (every 5 s, and on `close()`) hands all rows to the database writer in ONE statement and each key's
+ * newest recent entries (as many as the store keeps) to the recent-requests store in one round trip. Rows that fail to write are merged back and
  * retried on the next flush; recent entries that fail are dropped (they are a bounded, best-effort log).
  */
 import type { Logger } from "pino";
@@ -78,6 +78,24 @@ export interface RecentRequestStore {
 
 /** How many recent requests are kept per key. */
 export const RECENT_LIMIT = 100;
+
+/**
+ * The newest `limit` entries of each key in `entries` (oldest first), in their order. A flush hands only these to
+ * the store, which keeps no more anyway: a busy key's 10,000 entries of one flush cost the event loop ~500 ms
+ * of stream commands, its newest 100 ~3 ms (issue 7).
+ */
+export function newestPerKey(entries: RecentRequest[], limit: number): RecentRequest[] {
+  const counts = new Map<string, number>();
+  const kept: RecentRequest[] = [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i] as RecentRequest;
+    const seen = counts.get(entry.keyId) ?? 0;
+    if (seen >= limit) continue;
+    counts.set(entry.keyId, seen + 1);
+    kept.push(entry);
+  }
+  return kept.reverse();
+}
 
 const HOUR_MS = 3_600_000;
 
@@ -167,7 +185,7 @@ export class AnalyticsRecorder {
     if (this.running) return this.running.then(() => this.flush());
     if (this.rows.size === 0 && this.recentBatch.length === 0) return Promise.resolve();
     const batch = [...this.rows.values()];
-    const recent = this.recentBatch;
+    const recent = newestPerKey(this.recentBatch, RECENT_LIMIT);
     this.rows = new Map();
     this.recentBatch = [];
     this.inFlight = batch;
