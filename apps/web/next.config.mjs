@@ -1,6 +1,5 @@
-import type { NextConfig } from "next";
-
-const nextConfig: NextConfig = {
+/** @type {import("next").NextConfig} */
+const nextConfig = {
   // Workspace packages are TypeScript source.
   transpilePackages: ["@petstore/config", "@petstore/contracts", "@petstore/core", "@petstore/db"],
   // Native/WASM-backed server libraries load from node_modules at run time instead of being bundled.
