@@ -2,8 +2,9 @@
  * Store over a Redis server via TCP with ioredis (docs/contract.md section 3 "Store": `REDIS_URL`).
  *
  * ioredis is configured to fail fast instead of queueing while disconnected: no offline queue, one retry per
- * command, a connect and command timeout of `timeoutMs`; it keeps reconnecting in the background (backoff up
- * to 2 s). Scripts go through `scriptAdapter` (shebang stripped for Redis 7.0, EVALSHA with EVAL fallback).
+ * command, a connect timeout of `timeoutMs`; it keeps reconnecting in the background (backoff up to 2 s). It has
+ * no per-command timeout: the limiter bounds every store call with its own timer (time.ts `withTimeout`), and an
+ * ioredis timer per command was three more timers per keyed request. Scripts go through `scriptAdapter` (shebang stripped for Redis 7.0, EVALSHA with EVAL fallback).
  * Auto-pipelining is on: commands issued in the same event-loop turn leave in one socket write, so a check's ban
  * GET and its minute and day EVALSHA cost one write and one round trip (issue 7: three writes were 9.6% of busy
  * CPU under load).
@@ -14,7 +15,7 @@ import { type RateLimitStore, scriptAdapter } from "./store.ts";
 /**
  * Creates the Redis store and starts connecting.
  * @param url `redis://` or `rediss://` URL.
- * @param opts.timeoutMs connect and per-command timeout in ms.
+ * @param opts.timeoutMs connect timeout in ms (the limiter times each call itself).
  * @param opts.onError called with connection errors (ioredis would otherwise print them); must not throw.
  */
 export function createRedisStore(
@@ -26,7 +27,6 @@ export function createRedisStore(
     enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     connectTimeout: opts.timeoutMs,
-    commandTimeout: opts.timeoutMs,
     retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 6), 2000),
   });
   client.on("error", (err: Error) => opts.onError?.(err));

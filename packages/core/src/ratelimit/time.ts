@@ -13,11 +13,20 @@ export function windowEnd(ms: number, windowMs: number): number {
  * @throws StoreTimeoutError after `ms`; the late settlement of `promise` is then ignored (never unhandled).
  */
 export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreTimeoutError(ms)), ms);
+  // One promise and one timer per call (not Promise.race + finally: this runs on every /v1 request, issue 7).
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new StoreTimeoutError(ms)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** The store did not answer within the configured time. */
