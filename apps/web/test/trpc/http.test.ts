@@ -3,7 +3,7 @@ import { AppError } from "@petstore/contracts";
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { markCustomServer } from "../../src/server/client-ip";
-import { withBoundedBody } from "../../src/server/trpc/body-limit";
+import { DRAIN_BYTES, DRAIN_MS, withBoundedBody } from "../../src/server/trpc/body-limit";
 import { clearedSessionCookie, readCookie, sessionCookie } from "../../src/server/trpc/cookies";
 import { toTrpcError, trpcErrorResponse } from "../../src/server/trpc/errors";
 import { clientIp, isHttps, isSameOrigin } from "../../src/server/trpc/http";
@@ -141,7 +141,7 @@ describe("request body cap", () => {
     const bounded = await withBoundedBody(post('{"a":1}'), 16);
     expect(await bounded?.json()).toEqual({ a: 1 });
   });
-  it("refuses a declared Content-Length over the limit without reading", async () => {
+  it("refuses a declared Content-Length over the limit without buffering it", async () => {
     expect(await withBoundedBody(post("x".repeat(10), { "content-length": "17" }), 16)).toBeUndefined();
   });
   it("refuses a streamed body once it passes the limit", async () => {
@@ -152,6 +152,52 @@ describe("request body cap", () => {
       },
     });
     expect(await withBoundedBody(post(stream), 16)).toBeUndefined();
+  });
+  it("reads a refused stream to its end when the rest is short, so its sender gets the 413, not a reset", async () => {
+    let pulled = 0;
+    const stream = new ReadableStream({
+      pull(controller) {
+        if (pulled >= 100 * 1024) return controller.close();
+        pulled += 1024;
+        controller.enqueue(new Uint8Array(1024));
+      },
+    });
+    expect(await withBoundedBody(post(stream), 16 * 1024)).toBeUndefined();
+    expect(pulled).toBe(100 * 1024);
+  });
+  it("stops reading a refused endless stream after DRAIN_BYTES and cancels it", async () => {
+    let pulled = 0;
+    let cancelled = false;
+    const stream = new ReadableStream({
+      pull(controller) {
+        pulled += 1024 * 1024;
+        controller.enqueue(new Uint8Array(1024 * 1024));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    expect(await withBoundedBody(post(stream), 16 * 1024)).toBeUndefined();
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeGreaterThan(DRAIN_BYTES);
+    expect(pulled).toBeLessThan(DRAIN_BYTES + 5 * 1024 * 1024);
+  });
+  it("stops reading a refused stream that trickles after DRAIN_MS", async () => {
+    let cancelled = false;
+    const stream = new ReadableStream({
+      async pull(controller) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        controller.enqueue(new Uint8Array(1024));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const started = Date.now();
+    expect(await withBoundedBody(post(stream, { "content-length": "999999" }), 16)).toBeUndefined();
+    expect(cancelled).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(DRAIN_MS - 50);
+    expect(Date.now() - started).toBeLessThan(DRAIN_MS + 1_000);
   });
   it("answers refusals made before tRPC in tRPC's error shape", async () => {
     const r = trpcErrorResponse("payload_too_large", "Too big.");
