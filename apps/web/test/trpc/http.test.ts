@@ -182,6 +182,21 @@ describe("request body cap", () => {
     expect(pulled).toBeGreaterThan(DRAIN_BYTES);
     expect(pulled).toBeLessThan(DRAIN_BYTES + 5 * 1024 * 1024);
   });
+  it("stops waiting for a refused stream that stalls after DRAIN_MS", async () => {
+    let cancelled = false;
+    const stream = new ReadableStream({
+      pull() {
+        return new Promise(() => {});
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const started = Date.now();
+    expect(await withBoundedBody(post(stream, { "content-length": "999999" }), 16)).toBeUndefined();
+    expect(cancelled).toBe(true);
+    expect(Date.now() - started).toBeLessThan(DRAIN_MS + 1_000);
+  });
   it("stops reading a refused stream that trickles after DRAIN_MS", async () => {
     let cancelled = false;
     const stream = new ReadableStream({

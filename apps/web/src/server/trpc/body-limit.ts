@@ -43,18 +43,23 @@ export async function withBoundedBody(req: Request, maxBytes: number): Promise<R
   });
 }
 
-/** Reads and drops what is left of `reader` for up to `DRAIN_MS` and `DRAIN_BYTES`, then cancels it. Never throws. */
+/**
+ * Reads and drops what is left of `reader` for up to `DRAIN_MS` and `DRAIN_BYTES`, then cancels it (a timer
+ * cancels it too, so a sender that stalls cannot hold the request open). Never throws.
+ */
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  const deadline = Date.now() + DRAIN_MS;
+  const timer = setTimeout(() => void reader.cancel().catch(() => {}), DRAIN_MS);
   let dropped = 0;
   try {
-    while (dropped <= DRAIN_BYTES && Date.now() < deadline) {
+    while (dropped <= DRAIN_BYTES) {
       const { done, value } = await reader.read();
       if (done) return;
       dropped += value.byteLength;
     }
+    await reader.cancel();
   } catch {
-    return;
+    // The sender went away: nothing left to drain.
+  } finally {
+    clearTimeout(timer);
   }
-  await reader.cancel().catch(() => {});
 }
