@@ -14,6 +14,7 @@ const booleanFlag = z
   .transform((v) => ["1", "true", "yes", "on"].includes(v));
 
 const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().nonnegative();
 
 const url = (protocols: string[]) =>
   z.url().refine((v) => protocols.some((p) => v.startsWith(`${p}:`)), {
@@ -22,12 +23,84 @@ const url = (protocols: string[]) =>
 
 const originUrl = url(["http", "https"]).transform((v) => v.replace(/\/+$/, ""));
 
+/** An origin exactly as a browser sends it in `Origin` (RFC 6454): scheme, host and port only. */
+function isOrigin(value: string): boolean {
+  try {
+    const parsed = new URL(value);
+    return (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/** `*`, or a comma-separated list of origins (a trailing slash is dropped). */
+const corsOrigins = z
+  .string()
+  .transform((v) =>
+    v.trim() === "*"
+      ? ("*" as const)
+      : v
+          .split(",")
+          .map((o) => o.trim().replace(/\/+$/, ""))
+          .filter((o) => o !== ""),
+  )
+  .refine((v) => v === "*" || (v.length > 0 && v.every(isOrigin)), {
+    message:
+      "must be * or a comma-separated list of origins such as https://tools.example.com (scheme, host and port; no path)",
+  });
+
+/**
+ * Bounds of every wait on PostgreSQL (docs/operations.md "Timeouts"), in milliseconds: `connectTimeoutMs` bounds
+ * both opening a connection and waiting for a free one in the pool; `statementTimeoutMs` is the server's
+ * `statement_timeout` and, with a little margin, the client's own read timeout (which catches a database that
+ * stopped answering); `idleInTransactionTimeoutMs` is the server's `idle_in_transaction_session_timeout`.
+ */
+export interface DatabasePoolConfig {
+  size: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+}
+
+/** The pool bounds a PostgreSQL connection gets when its config names none (the variables' defaults). */
+export const DEFAULT_DATABASE_POOL: DatabasePoolConfig = Object.freeze({
+  size: 10,
+  connectTimeoutMs: 2000,
+  statementTimeoutMs: 3000,
+  idleInTransactionTimeoutMs: 10_000,
+});
+const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+/** `5s,5m,30m,2h` (units ms, s, m, h) -> milliseconds, in order; 1 to 20 steps, each at most 24 h. */
+const durationList = z
+  .string()
+  .regex(/^\s*\d+(ms|s|m|h)(\s*,\s*\d+(ms|s|m|h)){0,19}\s*$/, {
+    message: "must be 1 to 20 comma-separated durations such as 5s,5m,30m,2h (units ms, s, m, h)",
+  })
+  .transform((v) =>
+    v.split(",").map((step) => {
+      const [, amount, unit] = /^(\d+)(ms|s|m|h)$/.exec(step.trim()) as RegExpExecArray;
+      return Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS];
+    }),
+  )
+  .refine((steps) => steps.every((ms) => ms <= 24 * 3_600_000), { message: "each step must be at most 24h" });
+
+/** The retry schedule of docs/contract.md section 6: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
+
 const envSchema = z
   .object({
     PORT: positiveInt.max(65535).default(3000),
+    PETSTORE_SERVE: z.enum(["all", "api", "dashboard"]).default("all"),
     PETSTORE_ENV: z.enum(["production", "staging"]).default("staging"),
     DATABASE_URL: url(["postgres", "postgresql"]).optional(),
     PGLITE_DIR: z.string().min(1).optional(),
+    DATABASE_POOL_SIZE: positiveInt.max(1000).default(DEFAULT_DATABASE_POOL.size),
+    DATABASE_CONNECT_TIMEOUT_MS: positiveInt.default(DEFAULT_DATABASE_POOL.connectTimeoutMs),
+    DATABASE_STATEMENT_TIMEOUT_MS: positiveInt.default(DEFAULT_DATABASE_POOL.statementTimeoutMs),
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt.default(
+      DEFAULT_DATABASE_POOL.idleInTransactionTimeoutMs,
+    ),
     PUBLIC_BASE_URL: originUrl.optional(),
     PRODUCTION_ORIGIN: originUrl.default("https://api.petstore.example"),
     STAGING_ORIGIN: originUrl.default("https://staging-api.petstore.example"),
@@ -38,19 +111,50 @@ const envSchema = z
     RATE_LIMIT_ENABLED: booleanFlag.default(true),
     RATE_LIMIT_PREFIX: z.string().min(1).default("petstore"),
     RATE_LIMIT_STORE_TIMEOUT_MS: positiveInt.default(1000),
+    RATE_LIMIT_BREAKER_FAILURES: positiveInt.default(3),
+    RATE_LIMIT_BREAKER_COOLDOWN_MS: positiveInt.default(5000),
     ANONYMOUS_PER_MINUTE: positiveInt.default(60),
+    DASHBOARD_ANONYMOUS_PER_MINUTE: positiveInt.default(60),
     BAN_THRESHOLD: positiveInt.default(30),
     BAN_WINDOW_SECONDS: positiveInt.default(600),
     BAN_BASE_SECONDS: positiveInt.default(900),
     TRUST_PROXY: booleanFlag.default(false),
+    CORS_ALLOWED_ORIGINS: corsOrigins.default("*"),
     SESSION_IDLE_HOURS: positiveInt.default(12),
+    SESSION_MAX_DAYS: positiveInt.max(365).default(30),
     CURSOR_SECRET: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
     METRICS_ENABLED: booleanFlag.default(true),
     METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
     ANALYTICS_ENABLED: booleanFlag.default(true),
     ANALYTICS_RETENTION_DAYS: positiveInt.max(3650).default(90),
+    SHUTDOWN_DRAIN_MS: nonNegativeInt.default(5000),
+    SHUTDOWN_TIMEOUT_MS: positiveInt.default(25_000),
+    HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
+    HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(5000),
+    WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
+    WEBHOOKS_RETRY_SCHEDULE: durationList.default(durationList.parse(DEFAULT_WEBHOOK_RETRY_SCHEDULE)),
+    WEBHOOKS_TIMEOUT_MS: positiveInt.max(120_000).default(15_000),
+    WEBHOOKS_POLL_INTERVAL_MS: positiveInt.max(60_000).default(1_000),
+    WEBHOOKS_CONCURRENCY: positiveInt.max(1_000).default(64),
+    WEBHOOKS_DISABLE_AFTER_HOURS: positiveInt.max(24 * 365).default(120),
   })
   .superRefine((env, ctx) => {
+    if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["HTTP_HEADERS_TIMEOUT_MS"],
+        message: "must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)",
+      });
+    }
+    // docs/operations.md "Metrics": a production instance never exposes its metrics without a token.
+    if (env.PETSTORE_ENV === "production" && env.METRICS_ENABLED && !env.METRICS_TOKEN) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["METRICS_TOKEN"],
+        message: "must be set when PETSTORE_ENV=production (or turn metrics off with METRICS_ENABLED=false)",
+      });
+    }
     if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN)) {
       ctx.addIssue({
         code: "custom",
@@ -65,11 +169,18 @@ export type RateLimitStoreConfig =
   | { kind: "upstash"; url: string; token: string }
   | { kind: "memory" };
 
-export type DatabaseConfig = { kind: "postgres"; url: string } | { kind: "pglite"; dir: string };
+export type DatabaseConfig =
+  | { kind: "postgres"; url: string; pool?: DatabasePoolConfig }
+  | { kind: "pglite"; dir: string };
+
+/** What one process serves (PETSTORE_SERVE; docs/operations.md "Roles"). */
+export type ServeRole = "all" | "api" | "dashboard";
 
 /** Validated configuration. Durations are in the unit their name says. */
 export interface Config {
   port: number;
+  /** `api`: /v1, probes and /metrics, without Next; `dashboard`: dashboard, /api/trpc, /docs and probes; `all`. */
+  serve: ServeRole;
   environment: "production" | "staging";
   database: DatabaseConfig;
   /** Origin this deployment is reached at (no trailing slash); Link and Location headers are built from it. */
@@ -82,11 +193,26 @@ export interface Config {
     store: RateLimitStoreConfig;
     prefix: string;
     storeTimeoutMs: number;
+    /**
+     * Circuit breaker around the store: after `failures` consecutive failures or timeouts, checks fail open at
+     * once for `cooldownMs`, then one probe decides whether to close it again.
+     */
+    breaker: { failures: number; cooldownMs: number };
     anonymousPerMinute: number;
+    /** Requests per minute per client address to /api/trpc and the sign-in page without a known session. */
+    dashboardAnonymousPerMinute: number;
     ban: { threshold: number; windowSeconds: number; baseSeconds: number };
   };
   trustProxy: boolean;
+  /**
+   * Browser origins allowed to call /v1 (CORS; docs/operations.md "Browsers"): `*` (any, the default: keys are
+   * bearer tokens, never cookies) or a list of origins, which narrows it.
+   */
+  cors: { allowedOrigins: "*" | readonly string[] };
+  /** A dashboard session ends after this long without use (docs/contract.md section 4, "Sessions"). */
   sessionIdleHours: number;
+  /** A dashboard session ends this long after sign-in, however much it is used. */
+  sessionMaxDays: number;
   /**
    * Key that signs listPets cursors. Unset: a random key generated once and kept in the database, shared by
    * every instance on that database (docs/contract.md section 1, "Paging").
@@ -103,6 +229,28 @@ export interface Config {
    * `retentionDays` are purged.
    */
   analytics: { enabled: boolean; retentionDays: number };
+  /**
+   * Clean stop on SIGTERM (docs/operations.md "Deploying"): /readyz answers 503 and the instance keeps serving for
+   * `drainMs`, then stops accepting connections and waits up to `timeoutMs` for running requests.
+   */
+  shutdown: { drainMs: number; timeoutMs: number };
+  /** node:http limits: time to receive the headers, the whole request, and the idle time of a kept-alive connection. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /**
+   * Webhook delivery (docs/contract.md section 6). `allowPrivateTargets` (development and tests only) also
+   * accepts `http` and private or loopback addresses; `retryScheduleMs` holds the delays before each retry
+   * (jittered); `timeoutMs` bounds one attempt; `pollIntervalMs` is how often an idle instance looks for due
+   * deliveries; `concurrency` caps the attempts in flight per instance; an endpoint failing continuously for
+   * `disableAfterHours` is disabled.
+   */
+  webhooks: {
+    allowPrivateTargets: boolean;
+    retryScheduleMs: number[];
+    timeoutMs: number;
+    pollIntervalMs: number;
+    concurrency: number;
+    disableAfterHours: number;
+  };
 }
 
 /** Raised when an environment variable is malformed; the message names the variable. */
@@ -155,10 +303,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { kind: "upstash", url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
       : { kind: "memory" };
   const database: DatabaseConfig = e.DATABASE_URL
-    ? { kind: "postgres", url: e.DATABASE_URL }
+    ? {
+        kind: "postgres",
+        url: e.DATABASE_URL,
+        pool: {
+          size: e.DATABASE_POOL_SIZE,
+          connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+          statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+          idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        },
+      }
     : { kind: "pglite", dir: pgliteDir(root, e.PGLITE_DIR) };
   const config: Config = {
     port: e.PORT,
+    serve: e.PETSTORE_SERVE,
     environment: e.PETSTORE_ENV,
     database,
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`,
@@ -169,7 +327,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       store,
       prefix: e.RATE_LIMIT_PREFIX,
       storeTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS,
+      breaker: { failures: e.RATE_LIMIT_BREAKER_FAILURES, cooldownMs: e.RATE_LIMIT_BREAKER_COOLDOWN_MS },
       anonymousPerMinute: e.ANONYMOUS_PER_MINUTE,
+      dashboardAnonymousPerMinute: e.DASHBOARD_ANONYMOUS_PER_MINUTE,
       ban: {
         threshold: e.BAN_THRESHOLD,
         windowSeconds: e.BAN_WINDOW_SECONDS,
@@ -177,10 +337,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
     },
     trustProxy: e.TRUST_PROXY,
+    cors: {
+      allowedOrigins: e.CORS_ALLOWED_ORIGINS === "*" ? "*" : Object.freeze([...e.CORS_ALLOWED_ORIGINS]),
+    },
     sessionIdleHours: e.SESSION_IDLE_HOURS,
+    sessionMaxDays: e.SESSION_MAX_DAYS,
     ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
     metrics: { enabled: e.METRICS_ENABLED, ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}) },
     analytics: { enabled: e.ANALYTICS_ENABLED, retentionDays: e.ANALYTICS_RETENTION_DAYS },
+    shutdown: { drainMs: e.SHUTDOWN_DRAIN_MS, timeoutMs: e.SHUTDOWN_TIMEOUT_MS },
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    webhooks: {
+      allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
+      retryScheduleMs: e.WEBHOOKS_RETRY_SCHEDULE,
+      timeoutMs: e.WEBHOOKS_TIMEOUT_MS,
+      pollIntervalMs: e.WEBHOOKS_POLL_INTERVAL_MS,
+      concurrency: e.WEBHOOKS_CONCURRENCY,
+      disableAfterHours: e.WEBHOOKS_DISABLE_AFTER_HOURS,
+    },
   };
   return Object.freeze(config);
 }

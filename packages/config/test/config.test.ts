@@ -19,7 +19,10 @@ describe("loadConfig", () => {
       REDIS_URL: "redis://127.0.0.1:6379",
       PUBLIC_BASE_URL: "https://api.example.com/",
     });
-    expect(config.database).toEqual({ kind: "postgres", url: "postgresql://postgres@127.0.0.1:5432/x" });
+    expect(config.database).toMatchObject({
+      kind: "postgres",
+      url: "postgresql://postgres@127.0.0.1:5432/x",
+    });
     expect(config.rateLimit.store).toEqual({ kind: "redis", url: "redis://127.0.0.1:6379" });
     expect(config.publicBaseUrl).toBe("https://api.example.com");
   });
@@ -38,9 +41,30 @@ describe("loadConfig", () => {
     ["ANALYTICS_ENABLED", "sometimes"],
     ["ANALYTICS_RETENTION_DAYS", "0"],
     ["ANALYTICS_RETENTION_DAYS", "ninety"],
+    ["SESSION_MAX_DAYS", "0"],
+    ["SESSION_MAX_DAYS", "366"],
+    ["WEBHOOKS_ALLOW_PRIVATE_TARGETS", "sure"],
+    ["WEBHOOKS_RETRY_SCHEDULE", "5 seconds"],
+    ["WEBHOOKS_RETRY_SCHEDULE", "5s,,5m"],
+    ["WEBHOOKS_RETRY_SCHEDULE", "25h"],
+    ["WEBHOOKS_TIMEOUT_MS", "0"],
+    ["WEBHOOKS_CONCURRENCY", "many"],
+    ["CORS_ALLOWED_ORIGINS", "tools.example.com"],
+    ["CORS_ALLOWED_ORIGINS", "https://tools.example.com/app"],
+    ["CORS_ALLOWED_ORIGINS", "https://a.example, ftp://b.example"],
+    ["CORS_ALLOWED_ORIGINS", ","],
   ])("stops on a bad %s naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid environment variable ${name}`));
+  });
+
+  it("allows every browser origin by default, or the listed origins of CORS_ALLOWED_ORIGINS", () => {
+    expect(loadConfig({}).cors.allowedOrigins).toBe("*");
+    expect(loadConfig({ CORS_ALLOWED_ORIGINS: " * " }).cors.allowedOrigins).toBe("*");
+    expect(
+      loadConfig({ CORS_ALLOWED_ORIGINS: "https://tools.example.com, http://localhost:5173/" }).cors
+        .allowedOrigins,
+    ).toEqual(["https://tools.example.com", "http://localhost:5173"]);
   });
 
   it("requires the Upstash URL and token together", () => {
@@ -72,7 +96,89 @@ describe("loadConfig", () => {
     });
   });
 
+  it("bounds every wait on PostgreSQL, with defaults and from the environment", () => {
+    const url = "postgresql://postgres@127.0.0.1:5432/x";
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({
+      kind: "postgres",
+      url,
+      pool: {
+        size: 10,
+        connectTimeoutMs: 2000,
+        statementTimeoutMs: 3000,
+        idleInTransactionTimeoutMs: 10_000,
+      },
+    });
+    const tuned = loadConfig({
+      DATABASE_URL: url,
+      DATABASE_POOL_SIZE: "20",
+      DATABASE_CONNECT_TIMEOUT_MS: "500",
+      DATABASE_STATEMENT_TIMEOUT_MS: "3000",
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "4000",
+    });
+    expect(tuned.database).toMatchObject({
+      pool: { size: 20, connectTimeoutMs: 500, statementTimeoutMs: 3000, idleInTransactionTimeoutMs: 4000 },
+    });
+  });
+
+  it("serves everything by default; PETSTORE_SERVE picks a role", () => {
+    expect(loadConfig({}).serve).toBe("all");
+    expect(loadConfig({ PETSTORE_SERVE: "api" }).serve).toBe("api");
+    expect(() => loadConfig({ PETSTORE_SERVE: "web" })).toThrow(
+      /Invalid environment variable PETSTORE_SERVE/,
+    );
+  });
+
+  it("refuses production without a metrics token unless metrics are off", () => {
+    expect(() => loadConfig({ PETSTORE_ENV: "production" })).toThrow(
+      /Invalid environment variable METRICS_TOKEN/,
+    );
+    expect(loadConfig({ PETSTORE_ENV: "production", METRICS_ENABLED: "false" }).metrics.enabled).toBe(false);
+    expect(loadConfig({ PETSTORE_ENV: "production", METRICS_TOKEN: "t".repeat(16) }).metrics.token).toBe(
+      "t".repeat(16),
+    );
+  });
+
+  it("stops and times requests as configured", () => {
+    expect(loadConfig({}).shutdown).toEqual({ drainMs: 5000, timeoutMs: 25_000 });
+    expect(loadConfig({}).http).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5000,
+    });
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: "0" }).shutdown.drainMs).toBe(0);
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: "2000" })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
+  });
+
+  it("ends dashboard sessions after 12 idle hours and 30 days at most; SESSION_IDLE_HOURS and SESSION_MAX_DAYS change that", () => {
+    expect(loadConfig({})).toMatchObject({ sessionIdleHours: 12, sessionMaxDays: 30 });
+    expect(loadConfig({ SESSION_IDLE_HOURS: "2", SESSION_MAX_DAYS: "7" })).toMatchObject({
+      sessionIdleHours: 2,
+      sessionMaxDays: 7,
+    });
+  });
+
   it("keeps an in-memory PGlite location as given", () => {
     expect(loadConfig({ PGLITE_DIR: "memory://" }).database).toEqual({ kind: "pglite", dir: "memory://" });
+  });
+
+  it("delivers webhooks to public https targets on the contract's schedule by default; tests may shorten it", () => {
+    expect(loadConfig({}).webhooks).toEqual({
+      allowPrivateTargets: false,
+      retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      timeoutMs: 15_000,
+      pollIntervalMs: 1_000,
+      concurrency: 64,
+      disableAfterHours: 120,
+    });
+    const fast = loadConfig({
+      WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true",
+      WEBHOOKS_RETRY_SCHEDULE: "200ms, 1s,2m",
+      WEBHOOKS_TIMEOUT_MS: "1500",
+    }).webhooks;
+    expect(fast).toMatchObject({
+      allowPrivateTargets: true,
+      retryScheduleMs: [200, 1_000, 120_000],
+      timeoutMs: 1_500,
+    });
   });
 });

@@ -7,6 +7,7 @@
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./defaults.ts";
 import { checkLimits, EditablePlanName, PlanName, RateLimitValue } from "./limits.ts";
 import { CategoryId, PetName, PetStatus } from "./pets.ts";
+import { ApiKeyScopes } from "./scopes.ts";
 import { humanText } from "./text.ts";
 import { z } from "./zod.ts";
 
@@ -61,6 +62,8 @@ export const ApiKeyCreate = z
       .min(60)
       .max(5 * 365 * 86400)
       .optional(),
+    /** What the key may do (docs/contract.md section 2, "Scopes"); absent = every scope. */
+    scopes: ApiKeyScopes.optional(),
   })
   .superRefine(checkLimits);
 export type ApiKeyCreate = z.infer<typeof ApiKeyCreate>;

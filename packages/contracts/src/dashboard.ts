@@ -6,6 +6,7 @@ import { z } from "zod";
 import { RollGraceSeconds } from "./admin.ts";
 import { DEFAULT_PAGE_SIZE, DEFAULT_ROLL_GRACE_SECONDS, MAX_PAGE_SIZE } from "./defaults.ts";
 import { checkLimits, EditablePlanName, PlanName, RateLimitValue } from "./limits.ts";
+import { ApiKeyScopes } from "./scopes.ts";
 import { humanText } from "./text.ts";
 
 export const ApiKeyId = z.uuid({ error: "must be an API key id" });
@@ -29,18 +30,76 @@ export const ApiKeyPlanChange = z
   .superRefine(checkLimits);
 export type ApiKeyPlanChange = z.infer<typeof ApiKeyPlanChange>;
 
+/** New scopes of a key (docs/contract.md section 2, "Scopes"): they replace the old ones. */
+export const ApiKeyScopesChange = z.strictObject({ id: ApiKeyId, scopes: ApiKeyScopes });
+export type ApiKeyScopesChange = z.infer<typeof ApiKeyScopesChange>;
+
 export const UsageRange = z.strictObject({
   id: ApiKeyId,
   days: z.int().min(1).max(90).default(30),
 });
 
-export const AuditEntityType = z.enum(["pet", "category", "apiKey", "plan", "user", "session"]);
+export const AuditEntityType = z.enum([
+  "pet",
+  "category",
+  "apiKey",
+  "plan",
+  "user",
+  "session",
+  "webhookEndpoint",
+]);
 export type AuditEntityType = z.infer<typeof AuditEntityType>;
 
-/** Audit log filters (no paging): who, which entity, and a time range `[from, to)` of ISO instants. */
+/** Every action the audit log records, by entity (docs/contract.md section 4 "Audit log"). */
+export const AUDIT_ACTIONS = [
+  "pet.create",
+  "pet.update",
+  "pet.setStatus",
+  "pet.delete",
+  "category.create",
+  "category.rename",
+  "category.delete",
+  "apiKey.create",
+  "apiKey.update",
+  "apiKey.scopes",
+  "apiKey.roll",
+  "apiKey.revoke",
+  "apiKey.ban",
+  "apiKey.unban",
+  "apiKey.resetUsage",
+  "plan.update",
+  "user.create",
+  "user.setRole",
+  "user.activate",
+  "user.deactivate",
+  "user.endSession",
+  "user.endOtherSessions",
+  "user.endAllSessions",
+  "session.signIn",
+  "session.signOut",
+  "session.signInFailed",
+  "session.throttled",
+  "session.accountThrottled",
+  "webhookEndpoint.create",
+  "webhookEndpoint.update",
+  "webhookEndpoint.enable",
+  "webhookEndpoint.disable",
+  "webhookEndpoint.rotate",
+  "webhookEndpoint.test",
+  "webhookEndpoint.replay",
+  "webhookEndpoint.delete",
+] as const;
+export const AuditAction = z.enum(AUDIT_ACTIONS, { error: "must be an action the audit log records" });
+export type AuditAction = z.infer<typeof AuditAction>;
+
+/**
+ * Audit log filters (no paging): who, what action, which entity, and a time range `[from, to)` of ISO
+ * instants.
+ */
 export const AuditLogFilter = z
   .object({
     actor: humanText({ max: 200 }).optional(),
+    action: AuditAction.optional(),
     entityType: AuditEntityType.optional(),
     entityId: humanText({ max: 100 }).optional(),
     from: z.iso.datetime({ error: "must be a date and time" }).optional(),

@@ -6,6 +6,11 @@
 export const DEFAULT_PAGE_SIZE = 20;
 /** Largest page anyone may ask for. */
 export const MAX_PAGE_SIZE = 100;
+/**
+ * Dashboard counts stop at this many (section 4 "Counts at scale"): a list's total and a category's animals are
+ * exact up to it and "more than COUNT_CAP" beyond, so a page load never counts a whole large table.
+ */
+export const COUNT_CAP = 10_000;
 /** How long a rolled key keeps working by default, seconds (section 2 "Roll": 24 h). */
 export const DEFAULT_ROLL_GRACE_SECONDS = 24 * 3600;
 

@@ -6,12 +6,15 @@ import { z } from "./zod.ts";
 
 export const errorStatusByCode = {
   unauthorized: 401,
+  insufficient_scope: 403,
   invalid_request: 400,
   validation_failed: 400,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  header_too_large: 431,
   idempotency_key_in_use: 409,
   idempotency_key_reused: 422,
   rate_limited: 429,
@@ -30,12 +33,15 @@ export type ErrorCode = keyof typeof errorStatusByCode;
 /** Codes the public REST API may answer with (documented in the OpenAPI document). */
 export const restErrorCodes = [
   "unauthorized",
+  "insufficient_scope",
   "invalid_request",
   "validation_failed",
   "not_found",
   "method_not_allowed",
+  "request_timeout",
   "payload_too_large",
   "unsupported_media_type",
+  "header_too_large",
   "idempotency_key_in_use",
   "idempotency_key_reused",
   "rate_limited",
@@ -65,8 +71,9 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 const APP_ERROR_BRAND = Symbol.for("petstore.AppError");
 
 /**
- * A failure a caller can act on. `status` follows from `code`; `details` lists per-field problems;
- * `headers` carries response headers that belong to the error (Retry-After, Allow, WWW-Authenticate).
+ * A failure a caller can act on, thrown by the services. `status` follows from `code`; `details` lists
+ * per-field problems; `headers` carries response headers that belong to the error (Retry-After, Allow,
+ * WWW-Authenticate). It is a `Problem` (http.ts), rendered like every other error answer.
  */
 export class AppError extends Error {
   readonly status: number;
@@ -90,49 +97,78 @@ export class AppError extends Error {
     readonly details?: ErrorDetail[],
     readonly headers?: Record<string, string>,
   ) {
-    // A client error (4xx) is an answer, not a fault: it is built without a stack trace. Capturing one was 7% of
-    // the CPU of an anonymous 401 (profile, issue 7); a 5xx keeps its stack for the logs.
-    const stackTraceLimit = Error.stackTraceLimit;
-    if (typeof stackTraceLimit === "number" && errorStatusByCode[code] < 500) Error.stackTraceLimit = 0;
     super(message);
-    Error.stackTraceLimit = stackTraceLimit;
     this.name = "AppError";
     this.status = errorStatusByCode[code];
   }
 
   /** The Error body of docs/contract.md section 1. */
   toBody(): ErrorBody {
-    const body: ErrorBody = {
-      code: this.code as ErrorBody["code"],
-      message: this.message,
-      status: this.status,
-    };
-    if (this.details?.length) body.details = this.details;
-    return body;
+    return errorBody(this);
+  }
+
+  /** An AppError saying what `problem` says (to throw it). */
+  static of(problem: {
+    code: ErrorCode;
+    message: string;
+    details?: ErrorDetail[];
+    headers?: Record<string, string>;
+  }) {
+    return new AppError(problem.code, problem.message, problem.details, problem.headers);
   }
 }
 
-/** Converts zod issues to `details` entries (`path` dotted, `message` as zod words it). */
-export function detailsFromZod(error: z.ZodError, prefix?: string): ErrorDetail[] {
-  return error.issues.map((issue) => {
-    const parts = [prefix, ...issue.path.map(String)].filter((p): p is string => Boolean(p));
-    if (issue.code === "unrecognized_keys") {
-      return {
-        path: [...parts, ...issue.keys].join(".") || "body",
-        message: `unknown property: ${issue.keys.join(", ")}`,
-      };
-    }
-    return { path: parts.join(".") || prefix || "body", message: issue.message };
-  });
+/** The Error body (docs/contract.md section 1) of an error answer: code, message, status, details if any. */
+export function errorBody(problem: {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[] | undefined;
+}): ErrorBody {
+  const body: ErrorBody = {
+    code: problem.code as ErrorBody["code"],
+    message: problem.message,
+    status: errorStatusByCode[problem.code],
+  };
+  if (problem.details?.length) body.details = problem.details;
+  return body;
 }
 
-/** A `validation_failed` AppError built from a zod error. */
-export function validationError(error: z.ZodError, prefix?: string): AppError {
+/**
+ * Converts zod issues to `details` entries (`path` dotted, `message` as the schema words it), one per distinct
+ * path and message: two checks that refuse a value for the same reason (an integer type's own range and an
+ * explicit maximum) make one entry.
+ */
+export function detailsFromZod(error: z.ZodError, prefix?: string): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  for (const issue of error.issues) {
+    const parts = [prefix, ...issue.path.map(String)].filter((p): p is string => Boolean(p));
+    const detail =
+      issue.code === "unrecognized_keys"
+        ? {
+            path: [...parts, ...issue.keys].join(".") || "body",
+            message: `unknown property: ${issue.keys.join(", ")}`,
+          }
+        : { path: parts.join(".") || prefix || "body", message: issue.message };
+    if (!details.some((d) => d.path === detail.path && d.message === detail.message)) details.push(detail);
+  }
+  return details;
+}
+
+/** The `validation_failed` problem of a zod error: the first detail in the message, all in `details`. */
+export function validationProblem(
+  error: z.ZodError,
+  prefix?: string,
+): { code: "validation_failed"; message: string; details: ErrorDetail[] } {
   const details = detailsFromZod(error, prefix);
   const first = details[0];
-  return new AppError(
-    "validation_failed",
-    first ? `Invalid ${first.path}: ${first.message}` : "The request is invalid.",
+  return {
+    code: "validation_failed",
+    message: first ? `Invalid ${first.path}: ${first.message}` : "The request is invalid.",
     details,
-  );
+  };
+}
+
+/** A `validation_failed` AppError built from a zod error (to throw it). */
+export function validationError(error: z.ZodError, prefix?: string): AppError {
+  return AppError.of(validationProblem(error, prefix));
 }

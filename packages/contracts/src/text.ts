@@ -12,7 +12,7 @@
  * - is longer than its maximum (UTF-16 code units, after normalisation and trimming).
  * Pure: no I/O.
  */
-import { z } from "./zod.ts";
+import { typeMessage, z } from "./zod.ts";
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 /** General category Cc: exactly the C0 (U+0000..U+001F), DEL and C1 (U+007F..U+009F) controls. */
@@ -35,14 +35,14 @@ export interface TextRuleOptions {
 
 /**
  * A zod string schema applying the text rule; its output is the normalised, trimmed value.
- * Failures are zod issues with these messages: "must be a string", "must be valid Unicode text",
+ * Failures are zod issues with these messages: "is required", "must be a string", "must be valid Unicode text",
  * "must not contain control characters", "must not contain bidirectional control characters",
  * "must not be empty", "must contain a visible character", "must be at most N characters".
  */
 export function humanText({ max, allowEmpty = false }: TextRuleOptions) {
   const abort = true;
   const schema = z
-    .string({ error: "must be a string" })
+    .string({ error: typeMessage("must be a string") })
     .normalize("NFC")
     .trim()
     .refine((v) => !LONE_SURROGATE.test(v), { error: "must be valid Unicode text", abort })

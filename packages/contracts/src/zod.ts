@@ -10,3 +10,12 @@ import { z } from "zod";
 extendZodWithOpenApi(z);
 
 export { z };
+
+/**
+ * The `error` option of a schema whose type check should speak plain words: "is required" when the value is
+ * missing (a property absent from a body, a parameter not sent), else `message`. zod's own wording ("Invalid
+ * input: expected string, received undefined") never reaches a client.
+ */
+export function typeMessage(message: string): (issue: { input?: unknown }) => string {
+  return (issue) => (issue.input === undefined ? "is required" : message);
+}

@@ -1,15 +1,31 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../src/index.ts";
+import { AppError, errorBody, problems } from "../src/index.ts";
 
-describe("AppError", () => {
-  it("builds a client error (4xx) without stack frames, and a server error (5xx) with them for the logs", () => {
-    const limitBefore = Error.stackTraceLimit;
-    const clientError = new AppError("unauthorized", "An API key is required.");
-    const serverError = new AppError("service_unavailable", "The database is unavailable.");
-    expect(clientError.status).toBe(401);
-    expect(clientError.stack).not.toMatch(/\n\s+at /);
-    expect(serverError.stack).toMatch(/\n\s+at /);
-    // The process-wide limit is left as it was.
-    expect(Error.stackTraceLimit).toBe(limitBefore);
+describe("errors", () => {
+  it("renders an AppError and a standard problem as the same Error body", () => {
+    const thrown = new AppError("method_not_allowed", "PUT is not allowed here; use GET.", undefined, {
+      Allow: "GET",
+    });
+    const answered = problems.methodNotAllowed("PUT", ["GET"]);
+    expect(errorBody(thrown)).toEqual(errorBody(answered));
+    expect(answered.headers).toEqual(thrown.headers);
+    expect(errorBody(problems.payloadTooLarge())).toEqual({
+      code: "payload_too_large",
+      message: "The request body is larger than 16 KiB.",
+      status: 413,
+    });
+  });
+
+  it("keeps the refusals of the request path plain values: no Error, no stack trace to capture", () => {
+    for (const problem of [
+      problems.unauthorized(true),
+      problems.notFound("/v1/x"),
+      problems.requestTimeout(),
+    ]) {
+      expect(problem).not.toBeInstanceOf(Error);
+      expect("stack" in problem).toBe(false);
+    }
+    // A thrown AppError keeps its stack for the logs.
+    expect(new AppError("service_unavailable", "down").stack).toMatch(/\n\s+at /);
   });
 });
