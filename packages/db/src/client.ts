@@ -5,8 +5,9 @@
  */
 import fs from "node:fs";
 import type { PGlite } from "@electric-sql/pglite";
-import type { DatabaseConfig } from "@petstore/config";
+import { type DatabaseConfig, type DatabasePoolConfig, DEFAULT_DATABASE_POOL } from "@petstore/config";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client.ts";
 
 export type { DatabaseConfig };
@@ -20,14 +21,97 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The client's read timeout beyond the server's statement_timeout: the server cancels first when it is alive. */
+const READ_TIMEOUT_MARGIN_MS = 1000;
+
+/**
+ * The pool behind @prisma/adapter-pg, with every wait bounded (docs/operations.md "Timeouts and limits"):
+ * connecting and waiting for a free connection (`connectionTimeoutMillis`), each statement on the server
+ * (`statement_timeout`) and on the client (`query_timeout`), transactions left idle
+ * (`idle_in_transaction_session_timeout`); TCP keepalive notices dead peers; idle connections are closed after
+ * 30 s and every connection after 30 minutes.
+ *
+ * A statement the server never answered within the client's read timeout means a dead or silent connection (a
+ * blackholed network, a proxy that dropped it): pg would keep queueing later statements behind it, and a
+ * transaction's release would return it to the pool as healthy. So its connection is dropped, and so is every
+ * connection idle at that moment, which was opened to the same dead peer in all likelihood: the pool opens fresh
+ * ones on demand, and the instance serves again one read timeout after the database answers again.
+ */
+export function createPool(url: string, limits: DatabasePoolConfig): pg.Pool {
+  const idle = new Set<pg.PoolClient>();
+  const drop = (client: pg.Client) => client.connection.stream.destroy();
+
+  class BoundedClient extends pg.Client {
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this forwards them all.
+    override query(...args: any[]): any {
+      const query = super.query as (...a: unknown[]) => unknown;
+      const onTimeout = (error: unknown) => {
+        if ((error as Error | undefined)?.message !== "Query read timeout") return;
+        drop(this);
+        for (const client of idle) drop(client);
+      };
+      const callback = typeof args.at(-1) === "function" ? args.pop() : undefined;
+      if (callback) {
+        return query.apply(this, [
+          ...args,
+          (error: Error | undefined, result: unknown) => {
+            if (error) onTimeout(error);
+            callback(error, result);
+          },
+        ]);
+      }
+      const result = query.apply(this, args) as Promise<unknown> | undefined;
+      if (result && typeof result.then === "function") result.then(undefined, onTimeout);
+      return result;
+    }
+  }
+
+  const pool = new pg.Pool({
+    connectionString: url,
+    Client: BoundedClient,
+    max: limits.size,
+    connectionTimeoutMillis: limits.connectTimeoutMs,
+    statement_timeout: limits.statementTimeoutMs,
+    query_timeout: limits.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+    idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    maxLifetimeSeconds: 1800,
+  });
+  pool.on("acquire", (client) => idle.delete(client));
+  pool.on("release", (error, client) => {
+    if (!error) idle.add(client);
+  });
+  pool.on("remove", (client) => idle.delete(client));
+  // An idle connection that breaks is dropped by the pool; without a listener the error would end the process.
+  pool.on("error", () => undefined);
+  return pool;
+}
+
 /** Opens the database `config` describes. PGlite folders are created when missing. */
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   if (config.kind === "postgres") {
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: 10 }) });
-    return { prisma, config, close: () => prisma.$disconnect() };
+    const limits = config.pool ?? DEFAULT_DATABASE_POOL;
+    const pool = createPool(config.url, limits);
+    const prisma = new PrismaClient({
+      adapter: new PrismaPg(pool, { disposeExternalPool: true }),
+      // An interactive transaction waits for a connection as long as a connection may take, and runs for at
+      // most two statements' time (docs/operations.md "Timeouts and limits"); past either bound Prisma answers
+      // P2028, which is 503.
+      transactionOptions: { maxWait: limits.connectTimeoutMs, timeout: 2 * limits.statementTimeoutMs },
+    });
+    return {
+      prisma,
+      config,
+      close: async () => {
+        await prisma.$disconnect();
+        await pool.end().catch(() => undefined);
+      },
+    };
   }
   if (!config.dir.startsWith("memory://")) fs.mkdirSync(config.dir, { recursive: true });
-  // Loaded only when used: a PostgreSQL deployment never carries PGlite's WebAssembly build (issue 7, RSS).
+  // Loaded only when used: a PostgreSQL deployment never carries PGlite's WebAssembly build.
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("pglite-prisma-adapter"),

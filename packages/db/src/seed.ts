@@ -32,6 +32,9 @@ const DEMO_PETS: Record<(typeof DEFAULT_CATEGORIES)[number], string[]> = {
   "small mammals": ["Peanut", "Hazel", "Biscuit", "Clover", "Nibbles", "Pepper"],
 };
 
+/** How many demo pets `seedDatabase` adds to an empty Pet table. */
+export const DEMO_PET_COUNT = Object.values(DEMO_PETS).reduce((n, names) => n + names.length, 0);
+
 /** Status cycle for the demo pets: mostly available, some pending, sold, or without a status. */
 const STATUS_CYCLE: Array<PetStatus | null> = [
   "available",

@@ -44,3 +44,51 @@ export async function createTemporaryDatabase(
     },
   };
 }
+
+/** A database found or created by name (`openNamedDatabase`). */
+export interface NamedDatabase {
+  url: string;
+  name: string;
+  /** True when this call created it (it was missing). */
+  created: boolean;
+  /** Drops the database (terminating leftover connections). */
+  drop(): Promise<void>;
+}
+
+/**
+ * The database `name` on the server of `adminUrl`, created (empty) when missing; for benchmarks that keep a
+ * large data set between runs.
+ * @throws Error when `name` is not a plain lower-case identifier, or the server's error.
+ */
+export async function openNamedDatabase(name: string, adminUrl = DEFAULT_ADMIN_URL): Promise<NamedDatabase> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name))
+    throw new Error(`database name "${name}": use lower-case letters, digits and _ only`);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  let created = false;
+  try {
+    const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (found.rowCount === 0) {
+      await admin.query(`CREATE DATABASE "${name}"`);
+      created = true;
+    }
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    created,
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

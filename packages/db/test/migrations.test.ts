@@ -34,7 +34,12 @@ const MODEL_TABLES = [
   "Session",
   "SignInThrottle",
   "UsageHour",
+  "UsageHourTotal",
   "User",
+  "WebhookAttempt",
+  "WebhookDelivery",
+  "WebhookEndpoint",
+  "WebhookEvent",
 ];
 
 interface Harness {

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE UNIQUE INDEX "ApiKey_rolledToId_key" ON "ApiKey"("rolledToId");

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "SignInThrottle" ADD COLUMN     "refusals" INTEGER NOT NULL DEFAULT 0;
