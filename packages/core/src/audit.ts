@@ -2,6 +2,7 @@
  * Append-only audit log of changes made through the dashboard or the CLI (docs/contract.md section 4).
  * Entries are only ever inserted; nothing in the codebase updates or deletes them.
  */
+import type { AuditAction } from "@petstore/contracts";
 import type { Prisma } from "@petstore/db";
 import type { Actor } from "./deps.ts";
 
@@ -9,9 +10,10 @@ type Tx = Pick<Prisma.TransactionClient, "auditLog">;
 
 export interface AuditEntry {
   actor: Actor;
-  action: string;
+  /** One of the closed set the audit log's filter offers (contracts `AUDIT_ACTIONS`). */
+  action: AuditAction;
   /** `session`: sign-in events, identified by the account's email (or the client IP for per-client throttling). */
-  entityType: "pet" | "category" | "apiKey" | "plan" | "user" | "session";
+  entityType: "pet" | "category" | "apiKey" | "plan" | "user" | "session" | "webhookEndpoint";
   entityId: string;
   before?: unknown;
   after?: unknown;

@@ -1,19 +1,42 @@
 /**
  * Category domain service (dashboard and seed): list with animal counts, create, rename, delete when unused.
  * Names are unique regardless of letter case (docs/contract.md section 4); the database enforces it with a
- * unique index on lower(name), and the service names the existing category in its answer.
+ * unique index on lower(name), and the service names the existing category in its answer. Every change writes
+ * its webhook event (`category.created|updated|deleted`, data `{id, name}`) in its own transaction.
  */
-import { AppError } from "@petstore/contracts";
+import { AppError, COUNT_CAP } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
 import { writeAudit } from "./audit.ts";
 import type { Actor, CoreDeps } from "./deps.ts";
 import { likeLiteral } from "./like.ts";
+import { type QueuedListener, recordEvents } from "./webhooks/outbox.ts";
 
 export interface CategoryView {
   id: number;
   name: string;
+  /** Animals in the category, counted up to COUNT_CAP: exact when `petCountExact`, else COUNT_CAP (more). */
   petCount: number;
+  petCountExact: boolean;
 }
+
+/**
+ * Animals per category, counted up to COUNT_CAP each (docs/contract.md section 4 "Counts at scale"): one walk of
+ * at most COUNT_CAP + 1 entries of the `categoryId` index per category, never the whole Pet table.
+ */
+async function cappedPetCounts(
+  db: Pick<Prisma.TransactionClient, "$queryRaw">,
+  ids: bigint[],
+): Promise<Map<string, { petCount: number; petCountExact: boolean }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.$queryRaw<{ id: bigint; n: number }[]>`
+    SELECT c."id", (SELECT count(*) FROM (SELECT 1 FROM "Pet" AS p WHERE p."categoryId" = c."id" LIMIT ${COUNT_CAP + 1}) AS m)::float8 AS n
+    FROM "Category" AS c WHERE c."id" IN (${Prisma.join(ids)})`;
+  return new Map(
+    rows.map((r) => [String(r.id), { petCount: Math.min(r.n, COUNT_CAP), petCountExact: r.n <= COUNT_CAP }]),
+  );
+}
+
+const NO_ANIMALS = { petCount: 0, petCountExact: true };
 
 const duplicateName = (name: string, existing: string | undefined) =>
   new AppError(
@@ -36,7 +59,11 @@ function isUniqueViolation(error: unknown) {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 }
 
-export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
+/** `onQueued` hears how many webhook deliveries each committed change queued. */
+export function createCategoryService(
+  { prisma }: Pick<CoreDeps, "prisma">,
+  onQueued: QueuedListener = () => {},
+) {
   /** The unique-index violation as a validation error naming the category that holds the name. */
   async function clash(name: string, exceptId?: bigint): Promise<AppError> {
     const existing = await prisma.category.findFirst({
@@ -51,19 +78,24 @@ export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
   }
 
   return {
-    /** All categories by name, each with how many animals use it. */
+    /** All categories by name, each with how many animals use it (counted up to COUNT_CAP). */
     async list(): Promise<CategoryView[]> {
-      const rows = await prisma.category.findMany({
-        orderBy: { name: "asc" },
-        include: { _count: { select: { pets: true } } },
-      });
-      return rows.map((c) => ({ id: Number(c.id), name: c.name, petCount: c._count.pets }));
+      const rows = await prisma.category.findMany({ orderBy: { name: "asc" } });
+      const counts = await cappedPetCounts(
+        prisma,
+        rows.map((c) => c.id),
+      );
+      return rows.map((c) => ({
+        id: Number(c.id),
+        name: c.name,
+        ...(counts.get(String(c.id)) ?? NO_ANIMALS),
+      }));
     },
 
     /** @throws AppError validation_failed when the name is taken (in any letter case). */
     async create(name: string, actor: Actor): Promise<CategoryView> {
       try {
-        return await prisma.$transaction(async (tx) => {
+        const { view, queued } = await prisma.$transaction(async (tx) => {
           const row = await tx.category.create({ data: { name } });
           await writeAudit(tx, {
             actor,
@@ -72,8 +104,12 @@ export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
             entityId: String(row.id),
             after: row,
           });
-          return { id: Number(row.id), name: row.name, petCount: 0 };
+          const data = { id: Number(row.id), name: row.name };
+          const queued = await recordEvents(tx, [{ type: "category.created", data }]);
+          return { view: { ...data, ...NO_ANIMALS }, queued };
         });
+        onQueued(queued);
+        return view;
       } catch (error) {
         if (isUniqueViolation(error)) throw await clash(name);
         throw error;
@@ -83,13 +119,12 @@ export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
     /** @throws AppError not_found, validation_failed when the name is taken (in any letter case). */
     async rename(id: number, name: string, actor: Actor): Promise<CategoryView> {
       try {
-        return await prisma.$transaction(async (tx) => {
+        const { view, queued } = await prisma.$transaction(async (tx) => {
           const before = await tx.category.findUnique({ where: { id: BigInt(id) } });
           if (!before) throw new AppError("not_found", `No category with id ${id}.`);
           const row = await tx.category.update({
             where: { id: before.id },
             data: { name },
-            include: { _count: { select: { pets: true } } },
           });
           await writeAudit(tx, {
             actor,
@@ -97,19 +132,34 @@ export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
             entityType: "category",
             entityId: String(id),
             before,
-            after: { ...row, _count: undefined },
+            after: row,
           });
-          return { id, name: row.name, petCount: row._count.pets };
+          const queued =
+            row.name === before.name
+              ? 0
+              : await recordEvents(tx, [
+                  { type: "category.updated", data: { id, name: row.name, previous: { name: before.name } } },
+                ]);
+          const counts = await cappedPetCounts(tx, [row.id]);
+          return { view: { id, name: row.name, ...(counts.get(String(row.id)) ?? NO_ANIMALS) }, queued };
         });
+        onQueued(queued);
+        return view;
       } catch (error) {
         if (isUniqueViolation(error)) throw await clash(name, BigInt(id));
         throw error;
       }
     },
 
-    /** @throws AppError not_found; conflict when animals still use it. */
+    /**
+     * Deletes an unused category. The category's row is locked first (`FOR UPDATE`): that waits for animals
+     * being inserted into it (their foreign-key check holds a share lock on it) and makes later inserts wait
+     * for this deletion, so the count of its animals is final (docs/contract.md section 4, "Invariants under
+     * concurrency"). @throws AppError not_found; conflict when animals still use it.
+     */
     async remove(id: number, actor: Actor): Promise<void> {
-      await prisma.$transaction(async (tx) => {
+      const queued = await prisma.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT "id" FROM "Category" WHERE "id" = ${BigInt(id)} FOR UPDATE`;
         const before = await tx.category.findUnique({
           where: { id: BigInt(id) },
           include: { _count: { select: { pets: true } } },
@@ -129,7 +179,9 @@ export function createCategoryService({ prisma }: Pick<CoreDeps, "prisma">) {
           entityId: String(id),
           before: { ...before, _count: undefined },
         });
+        return recordEvents(tx, [{ type: "category.deleted", data: { id, name: before.name } }]);
       });
+      onQueued(queued);
     },
   };
 }

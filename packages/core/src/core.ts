@@ -11,20 +11,24 @@ import type { CoreDeps } from "./deps.ts";
 import { createIdempotencyService } from "./idempotency.ts";
 import { createPetService } from "./pets/service.ts";
 import { createPlanService } from "./plans.ts";
+import { createScaleSeeder } from "./scale-seed.ts";
 import { createUserSessionService } from "./sessions/manage.ts";
 import { createSessionService } from "./sessions/service.ts";
 import type { UsageSources } from "./usage/rows.ts";
 import { createUsageService } from "./usage/service.ts";
 import { createUserService } from "./users/service.ts";
+import { createWebhooks } from "./webhooks/index.ts";
 
 /**
  * `cursorSecret` signs listPets cursors (config CURSOR_SECRET, else `ensureServerSecret`); `usageSources`: the
  * analytics recorder's unflushed counts and the recent-requests store, so usage figures are current.
  */
 export function createCore(deps: CoreDeps, options: { cursorSecret: string; usageSources?: UsageSources }) {
+  // The services that write webhook events tell delivery when a change queued some (webhooks/outbox.ts).
+  const webhooks = createWebhooks(deps);
   return {
-    pets: createPetService(deps, options.cursorSecret),
-    categories: createCategoryService(deps),
+    pets: createPetService(deps, options.cursorSecret, webhooks.queued),
+    categories: createCategoryService(deps, webhooks.queued),
     apiKeys: {
       ...createApiKeyService(deps),
       search: createApiKeySearch(deps),
@@ -38,6 +42,10 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
     usage: createUsageService(deps, options.usageSources),
+    /** Webhook endpoints, delivery log, replay, and delivery in this process (`start`/`stop`). */
+    webhooks,
+    /** `petstore db seed --scale`: the scale data set in a new PostgreSQL database (scale-seed.ts). */
+    seedScale: createScaleSeeder(deps),
   };
 }
 

@@ -23,19 +23,34 @@ export interface TranslatedError {
 }
 
 const CONNECTION_ERROR =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Connection terminated|connect(ion)? timeout|terminating connection|Can't reach database|database system is (starting up|shutting down)|too many clients|PGlite is closed/i;
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Connection terminated|connect(ion)? timeout|timeout exceeded when trying to connect|Query read timeout|terminating connection|Can't reach database|database system is (starting up|shutting down)|too many clients|PGlite is closed/i;
+/**
+ * Prisma and PostgreSQL codes of a database that cannot serve within its bounds (docs/operations.md "Timeouts"):
+ * unreachable or closed connections, no free connection or transaction slot in time (P2024, P2028), a statement
+ * or an idle transaction cancelled by the server's timeouts (57014, 25P03, 57P05), too many clients, shutdown.
+ */
 const CONNECTION_CODES = new Set([
   "P1001",
   "P1002",
   "P1008",
   "P1017",
   "P2024",
+  "P2028",
   "57P01",
   "57P03",
+  "57P05",
+  "57014",
+  "25P03",
   "53300",
   "08006",
   "08001",
   "08003",
+]);
+const CONNECTION_KINDS = new Set([
+  "DatabaseNotReachable",
+  "ConnectionClosed",
+  "SocketTimeout",
+  "TooManyConnections",
 ]);
 
 /** True when `error` (or its cause chain, or an AggregateError's members) says the database could not be reached. */
@@ -49,14 +64,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       kind?: unknown;
       originalCode?: unknown;
       errors?: unknown;
+      meta?: { driverAdapterError?: { cause?: unknown } };
     };
     if (err.name === "PrismaClientInitializationError") return true;
     if (typeof err.code === "string" && CONNECTION_CODES.has(err.code)) return true;
     if (typeof err.originalCode === "string" && CONNECTION_CODES.has(err.originalCode)) return true;
-    if (err.kind === "DatabaseNotReachable" || err.kind === "ConnectionClosed") return true;
+    if (typeof err.kind === "string" && CONNECTION_KINDS.has(err.kind)) return true;
     if (typeof err.message === "string" && CONNECTION_ERROR.test(err.message)) return true;
     if (Array.isArray(err.errors) && err.errors.some(isDatabaseUnavailable)) return true;
-    e = err.cause;
+    // A driver adapter's error reaches Prisma's error in `meta`, not in the cause chain.
+    e = err.cause ?? err.meta?.driverAdapterError?.cause;
   }
   return false;
 }

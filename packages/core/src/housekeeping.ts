@@ -2,7 +2,8 @@
  * Housekeeping (docs/contract.md section 5; docs/operations.md "Housekeeping"): deletes what has outlived its
  * purpose, so no table grows forever: expired idempotency records (24 h), expired dashboard sessions, sign-in
  * throttle rows that count for nothing any more (old sign-in failures), and (registered by the runtime)
- * hourly analytics rows older than ANALYTICS_RETENTION_DAYS. The server runs it on a schedule (`schedule`, every 10 minutes), `petstore db purge` on demand.
+ * hourly analytics rows older than ANALYTICS_RETENTION_DAYS and webhook messages older than 30 days with their
+ * deliveries and attempts. The server runs it on a schedule (`schedule`, every 10 minutes), `petstore db purge` on demand.
  *
  * On PostgreSQL one instance purges at a time: `run` takes the transaction-scoped advisory lock
  * `pg_try_advisory_xact_lock` (the pooled form of `pg_try_advisory_lock`: it is released with its

@@ -5,7 +5,8 @@
  * of its body; the operation then runs and its response is stored in the same transaction as its effect,
  * so a crash can never leave an animal whose response is not remembered. A retry with the same body
  * replays the stored response; with another body it gets 422; while the first is in flight, 409.
- * A reservation whose request died (no response after 60 s) may be taken over.
+ * A reservation whose request died (no response after 60 s) may be taken over; one whose request the process cut
+ * while stopping is released at once (`releaseInFlight`), so the client's retry runs instead of getting 409.
  */
 import { createHash } from "node:crypto";
 import { AppError } from "@petstore/contracts";
@@ -40,6 +41,8 @@ export function fingerprintBody(body: unknown): string {
 
 export function createIdempotencyService({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
   const where = (apiKeyId: string, key: string) => ({ apiKeyId_key: { apiKeyId, key } });
+  /** Reservations this process holds whose operation has not finished. */
+  const inFlight = new Map<string, { apiKeyId: string; key: string }>();
 
   async function reserve(
     apiKeyId: string,
@@ -119,6 +122,8 @@ export function createIdempotencyService({ prisma, clock }: Pick<CoreDeps, "pris
       const fingerprint = fingerprintBody(scope.body);
       const replay = await reserve(scope.apiKeyId, scope.key, fingerprint);
       if (replay) return { response: replay, replayed: true };
+      const id = `${scope.apiKeyId}\u0000${scope.key}`;
+      inFlight.set(id, { apiKeyId: scope.apiKeyId, key: scope.key });
       try {
         const response = await prisma.$transaction(async (tx) => {
           const result = await operation(tx);
@@ -139,7 +144,25 @@ export function createIdempotencyService({ prisma, clock }: Pick<CoreDeps, "pris
           .deleteMany({ where: { apiKeyId: scope.apiKeyId, key: scope.key, completedAt: null } })
           .catch(() => undefined);
         throw error;
+      } finally {
+        inFlight.delete(id);
       }
+    },
+
+    /**
+     * Releases every reservation of this process whose operation has not completed (the server cut its request
+     * while stopping). A completed one is kept: its transaction stored the response, and a retry replays it; one
+     * whose transaction is still running is released after it ends, and only if it did not commit.
+     * @returns how many reservations were released.
+     */
+    async releaseInFlight(): Promise<number> {
+      const held = [...inFlight.values()];
+      inFlight.clear();
+      if (!held.length) return 0;
+      const { count } = await prisma.idempotencyRecord.deleteMany({
+        where: { completedAt: null, OR: held.map(({ apiKeyId, key }) => ({ apiKeyId, key })) },
+      });
+      return count;
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Structured JSON logging (pino). One logger per process; secrets never reach it (see `redactPaths`).
  * By default lines go to stdout through pino's asynchronous destination (sonic-boom, `sync: false`): the
- * request path only appends to a buffer, written in the background (issue 7: synchronous stdout writes were
- * 15-19% of the API's CPU). On a crash (uncaught exception) and on `process.exit`, pino writes the buffer out
+ * request path only appends to a buffer, written in the background (synchronous stdout writes cost 15-19% of
+ * the API's CPU). On a crash (uncaught exception) and on `process.exit`, pino writes the buffer out
  * synchronously (its `exit` handler). A write already handed to the background at that instant can still be
  * cut off, so a clean shutdown calls `endLogs()` first, which waits until every accepted line is written
  * (server.ts on SIGTERM/SIGINT; test/logger.test.ts checks exit, SIGTERM and crash).
@@ -11,14 +11,11 @@ import { type Logger, pino } from "pino";
 
 const redactPaths = ["req.headers.authorization", "authorization", "key", "secret", "password", "token"];
 
-// Process-wide (Next may load this module more than once): the asynchronous destinations to end on shutdown.
-const SLOT = Symbol.for("petstore.log-destinations");
+// The asynchronous destinations to end on shutdown. server.ts opens the process's logger (with its runtime) and
+// ends it; Next's bundle uses that runtime's logger and creates none of its own.
 type Destination = ReturnType<typeof pino.destination>;
-const destinations = (): Set<Destination> => {
-  const holder = globalThis as { [SLOT]?: Set<Destination> };
-  holder[SLOT] ??= new Set();
-  return holder[SLOT];
-};
+const opened = new Set<Destination>();
+const destinations = (): Set<Destination> => opened;
 
 /** Creates the process logger at `level` writing JSON lines to stdout (or to `destination`). */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {

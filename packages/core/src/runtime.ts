@@ -20,6 +20,7 @@ import { ensureServerSecret } from "./secrets.ts";
 import { purgeAnalyticsOlderThan, usageHourWriter } from "./usage/flush.ts";
 import { createRecentRequestStore } from "./usage/recent.ts";
 import { AnalyticsRecorder } from "./usage/recorder.ts";
+import { purgeWebhookMessages } from "./webhooks/index.ts";
 
 export interface Runtime extends ReturnType<typeof createCore>, DatabaseOperations {
   config: Config;
@@ -42,7 +43,7 @@ export interface Runtime extends ReturnType<typeof createCore>, DatabaseOperatio
    * the demo admin (first-start.ts); `{}` otherwise or when any key exists.
    */
   firstStart(): Promise<FirstStart>;
-  /** Flushes analytics and usage, then closes the limiter and the database. */
+  /** Stops webhook delivery (bounded wait), flushes analytics and usage, then closes the limiter and the database. */
   close(): Promise<void>;
 }
 
@@ -93,6 +94,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   housekeeping.register("usageHours", (prisma, now) =>
     purgeAnalyticsOlderThan(prisma, now, config.analytics.retentionDays),
   );
+  housekeeping.register("webhookMessages", (prisma, now) => purgeWebhookMessages(prisma, now));
   const database = databaseOperations(db);
   const runtime: Runtime = {
     ...core,
@@ -115,6 +117,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     firstStart: () =>
       setUpFirstStart({ prisma: db.prisma, config }, { database, apiKeys: core.apiKeys, users: core.users }),
     async close() {
+      await core.webhooks.stop();
       await analytics?.close();
       await analytics?.recentStore.close();
       await housekeeping.stop();

@@ -11,8 +11,14 @@ import { databaseOf } from "../src/database/operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 import { utcDay } from "../src/utc-day.ts";
+import { messageIdFloor } from "../src/webhooks/outbox.ts";
 
 const HOUR = 3_600_000;
+
+/** 20 hex digits naming a test's rows. */
+const suffix = (tag: string) => Buffer.from(tag).toString("hex").padEnd(20, "0");
+/** A message id written at `when` (src/webhooks/outbox.ts `messageIdFloor`). */
+const messageId = (when: Date, tag: string) => `${messageIdFloor(when)}${suffix(tag)}`;
 const now = new Date("2026-06-10T12:00:00Z");
 const at = (ms: number) => new Date(now.getTime() + ms);
 
@@ -92,6 +98,15 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
         },
       ],
     });
+    // Webhook messages are kept 30 days (with their deliveries and attempts); their ids begin with the time.
+    await prisma.webhookEvent.createMany({
+      data: [-31, -29].map((days) => ({
+        id: messageId(at(days * 24 * HOUR), tag),
+        type: "pet.created",
+        data: "{}",
+        occurredAt: at(days * 24 * HOUR),
+      })),
+    });
     return key.id;
   }
 
@@ -108,6 +123,9 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
         .map((t) => t.bucket)
         .sort(),
       usageHours: (await prisma.usageHour.findMany({ where: { apiKeyId: keyId } })).map((u) => u.hour),
+      webhookMessages: (await prisma.webhookEvent.findMany({ where: { id: { endsWith: suffix(tag) } } })).map(
+        (e) => (e.id === messageId(at(-29 * 24 * HOUR), tag) ? "new" : e.id),
+      ),
     };
   }
 
@@ -115,17 +133,18 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
     const keyId = await writeRows("a");
     expect(await rt.housekeeping.run()).toEqual({
       skipped: false,
-      deleted: { idempotencyRecords: 1, sessions: 1, signInThrottles: 1, usageHours: 1 },
+      deleted: { idempotencyRecords: 1, sessions: 1, signInThrottles: 1, usageHours: 1, webhookMessages: 1 },
     });
     expect(await remaining(keyId, "a")).toEqual({
       idempotency: ["fresh"],
       sessions: ["fresh-a"],
       throttles: ["client:fresh-a", "client:fresh-blocked-a"],
       usageHours: [utcDay(now, -89)],
+      webhookMessages: ["new"],
     });
     // A second round finds nothing more.
     const again = await rt.housekeeping.run();
-    expect(again.skipped === false && Object.values(again.deleted)).toEqual([0, 0, 0, 0]);
+    expect(again.skipped === false && Object.values(again.deleted)).toEqual([0, 0, 0, 0, 0]);
   });
 
   it("runs purges other modules register", async () => {

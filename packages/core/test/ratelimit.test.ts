@@ -38,7 +38,9 @@ const baseConfig = (kind: StoreKind, prefix: string): RateLimitConfig => ({
         : { kind: "memory" },
   prefix,
   storeTimeoutMs: 1000,
+  breaker: { failures: 3, cooldownMs: 5000 },
   anonymousPerMinute: 3,
+  dashboardAnonymousPerMinute: 3,
   ban: { threshold: 1000, windowSeconds: 600, baseSeconds: 900 },
 });
 
@@ -300,7 +302,7 @@ describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
   });
 
   it("reports health", async () => {
-    expect(await make().health()).toEqual({ store: kind, ok: true });
+    expect(await make().health()).toEqual({ store: kind, ok: true, breaker: "closed" });
   });
 });
 
@@ -311,7 +313,7 @@ describe("rate limiter when the store fails", () => {
     error: (obj: object, msg?: string) => void logs.push({ level: "error", obj, msg }),
   };
 
-  it("fails open quickly when Redis refuses connections, logs once, counts failures", async () => {
+  it("fails open quickly when Redis refuses connections, logs once, counts failures, then fails fast", async () => {
     const limiter = createRateLimiter({
       config: {
         ...baseConfig("redis", `${RUN}:down`),
@@ -333,9 +335,11 @@ describe("rate limiter when the store fails", () => {
         expect((await limiter.checkAnonymous("1.2.3.4")).allowed).toBe(true);
         expect(Date.now() - t).toBeLessThan(1200);
       }
-      expect(limiter.metrics()).toMatchObject({ storeFailures: 6, failOpen: 6 });
-      expect(await limiter.health()).toEqual({ store: "redis", ok: false });
-      expect(logs.filter((l) => l.level === "warn")).toHaveLength(1);
+      // Three failures open the breaker: the other checks fail open without calling the store.
+      expect(limiter.metrics()).toMatchObject({ storeFailures: 3, failOpen: 6 });
+      expect(await limiter.health()).toEqual({ store: "redis", ok: false, breaker: "open" });
+      // One line for the failures (at most one a minute) and one for the breaker opening.
+      expect(logs.filter((l) => l.level === "warn")).toHaveLength(2);
     } finally {
       await limiter.close();
     }
@@ -366,8 +370,66 @@ describe("rate limiter when the store fails", () => {
     expect(took).toBeLessThan(600);
     expect(d).toMatchObject({ allowed: true, degraded: true });
     expect(limiter.metrics().storeFailures).toBe(1);
-    expect(await limiter.health()).toEqual({ store: "redis", ok: false });
+    expect(await limiter.health()).toEqual({ store: "redis", ok: false, breaker: "closed" });
     await limiter.close();
+  });
+
+  it("stops waiting for a store that hangs: after three timeouts checks fail open at once, the connection is replaced, and a probe closes it again", async () => {
+    let answering = false;
+    let reconnects = 0;
+    const memory = createMemoryStore();
+    const hang = () => new Promise<never>(() => {});
+    const store: RateLimitStore = {
+      ...memory,
+      kind: "redis",
+      evalsha: (...args) => (answering ? memory.evalsha(...args) : hang()),
+      eval: (...args) => (answering ? memory.eval(...args) : hang()),
+      get: (key) => (answering ? memory.get(key) : hang()),
+      ping: () => (answering ? memory.ping() : hang()),
+      reconnect: () => {
+        reconnects++;
+      },
+    };
+    const limiter = createRateLimiter({
+      config: {
+        ...baseConfig("redis", `${RUN}:breaker`),
+        storeTimeoutMs: 200,
+        breaker: { failures: 3, cooldownMs: 500 },
+      },
+      logger: silent,
+      store,
+    });
+    const check = async () => {
+      const t = Date.now();
+      const decision = await limiter.checkKey({ keyId: "k", perMinute: 60, perDay: 1000 });
+      return { decision, ms: Date.now() - t };
+    };
+    try {
+      for (let i = 0; i < 3; i++) expect((await check()).ms).toBeGreaterThanOrEqual(190);
+      expect(reconnects).toBe(1);
+      // Open: no waiting at all, however many checks.
+      const fast = await Promise.all(Array.from({ length: 50 }, check));
+      for (const { decision, ms } of fast) {
+        expect(decision).toMatchObject({ allowed: true, degraded: true });
+        expect(ms).toBeLessThan(100);
+      }
+      expect(limiter.metrics()).toMatchObject({ storeFailures: 3, failOpen: 53 });
+      await sleep(550);
+      // Half-open: the limiter's own probe is out (and waits for the store); checks do not wait for it.
+      const beside = await Promise.all([check(), check()]);
+      for (const { ms } of beside) expect(ms).toBeLessThan(100);
+      expect((await limiter.health()).breaker).not.toBe("closed");
+      answering = true;
+      // No request needed: the next probe finds the store answering and closes the breaker.
+      for (let i = 0; i < 30 && (await limiter.health()).breaker !== "closed"; i++) await sleep(100);
+      const healed = await check();
+      expect(healed.decision).toMatchObject({ allowed: true });
+      expect(healed.decision.degraded).toBeUndefined();
+      expect((await check()).decision.windows[0]?.remaining).toBe(58);
+      expect((await limiter.health()).breaker).toBe("closed");
+    } finally {
+      await limiter.close();
+    }
   });
 
   it("fails open when the Upstash REST endpoint is unreachable", async () => {
@@ -397,7 +459,7 @@ describe("rate limiter disabled", () => {
       expect(rateLimitHeaders(d)).toEqual({});
     }
     expect(rateLimitHeaders(await limiter.checkAnonymous("1.1.1.1"))).toEqual({});
-    expect(await limiter.health()).toEqual({ store: "memory", ok: true });
+    expect(await limiter.health()).toEqual({ store: "memory", ok: true, breaker: "closed" });
     await limiter.close();
   });
 });

@@ -1,43 +1,37 @@
 /**
  * API key lifecycle and verification (docs/contract.md section 2): issue, list, revoke, roll, change plan,
- * and `authenticate` for the request path.
- *
- * `authenticate` rejects malformed keys without I/O, then caches a verified key in-process for at most
- * 4 s (so a revocation on another instance takes effect within 5 s), drops the entry at once on the
- * instance that revokes, and writes `lastUsedAt` at most once a minute per key.
+ * and the request path's `peek`/`lookup`/`authenticate` (verifier.ts: caches of at most 4 s, so a revocation on
+ * another instance takes effect within 5 s; the instance that changes a key drops its entry at once).
  */
-import { type ApiKeyCreate, AppError, type PlanName } from "@petstore/contracts";
+import {
+  type ApiKeyCreate,
+  type ApiKeyScope,
+  AppError,
+  type AuditAction,
+  DEFAULT_API_KEY_SCOPES,
+  type PlanName,
+} from "@petstore/contracts";
 import type { ApiKey, Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { type BanFacts, recordBan } from "./bans.ts";
-import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "./format.ts";
-import { assertLimits, effectiveLimits, isLive } from "./policy.ts";
+import { displayPrefix, generateApiKey, hashApiKey } from "./format.ts";
+import { assertLimits } from "./policy.ts";
+import { type ApiCaller, createKeyVerifier } from "./verifier.ts";
 import {
+  type ApiKeyDetail,
   type ApiKeyView,
   apiKeyState,
   auditView,
   type IssuedApiKey,
-  type KeyWithPlan,
+  scopesOf,
   toView,
 } from "./view.ts";
 
-const CACHE_TTL_MS = 4_000;
-const LAST_USED_INTERVAL_MS = 60_000;
-
-/** The caller resolved from a valid key: what rate limiting and logging need. */
-export interface ApiCaller {
-  keyId: string;
-  prefix: string;
-  plan: PlanName;
-  /** Effective limits: the key's custom limits, else its plan's. */
-  perMinute: number;
-  perDay: number;
-}
+export type { ApiCaller, KeyCheck, LookupClaim } from "./verifier.ts";
 
 export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps) {
-  const cache = new Map<string, { key: KeyWithPlan; until: number }>();
-  const lastUsedWritten = new Map<string, number>();
+  const verifier = createKeyVerifier({ prisma, environment: config.environment, clock, logger });
 
   const notFound = (ref: string) => new AppError("not_found", `No API key ${ref}.`);
 
@@ -53,9 +47,24 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
     return key;
   }
 
-  function forget(keyId: string) {
-    for (const [hash, entry] of cache) if (entry.key.id === keyId) cache.delete(hash);
+  /** The refusal of rolling `old` again, naming its successor and the newest key of its lineage. */
+  async function alreadyRolled(tx: Prisma.TransactionClient, old: ApiKey): Promise<AppError> {
+    const successor = await tx.apiKey.findUnique({ where: { id: old.rolledToId ?? "" } });
+    let newest = successor;
+    // A lineage is a chain (rolledToId is unique); the bound only guards against a corrupted cycle.
+    for (let step = 0; newest?.rolledToId && step < 1000; step++) {
+      newest = await tx.apiKey.findUnique({ where: { id: newest.rolledToId } });
+    }
+    const rolledTo = successor ? `${successor.prefix}…` : "another key";
+    const instead =
+      newest && newest.id !== successor?.id ? `${newest.prefix}… (the newest key of its lineage)` : rolledTo;
+    return new AppError(
+      "conflict",
+      `Key ${old.prefix}… was already rolled to ${rolledTo}; roll ${instead} instead.`,
+    );
   }
+
+  const forget = (keyId: string) => verifier.forget(keyId);
   /**
    * The one shape of an audited key change: find by id or prefix, update with `data(before)`, audit
    * before/after, drop the cached entry; `data` gets the key before and the instant of the change. @throws AppError not_found, or what `data` throws.
@@ -63,7 +72,7 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
   async function changeKey(
     ref: string,
     actor: Actor,
-    action: string,
+    action: AuditAction,
     data: (before: ApiKey, now: Date) => Prisma.ApiKeyUncheckedUpdateInput,
   ): Promise<ApiKeyView> {
     const now = clock();
@@ -95,6 +104,7 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
       plan: PlanName;
       perMinute?: number | null;
       perDay?: number | null;
+      scopes?: readonly ApiKeyScope[] | undefined;
       expiresAt: Date | null;
     },
     actor: Actor,
@@ -109,6 +119,7 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
         environment: config.environment,
         perMinute: input.perMinute ?? null,
         perDay: input.perDay ?? null,
+        scopes: [...(input.scopes ?? DEFAULT_API_KEY_SCOPES)],
         expiresAt: input.expiresAt,
         createdBy: actor,
       },
@@ -121,40 +132,27 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
     key: secret,
     prefix: row.prefix,
     plan: row.planName,
+    scopes: scopesOf(row),
     expiresAt: row.expiresAt?.toISOString() ?? null,
   });
 
   return {
+    /** What memory says about a bearer token, without I/O (verifier.ts `peek`). */
+    peek: verifier.peek,
+    /** Reads a bearer token's key from the database, batched (verifier.ts `lookup`). @throws when unreachable. */
+    lookup: verifier.lookup,
+    /** Claims the look-up of a key `peek` did not know, for the requests that arrive meanwhile (verifier.ts). */
+    claim: verifier.claim,
+
     /**
      * Resolves a bearer token to its caller, or `undefined` when the key is malformed, unknown, revoked,
-     * expired or of the other deployment. Never throws for a bad key.
+     * expired or of the other deployment. Never throws for a bad key; throws when the database is unreachable.
      */
     async authenticate(token: string): Promise<ApiCaller | undefined> {
-      if (parseApiKey(token) !== config.environment) return undefined;
-      const hash = hashApiKey(token);
-      const nowMs = clock().getTime();
-      const cached = cache.get(hash);
-      let key = cached && cached.until > nowMs ? cached.key : undefined;
-      if (!key) {
-        const row = await prisma.apiKey.findUnique({ where: { hash }, include: { plan: true } });
-        if (!row) return undefined;
-        key = row;
-        cache.set(hash, { key: row, until: nowMs + CACHE_TTL_MS });
-      }
-      const now = new Date(nowMs);
-      if (key.environment !== config.environment) return undefined;
-      if (!isLive(key, now)) return undefined;
-      const { perMinute, perDay } = effectiveLimits(key);
-      if (perMinute === null || perDay === null) return undefined;
-      if (nowMs - (lastUsedWritten.get(key.id) ?? 0) >= LAST_USED_INTERVAL_MS) {
-        lastUsedWritten.set(key.id, nowMs);
-        prisma.apiKey
-          .update({ where: { id: key.id }, data: { lastUsedAt: now } })
-          .catch((error: unknown) =>
-            logger.warn({ err: error, keyId: key?.id }, "could not record lastUsedAt"),
-          );
-      }
-      return { keyId: key.id, prefix: key.prefix, plan: key.planName, perMinute, perDay };
+      const check = verifier.peek(token);
+      if (check.kind === "valid") return check.caller;
+      if (check.kind === "invalid") return undefined;
+      return verifier.lookup(token);
     },
 
     /**
@@ -193,11 +191,19 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
       return rows.map((r) => toView(r, now));
     },
 
-    /** One key by id. @throws AppError not_found. */
-    async get(id: string): Promise<ApiKeyView> {
+    /**
+     * One key by id, with its lineage: the key it was rolled from and the key it was rolled to, if any.
+     * @throws AppError not_found.
+     */
+    async get(id: string): Promise<ApiKeyDetail> {
       const row = await prisma.apiKey.findUnique({ where: { id }, include: { plan: true } });
       if (!row) throw notFound(id);
-      return toView(row, clock());
+      const link = { id: true, prefix: true } as const;
+      const [rolledFrom, rolledTo] = await Promise.all([
+        prisma.apiKey.findUnique({ where: { rolledToId: id }, select: link }),
+        row.rolledToId ? prisma.apiKey.findUnique({ where: { id: row.rolledToId }, select: link }) : null,
+      ]);
+      return { ...toView(row, clock()), rolledFrom, rolledTo };
     },
 
     /** Revokes by id or display prefix; idempotent. @throws AppError not_found. */
@@ -208,13 +214,20 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
     },
 
     /**
-     * Rotation: a new key with the same name, plan, limits and expiry; the old one expires after
-     * `graceSeconds` (0 = now). @throws AppError not_found, validation_failed for a revoked/expired key.
+     * Rotation (docs/contract.md section 2, "Roll"): a new key with the same name, plan, limits, scopes and expiry;
+     * the old one expires after `graceSeconds` (0 = revoked now). A key is rolled at most once: its row is
+     * locked first (`FOR UPDATE`) and a key that already has a successor is refused, so the new key always
+     * copies the expiry of a key that was never rolled, never a grace end, and a lineage never forks.
+     * @throws AppError not_found; conflict for a key already rolled (the message names the newest key of its
+     *   lineage, which is the one to roll); validation_failed for a revoked or expired key.
      */
     async roll(ref: string, graceSeconds: number, actor: Actor): Promise<IssuedApiKey> {
       const now = clock();
       const result = await prisma.$transaction(async (tx) => {
-        const old = await findByRef(tx, ref);
+        const { id } = await findByRef(tx, ref);
+        await tx.$queryRaw`SELECT "id" FROM "ApiKey" WHERE "id" = ${id}::uuid FOR UPDATE`;
+        const old = await tx.apiKey.findUniqueOrThrow({ where: { id } });
+        if (old.rolledToId) throw await alreadyRolled(tx, old);
         const state = apiKeyState(old, now);
         if (state === "revoked" || state === "expired") {
           throw new AppError("validation_failed", `Key ${old.prefix} is ${state} and cannot be rolled.`);
@@ -226,6 +239,7 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
             plan: old.planName,
             perMinute: old.perMinute,
             perDay: old.perDay,
+            scopes: scopesOf(old),
             expiresAt: old.expiresAt,
           },
           actor,
@@ -275,6 +289,15 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
         assertLimits({ plan, perMinute, perDay });
         return { planName: plan, perMinute, perDay };
       });
+    },
+
+    /**
+     * Replaces a key's scopes (docs/contract.md section 2, "Scopes"), audited as `apiKey.scopes`; this instance
+     * applies it at once, the others within 5 s (their caches). `scopes` is non-empty (contracts' ApiKeyScopes).
+     * @throws AppError not_found.
+     */
+    async changeScopes(ref: string, scopes: readonly ApiKeyScope[], actor: Actor): Promise<ApiKeyView> {
+      return changeKey(ref, actor, "apiKey.scopes", () => ({ scopes: [...scopes] }));
     },
 
     /** Records a ban decided by the rate limiter, audited with the system as actor (see bans.ts). */

@@ -3,7 +3,7 @@
  * without the hash.
  * The secret itself is never part of a view.
  */
-import type { PlanName } from "@petstore/contracts";
+import { API_KEY_SCOPES, type ApiKeyScope, type PlanName } from "@petstore/contracts";
 import type { ApiKey, Plan } from "@petstore/db";
 import { DAY_MS } from "../utc-day.ts";
 import { effectiveLimits, isLive, isRevoked } from "./policy.ts";
@@ -18,6 +18,8 @@ export interface ApiKeyView {
   name: string;
   prefix: string;
   plan: PlanName;
+  /** What the key may do, in `API_KEY_SCOPES` order (docs/contract.md section 2, "Scopes"). */
+  scopes: ApiKeyScope[];
   environment: "production" | "staging";
   state: ApiKeyState;
   perMinute: number | null;
@@ -33,16 +35,33 @@ export interface ApiKeyView {
   rolledToId: string | null;
 }
 
+/** A key of the same lineage, as a link: its id and display prefix. */
+export interface ApiKeyLink {
+  id: string;
+  prefix: string;
+}
+
+/** One key with its lineage (docs/contract.md section 2, "Roll"): the key it replaced and its replacement. */
+export interface ApiKeyDetail extends ApiKeyView {
+  rolledFrom: ApiKeyLink | null;
+  rolledTo: ApiKeyLink | null;
+}
+
 /** A freshly issued key: the only time `key` (the secret) is ever returned. */
 export interface IssuedApiKey {
   id: string;
   key: string;
   prefix: string;
   plan: PlanName;
+  scopes: ApiKeyScope[];
   expiresAt: string | null;
 }
 
 export type KeyWithPlan = ApiKey & { plan: Plan };
+
+/** A row's scopes in `API_KEY_SCOPES` order (the database keeps them known and non-empty). */
+export const scopesOf = (key: Pick<ApiKey, "scopes">): ApiKeyScope[] =>
+  API_KEY_SCOPES.filter((s) => key.scopes.includes(s));
 
 export function apiKeyState(
   key: Pick<ApiKey, "revokedAt" | "expiresAt" | "bannedUntil">,
@@ -62,6 +81,7 @@ export function toView(key: KeyWithPlan, now: Date): ApiKeyView {
     name: key.name,
     prefix: key.prefix,
     plan: key.planName,
+    scopes: scopesOf(key),
     environment: key.environment,
     state: apiKeyState(key, now),
     perMinute: key.perMinute,

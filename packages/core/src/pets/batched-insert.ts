@@ -1,15 +1,17 @@
 /**
- * createPet's INSERT, batched per event-loop turn (issue 7: nothing on the /v1 hot path blocks on I/O that can
+ * createPet's INSERT, batched per event-loop turn (docs/architecture.md: nothing on the /v1 hot path blocks on I/O that can
  * be batched): the animals created in the same turn are inserted by one multi-row statement, so one commit
  * (one WAL flush) serves them all. Each caller is answered only after that statement has committed, with its
  * own row. When the database refuses the statement for a row's content (an unknown category, say), nothing
  * was written, and each animal is inserted on its own so that only the faulty ones fail; any other failure
  * (connection lost, timeout) fails every caller of the batch and is not retried, since the statement may have
- * committed.
+ * committed. Each statement also writes the animals' `pet.created` webhook events (webhooks/outbox.ts): one
+ * per animal, committed with the rows or not at all.
  */
 import type { NewPet } from "@petstore/contracts";
-import type { Pet, Prisma } from "@petstore/db";
+import { type Pet, Prisma } from "@petstore/db";
 import DataLoader from "dataloader";
+import { animalJsonSql, outboxCtes, type QueuedListener } from "../webhooks/outbox.ts";
 import { endOfTurn } from "./batched-reads.ts";
 import { isRefusedForData } from "./database-errors.ts";
 
@@ -17,23 +19,40 @@ export type InsertedPet = Pick<Pet, "id" | "name" | "categoryId" | "status" | "c
 
 type RawQuerier = { $queryRaw: Prisma.TransactionClient["$queryRaw"] };
 
+/** The `pet.created` events of the rows of the CTE `inserted`, and their deliveries (webhooks/outbox.ts). */
+const createdEvents = outboxCtes(
+  Prisma.sql`SELECT 'pet.created' AS "type", ${animalJsonSql("inserted")} AS "data" FROM inserted`,
+  "pet.created",
+);
+
 /**
- * Inserts one animal with one raw statement (Prisma's $queryRaw): `pet.create` cost ~0.13 ms more CPU per
- * insert (plan interpretation and result mapping; issue 7). `updatedAt` is set here because @updatedAt is
- * filled in by Prisma's client, not by the database. Throws Prisma's error (P2010 with the adapter's kind).
+ * Inserts one animal, and its `pet.created` event, with one raw statement (Prisma's $queryRaw): `pet.create`
+ * cost ~0.13 ms more CPU per insert (plan interpretation and result mapping). `updatedAt` is set here
+ * because @updatedAt is filled in by Prisma's client, not by the database. `queued`: webhook deliveries queued.
+ * Throws Prisma's error (P2010 with the adapter's kind).
  */
-export async function insertPet(db: RawQuerier, input: NewPet): Promise<InsertedPet> {
-  const [pet] = await db.$queryRaw<InsertedPet[]>`
-    INSERT INTO "Pet" ("name", "categoryId", "status", "updatedAt")
-    VALUES (${input.name}, ${BigInt(input.categoryId)}, ${input.status ?? null}::"PetStatus", now())
-    RETURNING "id", "name", "categoryId", "status"::text AS "status", "createdAt", "updatedAt"`;
-  if (!pet) throw new Error("INSERT … RETURNING returned no row");
-  return pet;
+export async function insertPet(
+  db: RawQuerier,
+  input: NewPet,
+): Promise<{ pet: InsertedPet; queued: number }> {
+  const [row] = await db.$queryRaw<(InsertedPet & { queued: number })[]>`
+    WITH inserted AS (
+      INSERT INTO "Pet" ("name", "categoryId", "status", "updatedAt")
+      VALUES (${input.name}, ${BigInt(input.categoryId)}, ${input.status ?? null}::"PetStatus", now())
+      RETURNING "id", "name", "categoryId", "status"::text AS "status", "createdAt", "updatedAt"
+    ), ${createdEvents}
+    SELECT inserted.*, (SELECT count(*) FROM webhook_queued)::int AS "queued" FROM inserted`;
+  if (!row) throw new Error("INSERT … RETURNING returned no row");
+  const { queued, ...pet } = row;
+  return { pet, queued };
 }
 
 /** One statement for all `inputs`; the rows come back in the order of `inputs` (matched by ordinality). */
-async function insertPets(db: RawQuerier, inputs: readonly NewPet[]): Promise<InsertedPet[]> {
-  const rows = await db.$queryRaw<(InsertedPet & { ord: bigint })[]>`
+async function insertPets(
+  db: RawQuerier,
+  inputs: readonly NewPet[],
+): Promise<{ pets: InsertedPet[]; queued: number }> {
+  const rows = await db.$queryRaw<(InsertedPet & { ord: bigint; queued: number })[]>`
     WITH input AS (
       SELECT nextval(pg_get_serial_sequence('"Pet"', 'id')) AS "id", t.*
       FROM unnest(${inputs.map((i) => i.name)}::text[], ${inputs.map((i) => BigInt(i.categoryId))}::bigint[],
@@ -42,26 +61,38 @@ async function insertPets(db: RawQuerier, inputs: readonly NewPet[]): Promise<In
       INSERT INTO "Pet" ("id", "name", "categoryId", "status", "updatedAt")
       SELECT "id", "name", "categoryId", "status"::"PetStatus", now() FROM input
       RETURNING "id", "name", "categoryId", "status"::text AS "status", "createdAt", "updatedAt"
-    )
-    SELECT inserted.*, input."ord" FROM inserted JOIN input USING ("id") ORDER BY input."ord"`;
+    ), ${createdEvents}
+    SELECT inserted.*, input."ord", (SELECT count(*) FROM webhook_queued)::int AS "queued"
+    FROM inserted JOIN input USING ("id") ORDER BY input."ord"`;
   if (rows.length !== inputs.length)
     throw new Error(`INSERT of ${inputs.length} returned ${rows.length} rows`);
-  return rows.map(({ ord: _ord, ...pet }) => pet);
+  return { pets: rows.map(({ ord: _ord, queued: _queued, ...pet }) => pet), queued: rows[0]?.queued ?? 0 };
 }
 
 /**
  * Returns `insert(input)`: the inserted row, once the statement that carried it has committed. Rejects with
  * Prisma's error of that animal's own statement (e.g. P2010 ForeignKeyConstraintViolation), or, when the
- * batch's statement failed for another reason, with that error.
+ * batch's statement failed for another reason, with that error. `onQueued` hears of the webhook deliveries
+ * each committed statement queued.
  */
-export function createPetInserter(prisma: RawQuerier): (input: NewPet) => Promise<InsertedPet> {
+export function createPetInserter(
+  prisma: RawQuerier,
+  onQueued: QueuedListener = () => {},
+): (input: NewPet) => Promise<InsertedPet> {
+  const one = async (input: NewPet) => {
+    const { pet, queued } = await insertPet(prisma, input);
+    onQueued(queued);
+    return pet;
+  };
   const loader = new DataLoader<NewPet, InsertedPet, NewPet>(async (inputs) => {
-    if (inputs.length === 1) return [await insertPet(prisma, inputs[0] as NewPet)];
+    if (inputs.length === 1) return [await one(inputs[0] as NewPet)];
     try {
-      return await insertPets(prisma, inputs);
+      const { pets, queued } = await insertPets(prisma, inputs);
+      onQueued(queued);
+      return pets;
     } catch (error) {
       if (!isRefusedForData(error)) throw error;
-      return Promise.all(inputs.map((input) => insertPet(prisma, input).catch((e: Error) => e)));
+      return Promise.all(inputs.map((input) => one(input).catch((e: Error) => e)));
     }
   }, endOfTurn);
   return (input) => loader.load(input);

@@ -1,24 +1,22 @@
 /**
  * Pet (animal) domain service, shared by the REST API and the dashboard's tRPC procedures.
  * Inputs are already-parsed contract types; rule violations raise `AppError`.
+ *
+ * Edits and deletions lock the animals' rows first (`SELECT ... FOR UPDATE`) and read them after the lock, so
+ * an animal deleted by a concurrent call is answered 404 `not_found`, never a database error
+ * (docs/contract.md section 4, "Invariants under concurrency").
  */
-import {
-  type Animal,
-  AppError,
-  type NewPet,
-  type PetSearch,
-  type PetStatus,
-  type PetUpdate,
-} from "@petstore/contracts";
+import { type Animal, AppError, type NewPet, type PetStatus, type PetUpdate } from "@petstore/contracts";
 import type { Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
-import { likeLiteral } from "../like.ts";
+import { petUpdatedData, type QueuedListener, recordEvents } from "../webhooks/outbox.ts";
 import { createPetInserter, insertPet } from "./batched-insert.ts";
 import { createPageLoader, createPetLoader } from "./batched-reads.ts";
 import { createCursorCodec } from "./cursor.ts";
 import { isForeignKeyViolation } from "./database-errors.ts";
 import { toAnimal } from "./mapping.ts";
+import { createPetSearch } from "./search.ts";
 
 export interface PetPage {
   items: Animal[];
@@ -34,17 +32,34 @@ export interface PetRow extends Animal {
 
 type PrismaLike = Pick<CoreDeps, "prisma">;
 
+/**
+ * Locks the rows of the animals `ids` that exist (in id order, so concurrent callers queue rather than
+ * deadlock) and returns them as they are once locked: a row deleted meanwhile is simply absent.
+ */
+async function lockPets(tx: Prisma.TransactionClient, ids: bigint[]) {
+  if (ids.length === 0) return [];
+  await tx.$queryRaw`SELECT "id" FROM "Pet" WHERE "id" = ANY(${ids}::bigint[]) ORDER BY "id" FOR UPDATE`;
+  return tx.pet.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
+}
+
 const unknownCategory = (categoryId: number) =>
   new AppError("validation_failed", `Invalid categoryId: no category with id ${categoryId}.`, [
     { path: "categoryId", message: `no category with id ${categoryId}` },
   ]);
 
-/** The pet service; `cursorSecret` signs listPets cursors (cursor.ts). */
-export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
+/**
+ * The pet service; `cursorSecret` signs listPets cursors (cursor.ts). Every change writes its webhook events in
+ * its own transaction (webhooks/outbox.ts) and tells `onQueued` how many deliveries it queued.
+ */
+export function createPetService(
+  { prisma }: PrismaLike,
+  cursorSecret: string,
+  onQueued: QueuedListener = () => {},
+) {
   const cursors = createCursorCodec(cursorSecret);
   const loadPage = createPageLoader(prisma);
   const loadPet = createPetLoader(prisma);
-  const insertBatched = createPetInserter(prisma);
+  const insertBatched = createPetInserter(prisma, onQueued);
   return {
     /**
      * listPets: up to `limit` animals with id above the cursor position, ascending by id (keyset paging);
@@ -73,22 +88,24 @@ export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
      */
     async create(input: NewPet, actor?: Actor, tx?: Prisma.TransactionClient): Promise<Animal> {
       const run = async (db: Prisma.TransactionClient) => {
-        const pet = await insertPet(db, input);
+        const inserted = await insertPet(db, input);
         if (actor)
           await writeAudit(db, {
             actor,
             action: "pet.create",
             entityType: "pet",
-            entityId: String(pet.id),
-            after: pet,
+            entityId: String(inserted.pet.id),
+            after: inserted.pet,
           });
-        return pet;
+        return inserted;
       };
       try {
         // Without an audit entry or a caller's transaction, the insert joins the turn's batch (batched-insert.ts):
-        // no interactive transaction (BEGIN/COMMIT are two more round trips on the REST createPet path, issue 7).
+        // no interactive transaction (BEGIN/COMMIT are two more round trips on the REST createPet path).
         if (!tx && !actor) return toAnimal(await insertBatched(input));
-        return toAnimal(tx ? await run(tx) : await prisma.$transaction(run));
+        const { pet, queued } = tx ? await run(tx) : await prisma.$transaction(run);
+        onQueued(queued);
+        return toAnimal(pet);
       } catch (error) {
         if (isForeignKeyViolation(error)) throw unknownCategory(input.categoryId);
         throw error;
@@ -102,41 +119,14 @@ export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
       return toAnimal(pet);
     },
 
-    /** Dashboard table: offset paging with sort, filters and a case-insensitive name search. */
-    async search(input: PetSearch): Promise<{ rows: PetRow[]; total: number }> {
-      const where: Prisma.PetWhereInput = {
-        ...(input.status === "none" ? { status: null } : input.status ? { status: input.status } : {}),
-        ...(input.categoryId ? { categoryId: BigInt(input.categoryId) } : {}),
-        ...(input.query
-          ? { name: { contains: likeLiteral(input.query), mode: "insensitive" as const } }
-          : {}),
-      };
-      const [total, rows] = await prisma.$transaction([
-        prisma.pet.count({ where }),
-        prisma.pet.findMany({
-          where,
-          orderBy: [{ [input.sortBy]: input.sortDirection }, { id: input.sortDirection }],
-          skip: (input.page - 1) * input.pageSize,
-          take: input.pageSize,
-          include: { category: { select: { name: true } } },
-        }),
-      ]);
-      return {
-        total,
-        rows: rows.map((p) => ({
-          ...toAnimal(p),
-          categoryName: p.category.name,
-          createdAt: p.createdAt.toISOString(),
-          updatedAt: p.updatedAt.toISOString(),
-        })),
-      };
-    },
+    /** Dashboard table: one page with sort, filters, a case-insensitive name search and a capped count (search.ts). */
+    search: createPetSearch(prisma),
 
     /** Edits name, category and/or status. @throws AppError not_found, validation_failed. */
     async update(input: PetUpdate, actor: Actor): Promise<Animal> {
       try {
-        return await prisma.$transaction(async (tx) => {
-          const before = await tx.pet.findUnique({ where: { id: BigInt(input.id) } });
+        const updated = await prisma.$transaction(async (tx) => {
+          const [before] = await lockPets(tx, [BigInt(input.id)]);
           if (!before) throw new AppError("not_found", `No animal with id ${input.id}.`);
           const pet = await tx.pet.update({
             where: { id: before.id },
@@ -154,8 +144,12 @@ export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
             before,
             after: pet,
           });
-          return toAnimal(pet);
+          const data = petUpdatedData(toAnimal(pet), toAnimal(before));
+          const queued = data ? await recordEvents(tx, [{ type: "pet.updated", data }]) : 0;
+          return { animal: toAnimal(pet), queued };
         });
+        onQueued(updated.queued);
+        return updated.animal;
       } catch (error) {
         if (isForeignKeyViolation(error) && input.categoryId !== undefined)
           throw unknownCategory(input.categoryId);
@@ -165,8 +159,8 @@ export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
 
     /** Deletes one animal. @throws AppError not_found. */
     async remove(id: number, actor: Actor): Promise<void> {
-      await prisma.$transaction(async (tx) => {
-        const before = await tx.pet.findUnique({ where: { id: BigInt(id) } });
+      const queued = await prisma.$transaction(async (tx) => {
+        const [before] = await lockPets(tx, [BigInt(id)]);
         if (!before) throw new AppError("not_found", `No animal with id ${id}.`);
         await tx.pet.delete({ where: { id: before.id } });
         await writeAudit(tx, {
@@ -176,13 +170,15 @@ export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
           entityId: String(id),
           before,
         });
+        return recordEvents(tx, [{ type: "pet.deleted", data: toAnimal(before) }]);
       });
+      onQueued(queued);
     },
 
     /** Sets the status of several animals at once; returns how many changed. */
     async setStatus(ids: number[], status: PetStatus | null, actor: Actor): Promise<number> {
-      return prisma.$transaction(async (tx) => {
-        const before = await tx.pet.findMany({ where: { id: { in: ids.map(BigInt) } } });
+      const { count, queued } = await prisma.$transaction(async (tx) => {
+        const before = await lockPets(tx, [...new Set(ids)].map(BigInt));
         const { count } = await tx.pet.updateMany({
           where: { id: { in: before.map((p) => p.id) } },
           data: { status },
@@ -197,8 +193,15 @@ export function createPetService({ prisma }: PrismaLike, cursorSecret: string) {
             after: { status },
           });
         }
-        return count;
+        // One pet.updated event per animal whose status changed.
+        const events = before.flatMap((pet) => {
+          const data = petUpdatedData(toAnimal({ ...pet, status }), toAnimal(pet));
+          return data ? [{ type: "pet.updated" as const, data }] : [];
+        });
+        return { count, queued: await recordEvents(tx, events) };
       });
+      onQueued(queued);
+      return count;
     },
   };
 }

@@ -22,11 +22,12 @@ export function disabledLimiter(
       stats.admitted++;
       return open();
     },
+    refundAnonymous: async () => {},
     isBanned: async () => null,
     unban: async () => {},
     resetUsage: async () => {},
     ready: async () => true,
-    health: async () => ({ store: config.store.kind, ok: true }),
+    health: async () => ({ store: config.store.kind, ok: true, breaker: "closed" as const }),
     metrics: () => ({ ...stats }),
     close: async () => {},
   };

@@ -17,13 +17,23 @@
  * and is cached locally until it ends, re-read from the store at most every 5 s.
  *
  * Store failures and timeouts (`storeTimeoutMs`) fail open, are counted in `metrics().storeFailures` and
- * logged at most once a minute (store-failures.ts).
+ * logged at most once a minute (store-failures.ts). A circuit breaker (breaker.ts) sits in front of the store:
+ * after a few consecutive failures every check fails open at once for a cool-down instead of waiting for the
+ * timeout, the store's connection is replaced (a silent one is never answered again), and one probe decides
+ * when to use the store again.
+ *
+ * Requests without a valid key count per client address (`checkAnonymous`), in the API's bucket or the
+ * dashboard's (`scope`). A look-up of a key the caches do not know is counted in the API's bucket first, and
+ * given back with `refundAnonymous` when the key proves valid or cannot be checked: only failed
+ * authentications use up a client address's budget, and once it is used up, unknown keys from that address
+ * cost no database look-up.
  *
  * Clocks: window buckets follow `Date.now()` (inside @upstash/ratelimit); `now()` drives ban times, the ban
  * cache, the usage day and `at`/`t=`/Retry-After. Both are the same clock in production.
  */
 import { randomUUID } from "node:crypto";
 import { BanCache } from "./ban-cache.ts";
+import { createStoreBreaker } from "./breaker.ts";
 import { createStore } from "./create-store.ts";
 import {
   admitted,
@@ -39,6 +49,7 @@ import { type RateLimitStore, runScript } from "./store.ts";
 import { storeFailures } from "./store-failures.ts";
 import { DAY_MS, withTimeout } from "./time.ts";
 import type {
+  AnonymousScope,
   BanInfo,
   KeyLimits,
   RateLimitConfig,
@@ -84,10 +95,29 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   };
   if (!config.enabled) return disabledLimiter(config, stats, now);
 
-  const failures = storeFailures({ logger, store: config.store.kind, stats, now, timeoutMs });
   const ownsStore = !opts.store;
   const store =
     opts.store ?? createStore(config.store, { timeoutMs, onError: (err) => failures.log("connect", err) });
+  let closed = false;
+  let probeTimer: NodeJS.Timeout | undefined;
+  const breaker = createStoreBreaker({
+    ...config.breaker,
+    onOpen: () => {
+      logger.warn(
+        { store: config.store.kind, cooldownMs: config.breaker.cooldownMs },
+        "rate-limit store keeps failing; checks fail open at once until a probe succeeds",
+      );
+      store.reconnect?.();
+      // The breaker's probe is normally the next request after the cool-down; this one closes it even when no
+      // request comes (a failed probe opens it again, which schedules the next one).
+      clearTimeout(probeTimer);
+      probeTimer = setTimeout(() => {
+        if (!closed) void breaker.run(() => withTimeout(store.ping(), timeoutMs)).catch(() => undefined);
+      }, config.breaker.cooldownMs + 10);
+      probeTimer.unref();
+    },
+  });
+  const failures = storeFailures({ logger, store: config.store.kind, stats, now, timeoutMs, breaker });
   if (store.kind === "memory") {
     logger.warn(
       { store: "memory" },
@@ -99,7 +129,17 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const minuteMs = opts.minuteWindowMs ?? 60_000;
   const MINUTE: WindowSpec = { name: "minute", ms: minuteMs, prefix: `${p}:rl:min` };
   const DAY: WindowSpec = { name: "day", ms: DAY_MS, prefix: `${p}:rl:day` };
-  const ANON: WindowSpec = { name: "minute", ms: minuteMs, prefix: `${p}:rl:ip` };
+  const ANON: Record<AnonymousScope, WindowSpec> = {
+    api: { name: "minute", ms: minuteMs, prefix: `${p}:rl:ip` },
+    dashboard: { name: "minute", ms: minuteMs, prefix: `${p}:rl:dash` },
+  };
+  const anonymousLimit: Record<AnonymousScope, number> = {
+    api: config.anonymousPerMinute,
+    dashboard: config.dashboardAnonymousPerMinute,
+  };
+  /** Bounded by the timeout and the breaker: every store round trip of the request path goes through here. */
+  const bounded = <T>(call: () => Promise<T>): Promise<T> =>
+    breaker.run(() => withTimeout(call(), timeoutMs));
   const banKey = (keyId: string) => `${p}:ban:${keyId}`;
   const denialKey = (keyId: string) => `${p}:denials:${keyId}`;
   const banCountKey = (keyId: string, at: number) => `${p}:bans:${keyId}:${Math.floor(at / DAY_MS)}`;
@@ -117,7 +157,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     }
   };
 
-  const deniedBy = (decision: RateLimitDecision, _keyId?: string) => {
+  const deniedBy = (decision: RateLimitDecision) => {
     stats.denied++;
     if (decision.code === "key_banned") stats.banned++;
     return decision;
@@ -150,30 +190,36 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
           stats.bans++;
           notifyBan(keyId, end, { banNumber, durationSeconds: Math.round((end - at) / 1000) });
         }
-        return deniedBy(banned(at, end, limits), keyId);
+        return deniedBy(banned(at, end, limits));
       }
     }
     const windows = [windowState(minute, refunded), windowState(day, refunded)];
     const denying = windows.filter((_, i) => !(i === 0 ? minute : day).success);
-    return deniedBy(rateLimited(at, windows, denying), keyId);
+    return deniedBy(rateLimited(at, windows, denying));
   }
 
-  async function checkKey({ keyId, perMinute, perDay }: KeyLimits): Promise<RateLimitDecision> {
+  async function checkKey(
+    { keyId, perMinute, perDay }: KeyLimits,
+    options: { storeFailed?: boolean } = {},
+  ): Promise<RateLimitDecision> {
     stats.checks++;
     const at = now();
     const limits: LimitedWindow[] = [
       [MINUTE, perMinute],
       [DAY, perDay],
     ];
+    if (options.storeFailed) {
+      stats.failOpen++;
+      return failedOpen(at, limits);
+    }
     const cachedBan = bans.fresh(keyId, at);
-    if (cachedBan !== undefined) return deniedBy(banned(at, cachedBan, limits), keyId);
+    if (cachedBan !== undefined) return deniedBy(banned(at, cachedBan, limits));
 
     let results: [string | null, Hit, Hit];
     try {
       // Started in the same tick: the store sends the three commands in one write (one round trip).
-      results = await withTimeout(
+      results = await bounded(() =>
         Promise.all([store.get(banKey(keyId)), hit(MINUTE, perMinute, keyId), hit(DAY, perDay, keyId)]),
-        timeoutMs,
       );
     } catch (err) {
       failures.failed("check", err);
@@ -185,7 +231,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     if (bannedUntil > at) {
       bans.set(keyId, bannedUntil, at);
       await failures.guarded("refund", () => runScript(store, REFUND, [minute.key, day.key], []));
-      return deniedBy(banned(at, bannedUntil, limits), keyId);
+      return deniedBy(banned(at, bannedUntil, limits));
     }
     bans.delete(keyId);
     if (minute.success && day.success) {
@@ -195,17 +241,18 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     return deny(keyId, at, minute, day, limits);
   }
 
-  async function checkAnonymous(ip: string): Promise<RateLimitDecision> {
+  async function checkAnonymous(ip: string, scope: AnonymousScope = "api"): Promise<RateLimitDecision> {
     stats.checks++;
     const at = now();
-    const limit = config.anonymousPerMinute;
+    const spec = ANON[scope];
+    const limit = anonymousLimit[scope];
     let h: Hit;
     try {
-      h = await withTimeout(hit(ANON, limit, ip), timeoutMs);
+      h = await bounded(() => hit(spec, limit, ip));
     } catch (err) {
       failures.failed("check", err);
       stats.failOpen++;
-      return failedOpen(at, [[ANON, limit]]);
+      return failedOpen(at, [[spec, limit]]);
     }
     const windows = [windowState(h, false)];
     if (!h.success) return deniedBy(rateLimited(at, windows, windows));
@@ -218,8 +265,17 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   return {
     checkKey,
     checkAnonymous,
+    async refundAnonymous(ip, decision) {
+      const window = decision.windows[0];
+      if (!decision.allowed || decision.degraded || !window) return;
+      stats.admitted--;
+      const bucket = Math.round(window.resetMs / ANON.api.ms) - 1;
+      await failures.guarded("refund", () =>
+        runScript(store, REFUND, [`${ANON.api.prefix}:${ip}:${bucket}`], []),
+      );
+    },
     async isBanned(keyId) {
-      const value = await withTimeout(store.get(banKey(keyId)), timeoutMs);
+      const value = await bounded(() => store.get(banKey(keyId)));
       const at = now();
       const until = Number(value ?? 0);
       if (until > at) {
@@ -231,11 +287,11 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     },
     async unban(keyId) {
       bans.delete(keyId);
-      await withTimeout(store.del(banKey(keyId), denialKey(keyId)), timeoutMs);
+      await bounded(() => store.del(banKey(keyId), denialKey(keyId)));
     },
     async resetUsage(keyId) {
       const t = Date.now(); // the engine's clock decides the current buckets
-      await withTimeout(store.del(counterKey(MINUTE, keyId, t), counterKey(DAY, keyId, t)), timeoutMs);
+      await bounded(() => store.del(counterKey(MINUTE, keyId, t), counterKey(DAY, keyId, t)));
     },
     ready: () =>
       withTimeout(store.ready(), timeoutMs).then(
@@ -247,10 +303,12 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         () => true,
         () => false,
       );
-      return { store: store.kind, ok };
+      return { store: store.kind, ok, breaker: breaker.state() };
     },
     metrics: () => ({ ...stats }),
     close() {
+      closed = true;
+      clearTimeout(probeTimer);
       closing ??= (async () => {
         if (ownsStore) await store.close().catch(() => {});
       })();

@@ -2,6 +2,7 @@
  * Store failures of the limiter (docs/contract.md section 3 "Store"): every failure or timeout is counted
  * (`metrics().storeFailures`) and logged at most once a minute, with how many were left unlogged meanwhile.
  */
+import { BrokenCircuitError, type StoreBreaker } from "./breaker.ts";
 import { withTimeout } from "./time.ts";
 import type { RateLimitLogger, RateLimitMetrics, StoreKind } from "./types.ts";
 
@@ -11,9 +12,9 @@ const LOG_EVERY_MS = 60_000;
 export interface StoreFailures {
   /** Logs (rate-limited) without counting, e.g. background connection errors. */
   log(op: string, err: unknown): void;
-  /** Counts and logs a failed store operation `op`. */
+  /** Counts and logs a failed store operation `op` (a call the open breaker refused is not a store failure). */
   failed(op: string, err: unknown): void;
-  /** Runs `call` under the timeout; on failure counts and logs it and resolves `undefined`. */
+  /** Runs `call` under the breaker and the timeout; on failure counts and logs it and resolves `undefined`. */
   guarded<T>(op: string, call: () => Promise<T>): Promise<T | undefined>;
 }
 
@@ -27,6 +28,7 @@ export function storeFailures(opts: {
   stats: RateLimitMetrics;
   now: () => number;
   timeoutMs: number;
+  breaker: StoreBreaker;
 }): StoreFailures {
   let lastLogAt = Number.NEGATIVE_INFINITY;
   let suppressed = 0;
@@ -44,7 +46,7 @@ export function storeFailures(opts: {
     suppressed = 0;
   };
   const failed = (op: string, err: unknown) => {
-    opts.stats.storeFailures++;
+    if (!(err instanceof BrokenCircuitError)) opts.stats.storeFailures++;
     log(op, err);
   };
   return {
@@ -52,7 +54,7 @@ export function storeFailures(opts: {
     failed,
     async guarded(op, call) {
       try {
-        return await withTimeout(call(), opts.timeoutMs);
+        return await opts.breaker.run(() => withTimeout(call(), opts.timeoutMs));
       } catch (err) {
         failed(op, err);
         return undefined;

@@ -29,6 +29,8 @@ export interface RateLimitStore {
   ping(): Promise<void>;
   /** Resolves once the store can take commands (a TCP store after connecting); rejects on a connection error. */
   ready(): Promise<void>;
+  /** Drops the connection and opens a new one (a connection that went silent is never answered again). */
+  reconnect?(): void;
   /** Releases connections and timers. Idempotent. */
   close(): Promise<void>;
 }

@@ -10,6 +10,9 @@ export type RateLimitConfig = Config["rateLimit"];
 /** Which backing store holds the counters. */
 export type StoreKind = "redis" | "upstash" | "memory";
 
+/** Which per-address bucket a request without a valid key counts in: the API's or the dashboard's. */
+export type AnonymousScope = "api" | "dashboard";
+
 /** Name of a fixed window as it appears in the `RateLimit` / `RateLimit-Policy` headers. */
 export type WindowName = "minute" | "day";
 
@@ -93,11 +96,21 @@ export interface RateLimitMetrics {
 export interface RateLimiter {
   /**
    * Checks and counts one request of an API key against its minute and UTC-day windows and its ban state.
-   * Never throws: a store failure or timeout admits the request (`degraded: true`).
+   * Never throws: a store failure or timeout admits the request (`degraded: true`). `storeFailed`: the same
+   * request already found the store failing (its anonymous budget check failed open), so it is admitted the same
+   * way without a second wait: one request waits for the store at most once.
    */
-  checkKey(limits: KeyLimits): Promise<RateLimitDecision>;
-  /** Checks and counts one request without a valid key, per client IP (`anonymousPerMinute`). Never throws. */
-  checkAnonymous(ip: string): Promise<RateLimitDecision>;
+  checkKey(limits: KeyLimits, options?: { storeFailed?: boolean }): Promise<RateLimitDecision>;
+  /**
+   * Checks and counts one request without a valid key, per client address: in the API's bucket
+   * (`anonymousPerMinute`, the default) or the dashboard's (`dashboardAnonymousPerMinute`). Never throws.
+   */
+  checkAnonymous(ip: string, scope?: AnonymousScope): Promise<RateLimitDecision>;
+  /**
+   * Gives back the request an admitted `checkAnonymous(ip)` decision counted in the API's bucket (a key look-up
+   * that proved valid, or could not be made). Never throws.
+   */
+  refundAnonymous(ip: string, decision: RateLimitDecision): Promise<void>;
   /** The end of the key's ban, or null when not banned. Rejects when the store fails. */
   isBanned(keyId: string): Promise<Date | null>;
   /** Lifts a ban (store and local cache) and forgets the key's recent denials. Rejects when the store fails. */
@@ -106,8 +119,11 @@ export interface RateLimiter {
   resetUsage(keyId: string): Promise<void>;
   /** Waits (up to `storeTimeoutMs`) until the store takes commands; false when it does not. */
   ready(): Promise<boolean>;
-  /** For /readyz: whether the store answered a PING within `storeTimeoutMs`. Never throws. */
-  health(): Promise<{ store: StoreKind; ok: boolean }>;
+  /**
+   * For /readyz and /metrics: whether the store answered a PING within `storeTimeoutMs`, and the state of the
+   * breaker in front of it. Never throws.
+   */
+  health(): Promise<{ store: StoreKind; ok: boolean; breaker: "closed" | "open" | "half-open" }>;
   metrics(): RateLimitMetrics;
   /** Stops timers, flushes usage, closes the store it created. Idempotent. */
   close(): Promise<void>;

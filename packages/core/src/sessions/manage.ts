@@ -7,6 +7,7 @@ import { AppError } from "@petstore/contracts";
 import Bowser from "bowser";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
+import { sessionEndsAt } from "./service.ts";
 
 export interface SessionView {
   id: string;
@@ -15,7 +16,10 @@ export interface SessionView {
   ip: string | null;
   createdAt: string;
   lastSeenAt: string;
+  /** When the session ends unless it is used before (the idle timeout). */
   expiresAt: string;
+  /** When the session ends at the latest, however much it is used (`sessionEndsAt`). */
+  endsAt: string;
   /** The session making this request. */
   current: boolean;
 }
@@ -31,8 +35,18 @@ export function deviceName(userAgent: string | null | undefined): string {
   return `${name}${system}${kind}`;
 }
 
-export function createUserSessionService({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
-  const live = () => ({ expiresAt: { gt: clock() } });
+export function createUserSessionService({
+  prisma,
+  clock,
+  config,
+}: Pick<CoreDeps, "prisma" | "clock" | "config">) {
+  const live = () => {
+    const now = clock();
+    return {
+      expiresAt: { gt: now },
+      createdAt: { gt: new Date(now.getTime() - config.sessionMaxDays * 86_400_000) },
+    };
+  };
 
   return {
     /** The live sessions of `userId`, most recently used first; `currentId` is marked `current`. */
@@ -48,6 +62,7 @@ export function createUserSessionService({ prisma, clock }: Pick<CoreDeps, "pris
         createdAt: s.createdAt.toISOString(),
         lastSeenAt: s.lastSeenAt.toISOString(),
         expiresAt: s.expiresAt.toISOString(),
+        endsAt: sessionEndsAt(s.createdAt, config).toISOString(),
         current: s.id === currentId,
       }));
     },

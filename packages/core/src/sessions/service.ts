@@ -1,19 +1,26 @@
 /**
  * Dashboard sessions (docs/contract.md section 4). The cookie holds an opaque random token (256 bits); the
- * database keeps only its SHA-256. A session expires after `config.sessionIdleHours` without use; each use
- * slides the expiry (written at most once a minute). Deactivated users' sessions resolve to nothing.
+ * database keeps only its SHA-256. A session expires after `config.sessionIdleHours` without use, each use
+ * sliding the expiry (written at most once a minute), and `config.sessionMaxDays` after sign-in at the latest,
+ * however much it is used (`sessionEndsAt`). Deactivated users' sessions resolve to nothing.
  *
- * `signIn` asks the throttle first (throttle.ts: the attempt is counted before the password is checked), then
+ * `signIn` asks the throttle first (throttle.ts: the attempt is counted before the password is checked; an
+ * attempt carrying a valid device token for the account, device-cookie.ts, is throttled on its own), then
  * checks the password (against a decoy hash for unknown emails so timing reveals nothing), and answers every
- * failure with the same message. Sign-ins, sign-outs and failed sign-ins are in the audit log.
+ * failure with the same message. A successful sign-in returns a fresh device cookie value for the browser.
+ * Sign-ins, sign-outs and failed sign-ins are in the audit log.
  */
 import { createHash, randomBytes } from "node:crypto";
+import type { Config } from "@petstore/config";
 import { AppError, type SignIn } from "@petstore/contracts";
 import { writeAudit } from "../audit.ts";
 import type { CoreDeps } from "../deps.ts";
+import { ensureServerSecret } from "../secrets.ts";
 import { decoyPasswordHash, verifyPassword } from "../users/password.ts";
 import type { UserRoleName } from "../users/service.ts";
-import { createSignInThrottle } from "./throttle.ts";
+import { createDeviceCookieCodec, type DeviceCookieCodec } from "./device-cookie.ts";
+import { createKnownSessions } from "./known.ts";
+import { createSignInThrottle, type SignInAttempt } from "./throttle.ts";
 
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -34,6 +41,16 @@ export interface ResolvedSession {
 export interface NewSession extends ResolvedSession {
   /** The cookie value; returned once, never stored. */
   token: string;
+  /** The browser's new device cookie value (device-cookie.ts): a fresh token for this account first. */
+  deviceCookie: string;
+}
+
+/** Who is signing in, as the HTTP request tells. */
+export interface SignInClient {
+  ip: string;
+  userAgent?: string | null;
+  /** The device cookie the browser sent, if any (device-cookie.ts). */
+  deviceCookie?: string | null;
 }
 
 export const SIGN_IN_FAILED_MESSAGE = "The email or password is incorrect.";
@@ -43,22 +60,62 @@ export const ANONYMOUS_ACTOR = "anonymous";
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
+/**
+ * The instant a session opened at `createdAt` ends however much it is used: `sessionMaxDays` later
+ * (SESSION_MAX_DAYS; docs/contract.md section 4, "Sessions").
+ */
+export function sessionEndsAt(createdAt: Date, config: Pick<Config, "sessionMaxDays">): Date {
+  return new Date(createdAt.getTime() + config.sessionMaxDays * 86_400_000);
+}
+
+/** The idle expiry after a use at `now`, never past the session's absolute end. */
+function slidExpiry(now: Date, createdAt: Date, config: Pick<Config, "sessionIdleHours" | "sessionMaxDays">) {
+  const idle = now.getTime() + config.sessionIdleHours * 3600_000;
+  return new Date(Math.min(idle, sessionEndsAt(createdAt, config).getTime()));
+}
+
 export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "config" | "logger">) {
   const { prisma, clock, config, logger } = deps;
   const throttle = createSignInThrottle(deps);
-  const idleMs = () => config.sessionIdleHours * 3600_000;
+  const known = createKnownSessions();
+  // The device-cookie key is generated once per database (secrets.ts) and read on the first sign-in.
+  let codec: Promise<DeviceCookieCodec> | undefined;
+  const deviceCookies = () => {
+    codec ??= ensureServerSecret(prisma, "device-cookie").then(createDeviceCookieCodec, (error: unknown) => {
+      codec = undefined;
+      throw error;
+    });
+    return codec;
+  };
 
   return {
     throttle,
 
+    /** Whether `token` is a session this process saw valid lately (known.ts); no I/O, never an access check. */
+    isKnown(token: string | undefined): boolean {
+      return !!token && token.length <= 100 && known.has(hashToken(token), clock().getTime());
+    },
+
     /**
      * Verifies credentials and opens a session. The throttle admits (and counts) the attempt before the
-     * password is checked. Sign-ins and failed sign-ins are audited (entity `session`, id = the email).
+     * password is checked; an attempt whose device cookie holds a valid token for this account counts only
+     * against that token's own limit. Sign-ins and failed sign-ins are audited (entity `session`, id = the
+     * email).
      * @throws AppError rate_limited (with Retry-After, whole seconds) while throttled; unauthorized for a
      *   wrong email, wrong password or inactive account, always with the same message.
      */
-    async signIn(input: SignIn, client: { ip: string; userAgent?: string | null }): Promise<NewSession> {
-      const admission = await throttle.admit(input.email, client.ip);
+    async signIn(input: SignIn, client: SignInClient): Promise<NewSession> {
+      const devices = await deviceCookies();
+      const presented = devices.tokens(client.deviceCookie, clock());
+      // The account is looked up before the throttle only when a correctly signed token may name it.
+      let user =
+        presented.length > 0 ? await prisma.user.findUnique({ where: { email: input.email } }) : undefined;
+      const attempt: SignInAttempt = {
+        email: input.email,
+        ip: client.ip,
+        device: presented.find((token) => user && token.userId === user.id)?.nonce,
+      };
+      const admission = await throttle.admit(attempt);
       if (!admission.admitted) {
         const minutes = Math.ceil(admission.retryAfterSeconds / 60);
         throw new AppError(
@@ -68,7 +125,7 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
           { "Retry-After": String(admission.retryAfterSeconds) },
         );
       }
-      const user = await prisma.user.findUnique({ where: { email: input.email } });
+      if (user === undefined) user = await prisma.user.findUnique({ where: { email: input.email } });
       const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
       if (!user || !matches || !user.active) {
         await writeAudit(prisma, {
@@ -76,15 +133,20 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
           action: "session.signInFailed",
           entityType: "session",
           entityId: input.email,
-          after: { email: input.email, ip: client.ip, knownAccount: Boolean(user) },
+          after: {
+            email: input.email,
+            ip: client.ip,
+            knownAccount: Boolean(user),
+            trustedDevice: Boolean(attempt.device),
+          },
         });
         logger.info({ event: "signIn.failed", ip: client.ip }, "dashboard sign-in failed");
         throw new AppError("unauthorized", SIGN_IN_FAILED_MESSAGE);
       }
-      await throttle.succeeded(input.email, client.ip);
+      await throttle.succeeded(attempt);
       const token = randomBytes(32).toString("base64url");
       const now = clock();
-      const expiresAt = new Date(now.getTime() + idleMs());
+      const expiresAt = slidExpiry(now, now, config);
       const session = await prisma.$transaction(async (tx) => {
         const row = await tx.session.create({
           data: {
@@ -102,13 +164,15 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
           action: "session.signIn",
           entityType: "session",
           entityId: user.email,
-          after: { userId: user.id, ip: client.ip },
+          after: { userId: user.id, ip: client.ip, trustedDevice: Boolean(attempt.device) },
         });
         return row;
       });
+      known.remember(hashToken(token), expiresAt);
       logger.info({ event: "signIn", userId: user.id }, "dashboard sign-in");
       return {
         token,
+        deviceCookie: devices.issue(client.deviceCookie, user.id, now),
         sessionId: session.id,
         expiresAt,
         user: { id: user.id, email: user.email, name: user.name, role: user.role },
@@ -116,8 +180,9 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
     },
 
     /**
-     * The live session for a cookie token, sliding its idle expiry; `undefined` when the token is unknown,
-     * expired (then deleted) or its user is inactive. `client.ip`, when given, is recorded with the use.
+     * The live session for a cookie token, sliding its idle expiry (never past its absolute end); `undefined`
+     * when the token is unknown, idle too long or past its absolute end (then deleted), or its user is
+     * inactive. `client.ip`, when given, is recorded with the use.
      */
     async resolve(token: string | undefined, client?: { ip: string }): Promise<ResolvedSession | undefined> {
       if (!token || token.length > 100) return undefined;
@@ -127,18 +192,24 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
       });
       if (!session) return undefined;
       const now = clock();
-      if (session.expiresAt <= now || !session.user.active) {
+      if (
+        session.expiresAt <= now ||
+        sessionEndsAt(session.createdAt, config) <= now ||
+        !session.user.active
+      ) {
+        known.forget(session.tokenHash);
         await prisma.session.deleteMany({ where: { id: session.id } });
         return undefined;
       }
       let expiresAt = session.expiresAt;
       if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) {
-        expiresAt = new Date(now.getTime() + idleMs());
+        expiresAt = slidExpiry(now, session.createdAt, config);
         await prisma.session.updateMany({
           where: { id: session.id },
           data: { lastSeenAt: now, expiresAt, ...(client ? { ip: client.ip } : {}) },
         });
       }
+      known.remember(session.tokenHash, expiresAt);
       const { user } = session;
       return {
         sessionId: session.id,
@@ -153,6 +224,7 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
      */
     async signOut(token: string | undefined, client?: { ip: string }): Promise<void> {
       if (!token) return;
+      known.forget(hashToken(token));
       await prisma.$transaction(async (tx) => {
         const session = await tx.session.findUnique({
           where: { tokenHash: hashToken(token) },

@@ -1,25 +1,37 @@
 /**
- * Sign-in throttling (docs/contract.md section 4: "sign-in throttled per account and IP"), decided before a
- * password is checked so that no batch or burst of parallel attempts can outrun it.
+ * Sign-in throttling (docs/contract.md section 4, "Sign-in throttling"), decided before a password is checked
+ * so that no batch or burst of parallel attempts can outrun it.
  *
- * Three buckets apply to every attempt (rows of SignInThrottle):
- * - per account and client (`account-client:<email> <ip>`): 5 failures, then back-off;
- * - per client (`client:<ip>`): 20 failures over any accounts, then back-off;
- * - per account over all clients (`account:<email>`): 100 failures, then back-off. Far above the others, so
- *   one client cannot lock an account for everyone; when it trips, the audit log gets an alert.
+ * An attempt without a valid device cookie for its account (device-cookie.ts) counts in three buckets (rows
+ * of SignInThrottle), keyed by the client's network (client-network.ts: the address, or the /64 of an IPv6
+ * one):
+ * - per account and client (`account-client:<email> <network>`): 5 failures, then back-off;
+ * - per client (`client:<network>`): 20 failures over any accounts, then back-off;
+ * - per account (`account:<email>`): 100 failures of such attempts from all clients, then a block of 15
+ *   minutes for every attempt without a device cookie for the account (OWASP: lock-out of untrusted
+ *   clients only), with an alert in the audit log.
+ * An attempt with a valid device cookie for its account counts in one bucket only, its own
+ * (`device:<nonce>`: 5 failures, then back-off): strangers' failures, per client or per account, never block
+ * it (OWASP, "Slow Down Online Guessing Attacks with Device Cookies").
  * Back-off: once a bucket holds `threshold` failures it is blocked for `baseSeconds * 2^(failures -
  * threshold)`, at most `maxSeconds`; each further failure after a block doubles the next one. A bucket is
  * forgotten one hour after its last attempt or block end, whichever is later.
  *
- * `admit` runs in one transaction that locks the three rows (in a fixed order, so concurrent attempts
- * queue rather than deadlock) and counts the attempt as a failure up front; a successful sign-in gives the
- * count back (`succeeded`). A refused attempt counts nothing. The first refusal of each block is written to
- * the audit log. Unknown emails are counted like known ones, so throttling never tells whether an account
- * exists.
+ * An attempt is refused when one of its buckets is blocked. It is first decided on a plain read, without a
+ * transaction or a lock, and a refused attempt writes nothing but one counter increment: `refusals` of the
+ * blocking row with the latest end (an UPDATE of a row that exists, in the database where the buckets live,
+ * so no new rows however many random emails a blocked client tries). The first refusal of each block also
+ * writes the audit log. An attempt not blocked on that read is admitted in one transaction that creates its
+ * missing rows, locks them (in a fixed order, so concurrent attempts queue rather than deadlock), decides
+ * again, and counts the attempt as a failure up front; a successful sign-in gives the count back
+ * (`succeeded`). When that second decision refuses (a concurrent attempt completed the block), the
+ * transaction is rolled back, so the refusal still writes only its counter. Unknown emails are counted like
+ * known ones, so throttling never tells whether an account exists.
  */
 import { Prisma, type PrismaClient } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import { type CoreDeps, SYSTEM_ACTOR } from "../deps.ts";
+import { clientNetwork } from "./client-network.ts";
 
 export interface BucketRule {
   /** Failures admitted before the bucket blocks. */
@@ -30,18 +42,30 @@ export interface BucketRule {
   maxSeconds: number;
 }
 
-export type BucketScope = "accountClient" | "client" | "account";
+export type BucketScope = "accountClient" | "client" | "account" | "device";
 
 export const SIGN_IN_RULES: Record<BucketScope, BucketRule> = {
   accountClient: { threshold: 5, baseSeconds: 60, maxSeconds: 3600 },
   client: { threshold: 20, baseSeconds: 60, maxSeconds: 3600 },
-  account: { threshold: 100, baseSeconds: 900, maxSeconds: 3600 },
+  // A fixed block, so that an owner without a device cookie waits at most 15 minutes after the last failure.
+  account: { threshold: 100, baseSeconds: 900, maxSeconds: 900 },
+  device: { threshold: 5, baseSeconds: 60, maxSeconds: 3600 },
 };
 
 /** A bucket with no attempt and no block for this long starts again from zero. */
 export const SIGN_IN_FORGET_MS = 3600_000;
 
 const PURGE_EVERY_MS = 60_000;
+
+/** One sign-in attempt as the throttle sees it. */
+export interface SignInAttempt {
+  /** The email as typed (normalised by the SignIn schema), known to the service or not. */
+  email: string;
+  /** The client's address (client-network.ts turns it into the network the limits count). */
+  ip: string;
+  /** The nonce of the browser's valid device token for this very account (device-cookie.ts), if any. */
+  device?: string;
+}
 
 /** Whether an attempt may check its password; when not, whole seconds (>= 1) until it may. */
 export type Admission = { admitted: true } | { admitted: false; retryAfterSeconds: number };
@@ -51,7 +75,23 @@ interface Row {
   failures: number;
   lastAttemptAt: Date;
   blockedUntil: Date | null;
-  auditedBlock: Date | null;
+}
+
+interface Bucket {
+  scope: BucketScope;
+  key: string;
+}
+
+/** A bucket blocking an attempt: the blocking row with the latest end, and the seconds until every block ends. */
+interface Block {
+  row: Row;
+  scope: BucketScope;
+  retryAfterSeconds: number;
+}
+
+/** Thrown inside the admitting transaction to roll it back when the locked rows refuse the attempt. */
+class RefusedAfterLock {
+  constructor(readonly block: Block) {}
 }
 
 /** Block length after `failures` failures under `rule`, ms (0 while under the threshold). */
@@ -59,6 +99,21 @@ export function blockMs(rule: BucketRule, failures: number): number {
   if (failures < rule.threshold) return 0;
   const exponent = Math.min(failures - rule.threshold, 30);
   return Math.min(rule.maxSeconds, rule.baseSeconds * 2 ** exponent) * 1000;
+}
+
+/**
+ * The buckets an attempt counts in, sorted by key (the lock order): its device's alone when it has a
+ * valid device token for the account, else per account and client, per client, and per account.
+ */
+export function signInBuckets(attempt: SignInAttempt): Bucket[] {
+  if (attempt.device) return [{ scope: "device", key: `device:${attempt.device}` }];
+  const network = clientNetwork(attempt.ip);
+  const buckets: Bucket[] = [
+    { scope: "accountClient", key: `account-client:${attempt.email} ${network}` },
+    { scope: "client", key: `client:${network}` },
+    { scope: "account", key: `account:${attempt.email}` },
+  ];
+  return buckets.sort((a, b) => (a.key < b.key ? -1 : 1));
 }
 
 /**
@@ -81,17 +136,56 @@ export function createSignInThrottle({
 }: Pick<CoreDeps, "prisma" | "clock" | "logger">) {
   let lastPurge = 0;
 
-  const bucketsOf = (email: string, ip: string): Record<BucketScope, string> => ({
-    accountClient: `account-client:${email} ${ip}`,
-    client: `client:${ip}`,
-    account: `account:${email}`,
-  });
-
-  /** The row as it counts now: forgotten rows start from zero. */
+  /** The row as it counts at `now`: forgotten rows start from zero. */
   const current = (row: Row, now: number): Row => {
     const quietSince = Math.max(row.lastAttemptAt.getTime(), row.blockedUntil?.getTime() ?? 0);
     return now - quietSince > SIGN_IN_FORGET_MS ? { ...row, failures: 0, blockedUntil: null } : row;
   };
+
+  /** The block `rows` put on an attempt at `now`, or undefined when none of them is blocked. */
+  function blockOf(buckets: Bucket[], rows: Row[], now: number): Block | undefined {
+    const blocked = rows
+      .map((row) => current(row, now))
+      .filter((row) => row.blockedUntil && row.blockedUntil.getTime() > now)
+      .sort((a, b) => (b.blockedUntil?.getTime() ?? 0) - (a.blockedUntil?.getTime() ?? 0));
+    const row = blocked[0];
+    if (!row?.blockedUntil) return undefined;
+    const scope = buckets.find((bucket) => bucket.key === row.bucket)?.scope ?? "client";
+    return {
+      row,
+      scope,
+      retryAfterSeconds: Math.max(1, Math.ceil((row.blockedUntil.getTime() - now) / 1000)),
+    };
+  }
+
+  /**
+   * A refused attempt's one write: `refusals` of the blocking row goes up by one (back to 1 for a new block).
+   * The first refusal of a block is written to the audit log.
+   */
+  async function refuse(block: Block, attempt: SignInAttempt, now: Date): Promise<Admission> {
+    const counted = await prisma.$queryRaw<{ refusals: number }[]>`
+      UPDATE "SignInThrottle" SET
+        "refusals" = CASE WHEN "auditedBlock" IS NOT DISTINCT FROM "blockedUntil" THEN "refusals" + 1 ELSE 1 END,
+        "auditedBlock" = "blockedUntil"
+      WHERE "bucket" = ${block.row.bucket} AND "blockedUntil" > ${now}
+      RETURNING "refusals"`;
+    if (counted[0]?.refusals === 1) {
+      await writeAudit(prisma, {
+        actor: SYSTEM_ACTOR,
+        action: block.scope === "account" ? "session.accountThrottled" : "session.throttled",
+        entityType: "session",
+        entityId: block.scope === "client" ? attempt.ip : attempt.email,
+        after: {
+          scope: block.scope,
+          email: attempt.email,
+          ip: attempt.ip,
+          failures: block.row.failures,
+          blockedUntil: block.row.blockedUntil,
+        },
+      });
+    }
+    return { admitted: false, retryAfterSeconds: block.retryAfterSeconds };
+  }
 
   /** Deletes forgotten rows, at most once a minute per process; failures are only logged. */
   function purge(now: Date) {
@@ -104,79 +198,71 @@ export function createSignInThrottle({
 
   return {
     /**
-     * Decides whether a sign-in for `email` from `ip` may check its password, and if so counts it as a
-     * failure already (atomically with the decision). Refusals write the audit log once per block.
+     * Decides whether `attempt` may check its password, and if so counts it as a failure already
+     * (atomically with the decision). A refusal writes one counter increment (and the audit log once per
+     * block).
      */
-    async admit(email: string, ip: string): Promise<Admission> {
+    async admit(attempt: SignInAttempt): Promise<Admission> {
       const now = clock();
       const at = now.getTime();
-      const buckets = bucketsOf(email, ip);
-      const scopeOf = new Map(Object.entries(buckets).map(([scope, key]) => [key, scope as BucketScope]));
-      const admission = await prisma.$transaction(
-        async (tx) => {
-          await tx.signInThrottle.createMany({
-            data: Object.values(buckets).map((bucket) => ({ bucket, lastAttemptAt: now })),
-            skipDuplicates: true,
-          });
-          const locked = await tx.$queryRaw<Row[]>`
-            SELECT "bucket", "failures", "lastAttemptAt", "blockedUntil", "auditedBlock"
-            FROM "SignInThrottle" WHERE "bucket" IN (${Prisma.join(Object.values(buckets))})
-            ORDER BY "bucket" FOR UPDATE`;
-          const rows = locked.map((row) => current(row, at));
-          const blocked = rows.filter((row) => row.blockedUntil && row.blockedUntil.getTime() > at);
-          if (blocked.length > 0) {
-            for (const row of blocked) {
-              if (row.auditedBlock?.getTime() === row.blockedUntil?.getTime()) continue;
-              const scope = scopeOf.get(row.bucket) ?? "client";
+      const buckets = signInBuckets(attempt);
+      const keys = buckets.map((bucket) => bucket.key);
+      const seen = await prisma.signInThrottle.findMany({ where: { bucket: { in: keys } } });
+      const early = blockOf(buckets, seen, at);
+      if (early) return refuse(early, attempt, now);
+      try {
+        await prisma.$transaction(
+          async (tx) => {
+            await tx.signInThrottle.createMany({
+              data: keys.map((bucket) => ({ bucket, lastAttemptAt: now })),
+              skipDuplicates: true,
+            });
+            const locked = await tx.$queryRaw<Row[]>`
+              SELECT "bucket", "failures", "lastAttemptAt", "blockedUntil"
+              FROM "SignInThrottle" WHERE "bucket" IN (${Prisma.join(keys)})
+              ORDER BY "bucket" FOR UPDATE`;
+            const late = blockOf(buckets, locked, at);
+            if (late) throw new RefusedAfterLock(late);
+            for (const row of locked.map((r) => current(r, at))) {
+              const scope = buckets.find((bucket) => bucket.key === row.bucket)?.scope ?? "client";
+              const failures = row.failures + 1;
+              const block = blockMs(SIGN_IN_RULES[scope], failures);
               await tx.signInThrottle.update({
                 where: { bucket: row.bucket },
-                data: { auditedBlock: row.blockedUntil },
-              });
-              await writeAudit(tx, {
-                actor: SYSTEM_ACTOR,
-                action: scope === "account" ? "session.accountThrottled" : "session.throttled",
-                entityType: "session",
-                entityId: scope === "client" ? ip : email,
-                after: { scope, email, ip, failures: row.failures, blockedUntil: row.blockedUntil },
+                data: { failures, lastAttemptAt: now, blockedUntil: block > 0 ? new Date(at + block) : null },
               });
             }
-            const until = Math.max(...blocked.map((row) => row.blockedUntil?.getTime() ?? 0));
-            return {
-              admitted: false,
-              retryAfterSeconds: Math.max(1, Math.ceil((until - at) / 1000)),
-            } as const;
-          }
-          for (const row of rows) {
-            const failures = row.failures + 1;
-            const block = blockMs(SIGN_IN_RULES[scopeOf.get(row.bucket) ?? "client"], failures);
-            await tx.signInThrottle.update({
-              where: { bucket: row.bucket },
-              data: { failures, lastAttemptAt: now, blockedUntil: block > 0 ? new Date(at + block) : null },
-            });
-          }
-          return { admitted: true } as const;
-        },
-        { maxWait: 10_000, timeout: 10_000 },
-      );
+          },
+          { maxWait: 10_000, timeout: 10_000 },
+        );
+      } catch (error) {
+        if (error instanceof RefusedAfterLock) return refuse(error.block, attempt, now);
+        throw error;
+      }
       purge(now);
-      return admission;
+      return { admitted: true };
     },
 
     /**
-     * Gives back the failure `admit` counted for a sign-in that succeeded: the account-and-client bucket is
-     * cleared, the client and account buckets lose one failure (and their block, when back under the
-     * threshold).
+     * Gives back the failure `admit` counted for a sign-in that succeeded: the device's bucket, or the
+     * account-and-client bucket, is cleared; the client and account buckets lose one failure (and their
+     * block, when back under the threshold).
      */
-    async succeeded(email: string, ip: string): Promise<void> {
-      const buckets = bucketsOf(email, ip);
+    async succeeded(attempt: SignInAttempt): Promise<void> {
+      const buckets = signInBuckets(attempt);
+      const key = (scope: BucketScope) => buckets.find((bucket) => bucket.scope === scope)?.key ?? "";
+      if (attempt.device) {
+        await prisma.signInThrottle.deleteMany({ where: { bucket: key("device") } });
+        return;
+      }
       await prisma.$transaction([
-        prisma.signInThrottle.deleteMany({ where: { bucket: buckets.accountClient } }),
+        prisma.signInThrottle.deleteMany({ where: { bucket: key("accountClient") } }),
         ...(["client", "account"] as const).map(
           (scope) => prisma.$executeRaw`
             UPDATE "SignInThrottle" SET "failures" = GREATEST("failures" - 1, 0),
               "blockedUntil" = CASE WHEN "failures" - 1 < ${SIGN_IN_RULES[scope].threshold} THEN NULL
                 ELSE "blockedUntil" END
-            WHERE "bucket" = ${buckets[scope]}`,
+            WHERE "bucket" = ${key(scope)}`,
         ),
       ]);
     },

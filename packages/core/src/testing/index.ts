@@ -4,6 +4,12 @@
  * PostgreSQL databases, and rate-limit store helpers (an Upstash REST bridge to a real Redis, key clean-up).
  * Application code never imports it (Biome `noRestrictedImports` in biome.json; docs/architecture.md).
  */
-export { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
+export {
+  createTemporaryDatabase,
+  type NamedDatabase,
+  openNamedDatabase,
+  type TemporaryDatabase,
+} from "@petstore/db/testing";
 export { databaseOf } from "../database/operations.ts";
 export * from "./rate-limit-stores.ts";
+export * from "./webhook-receiver.ts";

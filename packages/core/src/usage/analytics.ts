@@ -1,8 +1,8 @@
 /**
- * Request analytics figures (docs/contract.md section 4, "Usage and analytics"), from the same UsageHour rows
- * as every other usage figure (stored plus unflushed, `rows.ts`): the last 24 hours by hour, the last 30 days
- * by day (each point with its outcome counts and p50/p95 latency), the breakdown by operation and outcome, and
- * a key's recent requests.
+ * Request analytics figures (docs/contract.md section 4, "Usage and analytics"), from the same hourly rows
+ * as every other usage figure (summed in the database, `sums.ts`, plus this instance's unflushed rows): the
+ * last 24 hours by hour, the last 30 days by day (each point with its outcome counts and p50/p95 latency), the
+ * breakdown by operation and outcome, and a key's recent requests.
  */
 import type { CoreDeps } from "../deps.ts";
 import { DAY_MS } from "../utc-day.ts";
@@ -15,7 +15,8 @@ import {
   RECENT_LIMIT,
   type RecentRequest,
 } from "./recorder.ts";
-import { isAdmitted, readRows, type UsageSources, utcDayMs } from "./rows.ts";
+import { isAdmitted, type UsageSources, utcDayMs } from "./rows.ts";
+import { type Sum, storedTraffic } from "./sums.ts";
 
 const HOUR_MS = 3_600_000;
 
@@ -47,6 +48,7 @@ export interface Traffic {
 }
 
 const zeroCounts = (): OutcomeCounts => ({ "2xx": 0, "4xx": 0, rate_limited: 0, key_banned: 0, "5xx": 0 });
+const isOutcome = (outcome: string): outcome is Outcome => (OUTCOMES as readonly string[]).includes(outcome);
 
 function series(first: number, step: number, count: number, label: (ms: number) => string) {
   return Array.from({ length: count }, (_, i) => ({
@@ -70,7 +72,8 @@ export function createAnalyticsQueries(
 ) {
   return {
     /**
-     * Traffic of one key, or of the whole API (every key and requests without one) when `keyId` is omitted.
+     * Traffic of one key, or of the whole API (every key and requests without one) when `keyId` is omitted:
+     * the stored sums (sums.ts, grouped in the database) plus this instance's unflushed rows.
      * @param days length of the daily series and of the breakdown's range (1-90).
      */
     async traffic(keyId: string | undefined, days = 30): Promise<Traffic> {
@@ -78,23 +81,36 @@ export function createAnalyticsQueries(
       const today = utcDayMs(new Date(now));
       const firstDay = today - (days - 1) * DAY_MS;
       const firstHour = now - (now % HOUR_MS) - 23 * HOUR_MS;
-      const rows = await readRows(prisma, sources, Math.min(firstDay, firstHour), keyId);
+      const hourRange = { from: firstHour, to: firstHour + 24 * HOUR_MS };
+      const dayRange = { from: firstDay, to: firstDay + days * DAY_MS };
+      const stored = await storedTraffic(prisma, keyId, hourRange, dayRange, today);
       const hourly = series(firstHour, HOUR_MS, 24, (ms) => new Date(ms).toISOString());
       const daily = series(firstDay, DAY_MS, days, (ms) => new Date(ms).toISOString().slice(0, 10));
       const ops = new Map(OPERATIONS.map((o) => [o, zeroCounts()]));
       const latency24h = emptyHistogram();
-      let requestsToday = 0;
-      for (const r of rows) {
-        const h = hourly[Math.floor((r.hour - firstHour) / HOUR_MS)];
-        if (h && r.hour >= firstHour) {
-          h.counts[r.outcome] += r.requests;
-          addHistogram(h.latency, r.latency);
+      let requestsToday = stored.admittedToday;
+      const add = (point: ReturnType<typeof series>[number] | undefined, outcome: string, sum: Sum) => {
+        if (!point || !isOutcome(outcome)) return;
+        point.counts[outcome] += sum.requests;
+        addHistogram(point.latency, sum.latency);
+      };
+      for (const h of stored.hourly) {
+        add(hourly[Math.floor((h.start - firstHour) / HOUR_MS)], h.outcome, h);
+        addHistogram(latency24h, h.latency);
+      }
+      for (const d of stored.daily) add(daily[Math.floor((d.start - firstDay) / DAY_MS)], d.outcome, d);
+      for (const o of stored.byOperation) {
+        const op = ops.get(o.operation as Operation);
+        if (op && isOutcome(o.outcome)) op[o.outcome] += o.requests;
+      }
+      for (const r of sources.pendingRows()) {
+        if (keyId !== undefined && r.apiKeyId !== keyId) continue;
+        if (r.hour >= hourRange.from && r.hour < hourRange.to) {
+          add(hourly[Math.floor((r.hour - firstHour) / HOUR_MS)], r.outcome, r);
           addHistogram(latency24h, r.latency);
         }
-        const d = r.hour >= firstDay ? daily[Math.floor((r.hour - firstDay) / DAY_MS)] : undefined;
-        if (d) {
-          d.counts[r.outcome] += r.requests;
-          addHistogram(d.latency, r.latency);
+        if (r.hour >= dayRange.from && r.hour < dayRange.to) {
+          add(daily[Math.floor((r.hour - firstDay) / DAY_MS)], r.outcome, r);
           const op = ops.get(r.operation);
           if (op) op[r.outcome] += r.requests;
         }

@@ -1,15 +1,29 @@
 /**
  * Database side of request analytics (docs/contract.md section 4, "Usage and analytics"): the batched
- * additive upsert of UsageHour rows that every instance runs once per flush, and the retention purge.
+ * additive upsert of UsageHour rows that every instance runs once per flush, the reset of a key's hours, and
+ * the retention purge. Each statement keeps UsageHourTotal (the whole API's sums per hour) equal to UsageHour
+ * summed over keys.
  */
-import type { PrismaClient } from "@petstore/db";
+import { Prisma, type PrismaClient } from "@petstore/db";
 import { LATENCY_BUCKETS } from "./histogram.ts";
 import type { UsageHourRow } from "./recorder.ts";
+
+const latencyAt = (table: string) =>
+  Prisma.raw(
+    `ARRAY(SELECT coalesce(u.a, 0) + coalesce(u.b, 0)
+           FROM unnest("${table}"."latency", EXCLUDED."latency") WITH ORDINALITY AS u(a, b, i) ORDER BY u.i)`,
+  );
+
+const LATENCY_SUMS = Prisma.raw(
+  `ARRAY[${Array.from({ length: LATENCY_BUCKETS }, (_, i) => `coalesce(sum(l[${i + 1}]), 0)::int`).join(", ")}]`,
+);
 
 /**
  * Returns the recorder's writer: adds `rows` to the stored rows in ONE statement (INSERT ... SELECT FROM
  * unnest(...) ON CONFLICT DO UPDATE adding requests and latency buckets), so instances sharing the database
- * add up. Row keys in one batch are distinct (the recorder merges them).
+ * add up; the same statement adds their sums per hour, operation and outcome to UsageHourTotal (the whole
+ * API's figures). Row keys in one batch are distinct (the recorder merges them). Both upserts take their rows
+ * in key order, so two instances flushing at once lock shared rows in the same order.
  * @throws the database error; nothing is written then.
  */
 export function usageHourWriter(prisma: PrismaClient) {
@@ -22,32 +36,62 @@ export function usageHourWriter(prisma: PrismaClient) {
     const counts = rows.map((r) => r.requests);
     const latency = rows.flatMap((r) => Array.from({ length: LATENCY_BUCKETS }, (_, i) => r.latency[i] ?? 0));
     await prisma.$executeRaw`
-      INSERT INTO "UsageHour" ("apiKeyId", "hour", "operation", "outcome", "requests", "latency")
-      SELECT r.k::uuid, r.h::timestamp(3), r.o, r.c, r.n,
-             (${latency}::int[])[(r.i - 1) * ${LATENCY_BUCKETS} + 1 : r.i * ${LATENCY_BUCKETS}]
-      FROM unnest(${keys}::text[], ${hours}::text[], ${operations}::text[], ${outcomes}::text[], ${counts}::int[])
-           WITH ORDINALITY AS r(k, h, o, c, n, i)
-      ON CONFLICT ("apiKeyId", "hour", "operation", "outcome") DO UPDATE SET
-        "requests" = "UsageHour"."requests" + EXCLUDED."requests",
-        "latency" = ARRAY(
-          SELECT coalesce(u.a, 0) + coalesce(u.b, 0)
-          FROM unnest("UsageHour"."latency", EXCLUDED."latency") WITH ORDINALITY AS u(a, b, i)
-          ORDER BY u.i
-        )`;
+      WITH batch AS (
+        SELECT r.k::uuid AS k, r.h::timestamp(3) AS h, r.o AS o, r.c AS c, r.n AS n,
+               (${latency}::int[])[(r.i - 1) * ${LATENCY_BUCKETS} + 1 : r.i * ${LATENCY_BUCKETS}] AS l
+        FROM unnest(${keys}::text[], ${hours}::text[], ${operations}::text[], ${outcomes}::text[], ${counts}::int[])
+             WITH ORDINALITY AS r(k, h, o, c, n, i)
+      ),
+      per_key AS (
+        INSERT INTO "UsageHour" ("apiKeyId", "hour", "operation", "outcome", "requests", "latency")
+        SELECT k, h, o, c, n, l FROM batch ORDER BY k, h, o, c
+        ON CONFLICT ("apiKeyId", "hour", "operation", "outcome") DO UPDATE SET
+          "requests" = "UsageHour"."requests" + EXCLUDED."requests",
+          "latency" = ${latencyAt("UsageHour")}
+      )
+      INSERT INTO "UsageHourTotal" ("hour", "operation", "outcome", "requests", "latency")
+      SELECT h, o, c, sum(n)::int, ${LATENCY_SUMS} FROM batch GROUP BY h, o, c ORDER BY h, o, c
+      ON CONFLICT ("hour", "operation", "outcome") DO UPDATE SET
+        "requests" = "UsageHourTotal"."requests" + EXCLUDED."requests",
+        "latency" = ${latencyAt("UsageHourTotal")}`;
   };
 }
 
 /**
+ * Deletes a key's analytics rows of hours from `since` (Unix ms) on and takes them off the whole API's sums
+ * (UsageHourTotal), in one statement; run it in the caller's transaction.
+ */
+export async function deleteKeyHours(
+  tx: Pick<PrismaClient, "$executeRaw">,
+  keyId: string,
+  since: number,
+): Promise<void> {
+  await tx.$executeRaw`
+    WITH gone AS (
+      DELETE FROM "UsageHour"
+      WHERE "apiKeyId" = ${keyId}::uuid AND "hour" >= ${new Date(since).toISOString()}::timestamp(3)
+      RETURNING "hour", "operation", "outcome", "requests", "latency"
+    )
+    UPDATE "UsageHourTotal" AS t SET
+      "requests" = t."requests" - g."requests",
+      "latency" = ARRAY(SELECT coalesce(u.a, 0) - coalesce(u.b, 0)
+                        FROM unnest(t."latency", g."latency") WITH ORDINALITY AS u(a, b, i) ORDER BY u.i)
+    FROM gone AS g
+    WHERE t."hour" = g."hour" AND t."operation" = g."operation" AND t."outcome" = g."outcome"`;
+}
+
+/**
  * Deletes analytics rows of hours that began more than `days` days before `now` (ANALYTICS_RETENTION_DAYS,
- * default 90). Safe to run on several instances at once.
- * @returns how many hourly rows were deleted.
+ * default 90), the whole API's sums of those hours with them. Safe to run on several instances at once.
+ * @returns how many hourly rows (per key) were deleted.
  */
 export async function purgeAnalyticsOlderThan(
   prisma: PrismaClient,
   now: Date,
   days: number,
 ): Promise<number> {
-  const cutoff = new Date(now.getTime() - days * 86_400_000);
-  const { count } = await prisma.usageHour.deleteMany({ where: { hour: { lt: cutoff } } });
-  return count;
+  const cutoff = new Date(now.getTime() - days * 86_400_000).toISOString();
+  return prisma.$executeRaw`
+    WITH totals AS (DELETE FROM "UsageHourTotal" WHERE "hour" < ${cutoff}::timestamp(3))
+    DELETE FROM "UsageHour" WHERE "hour" < ${cutoff}::timestamp(3)`;
 }

@@ -82,7 +82,7 @@ export const RECENT_LIMIT = 100;
 /**
  * The newest `limit` entries of each key in `entries` (oldest first), in their order. A flush hands only these to
  * the store, which keeps no more anyway: a busy key's 10,000 entries of one flush cost the event loop ~500 ms
- * of stream commands, its newest 100 ~3 ms (issue 7).
+ * of stream commands, its newest 100 ~3 ms.
  */
 export function newestPerKey(entries: RecentRequest[], limit: number): RecentRequest[] {
   const counts = new Map<string, number>();

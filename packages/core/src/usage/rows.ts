@@ -1,6 +1,6 @@
 /**
- * Reads analytics rows as the usage figures need them: what is stored in UsageHour plus what this instance
- * counted and has not written yet, so a figure is current the moment a request has been answered.
+ * Where usage figures come from besides the database: what this instance counted and has not written yet, so
+ * a figure is current the moment a request has been answered; and the outcome classes every figure uses.
  */
 import type { PrismaClient } from "@petstore/db";
 import { utcDayStart } from "../utc-day.ts";
@@ -29,32 +29,6 @@ export const isDenied = (outcome: string) => outcome === "rate_limited" || outco
 
 /** Unix ms of 00:00 UTC of `date`'s day. */
 export const utcDayMs = (date: Date) => utcDayStart(date.getTime());
-
-/**
- * Stored and pending rows with `hour >= since` (Unix ms), of one key or (keyId undefined) of every key and
- * unauthenticated traffic. `latency` is always a full histogram.
- */
-export async function readRows(
-  prisma: PrismaClient,
-  sources: UsageSources,
-  since: number,
-  keyId?: string,
-): Promise<UsageHourRow[]> {
-  const stored = await prisma.usageHour.findMany({
-    where: { hour: { gte: new Date(since) }, ...(keyId ? { apiKeyId: keyId } : {}) },
-  });
-  const rows: UsageHourRow[] = stored.map((r) => ({
-    apiKeyId: r.apiKeyId,
-    hour: r.hour.getTime(),
-    operation: r.operation as UsageHourRow["operation"],
-    outcome: r.outcome as UsageHourRow["outcome"],
-    requests: r.requests,
-    latency: r.latency,
-  }));
-  for (const p of sources.pendingRows())
-    if (p.hour >= since && (keyId === undefined || p.apiKeyId === keyId)) rows.push(p);
-  return rows;
-}
 
 /** Admitted requests per key since `since` (Unix ms), stored and pending, for the keys asked (all when omitted). */
 export async function admittedByKey(

@@ -10,11 +10,13 @@ import { AppError, PLAN_NAMES, type PlanName } from "@petstore/contracts";
 import { liveWhere } from "../api-keys/policy.ts";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
+import { countByStatus, type StatusCount } from "../pets/status-counts.ts";
 import { DAY_MS, isoDay, utcDayStart } from "../utc-day.ts";
 import { createAnalyticsQueries } from "./analytics.ts";
-import { purgeAnalyticsOlderThan } from "./flush.ts";
+import { deleteKeyHours, purgeAnalyticsOlderThan } from "./flush.ts";
 import { NO_KEY } from "./recorder.ts";
-import { admittedByKey, isAdmitted, isDenied, noUsageSources, readRows, type UsageSources } from "./rows.ts";
+import { admittedByKey, isAdmitted, isDenied, noUsageSources, type UsageSources } from "./rows.ts";
+import { bansPerDay, keyDayTotals, storedDays } from "./sums.ts";
 
 /** One UTC day of one key. */
 export interface UsageDay {
@@ -30,7 +32,7 @@ export interface UsageDay {
   deprecatedGet: number;
 }
 
-export type AnimalsByStatus = { status: "available" | "pending" | "sold" | "none"; count: number }[];
+export type AnimalsByStatus = StatusCount[];
 
 export interface KeyOverview {
   /** Keys that still work (neither revoked nor expired), by plan. */
@@ -65,17 +67,10 @@ export function createUsageService(
      */
     async daily(keyId: string, days: number): Promise<UsageDay[]> {
       const first = utcDayStart(clock().getTime()) - (days - 1) * DAY_MS;
-      const [rows, bans] = await Promise.all([
-        readRows(prisma, sources, first, keyId),
-        prisma.auditLog.findMany({
-          where: {
-            entityType: "apiKey",
-            entityId: keyId,
-            action: "apiKey.ban",
-            at: { gte: new Date(first) },
-          },
-          select: { at: true },
-        }),
+      const end = first + days * DAY_MS;
+      const [stored, bans] = await Promise.all([
+        storedDays(prisma, keyId, first, end),
+        bansPerDay(prisma, keyId, first, end),
       ]);
       const out: UsageDay[] = Array.from({ length: days }, (_, i) => ({
         day: isoDayOf(first + i * DAY_MS),
@@ -85,8 +80,15 @@ export function createUsageService(
         deprecatedGet: 0,
       }));
       const at = (ms: number) => out[Math.floor((ms - first) / DAY_MS)];
-      for (const r of rows) {
-        const d = at(r.hour);
+      for (const s of stored) {
+        const d = at(s.day);
+        if (!d) continue;
+        d.requests += s.requests;
+        d.deprecatedGet += s.deprecatedGet;
+        d.rateLimited += s.rateLimited;
+      }
+      for (const r of sources.pendingRows()) {
+        const d = r.apiKeyId === keyId && r.hour >= first && r.hour < end ? at(r.hour) : undefined;
         if (!d) continue;
         if (isAdmitted(r.outcome)) {
           d.requests += r.requests;
@@ -94,8 +96,8 @@ export function createUsageService(
         } else if (isDenied(r.outcome)) d.rateLimited += r.requests;
       }
       for (const b of bans) {
-        const d = at(b.at.getTime());
-        if (d) d.bans++;
+        const d = at(b.day);
+        if (d) d.bans += b.bans;
       }
       return out;
     },
@@ -111,52 +113,51 @@ export function createUsageService(
       return keys.map((k) => ({ ...k, requestsToday: today.get(k.id) ?? 0 }));
     },
 
-    /** Animals per status (`none` = no status set), for the overview page. */
-    async animalsByStatus(): Promise<AnimalsByStatus> {
-      const groups = await prisma.pet.groupBy({ by: ["status"], _count: { _all: true } });
-      return (["available", "pending", "sold", "none"] as const).map((status) => ({
-        status,
-        count: groups.find((g) => (g.status ?? "none") === status)?._count._all ?? 0,
-      }));
+    /**
+     * Animals per status (`none` = no status set), for the overview page: exact up to COUNT_CAP, estimated
+     * from the planner's statistics above it (`exact: false`; pets/status-counts.ts).
+     */
+    animalsByStatus(): Promise<AnimalsByStatus> {
+      return countByStatus(prisma);
     },
 
-    /** Key figures for the overview page, from the same numbers as the key list and pages. */
+    /**
+     * Key figures for the overview page, from the same numbers as the key list and pages: summed and ranked in
+     * the database (sums.ts `keyDayTotals`), never every key's total read into Node.
+     */
     async keyOverview(): Promise<KeyOverview> {
       const now = clock();
       const today = utcDayStart(now.getTime());
-      const [planGroups, todayByKey, yesterdayByKey] = await Promise.all([
+      // This instance's unflushed admitted requests per key, today (0) and yesterday (1).
+      const pending = new Map<string, { keyId: string; day: 0 | 1; requests: number }>();
+      for (const r of sources.pendingRows()) {
+        if (
+          r.apiKeyId === NO_KEY ||
+          !isAdmitted(r.outcome) ||
+          r.hour < today - DAY_MS ||
+          r.hour >= today + DAY_MS
+        )
+          continue;
+        const day = r.hour >= today ? 0 : 1;
+        const entry = pending.get(`${r.apiKeyId}|${day}`) ?? { keyId: r.apiKeyId, day, requests: 0 };
+        entry.requests += r.requests;
+        pending.set(`${r.apiKeyId}|${day}`, entry);
+      }
+      const [planGroups, totals] = await Promise.all([
         prisma.apiKey.groupBy({
           by: ["planName"],
           where: liveWhere(now),
           _count: { _all: true },
         }),
-        admittedByKey(prisma, sources, today, today + DAY_MS),
-        admittedByKey(prisma, sources, today - DAY_MS, today),
+        keyDayTotals(prisma, today, [...pending.values()], 5),
       ]);
-      todayByKey.delete(NO_KEY);
-      yesterdayByKey.delete(NO_KEY);
-      const busy = [...todayByKey].filter(([, n]) => n > 0);
-      const keys = await prisma.apiKey.findMany({
-        where: { id: { in: busy.map(([id]) => id) } },
-        select: { id: true, prefix: true, name: true, planName: true },
-      });
-      const ranked = keys
-        .map((k) => ({
-          id: k.id,
-          prefix: k.prefix,
-          name: k.name,
-          plan: k.planName,
-          requestsToday: todayByKey.get(k.id) ?? 0,
-        }))
-        .sort((a, b) => b.requestsToday - a.requestsToday);
-      const sum = (m: Map<string, number>) => [...m.values()].reduce((n, v) => n + v, 0);
       return {
         keysByPlan: PLAN_NAMES.map((plan) => ({
           plan,
           count: planGroups.find((g) => g.planName === plan)?._count._all ?? 0,
         })),
-        requests: { today: sum(todayByKey), yesterday: sum(yesterdayByKey) },
-        topKeys: ranked.slice(0, 5),
+        requests: { today: totals.today, yesterday: totals.yesterday },
+        topKeys: totals.top,
       };
     },
 
@@ -170,7 +171,7 @@ export function createUsageService(
 
     /**
      * Zeroes today's figures of a key: its analytics rows of today's hours are deleted (stored and this
-     * instance's pending ones), audited with the values before. The caller also resets the rate limiter's
+     * instance's pending ones; the whole API's hourly sums lose them too), audited with the values before. The caller also resets the rate limiter's
      * own counters.
      * @throws AppError not_found.
      */
@@ -195,7 +196,7 @@ export function createUsageService(
           if (isAdmitted(p.outcome)) requests += p.requests;
           else if (isDenied(p.outcome)) rateLimited += p.requests;
         }
-        await tx.usageHour.deleteMany({ where: { apiKeyId: keyId, hour: { gte: new Date(day) } } });
+        await deleteKeyHours(tx, keyId, day);
         await writeAudit(tx, {
           actor,
           action: "apiKey.resetUsage",

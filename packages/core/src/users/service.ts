@@ -1,7 +1,10 @@
 /**
  * Dashboard users (docs/contract.md section 4): staff and admins. Create (CLI and dashboard), list, change role,
  * deactivate/reactivate. Deactivating ends the user's sessions in the same transaction. Every change is
- * audited. The last active admin can neither be demoted nor deactivated, so nobody is locked out.
+ * audited. The last active admin can neither be demoted nor deactivated, so nobody is locked out: a demotion or
+ * deactivation first locks the rows of every active admin (`SELECT ... FOR UPDATE`, in id order), so concurrent
+ * changes that could lower their number queue behind each other and each one counts what the others left
+ * (docs/contract.md section 4, "Invariants under concurrency").
  */
 import { AppError, type UserCreate } from "@petstore/contracts";
 import { Prisma, type User } from "@petstore/db";
@@ -57,11 +60,25 @@ export function createUserService({ prisma, clock }: Pick<CoreDeps, "prisma" | "
     return toView(u);
   }
 
-  async function ensureAnotherActiveAdmin(tx: Prisma.TransactionClient, user: User, change: string) {
+  /**
+   * Locks the rows of the active admins (in id order, so that concurrent callers queue instead of
+   * deadlocking) and returns their ids. Under READ COMMITTED a caller that waited re-reads the rows it
+   * locks, so it sees the demotions and deactivations committed before it got the lock.
+   */
+  async function lockActiveAdmins(tx: Prisma.TransactionClient): Promise<Set<string>> {
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      SELECT "id"::text AS "id" FROM "User" WHERE "role" = 'admin' AND "active" ORDER BY "id" FOR UPDATE`;
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /**
+   * Refuses a change that would leave no active admin. `admins` are the active admins locked by
+   * `lockActiveAdmins` in the same transaction, `user` the target as read after that lock.
+   */
+  function ensureAnotherActiveAdmin(admins: Set<string>, user: User, change: string) {
     if (user.role !== "admin" || !user.active) return;
-    const others = await tx.user.count({ where: { role: "admin", active: true, id: { not: user.id } } });
-    if (others === 0)
-      throw new AppError("conflict", `${user.email} is the last active admin and cannot be ${change}.`);
+    if ([...admins].some((id) => id !== user.id)) return;
+    throw new AppError("conflict", `${user.email} is the last active admin and cannot be ${change}.`);
   }
 
   return {
@@ -120,10 +137,11 @@ export function createUserService({ prisma, clock }: Pick<CoreDeps, "prisma" | "
     ): Promise<UserView> {
       if (input.id === actingUserId) throw new AppError("conflict", "You cannot change your own role.");
       await prisma.$transaction(async (tx) => {
+        const admins = input.role === "admin" ? undefined : await lockActiveAdmins(tx);
         const before = await tx.user.findUnique({ where: { id: input.id } });
         if (!before) throw notFound(input.id);
         if (before.role === input.role) return;
-        if (input.role !== "admin") await ensureAnotherActiveAdmin(tx, before, "demoted");
+        if (admins) ensureAnotherActiveAdmin(admins, before, "demoted");
         const after = await tx.user.update({ where: { id: before.id }, data: { role: input.role } });
         await writeAudit(tx, {
           actor,
@@ -149,10 +167,11 @@ export function createUserService({ prisma, clock }: Pick<CoreDeps, "prisma" | "
       if (input.id === actingUserId && !input.active)
         throw new AppError("conflict", "You cannot deactivate your own account.");
       await prisma.$transaction(async (tx) => {
+        const admins = input.active ? undefined : await lockActiveAdmins(tx);
         const before = await tx.user.findUnique({ where: { id: input.id } });
         if (!before) throw notFound(input.id);
-        if (!input.active) {
-          await ensureAnotherActiveAdmin(tx, before, "deactivated");
+        if (admins) {
+          ensureAnotherActiveAdmin(admins, before, "deactivated");
           await tx.session.deleteMany({ where: { userId: before.id } });
         }
         if (before.active === input.active) return;

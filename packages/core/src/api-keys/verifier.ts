@@ -1,0 +1,208 @@
+/**
+ * Verification of bearer keys on the request path (docs/contract.md section 2 "Keys", section 3 "Requests
+ * without a valid key").
+ *
+ * `peek` answers from memory only: a malformed key or one of the other deployment is invalid without I/O; a key
+ * verified less than 4 s ago is answered from the positive cache, one found unknown, revoked or expired less than
+ * 4 s ago from the negative cache (so a revocation, or a key that becomes valid, takes effect within 5 s on every
+ * instance). Anything else is `unknown` and needs `lookup`, which reads the key from the database; the look-ups
+ * of one event-loop turn share one statement (DataLoader), so a flood of unknown keys costs one query per turn,
+ * and the REST pipeline lets a client address make them only within its anonymous budget. The first request
+ * that needs a key's look-up claims it (`claim`); until it looks the key up or gives up, `peek` says `pending`
+ * and concurrent requests with the same key wait for that one look-up instead of using budget of their own.
+ *
+ * A key in use is read again in the background once its entry is 2 s old, so a busy key never waits for the
+ * database and never needs a look-up that the anonymous budget could refuse.
+ */
+import type { ApiKeyScope, PlanName } from "@petstore/contracts";
+import type { PrismaClient } from "@petstore/db";
+import DataLoader from "dataloader";
+import type { Logger } from "pino";
+import { BoundedMap } from "../bounded-map.ts";
+import type { Clock } from "../deps.ts";
+import { endOfTurn } from "../pets/batched-reads.ts";
+import { hashApiKey, type KeyEnvironment, parseApiKey } from "./format.ts";
+import { effectiveLimits, isLive } from "./policy.ts";
+import type { KeyWithPlan } from "./view.ts";
+
+/** The caller resolved from a valid key: what rate limiting and logging need. */
+export interface ApiCaller {
+  keyId: string;
+  prefix: string;
+  plan: PlanName;
+  /** Effective limits: the key's custom limits, else its plan's. */
+  perMinute: number;
+  perDay: number;
+  /** What the key may do (docs/contract.md section 2, "Scopes"); cached like the rest, so a change applies within 5 s. */
+  scopes: readonly ApiKeyScope[];
+}
+
+/**
+ * What memory alone says about a token: a caller, invalid, unknown (a database look-up is needed), or pending
+ * (another request claimed the key's look-up: `result` resolves with the caller, `undefined` for an invalid key,
+ * or `null` when that request gave the look-up up; it rejects when the database fails).
+ */
+export type KeyCheck =
+  | { kind: "valid"; caller: ApiCaller }
+  | { kind: "invalid" }
+  | { kind: "unknown" }
+  | { kind: "pending"; result: Promise<ApiCaller | undefined | null> };
+
+/** The right to look a key up, taken by the first request that needs it (`claim`). */
+export interface LookupClaim {
+  /** Looks the key up (as `lookup`) and hands the outcome to the requests waiting for it. */
+  lookup(): Promise<ApiCaller | undefined>;
+  /** Gives the look-up up: the waiting requests decide again on their own. */
+  release(): void;
+}
+
+/** How long a verified or refused key is answered from memory (ms): below the 5 s revocation bound. */
+export const KEY_CACHE_TTL_MS = 4_000;
+const REFRESH_AFTER_MS = 2_000;
+const MAX_ENTRIES = 10_000;
+const LAST_USED_INTERVAL_MS = 60_000;
+
+export function createKeyVerifier(deps: {
+  prisma: PrismaClient;
+  environment: KeyEnvironment;
+  clock: Clock;
+  logger: Logger;
+}) {
+  const { prisma, environment, clock, logger } = deps;
+  const valid = new BoundedMap<string, { key: KeyWithPlan; fetchedAt: number }>(MAX_ENTRIES);
+  const invalid = new BoundedMap<string, number>(MAX_ENTRIES);
+  const refreshing = new Set<string>();
+  /** Claimed look-ups by key hash (requests, not background refreshes). */
+  const pending = new Map<string, Promise<ApiCaller | undefined | null>>();
+  const lastUsedWritten = new Map<string, number>();
+
+  const loader = new DataLoader<string, KeyWithPlan | null, string>(async (hashes) => {
+    const rows = await prisma.apiKey.findMany({
+      where: { hash: { in: [...new Set(hashes)] } },
+      include: { plan: true },
+    });
+    const byHash = new Map(rows.map((r) => [r.hash, r]));
+    return hashes.map((h) => byHash.get(h) ?? null);
+  }, endOfTurn);
+
+  /** The caller of `key` at `nowMs`, or undefined when it is not live or has no limits. */
+  function callerOf(key: KeyWithPlan, nowMs: number): ApiCaller | undefined {
+    const now = new Date(nowMs);
+    if (key.environment !== environment || !isLive(key, now)) return undefined;
+    const { perMinute, perDay } = effectiveLimits(key);
+    if (perMinute === null || perDay === null) return undefined;
+    if (nowMs - (lastUsedWritten.get(key.id) ?? 0) >= LAST_USED_INTERVAL_MS) {
+      lastUsedWritten.set(key.id, nowMs);
+      prisma.apiKey
+        .update({ where: { id: key.id }, data: { lastUsedAt: now } })
+        .catch((error: unknown) => logger.warn({ err: error, keyId: key.id }, "could not record lastUsedAt"));
+    }
+    return {
+      keyId: key.id,
+      prefix: key.prefix,
+      plan: key.planName,
+      perMinute,
+      perDay,
+      scopes: key.scopes as ApiKeyScope[],
+    };
+  }
+
+  /** Reads `hash` from the database and caches the outcome. @throws the database's error. */
+  async function read(hash: string): Promise<KeyWithPlan | null> {
+    const row = await loader.load(hash);
+    const nowMs = clock().getTime();
+    if (row) {
+      valid.set(hash, { key: row, fetchedAt: nowMs });
+      invalid.delete(hash);
+    } else {
+      invalid.set(hash, nowMs + KEY_CACHE_TTL_MS);
+      valid.delete(hash);
+    }
+    return row;
+  }
+
+  /**
+   * Reads `token`'s key from the database (batched per event-loop turn) and caches the outcome.
+   * @returns its caller, or undefined when it is unknown, revoked, expired or of the other deployment.
+   * @throws what the database throws (unreachable: translated to 503 by core's error translator).
+   */
+  async function lookup(token: string): Promise<ApiCaller | undefined> {
+    if (parseApiKey(token) !== environment) return undefined;
+    const row = await read(hashApiKey(token));
+    return row ? callerOf(row, clock().getTime()) : undefined;
+  }
+
+  function refreshInBackground(hash: string): void {
+    if (refreshing.has(hash)) return;
+    refreshing.add(hash);
+    read(hash)
+      .catch(() => undefined) // the entry expires as usual; the next request looks the key up itself
+      .finally(() => refreshing.delete(hash));
+  }
+
+  return {
+    /** What memory says about `token` (no I/O besides a background refresh of a busy key). */
+    peek(token: string): KeyCheck {
+      if (parseApiKey(token) !== environment) return { kind: "invalid" };
+      const hash = hashApiKey(token);
+      const nowMs = clock().getTime();
+      const cached = valid.get(hash);
+      if (cached && nowMs - cached.fetchedAt < KEY_CACHE_TTL_MS) {
+        if (nowMs - cached.fetchedAt >= REFRESH_AFTER_MS) refreshInBackground(hash);
+        const caller = callerOf(cached.key, nowMs);
+        return caller ? { kind: "valid", caller } : { kind: "invalid" };
+      }
+      const refusedUntil = invalid.get(hash);
+      if (refusedUntil !== undefined && refusedUntil > nowMs) return { kind: "invalid" };
+      const result = pending.get(hash);
+      return result ? { kind: "pending", result } : { kind: "unknown" };
+    },
+
+    /** Reads `token`'s key from the database (see `lookup` above). */
+    lookup,
+
+    /**
+     * Claims the look-up of `token` (whose `peek` said `unknown`): until the claim looks it up or is released,
+     * `peek` answers `pending` for it.
+     */
+    claim(token: string): LookupClaim {
+      const hash = hashApiKey(token);
+      let resolve: (caller: ApiCaller | undefined | null) => void = () => {};
+      let reject: (error: unknown) => void = () => {};
+      const promise = new Promise<ApiCaller | undefined | null>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      promise.catch(() => undefined); // the waiters see the rejection; nobody else must
+      pending.set(hash, promise);
+      const settle = () => {
+        if (pending.get(hash) === promise) pending.delete(hash);
+      };
+      return {
+        lookup: async () => {
+          try {
+            const caller = await lookup(token);
+            resolve(caller);
+            return caller;
+          } catch (error) {
+            reject(error);
+            throw error;
+          } finally {
+            settle();
+          }
+        },
+        release: () => {
+          settle();
+          resolve(null);
+        },
+      };
+    },
+
+    /** Drops every cached entry of `keyId` (the instance that changed the key applies it at once). */
+    forget(keyId: string): void {
+      for (const [hash, entry] of valid) if (entry.key.id === keyId) valid.delete(hash);
+    },
+  };
+}
+
+export type KeyVerifier = ReturnType<typeof createKeyVerifier>;

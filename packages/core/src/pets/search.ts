@@ -1,0 +1,113 @@
+/**
+ * The dashboard's animals table (docs/contract.md section 4 "Animals" and "Counts at scale"): one page of
+ * animals filtered by status and category, searched by name (any case, anywhere in it; `%`, `_` and `\`
+ * literal), sorted by id or name with the id breaking ties, with the number of matches.
+ *
+ * The count stops at COUNT_CAP: up to it `total` is exact, beyond it `total` is COUNT_CAP and `totalExact`
+ * false ("10,000+"), so the first pages never count a whole large table. A page past the cap counts exactly
+ * (the pager then knows every page) and reads its rows from whichever end of the order is nearer: the last
+ * page of a million animals costs one count and one page of the index instead of an OFFSET walk over a
+ * million index entries, and no page walks more than half of them. Rows are found by id first (an index-only
+ * walk of `(name, id)` or the primary key) and only the page's rows are read whole.
+ */
+import { COUNT_CAP, type PetSearch } from "@petstore/contracts";
+import { Prisma, type PrismaClient } from "@petstore/db";
+import { likeLiteral } from "../like.ts";
+import { toAnimal } from "./mapping.ts";
+import type { PetRow } from "./service.ts";
+
+/** One page of the animals table. */
+export interface PetSearchPage {
+  rows: PetRow[];
+  /** Matches: exact when `totalExact`, else COUNT_CAP (there are more). */
+  total: number;
+  totalExact: boolean;
+}
+
+interface RawPet {
+  id: bigint;
+  name: string;
+  categoryId: bigint;
+  status: "available" | "pending" | "sold" | null;
+  createdAt: Date;
+  updatedAt: Date;
+  categoryName: string;
+}
+
+function conditions(input: PetSearch): Prisma.Sql {
+  const parts: Prisma.Sql[] = [];
+  if (input.status === "none") parts.push(Prisma.sql`"status" IS NULL`);
+  else if (input.status) parts.push(Prisma.sql`"status" = ${input.status}::"PetStatus"`);
+  if (input.categoryId) parts.push(Prisma.sql`"categoryId" = ${BigInt(input.categoryId)}`);
+  if (input.query) parts.push(Prisma.sql`"name" ILIKE ${`%${likeLiteral(input.query)}%`}`);
+  return parts.length ? Prisma.sql`WHERE ${Prisma.join(parts, " AND ")}` : Prisma.empty;
+}
+
+/** `ORDER BY` of the table's sort, or of its reverse; `alias` qualifies the columns. */
+function orderBy(input: PetSearch, reversed: boolean, alias = ""): Prisma.Sql {
+  const ascending = (input.sortDirection === "asc") !== reversed;
+  const dir = Prisma.raw(ascending ? "ASC" : "DESC");
+  const col = (name: string) => Prisma.raw(`${alias}"${name}"`);
+  return input.sortBy === "name"
+    ? Prisma.sql`ORDER BY ${col("name")} ${dir}, ${col("id")} ${dir}`
+    : Prisma.sql`ORDER BY ${col("id")} ${dir}`;
+}
+
+type Db = Pick<PrismaClient, "$queryRaw">;
+
+/** `take` matches from `skip` on in the table's order (or its reverse), the page's rows read whole. */
+async function pageRows(db: Db, input: PetSearch, skip: number, take: number, reversed: boolean) {
+  const rows = await db.$queryRaw<RawPet[]>`
+    SELECT p."id", p."name", p."categoryId", p."status"::text AS "status", p."createdAt", p."updatedAt",
+           c."name" AS "categoryName"
+    FROM (SELECT "id" FROM "Pet" ${conditions(input)} ${orderBy(input, reversed)} OFFSET ${skip} LIMIT ${take}) AS k
+    JOIN "Pet" AS p ON p."id" = k."id"
+    JOIN "Category" AS c ON c."id" = p."categoryId"
+    ${orderBy(input, reversed, "p.")}`;
+  const view = rows.map(
+    (p): PetRow => ({
+      ...toAnimal(p),
+      categoryName: p.categoryName,
+      createdAt: p.createdAt.toISOString(),
+      updatedAt: p.updatedAt.toISOString(),
+    }),
+  );
+  return reversed ? view.reverse() : view;
+}
+
+/** Matches, counted up to `cap + 1` (null: all of them). */
+async function countMatches(db: Db, input: PetSearch, cap: number | null): Promise<number> {
+  const limit = cap === null ? Prisma.empty : Prisma.sql`LIMIT ${cap + 1}`;
+  const [row] = await db.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::float8 AS n FROM (SELECT 1 FROM "Pet" ${conditions(input)} ${limit}) AS m`;
+  return row?.n ?? 0;
+}
+
+/** The animals table's query (see the module comment). */
+export function createPetSearch(prisma: PrismaClient) {
+  return async function search(input: PetSearch): Promise<PetSearchPage> {
+    const skip = (input.page - 1) * input.pageSize;
+    if (skip + input.pageSize <= COUNT_CAP) {
+      const [counted, rows] = await Promise.all([
+        countMatches(prisma, input, COUNT_CAP),
+        pageRows(prisma, input, skip, input.pageSize, false),
+      ]);
+      return { rows, total: Math.min(counted, COUNT_CAP), totalExact: counted <= COUNT_CAP };
+    }
+    // Past the cap: the exact count and the page from one snapshot, so a page read from the far end lines up.
+    return prisma.$transaction(
+      async (tx) => {
+        const total = await countMatches(tx, input, null);
+        const left = total - skip;
+        if (left <= 0) return { rows: [], total, totalExact: true };
+        const take = Math.min(input.pageSize, left);
+        const rows =
+          left - take < skip
+            ? await pageRows(tx, input, left - take, take, true)
+            : await pageRows(tx, input, skip, take, false);
+        return { rows, total, totalExact: true };
+      },
+      { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 60_000 },
+    );
+  };
+}

@@ -1,0 +1,526 @@
+/**
+ * Webhook endpoints (docs/contract.md section 6, "Endpoints"), shared by the dashboard and the CLI: register,
+ * edit, enable and disable, rotate the signing secret, delete, send a test message; and the delivery log, a
+ * message with its attempts, and replay. Every change is in the audit log (entity `webhookEndpoint`); a
+ * secret is returned once, when it is made, and is never part of a view or an audit entry.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  AppError,
+  WEBHOOK_TEST_EVENT_TYPE,
+  type WebhookDeliveryLogQuery,
+  type WebhookEndpointCreate,
+  type WebhookEndpointUpdate,
+  type WebhookReplayMessage,
+  type WebhookReplayRange,
+} from "@petstore/contracts";
+import { Prisma, type WebhookEndpoint } from "@petstore/db";
+import { writeAudit } from "../audit.ts";
+import { type Actor, type CoreDeps, SYSTEM_ACTOR } from "../deps.ts";
+import type { AttemptSummary, AutomaticDisable, Dispatcher } from "./dispatcher.ts";
+import { messageBody } from "./dispatcher.ts";
+import { messageIdFloor } from "./outbox.ts";
+import { failPendingOf } from "./queue.ts";
+import { checkTarget } from "./targets.ts";
+
+/** How long a rotated-out secret still signs deliveries (docs/contract.md section 6). */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
+
+/** A new signing secret: `whsec_` and the base64 of 32 random bytes (Standard Webhooks "Signature scheme"). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  description: string;
+  eventTypes: string[];
+  enabled: boolean;
+  /** Why it is disabled (a sentence), or null while enabled. */
+  disabledReason: string | null;
+  disabledAt: string | null;
+  /** Since when every attempt has failed, or null. */
+  failingSince: string | null;
+  /** Until when the previous secret still signs deliveries after a rotation, or null. */
+  previousSecretExpiresAt: string | null;
+  createdBy: string;
+  createdAt: string;
+  /** Deliveries waiting to be sent (first attempts and retries). */
+  pending: number;
+}
+
+/** A new or rotated endpoint: the only time `secret` is returned. */
+export interface EndpointWithSecret {
+  id: string;
+  url: string;
+  eventTypes: string[];
+  secret: string;
+}
+
+export interface WebhookAttemptView {
+  id: number;
+  messageId: string;
+  eventType: string;
+  number: number;
+  startedAt: string;
+  durationMs: number;
+  succeeded: boolean;
+  status: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+export interface WebhookMessageView {
+  id: string;
+  type: string;
+  occurredAt: string;
+  /** The body as it is sent (each attempt signs this text). */
+  body: string;
+  deliveries: {
+    endpointId: string;
+    url: string;
+    state: "pending" | "succeeded" | "failed";
+    attempts: number;
+    nextAttemptAt: string | null;
+    attemptLog: WebhookAttemptView[];
+  }[];
+}
+
+type EndpointRow = WebhookEndpoint & { _count?: { deliveries: number } };
+
+function toView(row: EndpointRow, pending = 0): WebhookEndpointView {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    eventTypes: row.eventTypes,
+    enabled: row.enabled,
+    disabledReason: row.disabledReason,
+    disabledAt: row.disabledAt?.toISOString() ?? null,
+    failingSince: row.failingSince?.toISOString() ?? null,
+    previousSecretExpiresAt:
+      row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date()
+        ? row.previousSecretExpiresAt.toISOString()
+        : null,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+    pending,
+  };
+}
+
+/** What the audit log keeps of an endpoint: never its secrets. */
+const audited = (row: WebhookEndpoint) => ({
+  url: row.url,
+  description: row.description,
+  eventTypes: row.eventTypes,
+  enabled: row.enabled,
+  disabledReason: row.disabledReason,
+});
+
+const notFound = (id: string) => new AppError("not_found", `No webhook endpoint with id ${id}.`);
+
+export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
+  const { prisma, config } = deps;
+  const allowPrivate = config.webhooks.allowPrivateTargets;
+
+  async function find(db: Prisma.TransactionClient, id: string): Promise<WebhookEndpoint> {
+    const row = await db.webhookEndpoint.findUnique({ where: { id } });
+    if (!row) throw notFound(id);
+    return row;
+  }
+
+  async function pendingCounts(ids: string[]): Promise<Map<string, number>> {
+    const rows = await prisma.webhookDelivery.groupBy({
+      by: ["endpointId"],
+      where: { endpointId: { in: ids }, state: "pending" },
+      _count: { _all: true },
+    });
+    return new Map(rows.map((r) => [r.endpointId, r._count._all]));
+  }
+
+  /** Disables `id` (no-op when already disabled) and ends its pending deliveries, in one transaction. */
+  async function disable(id: string, reason: string, actor: Actor): Promise<WebhookEndpoint> {
+    return prisma.$transaction(async (tx) => {
+      const before = await find(tx, id);
+      if (!before.enabled) return before;
+      const row = await tx.webhookEndpoint.update({
+        where: { id },
+        data: { enabled: false, disabledReason: reason, disabledAt: new Date() },
+      });
+      await failPendingOf(tx, id);
+      await writeAudit(tx, {
+        actor,
+        action: "webhookEndpoint.disable",
+        entityType: "webhookEndpoint",
+        entityId: id,
+        before: audited(before),
+        after: audited(row),
+      });
+      return row;
+    });
+  }
+
+  /**
+   * Upserts pending deliveries of (event, endpoint) pairs, due now (an attempt in flight is left alone), and
+   * audits the replay once per endpoint. @returns deliveries queued.
+   */
+  async function queueReplays(pairs: Prisma.Sql, actor: Actor, audit: Record<string, unknown>) {
+    const perEndpoint = await prisma.$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<{ endpointId: string; queued: number }[]>`
+        WITH pairs AS (${pairs}), q AS (
+          INSERT INTO "WebhookDelivery" ("eventId", "endpointId")
+          SELECT "eventId", "endpointId" FROM pairs
+          ON CONFLICT ("eventId", "endpointId") DO UPDATE
+          SET "state" = 'pending', "round" = 0, "nextAttemptAt" = now(), "queuedAt" = now()
+          WHERE "WebhookDelivery"."claim" IS NULL
+          RETURNING "endpointId"
+        )
+        SELECT "endpointId"::text AS "endpointId", count(*)::int AS "queued" FROM q GROUP BY "endpointId"`;
+      for (const row of rows)
+        await writeAudit(tx, {
+          actor,
+          action: "webhookEndpoint.replay",
+          entityType: "webhookEndpoint",
+          entityId: row.endpointId,
+          after: { ...audit, queued: row.queued },
+        });
+      return rows;
+    });
+    const queued = perEndpoint.reduce((sum, row) => sum + row.queued, 0);
+    dispatcher.queued(queued);
+    return queued;
+  }
+
+  async function view(id: string): Promise<WebhookEndpointView> {
+    const row = await find(prisma, id);
+    return toView(row, (await pendingCounts([id])).get(id));
+  }
+
+  async function requireEnabled(id: string): Promise<WebhookEndpoint> {
+    const endpoint = await find(prisma, id);
+    if (!endpoint.enabled)
+      throw new AppError(
+        "conflict",
+        `The webhook endpoint ${endpoint.url} is disabled; enable it before replaying messages to it.`,
+      );
+    return endpoint;
+  }
+
+  return {
+    /**
+     * Registers an endpoint; the URL must be https and resolve to public addresses (docs/contract.md section 6,
+     * "Safety"). @returns it with its secret (shown once). @throws AppError validation_failed (path url).
+     */
+    async create(input: WebhookEndpointCreate, actor: Actor): Promise<EndpointWithSecret> {
+      const url = await checkTarget(input.url, allowPrivate);
+      const secret = newWebhookSecret();
+      return prisma.$transaction(async (tx) => {
+        const row = await tx.webhookEndpoint.create({
+          data: {
+            url,
+            eventTypes: input.eventTypes,
+            description: input.description,
+            secret,
+            createdBy: actor,
+          },
+        });
+        await writeAudit(tx, {
+          actor,
+          action: "webhookEndpoint.create",
+          entityType: "webhookEndpoint",
+          entityId: row.id,
+          after: audited(row),
+        });
+        return { id: row.id, url: row.url, eventTypes: row.eventTypes, secret };
+      });
+    },
+
+    /** Every endpoint, oldest first, with its pending deliveries. */
+    async list(): Promise<WebhookEndpointView[]> {
+      const rows = await prisma.webhookEndpoint.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+      const pending = await pendingCounts(rows.map((r) => r.id));
+      return rows.map((r) => toView(r, pending.get(r.id)));
+    },
+
+    /** @throws AppError not_found. */
+    get: view,
+
+    /** Changes URL, event types and/or description. @throws AppError not_found, validation_failed. */
+    async update(input: WebhookEndpointUpdate, actor: Actor): Promise<WebhookEndpointView> {
+      const url = input.url === undefined ? undefined : await checkTarget(input.url, allowPrivate);
+      const row = await prisma.$transaction(async (tx) => {
+        const before = await find(tx, input.id);
+        const after = await tx.webhookEndpoint.update({
+          where: { id: input.id },
+          data: {
+            ...(url === undefined ? {} : { url }),
+            ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),
+            ...(input.description === undefined ? {} : { description: input.description }),
+          },
+        });
+        await writeAudit(tx, {
+          actor,
+          action: "webhookEndpoint.update",
+          entityType: "webhookEndpoint",
+          entityId: input.id,
+          before: audited(before),
+          after: audited(after),
+        });
+        return after;
+      });
+      return view(row.id);
+    },
+
+    /** Enables an endpoint: new events are delivered to it again, and its failure streak starts over. */
+    async enable(id: string, actor: Actor): Promise<WebhookEndpointView> {
+      await prisma.$transaction(async (tx) => {
+        const before = await find(tx, id);
+        if (before.enabled) return;
+        const row = await tx.webhookEndpoint.update({
+          where: { id },
+          data: { enabled: true, disabledReason: null, disabledAt: null, failingSince: null },
+        });
+        await writeAudit(tx, {
+          actor,
+          action: "webhookEndpoint.enable",
+          entityType: "webhookEndpoint",
+          entityId: id,
+          before: audited(before),
+          after: audited(row),
+        });
+      });
+      return view(id);
+    },
+
+    /** Disables an endpoint: nothing more is sent to it, and its pending deliveries fail. */
+    async disable(id: string, actor: Actor): Promise<WebhookEndpointView> {
+      await disable(id, `Disabled by ${actor}`, actor);
+      return view(id);
+    },
+
+    /** What the dispatcher calls when it gives up on an endpoint (actor `system`). */
+    async disableAutomatically(request: AutomaticDisable): Promise<void> {
+      const reason =
+        request.reason === "gone"
+          ? "The endpoint answered 410 Gone."
+          : `Every attempt failed since ${request.since?.toISOString() ?? "long ago"}.`;
+      await disable(request.endpointId, reason, SYSTEM_ACTOR);
+      deps.logger.warn({ endpointId: request.endpointId, reason }, "webhook endpoint disabled");
+    },
+
+    /**
+     * A new signing secret; for 24 hours every delivery is signed with the old one too (Standard Webhooks
+     * "Webhook headers": signatures space separated). @returns the new secret, shown once.
+     */
+    async rotate(id: string, actor: Actor): Promise<EndpointWithSecret> {
+      const secret = newWebhookSecret();
+      return prisma.$transaction(async (tx) => {
+        const before = await find(tx, id);
+        const expiresAt = new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS);
+        const row = await tx.webhookEndpoint.update({
+          where: { id },
+          data: { secret, previousSecret: before.secret, previousSecretExpiresAt: expiresAt },
+        });
+        await writeAudit(tx, {
+          actor,
+          action: "webhookEndpoint.rotate",
+          entityType: "webhookEndpoint",
+          entityId: id,
+          after: { url: row.url, previousSecretExpiresAt: expiresAt.toISOString() },
+        });
+        return { id, url: row.url, eventTypes: row.eventTypes, secret };
+      });
+    },
+
+    /** Deletes an endpoint with its deliveries and their attempts. @throws AppError not_found. */
+    async remove(id: string, actor: Actor): Promise<void> {
+      await prisma.$transaction(async (tx) => {
+        const before = await find(tx, id);
+        // Its deliveries are not tied to it by a foreign key (schema.prisma says why); their attempts are.
+        await tx.webhookDelivery.deleteMany({ where: { endpointId: id } });
+        await tx.webhookEndpoint.delete({ where: { id } });
+        await writeAudit(tx, {
+          actor,
+          action: "webhookEndpoint.delete",
+          entityType: "webhookEndpoint",
+          entityId: id,
+          before: audited(before),
+        });
+      });
+    },
+
+    /**
+     * Sends a `webhook.test` message to the endpoint now, from this process, and reports the attempt; a failed
+     * one is retried on the schedule like any delivery (while the endpoint is enabled).
+     */
+    async sendTest(
+      id: string,
+      actor: Actor,
+    ): Promise<{ messageId: string; attempt: AttemptSummary | undefined }> {
+      const messageId = await prisma.$transaction(async (tx) => {
+        const endpoint = await find(tx, id);
+        const event = await tx.webhookEvent.create({
+          data: {
+            type: WEBHOOK_TEST_EVENT_TYPE,
+            data: JSON.stringify({
+              endpointId: id,
+              message: "A test message from the Pet Store. No action is needed.",
+            }),
+          },
+        });
+        // Claimed for this process from the start (nextAttemptAt in the future): attempted right below.
+        await tx.webhookDelivery.create({
+          data: { eventId: event.id, endpointId: id, nextAttemptAt: new Date(Date.now() + 60_000) },
+        });
+        await writeAudit(tx, {
+          actor,
+          action: "webhookEndpoint.test",
+          entityType: "webhookEndpoint",
+          entityId: id,
+          after: { url: endpoint.url, messageId: event.id },
+        });
+        return event.id;
+      });
+      return { messageId, attempt: await dispatcher.attemptNow({ eventId: messageId, endpointId: id }) };
+    },
+
+    /** One page of an endpoint's attempts, newest first, optionally only successes or failures. */
+    async deliveryLog(
+      query: WebhookDeliveryLogQuery,
+    ): Promise<{ rows: WebhookAttemptView[]; total: number }> {
+      await find(prisma, query.endpointId);
+      const where: Prisma.WebhookAttemptWhereInput = {
+        endpointId: query.endpointId,
+        ...(query.outcome ? { succeeded: query.outcome === "succeeded" } : {}),
+      };
+      const [total, rows] = await prisma.$transaction([
+        prisma.webhookAttempt.count({ where }),
+        prisma.webhookAttempt.findMany({
+          where,
+          orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+          skip: (query.page - 1) * query.pageSize,
+          take: query.pageSize,
+        }),
+      ]);
+      const events = await prisma.webhookEvent.findMany({
+        where: { id: { in: [...new Set(rows.map((a) => a.eventId))] } },
+        select: { id: true, type: true },
+      });
+      const typeOf = new Map(events.map((e) => [e.id, e.type]));
+      return {
+        total,
+        rows: rows.map((a) => ({
+          id: Number(a.id),
+          messageId: a.eventId,
+          eventType: typeOf.get(a.eventId) ?? "",
+          number: a.number,
+          startedAt: a.startedAt.toISOString(),
+          durationMs: a.durationMs,
+          succeeded: a.succeeded,
+          status: a.status,
+          error: a.error,
+          responseExcerpt: a.responseExcerpt,
+        })),
+      };
+    },
+
+    /** A message with its body and, per endpoint, its delivery and attempts. @throws AppError not_found. */
+    async message(id: string): Promise<WebhookMessageView> {
+      const event = await prisma.webhookEvent.findUnique({ where: { id } });
+      if (!event) throw new AppError("not_found", `No webhook message with id ${id}.`);
+      const [deliveries, attempts] = await Promise.all([
+        prisma.webhookDelivery.findMany({ where: { eventId: id }, orderBy: { queuedAt: "asc" } }),
+        prisma.webhookAttempt.findMany({
+          where: { eventId: id },
+          orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+        }),
+      ]);
+      const endpoints = await prisma.webhookEndpoint.findMany({
+        where: { id: { in: deliveries.map((d) => d.endpointId) } },
+        select: { id: true, url: true },
+      });
+      const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
+      return {
+        id: event.id,
+        type: event.type,
+        occurredAt: event.occurredAt.toISOString(),
+        body: messageBody(event.type, event.occurredAt, event.data),
+        // A delivery whose endpoint was deleted meanwhile is gone with it.
+        deliveries: deliveries
+          .filter((d) => urlOf.has(d.endpointId))
+          .map((d) => ({
+            endpointId: d.endpointId,
+            url: urlOf.get(d.endpointId) as string,
+            state: d.state,
+            attempts: d.attempts,
+            nextAttemptAt: d.state === "pending" ? (d.nextAttemptAt?.toISOString() ?? null) : null,
+            attemptLog: attempts
+              .filter((a) => a.endpointId === d.endpointId)
+              .map((a) => ({
+                id: Number(a.id),
+                messageId: a.eventId,
+                eventType: event.type,
+                number: a.number,
+                startedAt: a.startedAt.toISOString(),
+                durationMs: a.durationMs,
+                succeeded: a.succeeded,
+                status: a.status,
+                error: a.error,
+                responseExcerpt: a.responseExcerpt,
+              })),
+          })),
+      };
+    },
+
+    /**
+     * Sends a message again, with the same `webhook-id`: to `endpointId`, or to every enabled endpoint it was
+     * queued for. @returns deliveries queued. @throws AppError not_found, conflict (endpoint disabled).
+     */
+    async replayMessage(input: WebhookReplayMessage, actor: Actor): Promise<number> {
+      const event = await prisma.webhookEvent.findUnique({ where: { id: input.messageId } });
+      if (!event) throw new AppError("not_found", `No webhook message with id ${input.messageId}.`);
+      if (input.endpointId) {
+        await requireEnabled(input.endpointId);
+        return queueReplays(
+          Prisma.sql`SELECT ${event.id}::text AS "eventId", ${input.endpointId}::uuid AS "endpointId"`,
+          actor,
+          { messageId: event.id },
+        );
+      }
+      return queueReplays(
+        Prisma.sql`SELECT d."eventId", d."endpointId" FROM "WebhookDelivery" d
+                   JOIN "WebhookEndpoint" ep ON ep."id" = d."endpointId" AND ep."enabled"
+                   WHERE d."eventId" = ${event.id}`,
+        actor,
+        { messageId: event.id },
+      );
+    },
+
+    /**
+     * Sends again every message of the endpoint's event types written in `[since, until)`, or with
+     * `failedOnly` those whose delivery to it failed, each with its own `webhook-id`. Messages it never got
+     * (it was disabled, say) are included unless `failedOnly`. @returns deliveries queued.
+     */
+    async replayRange(input: WebhookReplayRange, actor: Actor): Promise<number> {
+      const endpoint = await requireEnabled(input.endpointId);
+      const until = input.until ? new Date(input.until) : new Date();
+      const since = new Date(input.since);
+      // Message ids begin with the time they were written: the range is one of the primary key.
+      const [from, to] = [messageIdFloor(since), messageIdFloor(until)];
+      const pairs = input.failedOnly
+        ? Prisma.sql`SELECT d."eventId", d."endpointId" FROM "WebhookDelivery" d
+                     WHERE d."endpointId" = ${endpoint.id}::uuid AND d."state" = 'failed'
+                       AND d."eventId" >= ${from} AND d."eventId" < ${to}`
+        : Prisma.sql`SELECT e."id" AS "eventId", ${endpoint.id}::uuid AS "endpointId" FROM "WebhookEvent" e
+                     WHERE e."type" = ANY (${endpoint.eventTypes}::text[]) AND e."id" >= ${from} AND e."id" < ${to}`;
+      return queueReplays(pairs, actor, {
+        since: since.toISOString(),
+        until: until.toISOString(),
+        failedOnly: input.failedOnly,
+      });
+    },
+  };
+}
+
+export type WebhookEndpoints = ReturnType<typeof createWebhookEndpoints>;

@@ -1,0 +1,40 @@
+/**
+ * When a failed delivery is tried again (docs/contract.md section 6, "Retries"): after the schedule's next
+ * delay (WEBHOOKS_RETRY_SCHEDULE, by default about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), each multiplied
+ * by a random factor in [0.8, 1.2) so that receivers recovering from an outage are not hit by every retry at
+ * once (Standard Webhooks, "Deliverability and reliability"). A 429 or 503 with `Retry-After` (RFC 9110
+ * section 10.2.3: seconds or an HTTP date) is retried after that instead, at least 1 s and at most the
+ * schedule's longest step. Once the schedule is used up the delivery has failed.
+ */
+
+/** Spread of the jitter around each step: a factor in [1 - JITTER, 1 + JITTER). */
+export const JITTER = 0.2;
+
+/**
+ * `Retry-After` in milliseconds from `now`, or undefined when absent or unreadable.
+ * @param value the header's value: delay-seconds or an IMF-fixdate.
+ */
+export function retryAfterMs(value: string | undefined, now: number): number | undefined {
+  if (!value) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The delay before the next attempt after failed attempt number `round` (0 = the first attempt of the
+ * delivery or of its last replay), or undefined when the schedule is used up.
+ * @param scheduleMs the configured steps; `retryAfter` a delay the receiver asked for (429/503 only).
+ */
+export function nextDelayMs(
+  round: number,
+  scheduleMs: readonly number[],
+  retryAfter?: number,
+  random: () => number = Math.random,
+): number | undefined {
+  const step = scheduleMs[round];
+  if (step === undefined) return undefined;
+  if (retryAfter !== undefined) return Math.min(Math.max(retryAfter, 1000), Math.max(...scheduleMs));
+  return Math.round(step * (1 - JITTER + 2 * JITTER * random()));
+}

@@ -1,0 +1,195 @@
+/**
+ * One HTTP attempt of a webhook (docs/contract.md section 6, "Delivery"): a POST of the JSON body, signed per
+ * Standard Webhooks with the `standardwebhooks` reference implementation (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, one signature per secret, space
+ * separated), `Content-Type: application/json` and a `User-Agent` naming the service. The whole attempt
+ * (connect, TLS, answer, body) is bounded by WEBHOOKS_TIMEOUT_MS; redirects are not followed (a 3xx is a
+ * failure); at most 1 KiB of the answer's body is read, for the log. Connections go through keep-alive agents
+ * whose `lookup` refuses non-public addresses (targets.ts).
+ */
+import http from "node:http";
+import https from "node:https";
+import { Webhook } from "standardwebhooks";
+import { blockedLiteral, guardedLookup } from "./targets.ts";
+
+/** Longest response excerpt kept, bytes. */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+export interface OutgoingMessage {
+  url: string;
+  /** The `webhook-id`, the same for every attempt and replay of the message. */
+  messageId: string;
+  /** The exact text sent and signed. */
+  body: string;
+  /** `whsec_…` secrets to sign with (the current one first). */
+  secrets: string[];
+}
+
+export interface AttemptResult {
+  startedAt: Date;
+  durationMs: number;
+  /** HTTP status, or undefined when no answer came. */
+  status?: number;
+  /** `Retry-After` of the answer, as sent. */
+  retryAfter?: string;
+  /** Why no answer came (timeout, refused, blocked address, TLS error …). */
+  error?: string;
+  /** The first 1 KiB of the answer's body (UTF-8, invalid bytes replaced). */
+  excerpt?: string;
+}
+
+export interface Sender {
+  send(message: OutgoingMessage, signal?: AbortSignal): Promise<AttemptResult>;
+  /** Closes the pooled connections. */
+  close(): void;
+}
+
+/** Signers by secret: decoding a secret costs as much as a signature. */
+const signers = new Map<string, Webhook>();
+
+/** The `webhook-signature` header: `v1,<sig>` per secret, space separated. */
+export function signatureHeader(secrets: string[], messageId: string, at: Date, body: string): string {
+  return secrets
+    .map((secret) => {
+      let signer = signers.get(secret);
+      if (!signer) {
+        if (signers.size >= 1_000) signers.clear();
+        signer = new Webhook(secret);
+        signers.set(secret, signer);
+      }
+      return signer.sign(messageId, at, body);
+    })
+    .join(" ");
+}
+
+/**
+ * @param options.timeoutMs bound of one attempt; `allowPrivateTargets` skips the address checks;
+ *   `userAgent` names the service; `lookup` replaces the guarded DNS look-up (tests).
+ */
+export function createSender(options: {
+  timeoutMs: number;
+  allowPrivateTargets: boolean;
+  userAgent: string;
+  lookup?: ReturnType<typeof guardedLookup>;
+}): Sender {
+  const lookup = options.allowPrivateTargets ? undefined : (options.lookup ?? guardedLookup());
+  const agentOptions = { keepAlive: true, maxSockets: 64, ...(lookup ? { lookup } : {}) };
+  const agents = { "http:": new http.Agent(agentOptions), "https:": new https.Agent(agentOptions) };
+  // Endpoint URLs are few and each is called many times: parsed once.
+  const urls = new Map<string, URL>();
+  const parse = (raw: string) => {
+    let url = urls.get(raw);
+    if (!url) {
+      if (urls.size >= 1_000) urls.clear();
+      url = new URL(raw);
+      urls.set(raw, url);
+    }
+    return url;
+  };
+
+  return {
+    async send(message, signal) {
+      const startedAt = new Date();
+      const started = performance.now();
+      const done = (result: Omit<AttemptResult, "startedAt" | "durationMs">): AttemptResult => ({
+        startedAt,
+        durationMs: Math.round(performance.now() - started),
+        ...result,
+      });
+      const url = parse(message.url);
+      const blocked = blockedLiteral(url, options.allowPrivateTargets);
+      if (blocked) return done({ error: blocked.message });
+      if (url.protocol !== "https:" && !(options.allowPrivateTargets && url.protocol === "http:"))
+        return done({ error: "the URL does not use https" });
+      const body = Buffer.from(message.body);
+      const request = url.protocol === "https:" ? https.request : http.request;
+      let timedOut = false;
+      let timer: NodeJS.Timeout | undefined;
+      let cut: (() => void) | undefined;
+      try {
+        const answer = await new Promise<{ status: number; retryAfter?: string; excerpt: string }>(
+          (resolve, reject) => {
+            const req = request(url, {
+              method: "POST",
+              agent: agents[url.protocol as "http:" | "https:"],
+              headers: {
+                "content-type": "application/json",
+                "content-length": body.length,
+                "user-agent": options.userAgent,
+                "webhook-id": message.messageId,
+                "webhook-timestamp": String(Math.floor(startedAt.getTime() / 1000)),
+                "webhook-signature": signatureHeader(
+                  message.secrets,
+                  message.messageId,
+                  startedAt,
+                  message.body,
+                ),
+              },
+            });
+            // One timer bounds the whole attempt (connect, TLS, answer, body); a stop cuts it too.
+            timer = setTimeout(() => {
+              timedOut = true;
+              req.destroy(new Error("timeout"));
+            }, options.timeoutMs);
+            cut = () => req.destroy(Object.assign(new Error("stopped"), { name: "AbortError" }));
+            if (signal?.aborted) cut();
+            else signal?.addEventListener("abort", cut, { once: true });
+            req.once("error", reject);
+            req.once("response", (res) => {
+              const chunks: Buffer[] = [];
+              let size = 0;
+              const finish = () => {
+                const retryAfter = res.headers["retry-after"];
+                resolve({
+                  status: res.statusCode ?? 0,
+                  ...(typeof retryAfter === "string" ? { retryAfter } : {}),
+                  // UTF-8 with invalid bytes replaced, and NUL too: PostgreSQL text cannot hold it.
+                  excerpt: Buffer.concat(chunks)
+                    .subarray(0, RESPONSE_EXCERPT_BYTES)
+                    .toString("utf8")
+                    .replaceAll("\u0000", "\uFFFD"),
+                });
+              };
+              res.on("data", (chunk: Buffer) => {
+                chunks.push(chunk);
+                size += chunk.length;
+                // Enough for the log: the rest is not read, and the connection is not reused.
+                if (size >= RESPONSE_EXCERPT_BYTES) {
+                  res.destroy();
+                  finish();
+                }
+              });
+              res.once("end", finish);
+              res.once("error", reject);
+            });
+            req.end(body);
+          },
+        );
+        return done(answer);
+      } catch (error) {
+        return done({ error: describe(error, timedOut, options.timeoutMs) });
+      } finally {
+        clearTimeout(timer);
+        if (cut) signal?.removeEventListener("abort", cut);
+      }
+    },
+    close() {
+      agents["http:"].destroy();
+      agents["https:"].destroy();
+    },
+  };
+}
+
+/** A short sentence for the log about why an attempt got no answer. */
+function describe(error: unknown, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut) return `no answer within ${timeoutMs / 1000} s`;
+  const e = error as NodeJS.ErrnoException;
+  if (e?.name === "AbortError") return "stopped: the server was shutting down";
+  if (e?.name === "BlockedAddressError") return e.message;
+  if (e?.code === "ECONNREFUSED") return "connection refused";
+  if (e?.code === "ENOTFOUND" || e?.code === "EAI_AGAIN") return "the host name could not be resolved";
+  if (e?.code === "ECONNRESET") return "the connection was reset";
+  return (e?.message ? `${e.code ? `${e.code}: ` : ""}${e.message}` : String(error))
+    .slice(0, 300)
+    .replaceAll("\u0000", "\uFFFD");
+}

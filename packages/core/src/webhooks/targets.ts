@@ -1,0 +1,110 @@
+/**
+ * Which URLs webhooks may call (docs/contract.md section 6, "Safety"): `https` only, and only hosts whose every
+ * address is a public unicast address (ipaddr.js's classification: not private, loopback, link-local, unique
+ * local, carrier-grade NAT, multicast, reserved, …). Checked when an endpoint is saved (`checkTarget`) and
+ * again when each connection is made (`guardedLookup` and `blockedLiteral`), so a name that resolves to a
+ * public address at save time and to a private one later (DNS rebinding) still cannot reach the private
+ * network. WEBHOOKS_ALLOW_PRIVATE_TARGETS (development and tests) lifts both rules.
+ */
+import dns from "node:dns";
+import net from "node:net";
+import { AppError } from "@petstore/contracts";
+import ipaddr from "ipaddr.js";
+
+/** How long the save-time check waits for DNS. */
+const RESOLVE_TIMEOUT_MS = 5_000;
+
+/** True for a public unicast address (IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry). */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === "unicast";
+}
+
+/** Raised (as a connection error) when a webhook would connect to an address that is not public. */
+export class BlockedAddressError extends Error {
+  readonly code = "EWEBHOOKBLOCKED";
+  constructor(host: string, address: string) {
+    super(`${host} resolves to ${address}, which is not a public address`);
+    this.name = "BlockedAddressError";
+  }
+}
+
+/** The URL's host without IPv6 brackets. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
+
+const invalidUrl = (message: string) =>
+  new AppError("validation_failed", `Invalid url: ${message}`, [{ path: "url", message }]);
+
+/**
+ * Checks that `rawUrl` may be saved as an endpoint: https (http too with `allowPrivate`), and a host whose
+ * addresses are all public (not checked with `allowPrivate`).
+ * @returns the URL as it will be stored (normalised by the WHATWG URL parser).
+ * @throws AppError validation_failed (path `url`) saying what is wrong.
+ */
+export async function checkTarget(rawUrl: string, allowPrivate: boolean): Promise<string> {
+  const url = new URL(rawUrl);
+  if (url.protocol !== "https:" && !(allowPrivate && url.protocol === "http:"))
+    throw invalidUrl("must start with https://");
+  if (allowPrivate) return url.href;
+  const host = hostOf(url);
+  const addresses = net.isIP(host) ? [host] : await resolve(host);
+  const blocked = addresses.find((a) => !isPublicAddress(a));
+  if (blocked)
+    throw invalidUrl(
+      `must point to a public address, but ${host === blocked ? host : `${host} resolves to ${blocked}`} is a private, loopback or reserved address`,
+    );
+  return url.href;
+}
+
+async function resolve(host: string): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const found = await Promise.race([
+      dns.promises.lookup(host, { all: true, verbatim: true }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timeout")), RESOLVE_TIMEOUT_MS);
+      }),
+    ]);
+    if (found.length === 0) throw new Error("no address");
+    return found.map((a) => a.address);
+  } catch {
+    throw invalidUrl(`its host ${host} could not be resolved`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** When `url`'s host is an IP literal that may not be called, the error to fail the attempt with. */
+export function blockedLiteral(url: URL, allowPrivate: boolean): BlockedAddressError | undefined {
+  const host = hostOf(url);
+  if (allowPrivate || !net.isIP(host) || isPublicAddress(host)) return undefined;
+  return new BlockedAddressError(host, host);
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for net/tls connections (and so for an http(s).Agent) that resolves like `dns.lookup` and fails
+ * the connection with `BlockedAddressError` when any address is not public. Node calls it for host names
+ * only, so IP literals are checked with `blockedLiteral` before the request.
+ * @param resolver the underlying look-up (tests pass one that answers like a rebinding DNS server).
+ */
+export function guardedLookup(resolver: typeof dns.lookup = dns.lookup) {
+  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
+    resolver(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const list = addresses as dns.LookupAddress[];
+      const blocked = list.find((a) => !isPublicAddress(a.address));
+      if (blocked) return callback(new BlockedAddressError(hostname, blocked.address), []);
+      if (options.all) return callback(null, list);
+      const first = list[0];
+      if (!first)
+        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
+      callback(null, first.address, first.family);
+    });
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * Webhook rules without a database (docs/contract.md section 6): which targets may be called (https, public
+ * addresses; checked when saved and again when connecting, so DNS rebinding cannot reach a private address),
+ * the retry schedule with its jitter and `Retry-After`, and the `pet.updated` body's `previous` fields.
+ */
+import type dns from "node:dns";
+import { AppError } from "@petstore/contracts";
+import { describe, expect, it } from "vitest";
+import { startWebhookReceiver } from "../src/testing/webhook-receiver.ts";
+import { petUpdatedData } from "../src/webhooks/outbox.ts";
+import { JITTER, nextDelayMs, retryAfterMs } from "../src/webhooks/retry.ts";
+import { createSender } from "../src/webhooks/sender.ts";
+import { checkTarget, guardedLookup, isPublicAddress } from "../src/webhooks/targets.ts";
+
+const SCHEDULE = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+describe("webhook targets", () => {
+  it.each([
+    ["http://8.8.8.8/hook", /must start with https/],
+    ["https://127.0.0.1/hook", /127\.0\.0\.1 is a private, loopback or reserved address/],
+    ["https://10.1.2.3/hook", /private, loopback or reserved/],
+    ["https://192.168.0.10:8443/hook", /private, loopback or reserved/],
+    ["https://169.254.169.254/latest/meta-data", /private, loopback or reserved/],
+    ["https://100.64.0.1/", /private, loopback or reserved/],
+    ["https://0.0.0.0/", /private, loopback or reserved/],
+    ["https://[::1]/hook", /private, loopback or reserved/],
+    ["https://[fd00::1]/hook", /private, loopback or reserved/],
+    ["https://[::ffff:10.0.0.1]/hook", /private, loopback or reserved/],
+    ["https://localhost/hook", /localhost resolves to (127\.0\.0\.1|::1)/],
+  ])("refuses %s when saved", async (url, message) => {
+    const refused = await checkTarget(url, false).catch((e: unknown) => e);
+    expect(AppError.is(refused)).toBe(true);
+    expect((refused as AppError).code).toBe("validation_failed");
+    expect((refused as AppError).details?.[0]?.path).toBe("url");
+    expect((refused as AppError).message).toMatch(message);
+  });
+
+  it("accepts https to a public address, and anything with private targets allowed", async () => {
+    expect(await checkTarget("https://8.8.8.8/hook?x=1", false)).toBe("https://8.8.8.8/hook?x=1");
+    expect(await checkTarget("https://[2001:4860:4860::8888]/h", false)).toBe(
+      "https://[2001:4860:4860::8888]/h",
+    );
+    expect(await checkTarget("http://127.0.0.1:9/hook", true)).toBe("http://127.0.0.1:9/hook");
+  });
+
+  it("classifies addresses with ipaddr.js: only public unicast passes", () => {
+    expect(isPublicAddress("93.184.216.34")).toBe(true);
+    expect(isPublicAddress("2606:4700::1111")).toBe(true);
+    for (const a of [
+      "127.0.0.1",
+      "10.0.0.1",
+      "172.16.5.4",
+      "::1",
+      "fe80::1",
+      "224.0.0.1",
+      "::ffff:127.0.0.1",
+      "nonsense",
+    ])
+      expect(isPublicAddress(a), a).toBe(false);
+  });
+
+  it("refuses at connection time a host that now resolves to a private address (DNS rebinding)", async () => {
+    const receiver = await startWebhookReceiver();
+    const port = new URL(receiver.origin).port;
+    // A name that resolved to a public address when it was saved and to the loopback address now.
+    const rebinding = ((_host: string, _options: dns.LookupOptions, callback: (...args: unknown[]) => void) =>
+      callback(null, [{ address: "127.0.0.1", family: 4 }])) as unknown as typeof dns.lookup;
+    const sender = createSender({
+      timeoutMs: 2_000,
+      allowPrivateTargets: false,
+      userAgent: "test",
+      lookup: guardedLookup(rebinding),
+    });
+    try {
+      for (const url of [`https://rebind.example:${port}/hook`, `https://127.0.0.1:${port}/hook`]) {
+        const result = await sender.send({
+          url,
+          messageId: "msg_1",
+          body: "{}",
+          secrets: [`whsec_${"A".repeat(44)}`],
+        });
+        expect(result.status, url).toBeUndefined();
+        expect(result.error, url).toMatch(/127\.0\.0\.1, which is not a public address/);
+      }
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      sender.close();
+      await receiver.close();
+    }
+  });
+});
+
+describe("webhook retry schedule", () => {
+  it("waits each step of the schedule, jittered by at most 20%, then gives up", () => {
+    for (const [round, step] of SCHEDULE.entries()) {
+      expect(nextDelayMs(round, SCHEDULE, undefined, () => 0)).toBe(Math.round(step * (1 - JITTER)));
+      expect(nextDelayMs(round, SCHEDULE, undefined, () => 0.5)).toBe(step);
+      expect(nextDelayMs(round, SCHEDULE, undefined, () => 0.999_999)).toBeLessThanOrEqual(
+        step * (1 + JITTER),
+      );
+    }
+    expect(nextDelayMs(SCHEDULE.length, SCHEDULE)).toBeUndefined();
+  });
+
+  it("honours Retry-After (seconds or an HTTP date), at least 1 s and at most the longest step", () => {
+    const now = Date.parse("2026-06-01T12:00:00Z");
+    expect(retryAfterMs("120", now)).toBe(120_000);
+    expect(retryAfterMs("Mon, 01 Jun 2026 12:05:00 GMT", now)).toBe(300_000);
+    expect(retryAfterMs("soon", now)).toBeUndefined();
+    expect(retryAfterMs(undefined, now)).toBeUndefined();
+    expect(nextDelayMs(0, SCHEDULE, 120_000)).toBe(120_000);
+    expect(nextDelayMs(3, SCHEDULE, 0)).toBe(1_000);
+    expect(nextDelayMs(0, SCHEDULE, 7 * 86_400_000)).toBe(36_000_000);
+    expect(nextDelayMs(SCHEDULE.length, SCHEDULE, 5_000)).toBeUndefined();
+  });
+});
+
+describe("pet.updated data", () => {
+  it("carries the animal after the change and the changed fields before it", () => {
+    expect(
+      petUpdatedData(
+        { id: 1, name: "Rex", categoryId: 2, status: "sold" },
+        { id: 1, name: "Rex", categoryId: 2 },
+      ),
+    ).toEqual({ id: 1, name: "Rex", categoryId: 2, status: "sold", previous: { status: null } });
+    expect(
+      petUpdatedData(
+        { id: 1, name: "Max", categoryId: 3 },
+        { id: 1, name: "Rex", categoryId: 2, status: "sold" },
+      ),
+    ).toEqual({
+      id: 1,
+      name: "Max",
+      categoryId: 3,
+      previous: { name: "Rex", categoryId: 2, status: "sold" },
+    });
+    expect(
+      petUpdatedData({ id: 1, name: "Rex", categoryId: 2 }, { id: 1, name: "Rex", categoryId: 2 }),
+    ).toBeUndefined();
+  });
+});
