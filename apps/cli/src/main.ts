@@ -11,7 +11,9 @@ import { migrate } from "@petstore/core/migrate";
 import { keysCommand } from "./commands/keys.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { purgeCommand } from "./commands/purge.ts";
+import { seedCommand } from "./commands/seed.ts";
 import { usersCommand } from "./commands/users.ts";
+import { webhooksCommand } from "./commands/webhooks.ts";
 import { reportFailure } from "./failure.ts";
 import { USAGE, UsageError } from "./usage.ts";
 
@@ -41,6 +43,7 @@ async function run(argv: string[]): Promise<void> {
     case "db": {
       const [sub, ...rest] = args;
       if (sub === "purge") return withRuntime((rt) => purgeCommand(rt, rest, print));
+      if (sub === "seed" && rest.length) return seedCommand(withRuntime, rest, print);
       if (rest.length) throw new UsageError(`Unexpected argument: ${rest[0]}`);
       if (sub === "migrate") {
         const { applied } = await migrate(getConfig().database);
@@ -65,6 +68,8 @@ async function run(argv: string[]): Promise<void> {
       return withRuntime((rt) => plansCommand(rt, args, print));
     case "users":
       return withRuntime((rt) => usersCommand(rt, args, actor, print));
+    case "webhooks":
+      return withRuntime((rt) => webhooksCommand(rt, args, actor, print));
     case undefined:
     case "help":
     case "--help":
@@ -79,6 +84,7 @@ async function run(argv: string[]): Promise<void> {
 
 const argv = process.argv.slice(2);
 run(argv).then(
-  () => process.exit(0),
+  // A command may set a failing exit code of its own (`webhooks test` when the message was not delivered).
+  () => process.exit(process.exitCode ?? 0),
   (error: unknown) => process.exit(reportFailure(error, argv.includes("--json"))),
 );

@@ -10,19 +10,37 @@ export const USAGE = `Usage: npm run petstore -- <command>
 
   db migrate                              apply pending database migrations
   db seed                                 add plans, categories and demo animals (idempotent)
+  db seed --scale [--json]                fill a new, empty PostgreSQL database with the scale data set
+                                          (1,000,000 animals, 5,000 keys, ~2.1M usage rows, 200,000 audit
+                                          entries) to measure the dashboard; a few minutes
   db purge [--json]                       delete expired idempotency records and sessions, old sign-in
                                           failures and usage older than 90 days (the server does it every 10 min)
   keys create --name N --plan free|pro|business|enterprise
-              [--per-minute N --per-day N] [--expires-in 30d] [--json]
-                                          issue an API key; prints the secret once
+              [--per-minute N --per-day N] [--expires-in 30d]
+              [--scopes pets:read,pets:write] [--json]
+                                          issue an API key; prints the secret once. Scopes: pets:read
+                                          (list and fetch animals), pets:write (add animals); default both
   keys list [--json]                      list keys with state, plan and bans
   keys revoke <id|prefix>                 revoke a key (effective within 5 s everywhere)
   keys roll <id|prefix> [--grace 24h] [--json]
-                                          issue a replacement; the old key works for the grace period
+                                          issue a replacement (same plan, limits and scopes); the old key
+                                          works for the grace period
+  keys scopes <id|prefix> --scopes pets:read[,pets:write] [--json]
+                                          replace a key's scopes (effective within 5 s everywhere)
   keys unban <id|prefix>                  lift a temporary rate-limit ban
   plans list [--json]                     show the rate limits of each plan
   users create --email E --name N --role staff|admin [--password-stdin]
                                           create a dashboard user (password read from stdin)
+  webhooks create --url U --events pet.created,pet.updated,... [--description D] [--json]
+                                          register a webhook endpoint; prints its signing secret once
+  webhooks list [--json]                  endpoints with their events, state and why they were disabled
+  webhooks enable|disable|delete <id>     switch deliveries to an endpoint on or off, or delete it
+  webhooks rotate <id> [--json]           new signing secret (printed once); the old one signs for 24 h too
+  webhooks test <id> [--json]             send a test message now (exit code 1 when not delivered)
+  webhooks replay <message id> [--endpoint <id>]
+  webhooks replay --endpoint <id> --since T [--until T] [--failed]
+                                          send messages again with their webhook-id; T is a time
+                                          (2026-11-20T08:00:00Z) or a time ago (24h, 7d)
 
 With --json, a failure prints the API's Error body {"code","message","status"[,"details"]} on stdout.
 `;

@@ -40,15 +40,16 @@ describe("petstore command on PostgreSQL", () => {
     expect(again.stdout).toContain("up to date");
   });
 
-  it("issues a key with --json as one line {id, key, prefix, plan}, lists, revokes it", () => {
+  it("issues a key with --json as one line {id, key, prefix, plan, scopes}, lists, revokes it", () => {
     const created = petstore(["keys", "create", "--name", "Acme", "--plan", "pro", "--json"], env);
     expect(created.code).toBe(0);
     const lines = created.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     const key = JSON.parse(lines[0] as string);
-    expect(Object.keys(key).sort()).toEqual(["id", "key", "plan", "prefix"]);
+    expect(Object.keys(key).sort()).toEqual(["id", "key", "plan", "prefix", "scopes"]);
     expect(key.key).toMatch(/^pet_test_/);
     expect(key.plan).toBe("pro");
+    expect(key.scopes).toEqual(["pets:read", "pets:write"]);
 
     const listed = JSON.parse(petstore(["keys", "list", "--json"], env).stdout);
     const row = listed.find((k: { id: string }) => k.id === key.id);
@@ -57,6 +58,7 @@ describe("petstore command on PostgreSQL", () => {
       plan: "pro",
       state: "active",
       prefix: key.prefix,
+      scopes: ["pets:read", "pets:write"],
       requestsToday: 0,
     });
     expect(JSON.stringify(listed)).not.toContain(key.key);
@@ -65,6 +67,24 @@ describe("petstore command on PostgreSQL", () => {
     expect(revoked.code).toBe(0);
     const after = JSON.parse(petstore(["keys", "list", "--json"], env).stdout);
     expect(after.find((k: { id: string }) => k.id === key.id).state).toBe("revoked");
+  });
+
+  it("refuses seed --scale on a database that holds data, and in production", () => {
+    expect(petstore(["keys", "create", "--name", "Already here", "--plan", "free"], env).code).toBe(0);
+    const busy = petstore(["db", "seed", "--scale", "--json"], env);
+    expect(busy.code).toBe(1);
+    expect(JSON.parse(busy.stdout)).toMatchObject({ code: "conflict", status: 409 });
+    expect(JSON.parse(busy.stdout).message).toMatch(/already holds data .* new, empty database/);
+    const production = petstore(["db", "seed", "--scale"], {
+      ...env,
+      PETSTORE_ENV: "production",
+      METRICS_ENABLED: "false",
+    });
+    expect(production.code).toBe(1);
+    expect(production.stderr).toMatch(/never added in production/);
+    const stray = petstore(["db", "seed", "--big"], env);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toMatch(/--big/);
   });
 
   it("rolls a key, printing the new secret once", () => {
@@ -79,6 +99,48 @@ describe("petstore command on PostgreSQL", () => {
     const again = petstore(["keys", "roll", fresh.id], env);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("the old key keeps working for 24h");
+    // The first key, in its grace period, is rolled no more: the answer names the key to roll instead.
+    const newest = /New key (pet_test_\w+)…/.exec(again.stdout)?.[1];
+    const twice = petstore(["keys", "roll", created.id, "--json"], env);
+    expect(twice.code).toBe(1);
+    expect(JSON.parse(twice.stdout)).toEqual({
+      code: "conflict",
+      status: 409,
+      message: `Key ${created.prefix}… was already rolled to ${fresh.prefix}…; roll ${newest}… (the newest key of its lineage) instead.`,
+    });
+  });
+
+  it("issues a key with fewer scopes, changes them, and a roll keeps them", () => {
+    const created = petstore(
+      ["keys", "create", "--name", "Shop window", "--plan", "free", "--scopes", "pets:read", "--json"],
+      env,
+    );
+    expect(created.code).toBe(0);
+    const key = JSON.parse(created.stdout);
+    expect(key.scopes).toEqual(["pets:read"]);
+    const text = petstore(
+      ["keys", "create", "--name", "Text", "--plan", "free", "--scopes", " pets:write , "],
+      env,
+    );
+    expect(text.stdout).toContain("scopes pets:write");
+
+    const changed = petstore(
+      ["keys", "scopes", key.prefix, "--scopes", "pets:write,pets:read", "--json"],
+      env,
+    );
+    expect(changed.code).toBe(0);
+    expect(JSON.parse(changed.stdout)).toEqual({
+      id: key.id,
+      prefix: key.prefix,
+      scopes: ["pets:read", "pets:write"],
+    });
+    expect(petstore(["keys", "scopes", key.id, "--scopes", "pets:write"], env).stdout).toContain(
+      "now has the scopes pets:write",
+    );
+    const rolled = JSON.parse(petstore(["keys", "roll", key.id, "--json"], env).stdout);
+    expect(rolled.scopes).toEqual(["pets:write"]);
+    const listed = JSON.parse(petstore(["keys", "list", "--json"], env).stdout);
+    expect(listed.find((k: { id: string }) => k.id === rolled.id).scopes).toEqual(["pets:write"]);
   });
 
   it("purges stale rows on demand (db purge), reporting what it deleted", () => {
@@ -92,6 +154,7 @@ describe("petstore command on PostgreSQL", () => {
       "sessions",
       "signInThrottles",
       "usageHours",
+      "webhookMessages",
     ]);
     expect(petstore(["db", "purge"], env).stdout).toMatch(/^Purged: idempotencyRecords 0, sessions 0/);
   });
@@ -137,6 +200,10 @@ describe("petstore command on PostgreSQL", () => {
     [["keys", "create", "--name", "x", "--plan", "free", "--colour", "red"], "Unknown option"],
     [["keys", "roll", "abc", "--grace", "30d"], "--grace"],
     [["keys", "revoke"], "needs an id or prefix"],
+    [["keys", "create", "--name", "x", "--plan", "free", "--scopes", "pets:delete"], "Invalid --scopes"],
+    [["keys", "create", "--name", "x", "--plan", "free", "--scopes", ","], "at least one scope"],
+    [["keys", "scopes", "abc"], "needs --scopes"],
+    [["keys", "scopes", "abc", "--scopes", "admin"], "must be one of pets:read, pets:write"],
     // The same rules as the dashboard's users.create (contracts' UserCreate), checked before the password.
     [
       ["users", "create", "--email", "a@example.com", "--name", "\u202E", "--role", "staff"],
@@ -251,5 +318,11 @@ describe("petstore command on the embedded database", () => {
     const counts = (out: string) => JSON.parse(out.replace(/^Seeded: /, ""));
     expect(counts(second.stdout).pets).toBe(counts(first.stdout).pets);
     expect(counts(second.stdout).categories).toBe(6);
+  });
+
+  it("refuses seed --scale with a message saying it needs PostgreSQL", () => {
+    const refused = petstore(["db", "seed", "--scale"], { PGLITE_DIR: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/needs PostgreSQL \(set DATABASE_URL/);
   });
 });

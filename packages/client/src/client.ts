@@ -3,41 +3,46 @@
  * Requests go through openapi-fetch with the types generated from the served OpenAPI document; every call
  * retries as `retryingCall` describes. Only fetch and web-standard APIs are used, so it runs in Node 20
  * and in browsers.
+ *
+ * Relative imports name the emitted `.js` files: the package is built with tsc and its `.d.ts` files keep
+ * these specifiers, which every TypeScript version and resolution mode a consumer may use can follow.
  */
 import createClient from "openapi-fetch";
-import type { components, paths } from "./generated/v1.ts";
-import { type ListPetsQuery, nextPageQuery } from "./paging.ts";
-import { type RateLimitState, rateLimitOf } from "./rate-limit.ts";
-import { type RetryOptions, retryPolicy } from "./retry.ts";
-import { type CallEnvironment, retryingCall } from "./retrying-call.ts";
+import type { components, paths } from "./generated/v1.js";
+import { type ListPetsQuery, nextPageQuery } from "./paging.js";
+import { type RateLimitState, rateLimitOf } from "./rate-limit.js";
+import { type RetryOptions, retryPolicy } from "./retry.js";
+import { type CallEnvironment, retryingCall } from "./retrying-call.js";
 
 export type Pet = components["schemas"]["Animal"];
 export type NewPet = components["schemas"]["NewPet"];
 export type PetStatus = components["schemas"]["PetStatus"];
 export type { ListPetsQuery };
 
+// Optional options also accept `undefined`, so that callers compiled with `exactOptionalPropertyTypes` can
+// pass a value they may not have (`{ timeoutMs: settings.timeout }`).
 export interface PetStoreClientOptions {
   /** The API's `{base_url}`, /v1 included, e.g. `https://api.petstore.example/v1`. */
   baseUrl: string;
   /** The API key (`pet_live_…` or `pet_test_…`), sent as the bearer token. */
   apiKey: string;
   /** Retry budget of each call; see `RetryOptions` for the defaults. */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
   /** Time limit of one attempt in ms (default 30 000); an attempt past it is aborted and retried. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** fetch to send requests with (default: the global fetch). */
-  fetch?: (request: Request) => Promise<Response>;
+  fetch?: ((request: Request) => Promise<Response>) | undefined;
   /** Waits `ms` milliseconds between attempts (default: a timer); rejects when `signal` aborts. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   /** Uniform random number in [0, 1) for the backoff jitter (default `Math.random`). */
-  random?: () => number;
+  random?: (() => number) | undefined;
   /** Current time in ms since the epoch, to read a Retry-After date (default `Date.now`). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 export interface CallOptions {
   /** Aborts the call, its retries and waits included; the call rejects with the signal's reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface CreatePetOptions extends CallOptions {
@@ -45,14 +50,27 @@ export interface CreatePetOptions extends CallOptions {
    * Idempotency-Key of this creation (1 to 255 printable ASCII characters). Default: a new random UUID per
    * call. Either way every retry of the call sends the same key, so the animal is created once.
    */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
 }
 
 export interface PetPage {
   /** The animals of this page, in ascending id order. */
   pets: Pet[];
   /** The query of the next page (from `Link: rel="next"`) for `listPets`; undefined on the last page. */
-  next?: ListPetsQuery;
+  next?: ListPetsQuery | undefined;
+}
+
+/** What `createPet` answers: the animal, and whether the API replayed an earlier creation. */
+export interface CreatedPet {
+  /** The animal, as created by the first request that sent this Idempotency-Key. */
+  pet: Pet;
+  /**
+   * True when the answer is a replay (`Idempotent-Replayed: true`, docs/contract.md section 1): a request with
+   * the same Idempotency-Key and body had already created `pet`, and this call created nothing. That earlier
+   * request is either an earlier call with the same `idempotencyKey`, or an attempt of this very call whose
+   * answer was lost (a timeout or a dropped connection) before the client retried it.
+   */
+  replayed: boolean;
 }
 
 export interface PetStoreClient {
@@ -64,10 +82,11 @@ export interface PetStoreClient {
   listPets(query?: ListPetsQuery, options?: CallOptions): Promise<PetPage>;
   /**
    * createPet: adds an animal, with an Idempotency-Key (generated unless given) reused by every retry.
-   * @returns the created animal (or the one an earlier request with the same key created).
+   * @returns `{ pet, replayed }`: the created animal, and `replayed: true` when an earlier request with the
+   * same key had created it (this call then created nothing).
    * @throws PetStoreError (e.g. `validation_failed` with `details`), PetStoreNetworkError
    */
-  createPet(pet: NewPet, options?: CreatePetOptions): Promise<Pet>;
+  createPet(pet: NewPet, options?: CreatePetOptions): Promise<CreatedPet>;
   /**
    * getPet: one animal by id.
    * @deprecated The API removes getPet on 2030-12-05 (then 410 `gone`). Use `listPets` / `pets.all` with
@@ -143,21 +162,22 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
       (signal) => api.GET("/pets", { params: { query }, signal }),
       call.signal,
     );
-    return { pets: data, next: nextPageQuery(response.headers) };
+    const next = nextPageQuery(response.headers);
+    return next ? { pets: data, next } : { pets: data };
   };
 
   return {
     listPets,
     async createPet(pet, call = {}) {
       const idempotencyKey = call.idempotencyKey ?? newIdempotencyKey();
-      const { data } = await retryingCall(
+      const { data, response } = await retryingCall(
         env,
         "createPet",
         (signal) =>
           api.POST("/pets", { body: pet, params: { header: { "idempotency-key": idempotencyKey } }, signal }),
         call.signal,
       );
-      return data;
+      return { pet: data, replayed: response.headers.get("idempotent-replayed") === "true" };
     },
     async getPet(petId, call = {}) {
       const { data } = await retryingCall(

@@ -4,7 +4,7 @@
  * response's `X-Request-Id` as `requestId`. `PetStoreNetworkError` means no response arrived (connection
  * failed, or the attempt timed out) within the retry budget.
  */
-import type { components } from "./generated/v1.ts";
+import type { components } from "./generated/v1.js";
 
 export type ErrorBody = components["schemas"]["Error"];
 /** The API's error codes, plus `unexpected_response` for an error response that is not an Error body. */
@@ -37,9 +37,9 @@ export class PetStoreError extends Error {
       code: ErrorCode;
       message: string;
       status: number;
-      details?: ErrorDetail[];
-      requestId?: string;
-      retryAfter?: number;
+      details?: ErrorDetail[] | undefined;
+      requestId?: string | undefined;
+      retryAfter?: number | undefined;
     },
     attempts = 1,
   ) {

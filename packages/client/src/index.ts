@@ -1,9 +1,10 @@
 /**
  * `@petstore/client`: typed client of the Pet Store REST API v1, with retries, paging and rate-limit state.
- * See the repository README, "TypeScript client".
+ * See README.md (beside package.json).
  */
 export {
   type CallOptions,
+  type CreatedPet,
   type CreatePetOptions,
   createPetStoreClient,
   type ListPetsQuery,
@@ -13,14 +14,14 @@ export {
   type PetStatus,
   type PetStoreClient,
   type PetStoreClientOptions,
-} from "./client.ts";
+} from "./client.js";
 export {
   type ErrorBody,
   type ErrorCode,
   type ErrorDetail,
   PetStoreError,
   PetStoreNetworkError,
-} from "./errors.ts";
-export type { components, operations, paths } from "./generated/v1.ts";
-export type { RateLimitState } from "./rate-limit.ts";
-export { DEFAULT_RETRY, type RetryOptions } from "./retry.ts";
+} from "./errors.js";
+export type { components, operations, paths } from "./generated/v1.js";
+export type { RateLimitState } from "./rate-limit.js";
+export { DEFAULT_RETRY, type RetryOptions } from "./retry.js";

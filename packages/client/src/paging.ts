@@ -3,7 +3,7 @@
  * query is read from the link's URL.
  */
 import LinkHeader from "http-link-header";
-import type { operations } from "./generated/v1.ts";
+import type { operations } from "./generated/v1.js";
 
 export type ListPetsQuery = NonNullable<operations["listPets"]["parameters"]["query"]>;
 
@@ -25,6 +25,6 @@ export function nextPageQuery(headers: Headers): ListPetsQuery | undefined {
   if (!cursor) throw new Error(`Link rel="next" without a cursor: ${next.uri}`);
   const query: ListPetsQuery = { cursor };
   if (limit) query.limit = Number(limit);
-  if (status) query.status = status as ListPetsQuery["status"];
+  if (status) query.status = status as NonNullable<ListPetsQuery["status"]>;
   return query;
 }

@@ -7,20 +7,20 @@
 /** The retry budget of one call (every option in milliseconds except `maxAttempts`). */
 export interface RetryOptions {
   /** Attempts per call, the first one included (>= 1; 1 turns retries off). Default 4. */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /**
    * Most the client waits in total between the attempts of one call. A wait that would go past it is not
    * made: the last error is thrown at once (e.g. a `key_banned` whose Retry-After outlasts the budget).
    * Default 60 000, so a per-minute window's Retry-After is waited out.
    */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** First backoff step when the response names no Retry-After. Default 500. */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /** Cap of one backoff wait. Default 20 000. */
-  maxBackoffMs?: number;
+  maxBackoffMs?: number | undefined;
 }
 
-export type RetryPolicy = Required<RetryOptions>;
+export type RetryPolicy = { [K in keyof RetryOptions]-?: number };
 
 export const DEFAULT_RETRY: RetryPolicy = {
   maxAttempts: 4,
@@ -29,9 +29,17 @@ export const DEFAULT_RETRY: RetryPolicy = {
   maxBackoffMs: 20_000,
 };
 
-/** `options` over the defaults. @throws RangeError for a non-finite or out-of-range value. */
+/**
+ * `options` over the defaults (an option given as undefined keeps its default).
+ * @throws RangeError for a non-finite or out-of-range value.
+ */
 export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
-  const policy = { ...DEFAULT_RETRY, ...options };
+  const policy: RetryPolicy = {
+    maxAttempts: options.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+    maxDelayMs: options.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
+    baseDelayMs: options.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
+    maxBackoffMs: options.maxBackoffMs ?? DEFAULT_RETRY.maxBackoffMs,
+  };
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1)
     throw new RangeError(`retry.maxAttempts must be an integer >= 1, got ${policy.maxAttempts}`);
   for (const name of ["maxDelayMs", "baseDelayMs", "maxBackoffMs"] as const) {

@@ -4,8 +4,8 @@
  * is retried after its Retry-After, or after a full-jitter backoff when there is none, while the retry
  * budget lasts. Anything else, or the last failure, is thrown as a `PetStoreError` / `PetStoreNetworkError`.
  */
-import { PetStoreError, PetStoreNetworkError } from "./errors.ts";
-import { nextRetryDelay, parseRetryAfter, type RetryPolicy } from "./retry.ts";
+import { PetStoreError, PetStoreNetworkError } from "./errors.js";
+import { nextRetryDelay, parseRetryAfter, type RetryPolicy } from "./retry.js";
 
 /** What openapi-fetch resolves to: the parsed body as `data` (2xx) or `error` (other), and the response. */
 export type AttemptResult<T> = { data?: T; error?: unknown; response: Response };

@@ -127,6 +127,24 @@ describe("client against a scripted server", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("throws a call outside the key's scopes (403 insufficient_scope) at once, never retrying it", async () => {
+    server.script(
+      apiError(403, "insufficient_scope", {
+        "www-authenticate": 'Bearer realm="petstore", error="insufficient_scope", scope="pets:write"',
+        "x-ratelimit-limit": "60",
+        "x-ratelimit-remaining": "59",
+        "x-ratelimit-reset": "1767225660",
+      }),
+    );
+    const error = (await client()
+      .createPet({ name: "Rex", categoryId: 1 })
+      .catch((e: unknown) => e)) as PetStoreError;
+    expect(error).toBeInstanceOf(PetStoreError);
+    expect(error).toMatchObject({ code: "insufficient_scope", status: 403, attempts: 1 });
+    expect(server.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
   it("reports an error response that is not an Error body as unexpected_response", async () => {
     server.script((res) => {
       res.writeHead(502, { "content-type": "text/html" });
@@ -155,7 +173,8 @@ describe("client against a scripted server", () => {
   it("retries a timed-out createPet with the same Idempotency-Key, and each call gets its own key", async () => {
     server.script(after(1_000, json(201, rex)), json(201, rex, { "idempotent-replayed": "true" }));
     const c = client({ timeoutMs: 200 });
-    expect(await c.createPet({ name: "Rex", categoryId: 1 })).toEqual(rex);
+    // The answer that got through replays the first attempt's creation, and says so.
+    expect(await c.createPet({ name: "Rex", categoryId: 1 })).toEqual({ pet: rex, replayed: true });
     expect(server.requests).toHaveLength(2);
     const [first, second] = server.requests.map((r) => r.headers["idempotency-key"]);
     expect(first).toMatch(/^[0-9a-f-]{32,36}$/);
@@ -163,7 +182,7 @@ describe("client against a scripted server", () => {
     expect(JSON.parse(server.requests[1]?.body ?? "")).toEqual({ name: "Rex", categoryId: 1 });
 
     server.script(json(201, rex), json(201, rex));
-    await c.createPet({ name: "Rex", categoryId: 1 });
+    expect(await c.createPet({ name: "Rex", categoryId: 1 })).toEqual({ pet: rex, replayed: false });
     await c.createPet({ name: "Rex", categoryId: 1 });
     const keys = server.requests.slice(2).map((r) => r.headers["idempotency-key"]);
     expect(new Set([...keys, first]).size).toBe(3);
@@ -174,6 +193,13 @@ describe("client against a scripted server", () => {
     await client().createPet({ name: "Rex", categoryId: 1 }, { idempotencyKey: "order-4711" });
     expect(server.requests.map((r) => r.headers["idempotency-key"])).toEqual(["order-4711", "order-4711"]);
     expect(waits).toEqual([1_000]);
+  });
+
+  it("treats an option given as undefined as not given", async () => {
+    server.script(apiError(503, "service_unavailable"), json(200, [rex]));
+    const c = client({ timeoutMs: undefined, retry: { maxAttempts: undefined, baseDelayMs: undefined } });
+    expect((await c.listPets({}, { signal: undefined })).pets).toEqual([rex]);
+    expect(waits).toEqual([250]);
   });
 
   it("keeps the rate-limit state of the last response that reported one", async () => {

@@ -1,12 +1,14 @@
-/** `petstore keys create|list|revoke|roll|unban` (docs/contract.md sections 2 and 5). */
+/** `petstore keys create|list|revoke|roll|scopes|unban` (docs/contract.md sections 2 and 5). */
 import {
   ApiKeyCreate,
+  ApiKeyScopes,
   DEFAULT_ROLL_GRACE_SECONDS,
   DurationText,
   durationText,
   PlanName,
   RateLimitValue,
   RollGraceSeconds,
+  scopeList,
 } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { z } from "zod";
@@ -20,6 +22,10 @@ const positiveNumber = z
 
 type Print = (line: string) => void;
 
+/** `--json` output of a new key (create, roll): `{"id","key","prefix","plan","scopes"}`. */
+const issuedJson = (key: Awaited<ReturnType<Runtime["apiKeys"]["create"]>>) =>
+  JSON.stringify({ id: key.id, key: key.key, prefix: key.prefix, plan: key.plan, scopes: key.scopes });
+
 async function create(rt: Runtime, args: string[], actor: string, print: Print) {
   const { values } = parseOptions(args, {
     name: { type: "string" },
@@ -27,6 +33,7 @@ async function create(rt: Runtime, args: string[], actor: string, print: Print) 
     "per-minute": { type: "string" },
     "per-day": { type: "string" },
     "expires-in": { type: "string" },
+    scopes: { type: "string" },
     json: { type: "boolean" },
   });
   if (!values.name) throw new UsageError("keys create needs --name");
@@ -44,16 +51,17 @@ async function create(rt: Runtime, args: string[], actor: string, print: Print) 
         : undefined,
       perDay: values["per-day"] ? parseValue(positiveNumber, values["per-day"], "--per-day") : undefined,
       expiresInSeconds: expiresIn || undefined,
+      scopes: values.scopes === undefined ? undefined : scopeList(values.scopes),
     },
     "key options",
     { expiresInSeconds: "--expires-in" },
   );
   const key = await rt.apiKeys.create(input, actor);
   if (values.json) {
-    print(JSON.stringify({ id: key.id, key: key.key, prefix: key.prefix, plan: key.plan }));
+    print(issuedJson(key));
   } else {
     print(
-      `Created key ${key.prefix}… (id ${key.id}, plan ${key.plan}${key.expiresAt ? `, expires ${key.expiresAt}` : ""})`,
+      `Created key ${key.prefix}… (id ${key.id}, plan ${key.plan}, scopes ${key.scopes.join(",")}${key.expiresAt ? `, expires ${key.expiresAt}` : ""})`,
     );
     print("");
     print(`  ${key.key}`);
@@ -74,6 +82,7 @@ async function list(rt: Runtime, args: string[], print: Print) {
     prefix: k.prefix,
     name: k.name,
     plan: k.plan,
+    scopes: k.scopes.join(","),
     state: k.state,
     limits: `${k.effectivePerMinute ?? "-"}/min ${k.effectivePerDay ?? "-"}/day`,
     "banned until": k.bannedUntil ?? "",
@@ -109,8 +118,7 @@ export async function keysCommand(rt: Runtime, args: string[], actor: string, pr
           ? DEFAULT_ROLL_GRACE_SECONDS
           : parseValue(DurationText.pipe(RollGraceSeconds), values.grace, "--grace (0 to 7d)");
       const key = await rt.apiKeys.roll(positionals[0], grace, actor);
-      if (values.json)
-        return print(JSON.stringify({ id: key.id, key: key.key, prefix: key.prefix, plan: key.plan }));
+      if (values.json) return print(issuedJson(key));
       print(
         `New key ${key.prefix}… (id ${key.id}); the old key ${grace === 0 ? "is revoked" : `keeps working for ${values.grace ?? durationText(grace)}`}.`,
       );
@@ -118,6 +126,21 @@ export async function keysCommand(rt: Runtime, args: string[], actor: string, pr
       print(`  ${key.key}`);
       print("");
       return print("Store it now: the secret is shown only this once.");
+    }
+    case "scopes": {
+      const { values, positionals } = parseOptions(
+        rest,
+        { scopes: { type: "string" }, json: { type: "boolean" } },
+        1,
+      );
+      if (!positionals[0]) throw new UsageError("keys scopes needs an id or prefix");
+      if (values.scopes === undefined) throw new UsageError("keys scopes needs --scopes");
+      const scopes = parseValue(ApiKeyScopes, scopeList(values.scopes), "--scopes");
+      const key = await rt.apiKeys.changeScopes(positionals[0], scopes, actor);
+      if (values.json) return print(JSON.stringify({ id: key.id, prefix: key.prefix, scopes: key.scopes }));
+      return print(
+        `${key.prefix}… (${key.id}) now has the scopes ${key.scopes.join(", ")}; every server applies them within 5 s.`,
+      );
     }
     case "unban": {
       const { positionals } = parseOptions(rest, {}, 1);
@@ -127,7 +150,9 @@ export async function keysCommand(rt: Runtime, args: string[], actor: string, pr
     }
     default:
       throw new UsageError(
-        sub ? `Unknown keys command: ${sub}` : "keys needs a command: create, list, revoke, roll, unban",
+        sub
+          ? `Unknown keys command: ${sub}`
+          : "keys needs a command: create, list, revoke, roll, scopes, unban",
       );
   }
 }

@@ -13,11 +13,14 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Lists animals in ascending id order, `limit` at a time. When more match, the response carries `Link: <…/v1/pets?limit=…&cursor=…>; rel="next"`; follow it until no Link is returned. Unknown query parameters are ignored.
+         * @description Lists animals in ascending id order, `limit` at a time. When more match, the response carries `Link: <…/v1/pets?limit=…&cursor=…>; rel="next"`; follow it until no Link is returned. Unknown query parameters are ignored. Send the page's ETag back in `If-None-Match` to get 304 while it is unchanged. Needs the `pets:read` scope.
          */
         get: operations["listPets"];
         put?: never;
-        /** Add an animal */
+        /**
+         * Add an animal
+         * @description Needs the `pets:write` scope.
+         */
         post: operations["createPet"];
         delete?: never;
         options?: never;
@@ -35,7 +38,7 @@ export interface paths {
         /**
          * Fetch one animal (deprecated)
          * @deprecated
-         * @description Deprecated since 2026-01-01 and removed on 2030-12-05 (then 410 `gone`). Use `GET /pets` with the `status` filter instead.
+         * @description Deprecated since 2026-01-01 and removed on 2030-12-05 (then 410 `gone`). Use `GET /pets` with the `status` filter instead. Send the animal's ETag back in `If-None-Match` to get 304 while it is unchanged. Needs the `pets:read` scope.
          */
         get: operations["getPet"];
         put?: never;
@@ -75,7 +78,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "unauthorized" | "invalid_request" | "validation_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "key_banned" | "gone" | "not_implemented" | "service_unavailable" | "internal_error";
+            code: "unauthorized" | "insufficient_scope" | "invalid_request" | "validation_failed" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "header_too_large" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "key_banned" | "gone" | "not_implemented" | "service_unavailable" | "internal_error";
             /** @description Human-readable description. */
             message: string;
             /** @description The HTTP status code. */
@@ -94,7 +97,7 @@ export interface components {
              * @description Unique identifier, assigned by the service.
              */
             id: number;
-            /** @description The animal's name. */
+            /** @description The animal's name (NFC-normalised, trimmed, at least one visible character). */
             name: string;
             /**
              * Format: int64
@@ -119,7 +122,25 @@ export interface components {
             status?: components["schemas"]["PetStatus"];
         };
     };
-    responses: never;
+    responses: {
+        /** @description `method_not_allowed`: the path exists, but not with this method (`Allow` lists its methods). Answered by every path of this document, and by `/openapi.json`, to any method it does not list. */
+        MethodNotAllowed: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -135,11 +156,11 @@ export interface components {
         RateLimit: string;
         /** @description The caller's X-Request-Id when it is a sane token (<= 128 of [A-Za-z0-9._-]), else a new id. */
         "X-Request-Id": string;
-        /** @description Always `no-store`. */
+        /** @description `no-store`: no cache keeps the response. */
         "Cache-Control": "no-store";
         /** @description Whole seconds (>= 1) to wait before retrying. */
         "Retry-After": number;
-        /** @description Bearer challenge (RFC 6750): `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent. */
+        /** @description Bearer challenge (RFC 6750): `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent (401), or `error="insufficient_scope", scope="pets:write"` naming the scope the key lacks (403). */
         "WWW-Authenticate": string;
         /** @description Absolute URL of the created animal. */
         Location: string;
@@ -151,6 +172,12 @@ export interface components {
         Sunset: string;
         /** @description RFC 8288 links: `rel="next"` for the next page, `rel="successor-version"` for a deprecated operation's replacement. */
         Link: string;
+        /** @description The methods the path supports (RFC 9110 section 10.2.1), e.g. `GET, HEAD, POST`. */
+        Allow: string;
+        /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before each use. */
+        CacheControlRevalidate: "private, no-cache";
+        /** @description Entity tag of the response (RFC 9110 section 8.8.3): strong (`"…"`) for the plain body, weak (`W/"…"`) when the body is compressed. Send it in If-None-Match to get 304 while the answer is unchanged. */
+        ETag: string;
     };
     pathItems: never;
 }
@@ -166,7 +193,10 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (or `*`): when one matches the current answer's (weak comparison), the response is 304 without content. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -181,13 +211,30 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Cache-Control": components["headers"]["CacheControlRevalidate"];
                     Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Pets"];
                 };
+            };
+            /** @description Not Modified: If-None-Match named the current ETag. No content; the headers the 200 would have had. Counts like any request. */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["CacheControlRevalidate"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `validation_failed`: a query, path, header or body value breaks the schema (see `details`) */
             400: {
@@ -207,6 +254,23 @@ export interface operations {
             };
             /** @description `unauthorized`: API key missing, malformed, unknown, revoked, expired, or of the other deployment */
             401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -308,7 +372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Animal"];
                 };
             };
-            /** @description `invalid_request`: the body is not valid JSON, or not a JSON object; `validation_failed`: a query, path, header or body value breaks the schema (see `details`) */
+            /** @description `invalid_request`: the body is not UTF-8, not valid JSON, or not a JSON object; `validation_failed`: a query, path, header or body value breaks the schema (see `details`) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -326,6 +390,23 @@ export interface operations {
             };
             /** @description `unauthorized`: API key missing, malformed, unknown, revoked, expired, or of the other deployment */
             401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -461,7 +542,10 @@ export interface operations {
     getPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (or `*`): when one matches the current answer's (weak comparison), the response is 304 without content. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Identifier of the animal: decimal without leading zeros, 1 to 9223372036854775807. */
                 petId: number;
@@ -479,15 +563,34 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Cache-Control": components["headers"]["CacheControlRevalidate"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Animal"];
                 };
+            };
+            /** @description Not Modified: If-None-Match named the current ETag. No content; the headers the 200 would have had. Counts like any request. */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["CacheControlRevalidate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `validation_failed`: a query, path, header or body value breaks the schema (see `details`) */
             400: {
@@ -510,6 +613,26 @@ export interface operations {
             };
             /** @description `unauthorized`: API key missing, malformed, unknown, revoked, expired, or of the other deployment */
             401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
