@@ -7,13 +7,16 @@ test("a staff user cannot reach the API keys page", async ({ page }, testInfo) =
   await signIn(page, e2e.staff);
   const nav = page.getByRole("navigation", { name: "Dashboard pages" });
   await expect(nav.getByRole("link", { name: "Animals" })).toBeVisible();
-  for (const hidden of ["API keys", "Plans", "Users", "Audit log"]) {
+  for (const hidden of ["API keys", "Plans", "Users", "Audit log", "Webhooks"]) {
     await expect(nav.getByRole("link", { name: hidden })).toHaveCount(0);
   }
   await page.goto("/admin/keys");
   await expect(page.getByRole("heading", { name: "Admins only" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Issue key" })).toHaveCount(0);
   await snap(page, testInfo, "staff-keys-denied");
+  await page.goto("/admin/webhooks");
+  await expect(page.getByRole("heading", { name: "Admins only" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Add endpoint" })).toHaveCount(0);
 
   // The API behind the page refuses too.
   const list = await page.request.get("/api/trpc/apiKeys.list");

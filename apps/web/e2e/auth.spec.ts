@@ -1,4 +1,7 @@
-/** Sign-in throttling, session cookie and sign-out, as a browser user sees them. */
+/**
+ * Sign-in throttling (device cookies included: docs/contract.md section 4), session cookie and sign-out, as a
+ * browser user sees them.
+ */
 import { expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
 import { signIn, snap } from "./support/helpers";
@@ -46,9 +49,61 @@ test.describe(() => {
     await signIn(await owner.newPage(), e2e.throttled);
     await owner.close();
   });
+
+  test("strangers' wrong passwords from 20 addresses lock new browsers out, not the owner's", async ({
+    browser,
+    playwright,
+  }) => {
+    // 100 password checks (scrypt) on a shared machine.
+    test.setTimeout(150_000);
+    const baseURL = test.info().project.use.baseURL;
+    // The owner's browser signed in before (and out again): it keeps its device cookie.
+    const owner = await browser.newContext({
+      baseURL,
+      extraHTTPHeaders: { "X-Forwarded-For": "203.0.113.60" },
+    });
+    const ownerPage = await owner.newPage();
+    await signIn(ownerPage, e2e.throttled);
+    await ownerPage.getByRole("button", { name: "Sign out" }).click();
+    await expect(ownerPage).toHaveURL(/\/admin\/sign-in$/);
+
+    // Strangers: 5 wrong passwords from each of 20 addresses.
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const stranger = await playwright.request.newContext({
+          baseURL,
+          extraHTTPHeaders: { "X-Forwarded-For": `198.18.0.${i + 1}` },
+        });
+        for (let n = 0; n < 5; n++)
+          await stranger.post("/api/trpc/auth.signIn", {
+            data: { email: e2e.throttled.email, password: `guess ${i} ${n}` },
+          });
+        await stranger.dispose();
+      }),
+    );
+
+    // A new browser, even with the right password, waits 15 minutes.
+    const other = await browser.newContext({
+      baseURL,
+      extraHTTPHeaders: { "X-Forwarded-For": "203.0.113.61" },
+    });
+    const otherPage = await other.newPage();
+    await otherPage.goto("/admin/sign-in");
+    await otherPage.getByLabel("Email").fill(e2e.throttled.email);
+    await otherPage.getByLabel(/^Password/).fill(e2e.throttled.password);
+    await otherPage.getByRole("button", { name: "Sign in" }).click();
+    await expect(otherPage.getByRole("alert", { name: "Sign-in failed" })).toContainText(
+      "Too many failed sign-in attempts. Try again in 15 minutes.",
+    );
+    await other.close();
+
+    // The owner's browser signs in at once.
+    await signIn(ownerPage, e2e.throttled);
+    await owner.close();
+  });
 });
 
-test("the session cookie is httpOnly and SameSite=Lax, and signing out ends the session", async ({
+test("the session cookie is httpOnly and SameSite=Lax, the device cookie stays, and signing out ends the session", async ({
   page,
   browser,
 }) => {
@@ -56,10 +111,17 @@ test("the session cookie is httpOnly and SameSite=Lax, and signing out ends the 
   const cookie = (await page.context().cookies()).find((c) => c.name === "petstore_session");
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
   expect(await page.evaluate(() => document.cookie)).not.toContain("petstore_session");
+  // The device cookie: sent only to the API, kept 90 days, invisible to scripts.
+  const device = (await page.context().cookies()).find((c) => c.name === "petstore_device");
+  expect(device).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/api/trpc" });
+  expect((device?.expires ?? 0) * 1000 - Date.now()).toBeGreaterThan(89 * 86_400_000);
+  expect(await page.evaluate(() => document.cookie)).not.toContain("petstore_device");
 
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/admin\/sign-in$/);
   expect((await page.context().cookies()).some((c) => c.name === "petstore_session")).toBe(false);
+  // Signing out ends the session, not the browser's standing as a known device.
+  expect((await page.context().cookies()).some((c) => c.name === "petstore_device")).toBe(true);
 
   // The old token is dead on the server too, not just forgotten by this browser.
   const replay = await browser.newContext({ baseURL: test.info().project.use.baseURL });

@@ -1,7 +1,7 @@
 /**
  * The dashboard as an API console: the same usage figure on every screen, lists whose view lives in the
- * URL (reload and Back keep it), the key list's search, filters and paging, the audit log's names, day range
- * and CSV export, category ids and case-insensitive names, and a 404 inside the dashboard.
+ * URL (reload and Back keep it), the key list's search, filters and paging, the audit log's names, day range,
+ * action filter and streamed CSV export, category ids and case-insensitive names, and a 404 inside the dashboard.
  */
 import fs from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
@@ -124,7 +124,7 @@ test("the keys list is searched, filtered by plan and state, and paged on the se
   await expect(page.getByText("1–3 of 3")).toBeVisible();
 });
 
-test("the audit log names entities, filters by day and exports the filtered view as CSV", async ({
+test("the audit log names entities, filters by day and action, and exports the filtered view as CSV", async ({
   page,
 }) => {
   await signIn(page, e2e.admin);
@@ -154,6 +154,13 @@ test("the audit log names entities, filters by day and exports the filtered view
   await page.getByLabel("To day (included)").fill(day(today));
   await expect(entry).toHaveCount(1);
 
+  // What: one action; the URL keeps it and the export follows it.
+  await page.getByRole("combobox", { name: "What" }).click();
+  await page.getByRole("option", { name: "category.create" }).click();
+  await expect(page).toHaveURL(/action=category\.create/);
+  await expect(entry).toHaveCount(1);
+  await expect(page.getByRole("row").filter({ hasText: "category.rename" })).toHaveCount(0);
+
   const download = page.waitForEvent("download");
   await page.getByRole("button", { name: "Export CSV" }).click();
   const file = await download;
@@ -169,7 +176,7 @@ test("the audit log names entities, filters by day and exports the filtered view
     "entity id",
     "entity name",
   ]);
-  expect(rows.slice(1).every((r) => r[4] === "category")).toBe(true);
+  expect(rows.slice(1).every((r) => r[4] === "category" && r[3] === "category.create")).toBe(true);
   expect(rows.some((r) => r[6] === name && r[3] === "category.create")).toBe(true);
 });
 

@@ -14,6 +14,7 @@ const ADMIN_PAGES = [
   { path: "/admin/plans", heading: "Plans", name: "plans" },
   { path: "/admin/users", heading: "Users", name: "users" },
   { path: "/admin/audit", heading: "Audit log", name: "audit" },
+  { path: "/admin/webhooks", heading: "Webhooks", name: "webhooks" },
   { path: "/admin/sessions", heading: "Your sessions", name: "sessions" },
   { path: "/admin/no-such-page", heading: "Page not found", name: "not-found" },
 ];

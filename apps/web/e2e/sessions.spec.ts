@@ -35,6 +35,8 @@ test("a user lists their sessions and signs out another one", async ({ page, bro
   const phoneRow = page.getByRole("row").filter({ hasText: "Firefox 128 on Android (mobile)" }).first();
   await expect(phoneRow).toBeVisible();
   await expect(phoneRow).toContainText("127.0.0.1");
+  // Each session says when it ends at the latest: 30 days after sign-in.
+  await expect(page.getByRole("columnheader", { name: "Ends at the latest" })).toBeVisible();
   await snap(page, testInfo, "sessions");
 
   await phoneRow.getByRole("button", { name: /^Sign out Firefox 128 on Android/ }).click();

@@ -1,7 +1,7 @@
 /**
  * The e2e server: creates a fresh PostgreSQL database, migrates and seeds it, creates the test accounts
  * through the core users service, builds the app (`next build`, unless E2E_SKIP_BUILD=1) and runs the
- * production server (`next start`) on E2E_PORT. On SIGTERM/SIGINT it stops the server and drops the
+ * production server (`node dist/server.js`, as `npm start` does) on E2E_PORT. On SIGTERM/SIGINT it stops the server and drops the
  * database. Playwright starts it as its `webServer`; it can also be run by hand:
  *   E2E_PORT=3100 E2E_ADMIN_PASSWORD=... E2E_STAFF_PASSWORD=... npx tsx e2e/support/server.ts
  * E2E_DEV=1 runs `next dev` instead (for looking at pages while developing).
@@ -20,7 +20,6 @@ ensureE2eEnv();
 const appDir = path.resolve(import.meta.dirname, "../..");
 const require = createRequire(import.meta.url);
 const nextBin = require.resolve("next/dist/bin/next");
-const tsxCli = require.resolve("tsx/cli");
 const port = String(process.env.E2E_PORT);
 
 const db = await createTemporaryDatabase("petstore_e2e");
@@ -31,7 +30,14 @@ const env = {
   PUBLIC_BASE_URL: e2e.baseUrl,
   PETSTORE_ENV: "staging",
   TRUST_PROXY: "1",
+  // The webhook tests register a receiver on the loopback address and want a failed attempt retried soon.
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true",
+  WEBHOOKS_RETRY_SCHEDULE: "2s,2s,2s",
   LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
+  // The browser tests sign in and out many times from one address; the per-address limit of signed-out dashboard
+  // traffic has tests of its own (test/hardening).
+  DASHBOARD_ANONYMOUS_PER_MINUTE: "100000",
+  SHUTDOWN_DRAIN_MS: "0",
   NEXT_TELEMETRY_DISABLED: "1",
 };
 try {
@@ -75,7 +81,7 @@ const server = process.env.E2E_DEV
       env,
       stdio: "inherit",
     })
-  : spawn(process.execPath, [tsxCli, "server.ts"], { cwd: appDir, env, stdio: "inherit" });
+  : spawn(process.execPath, ["dist/server.js"], { cwd: appDir, env, stdio: "inherit" });
 let stopping = false;
 const stop = async (code: number) => {
   if (stopping) return;

@@ -20,6 +20,7 @@ const LINKS: { href: string; label: string; adminOnly?: boolean }[] = [
   { href: "/admin/keys", label: "API keys", adminOnly: true },
   { href: "/admin/plans", label: "Plans", adminOnly: true },
   { href: "/admin/users", label: "Users", adminOnly: true },
+  { href: "/admin/webhooks", label: "Webhooks", adminOnly: true },
   { href: "/admin/audit", label: "Audit log", adminOnly: true },
   { href: "/admin/sessions", label: "Your sessions" },
 ];

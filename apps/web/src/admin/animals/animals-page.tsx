@@ -1,8 +1,8 @@
 "use client";
 /**
  * Animals: a server-paged table (sort by id or name, filter by status and category, search by name; all
- * of it in the URL), create/edit in a dialog, delete after confirmation, and status changes for several
- * selected animals.
+ * of it in the URL; the count stops at 10,000, shown as "10,000+"), create/edit in a dialog, delete after
+ * confirmation, and status changes for several selected animals.
  */
 import { Button, Group, Select, TextInput } from "@mantine/core";
 import { PetSearch } from "@petstore/contracts";
@@ -118,6 +118,7 @@ export function AnimalsPage() {
               page={query.input.page}
               pageSize={query.input.pageSize}
               total={data.total}
+              totalExact={data.totalExact}
               shown={data.rows.length}
               onPage={(p) => {
                 query.goTo(p);

@@ -1,17 +1,18 @@
 "use client";
 /**
- * The audit log's view state in the URL (`?actor=user:a@b&entity=apiKey&id=…&from=2026-11-01&to=2026-11-23
- * &page=3`). `from`/`to` are calendar days in the viewer's time zone, both included; the query sends
+ * The audit log's view state in the URL (`?actor=user:a@b&action=apiKey.revoke&entity=apiKey&id=…
+ * &from=2026-11-01&to=2026-11-23&page=3`). `from`/`to` are calendar days in the viewer's time zone, both included; the query sends
  * them as the instants `[start of from, start of the day after to)`.
  */
 import { useDebouncedValue } from "@mantine/hooks";
-import { AuditEntityType } from "@petstore/contracts";
+import { AUDIT_ACTIONS, AuditEntityType } from "@petstore/contracts";
 import { parseAsInteger, parseAsString, parseAsStringLiteral, useQueryStates } from "nuqs";
 
 export const AUDIT_PAGE_SIZE = 25;
 
 const params = {
   actor: parseAsString,
+  action: parseAsStringLiteral(AUDIT_ACTIONS),
   entity: parseAsStringLiteral(AuditEntityType.options),
   id: parseAsString.withDefault(""),
   from: parseAsString.withDefault(""),
@@ -35,6 +36,7 @@ export function useAuditQuery() {
   const rangeError = from && to && from >= to ? "The end day must not be before the start day." : null;
   const filter = {
     ...(view.actor ? { actor: view.actor } : {}),
+    ...(view.action ? { action: view.action } : {}),
     ...(view.entity ? { entityType: view.entity } : {}),
     ...(entityId ? { entityId } : {}),
     ...(from ? { from } : {}),

@@ -15,7 +15,7 @@ import {
   TextInput,
   Tooltip,
 } from "@mantine/core";
-import { CategoryName } from "@petstore/contracts";
+import { CategoryName, COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { z } from "zod";
@@ -25,7 +25,7 @@ import { DataTable } from "../components/data-table";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
 import { notifySuccess } from "../feedback";
-import { formatNumber } from "../format";
+import { formatCappedCount, formatNumber } from "../format";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { maxLengthOf, useZodForm } from "../use-zod-form";
@@ -183,7 +183,12 @@ export function CategoriesPage() {
             columns={[
               { key: "name", header: "Name", cell: (c) => <Text fw={500}>{c.name}</Text>, title: true },
               { key: "id", header: "ID", cell: (c) => <CopyableId id={c.id} name={c.name} /> },
-              { key: "animals", header: "Animals", align: "right", cell: (c) => formatNumber(c.petCount) },
+              {
+                key: "animals",
+                header: "Animals",
+                align: "right",
+                cell: (c) => formatCappedCount(c.petCount, c.petCountExact),
+              },
             ]}
             actions={(c) => (
               <>
@@ -197,7 +202,7 @@ export function CategoriesPage() {
                 </Button>
                 {c.petCount > 0 ? (
                   <Tooltip
-                    label={`Used by ${c.petCount} animal${c.petCount === 1 ? "" : "s"}: move or delete them first`}
+                    label={`Used by ${formatCappedCount(c.petCount, c.petCountExact)} animal${c.petCount === 1 && c.petCountExact ? "" : "s"}: move or delete them first`}
                   >
                     <Button
                       size="xs"
@@ -229,6 +234,9 @@ export function CategoriesPage() {
       <Text size="xs" c="dimmed" mt="sm">
         Renaming a category does not change its id, so API clients keep working. Names are unique regardless
         of letter case.
+        {categories.data?.some((c) => !c.petCountExact)
+          ? ` Animals are counted up to ${formatNumber(COUNT_CAP)}; "${formatCappedCount(COUNT_CAP, false)}" means more.`
+          : null}
       </Text>
       <RenameDialog category={renaming} onClose={() => setRenaming(null)} />
     </>

@@ -1,5 +1,9 @@
 "use client";
-/** "21–40 of 132", the page size and the page buttons under a server-paged list. */
+/**
+ * "21–40 of 132", the page size and the page buttons under a server-paged list. When the server stopped
+ * counting (docs/contract.md section 4 "Counts at scale"), the total reads "10,000+" and the buttons offer the
+ * pages up to it and one more; a page past the count gets an exact total back.
+ */
 import { Group, Pagination, Select, Text } from "@mantine/core";
 import { DEFAULT_PAGE_SIZE } from "@petstore/contracts";
 import { formatNumber } from "../format";
@@ -11,6 +15,7 @@ export function Pager({
   page,
   pageSize,
   total,
+  totalExact = true,
   shown,
   onPage,
   onPageSize,
@@ -20,19 +25,20 @@ export function Pager({
   page: number;
   pageSize: number;
   total: number;
+  /** False when `total` is a lower bound (the server counts no further): shown as "10,000+". */
+  totalExact?: boolean;
   /** Rows on this page. */
   shown: number;
   onPage(page: number): void;
   onPageSize?(size: number): void;
 }) {
-  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const pages = Math.max(1, Math.ceil(total / pageSize) + (totalExact ? 0 : 1), totalExact ? 1 : page);
   const first = (page - 1) * pageSize + 1;
+  const of = totalExact ? formatNumber(total) : `${formatNumber(total)}+`;
   return (
     <Group justify="space-between" mt="md" gap="sm">
       <Text size="sm" c="dimmed" aria-live="polite">
-        {shown > 0
-          ? `${formatNumber(first)}–${formatNumber(first + shown - 1)} of ${formatNumber(total)}`
-          : `${formatNumber(total)} in total`}
+        {shown > 0 ? `${formatNumber(first)}–${formatNumber(first + shown - 1)} of ${of}` : `${of} in total`}
       </Text>
       <Group gap="sm">
         {onPageSize ? (

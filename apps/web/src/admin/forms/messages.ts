@@ -33,8 +33,9 @@ function domainSentence(text: string): string {
 export function issueMessage(issue: Issue): string {
   switch (issue.code) {
     case "invalid_type": {
-      // zod names what it received only in its message (the input itself is not kept in the issue).
-      const missing = /received (undefined|null)$/.test(issue.message);
+      // zod names what it received only in its message (the input itself is not kept in the issue); the
+      // contracts word a missing value "is required".
+      const missing = /received (undefined|null)$/.test(issue.message) || issue.message === "is required";
       if (issue.expected === "number" || issue.expected === "int" || issue.expected === "bigint") {
         if (missing || /received NaN$/.test(issue.message)) return "Enter a number.";
         if (issue.expected === "int") return "Enter a whole number, without decimals.";

@@ -1,7 +1,7 @@
 "use client";
-/** Issue an API key (name, plan, expiry, Enterprise limits), then show its secret once. */
+/** Issue an API key (name, plan, expiry, Enterprise limits, scopes), then show its secret once. */
 import { Button, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
-import { ApiKeyCreate } from "@petstore/contracts";
+import { API_KEY_SCOPES, ApiKeyCreate } from "@petstore/contracts";
 import { type FormEvent, useState } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { useTRPC } from "../trpc";
@@ -9,6 +9,7 @@ import { useNotifiedMutation } from "../use-notified-mutation";
 import { maxLengthOf, numberValue, useZodForm } from "../use-zod-form";
 import { EXPIRY_OPTIONS, PLAN_OPTIONS } from "./key-meta";
 import { LimitsFields } from "./limits-fields";
+import { ScopesField } from "./scopes-field";
 import { SecretOnce } from "./secret-once";
 
 /** What the form hands back: the new key's secret (shown once) and display prefix. */
@@ -43,16 +44,18 @@ function IssueKeyForm({ onIssued, onCancel }: { onIssued(key: IssuedKey): void; 
   const trpc = useTRPC();
   const form = useZodForm(
     ApiKeyCreate,
-    { name: "", plan: "free", expires: "", perMinute: "", perDay: "" } as {
+    { name: "", plan: "free", expires: "", perMinute: "", perDay: "", scopes: [...API_KEY_SCOPES] } as {
       name: string;
       plan: string;
       expires: string;
       perMinute: number | string;
       perDay: number | string;
+      scopes: string[];
     },
     (v) => ({
       name: v.name,
       plan: v.plan,
+      scopes: v.scopes,
       ...(v.expires ? { expiresInSeconds: Number(v.expires) } : {}),
       ...(v.plan === "enterprise"
         ? { perMinute: numberValue(v.perMinute), perDay: numberValue(v.perDay) }
@@ -105,6 +108,11 @@ function IssueKeyForm({ onIssued, onCancel }: { onIssued(key: IssuedKey): void; 
         {form.values.plan === "enterprise" ? (
           <LimitsFields values={form.values} errors={form.errors} onChange={(k, v) => form.setValue(k, v)} />
         ) : null}
+        <ScopesField
+          value={form.values.scopes}
+          onChange={(v) => form.setValue("scopes", v)}
+          error={form.errors.scopes}
+        />
         <Group justify="flex-end">
           <Button variant="default" onClick={onCancel}>
             Cancel

@@ -1,7 +1,9 @@
 "use client";
 /**
- * The actions on one API key, in a menu: roll, change plan, lift a ban, reset today's usage, revoke.
- * Only actions that make sense for the key's state are offered; destructive ones ask first.
+ * The actions on one API key, in a menu: roll, change plan, change scopes, lift a ban, reset today's usage,
+ * revoke.
+ * Only actions that make sense for the key's state are offered (no second roll of a key already rolled);
+ * destructive ones ask first.
  */
 import { Button, Menu } from "@mantine/core";
 import { useState } from "react";
@@ -9,12 +11,13 @@ import { ConfirmDialog } from "../components/confirm-action";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { ChangePlanModal, type PlanChangeTarget } from "./change-plan-modal";
+import { ChangeScopesModal } from "./change-scopes-modal";
 import type { ApiKey } from "./key-meta";
 import { RollKeyModal } from "./roll-key-modal";
 
-export type KeyActionTarget = PlanChangeTarget & Pick<ApiKey, "prefix" | "state">;
+export type KeyActionTarget = PlanChangeTarget & Pick<ApiKey, "prefix" | "state" | "rolledToId" | "scopes">;
 
-type Dialog = "roll" | "plan" | "unban" | "reset" | "revoke" | null;
+type Dialog = "roll" | "plan" | "scopes" | "unban" | "reset" | "revoke" | null;
 
 export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; size?: "xs" | "sm" }) {
   const trpc = useTRPC();
@@ -48,8 +51,12 @@ export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; s
           </Button>
         </Menu.Target>
         <Menu.Dropdown>
-          {usable ? <Menu.Item onClick={() => setDialog("roll")}>Roll key…</Menu.Item> : null}
+          {/* A key is rolled once (docs/contract.md section 2): one in its grace period offers no second roll. */}
+          {usable && !apiKey.rolledToId ? (
+            <Menu.Item onClick={() => setDialog("roll")}>Roll key…</Menu.Item>
+          ) : null}
           {usable ? <Menu.Item onClick={() => setDialog("plan")}>Change plan…</Menu.Item> : null}
+          {usable ? <Menu.Item onClick={() => setDialog("scopes")}>Change scopes…</Menu.Item> : null}
           {apiKey.state === "banned" ? (
             <Menu.Item onClick={() => setDialog("unban")}>Lift ban…</Menu.Item>
           ) : null}
@@ -66,6 +73,7 @@ export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; s
       </Menu>
       <RollKeyModal keyInfo={apiKey} opened={dialog === "roll"} onClose={close} />
       <ChangePlanModal keyInfo={apiKey} opened={dialog === "plan"} onClose={close} />
+      <ChangeScopesModal keyInfo={apiKey} opened={dialog === "scopes"} onClose={close} />
       <ConfirmDialog
         opened={dialog === "revoke"}
         onClose={close}

@@ -1,5 +1,8 @@
 "use client";
-/** One API key: its settings and state, the actions on it, and charts of its last 30 days. */
+/**
+ * One API key: its settings and state, its lineage (the key it was rolled from and the one it was rolled to),
+ * the actions on it, and charts of its last 30 days.
+ */
 import { Anchor, Badge, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -12,6 +15,7 @@ import { formatDateTime, formatNumber, planLabel } from "../format";
 import { useTRPC } from "../trpc";
 import { KeyActions } from "./key-actions";
 import { STATE_COLORS } from "./key-meta";
+import { ScopeBadges } from "./scopes-field";
 import { UsageCharts } from "./usage-charts";
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
@@ -24,6 +28,16 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
         {children}
       </Text>
     </Stack>
+  );
+}
+
+/** A key of the same lineage (docs/contract.md section 2, "Roll"), linked by its prefix; a dash for none. */
+function LineageLink({ link }: { link: { id: string; prefix: string } | null }) {
+  if (!link) return "—";
+  return (
+    <Anchor component={Link} href={`/admin/keys/${link.id}`}>
+      <Code>{link.prefix}…</Code>
+    </Anchor>
   );
 }
 
@@ -63,6 +77,9 @@ export function KeyDetailPage({ id }: { id: string }) {
                   {formatNumber(k.effectivePerMinute)}/min · {formatNumber(k.effectivePerDay)}/day
                   {k.perMinute !== null ? " (custom)" : ""}
                 </Field>
+                <Field label="Scopes">
+                  <ScopeBadges scopes={k.scopes} />
+                </Field>
                 <Field label="Environment">{k.environment}</Field>
                 <Field label="Requests today">{formatNumber(k.requestsToday)}</Field>
                 <Field label="Created">
@@ -73,18 +90,13 @@ export function KeyDetailPage({ id }: { id: string }) {
                 </Field>
                 <Field label="Last used">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"}</Field>
                 <Field label="Expires">{k.expiresAt ? formatDateTime(k.expiresAt) : "Never"}</Field>
-                <Field label={k.revokedAt ? "Revoked" : k.bannedUntil ? "Banned until" : "Rolled to"}>
-                  {k.revokedAt ? (
-                    formatDateTime(k.revokedAt)
-                  ) : k.bannedUntil ? (
-                    formatDateTime(k.bannedUntil)
-                  ) : k.rolledToId ? (
-                    <Anchor component={Link} href={`/admin/keys/${k.rolledToId}`}>
-                      the new key
-                    </Anchor>
-                  ) : (
-                    "—"
-                  )}
+                {k.revokedAt ? <Field label="Revoked">{formatDateTime(k.revokedAt)}</Field> : null}
+                {k.bannedUntil ? <Field label="Banned until">{formatDateTime(k.bannedUntil)}</Field> : null}
+                <Field label="Rolled from">
+                  <LineageLink link={k.rolledFrom} />
+                </Field>
+                <Field label="Rolled to">
+                  <LineageLink link={k.rolledTo} />
                 </Field>
               </SimpleGrid>
             </Paper>

@@ -27,6 +27,7 @@ import { maxLengthOf } from "../use-zod-form";
 import { IssueKeyModal } from "./issue-key-modal";
 import { KeyActions } from "./key-actions";
 import { STATE_COLORS, STATE_LABELS } from "./key-meta";
+import { RestrictedScopes } from "./scopes-field";
 
 const params = {
   q: parseAsString.withDefault(""),
@@ -132,9 +133,12 @@ export function KeysPage() {
                   title: true,
                   minWidth: 150,
                   cell: (k) => (
-                    <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
-                      {k.name}
-                    </Anchor>
+                    <>
+                      <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
+                        {k.name}
+                      </Anchor>
+                      <RestrictedScopes scopes={k.scopes} />
+                    </>
                   ),
                 },
                 { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },

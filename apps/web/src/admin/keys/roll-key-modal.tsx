@@ -44,8 +44,8 @@ export function RollKeyModal({
       ) : (
         <Stack>
           <Text size="sm">
-            A new key with the same name, plan, limits and expiry replaces <strong>{keyInfo.prefix}…</strong>.
-            Give its users time to switch.
+            A new key with the same name, plan, limits, scopes and expiry replaces{" "}
+            <strong>{keyInfo.prefix}…</strong>. Give its users time to switch.
           </Text>
           <Select
             label="The old key keeps working for"

@@ -6,6 +6,7 @@
  */
 import { BarChart, DonutChart } from "@mantine/charts";
 import { Anchor, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
@@ -14,7 +15,7 @@ import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
 import { TableScroll } from "../components/table-scroll";
 import { useCurrentUser } from "../current-user";
-import { formatNumber, planLabel, STATUS_LABELS } from "../format";
+import { formatEstimate, formatNumber, formatShortCount, planLabel, STATUS_LABELS } from "../format";
 import { useTRPC } from "../trpc";
 
 const DONUT_COLORS = { available: "teal.7", pending: "yellow.6", sold: "gray.6", none: "blue.6" } as const;
@@ -60,35 +61,51 @@ function AnimalsCard() {
         empty={{ title: "No animals yet" }}
         skeletonRows={4}
       >
-        {(data) => (
-          <Group align="center" justify="space-around" wrap="wrap">
-            <div role="img" aria-label={data.map((s) => `${STATUS_LABELS[s.status]}: ${s.count}`).join(", ")}>
-              <DonutChart
-                data={data.map((s) => ({
-                  name: STATUS_LABELS[s.status],
-                  value: s.count,
-                  color: DONUT_COLORS[s.status],
-                }))}
-                chartLabel={`${formatNumber(data.reduce((n, s) => n + s.count, 0))} animals`}
-                size={170}
-                thickness={26}
-                accessibilityLayer={false}
-              />
-            </div>
-            <Stack gap={6}>
-              {data.map((s) => (
-                <Group key={s.status} gap="xs" justify="space-between" miw={150}>
-                  <Anchor component={Link} href={`/admin/animals?status=${s.status}`} size="sm">
-                    {STATUS_LABELS[s.status]}
-                  </Anchor>
-                  <Text size="sm" fw={600}>
-                    {formatNumber(s.count)}
-                  </Text>
-                </Group>
-              ))}
+        {(data) => {
+          const total = data.reduce((n, s) => n + s.count, 0);
+          const exact = data.every((s) => s.exact);
+          return (
+            <Stack gap="xs">
+              <Group align="center" justify="space-around" wrap="wrap">
+                <div
+                  role="img"
+                  aria-label={data
+                    .map((s) => `${STATUS_LABELS[s.status]}: ${formatEstimate(s.count, s.exact)}`)
+                    .join(", ")}
+                >
+                  <DonutChart
+                    data={data.map((s) => ({
+                      name: STATUS_LABELS[s.status],
+                      value: s.count,
+                      color: DONUT_COLORS[s.status],
+                    }))}
+                    chartLabel={`${formatShortCount(total, exact)} animals`}
+                    size={170}
+                    thickness={26}
+                    accessibilityLayer={false}
+                  />
+                </div>
+                <Stack gap={6}>
+                  {data.map((s) => (
+                    <Group key={s.status} gap="xs" justify="space-between" miw={150}>
+                      <Anchor component={Link} href={`/admin/animals?status=${s.status}`} size="sm">
+                        {STATUS_LABELS[s.status]}
+                      </Anchor>
+                      <Text size="sm" fw={600}>
+                        {formatEstimate(s.count, s.exact)}
+                      </Text>
+                    </Group>
+                  ))}
+                </Stack>
+              </Group>
+              {exact ? null : (
+                <Text size="xs" c="dimmed">
+                  Counts above {formatNumber(COUNT_CAP)} are estimates from the database&apos;s statistics.
+                </Text>
+              )}
             </Stack>
-          </Group>
-        )}
+          );
+        }}
       </QueryState>
     </Card>
   );

@@ -1,7 +1,8 @@
 "use client";
 /**
- * Your sessions (every signed-in user): where you are signed in (device, address, sign-in, last use), with
- * "Sign out" per session and "Sign out other sessions". Ending the current session signs this browser out.
+ * Your sessions (every signed-in user): where you are signed in (device, address, sign-in, last use, and when
+ * the session ends at the latest: SESSION_MAX_DAYS after sign-in, however much it is used), with "Sign out"
+ * per session and "Sign out other sessions". Ending the current session signs this browser out.
  */
 import { Badge, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
@@ -58,7 +59,7 @@ export function SessionsPage() {
             label="Sessions table"
             rows={data}
             rowKey={(s) => s.id}
-            minWidth={760}
+            minWidth={900}
             columns={[
               {
                 key: "device",
@@ -78,6 +79,7 @@ export function SessionsPage() {
               { key: "ip", header: "Address", cell: (s) => s.ip ?? "Unknown" },
               { key: "created", header: "Signed in", cell: (s) => formatDateTime(s.createdAt) },
               { key: "seen", header: "Last seen", cell: (s) => formatDateTime(s.lastSeenAt) },
+              { key: "ends", header: "Ends at the latest", cell: (s) => formatDateTime(s.endsAt) },
             ]}
             actions={(s) => (
               <ConfirmAction

@@ -1,0 +1,145 @@
+/**
+ * An admin registers a webhook endpoint in the dashboard (by keyboard), copies its secret once, sends a test
+ * message, and sees an animal created through the REST API arrive signed at a loopback receiver; a failed
+ * attempt shows in the delivery log (filtered by outcome) and is retried; the message's page shows its attempts
+ * and replays it with the same webhook-id; disabling and deleting ask first. Every page passes the axe scan.
+ */
+
+import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "@petstore/core/testing";
+import { expect, test } from "@playwright/test";
+import { Webhook } from "standardwebhooks";
+import { e2e, readState } from "./support/accounts";
+import { expectAccessible, expectNoHorizontalOverflow, signIn, snap } from "./support/helpers";
+
+let receiver: WebhookReceiver;
+test.beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+test.afterAll(async () => {
+  await receiver?.close();
+});
+
+test("register an endpoint, receive signed events, follow the log, retry, replay, disable, delete", async ({
+  page,
+  request,
+}, testInfo) => {
+  test.slow();
+  const url = `${receiver.origin}/e2e-${Date.now().toString(36)}`;
+  const at = (r: ReceivedWebhook) => url.endsWith(r.path);
+  await signIn(page, e2e.admin);
+  await page
+    .getByRole("navigation", { name: "Dashboard pages" })
+    .getByRole("link", { name: "Webhooks" })
+    .click();
+  await expect(page.getByRole("heading", { level: 1, name: "Webhooks" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Add endpoint" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
+  // Validated like the server: a URL and at least one event are needed.
+  await dialog.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(dialog.getByText("This cannot be empty.")).toBeVisible();
+  await page.mouse.move(0, 0);
+  await expectAccessible(page, "add endpoint dialog with its errors");
+  // The rest by keyboard, from the URL field: Tab twice reaches the first event's checkbox.
+  await dialog.getByRole("textbox", { name: /^URL/ }).focus();
+  await page.keyboard.type(url);
+  await page.keyboard.press("Tab");
+  await page.keyboard.type("e2e receiver");
+  await page.keyboard.press("Tab");
+  await expect(dialog.getByRole("checkbox", { name: /pet\.created/ })).toBeFocused();
+  await page.keyboard.press("Space");
+  await page.keyboard.press("Shift+Tab");
+  await page.keyboard.press("Enter");
+
+  const secretDialog = page.getByRole("dialog", { name: "Endpoint registered" });
+  await expect(secretDialog.getByText("This is the only time the secret is shown")).toBeVisible();
+  const secret = await secretDialog.getByRole("textbox", { name: "Signing secret" }).inputValue();
+  expect(secret).toMatch(/^whsec_/);
+  await snap(page, testInfo, "webhook-secret-once");
+  await secretDialog.getByRole("button", { name: "I have stored the secret" }).click();
+  await expect(page.locator("body")).not.toContainText(secret);
+
+  const row = page.getByRole("row").filter({ hasText: url });
+  await expect(row).toContainText("enabled");
+  await expect(row).toContainText("pet.created");
+  await row.getByRole("button", { name: `Actions for ${url}` }).click();
+  await page.getByRole("menuitem", { name: "Send test message" }).click();
+  await expect(page.getByText(/Test message delivered: 204 in \d+ ms\./)).toBeVisible();
+  await expectAccessible(page, "webhooks list");
+  await expectNoHorizontalOverflow(page);
+  await snap(page, testInfo, "webhooks-list");
+
+  // An animal added through the public API arrives signed.
+  const created = await request.post("/v1/pets", {
+    headers: { Authorization: `Bearer ${readState().checkerKey}` },
+    data: { name: "Hooked", categoryId: Object.values(readState().categories)[0] },
+  });
+  expect(created.status()).toBe(201);
+  const pet = await created.json();
+  const [first] = await receiver.waitFor((r) => at(r) && r.body.includes('"pet.created"'));
+  expect(new Webhook(secret).verify(first?.body ?? "", first?.headers ?? {})).toMatchObject({
+    type: "pet.created",
+    data: pet,
+  });
+
+  // A failing receiver: the attempt is logged as failed, then retried with the same webhook-id.
+  receiver.respond((r) => (at(r) ? { status: 500, body: "receiver down" } : { status: 204 }));
+  await request.post("/v1/pets", {
+    headers: { Authorization: `Bearer ${readState().checkerKey}` },
+    data: { name: "Unlucky", categoryId: Object.values(readState().categories)[0] },
+  });
+  const [failing] = await receiver.waitFor((r) => at(r) && r.body.includes("Unlucky"));
+  const messageId = failing?.headers["webhook-id"] as string;
+  receiver.respond(() => ({ status: 204 }));
+
+  await row.getByRole("link", { name: url }).click();
+  await expect(page.getByRole("heading", { level: 2, name: "Delivery log" })).toBeVisible();
+  const log = page.getByRole("region", { name: "Delivery log table" });
+  await expect(log.getByRole("row").filter({ hasText: messageId }).filter({ hasText: "500" })).toBeVisible();
+  await expect(log.getByText("receiver down")).toBeVisible();
+  await page.getByText("Failed", { exact: true }).click();
+  await expect(page).toHaveURL(/outcome=failed/);
+  await expect(log.getByRole("row")).toHaveCount(2); // header + the one failed attempt
+  await page.getByText("All", { exact: true }).click();
+  await receiver.waitFor((r) => r.headers["webhook-id"] === messageId, 2, 20_000);
+  await page.reload();
+  await expect(log.getByRole("row").filter({ hasText: messageId })).toHaveCount(2, { timeout: 20_000 });
+  await expectAccessible(page, "endpoint delivery log");
+  await expectNoHorizontalOverflow(page);
+  await snap(page, testInfo, "webhook-delivery-log");
+
+  // The message's page: its body and attempts; a replay sends it again with the same webhook-id.
+  await log.getByRole("link", { name: messageId }).first().click();
+  await expect(page.getByText(messageId).first()).toBeVisible();
+  const delivery = page.getByRole("region", { name: `Delivery to ${url}` });
+  await expect(delivery).toContainText("succeeded");
+  await expect(delivery).toContainText("#1");
+  await expect(delivery).toContainText("#2");
+  await expectAccessible(page, "webhook message");
+  await snap(page, testInfo, "webhook-message");
+  await delivery.getByRole("button", { name: `Replay to ${url}` }).click();
+  await expect(page.getByText(`The message will be sent again to ${url}.`)).toBeVisible();
+  const again = await receiver.waitFor((r) => r.headers["webhook-id"] === messageId, 3, 20_000);
+  expect(again.at(-1)?.body).toBe(failing?.body);
+
+  // Disabling and deleting ask first.
+  await page.goto("/admin/webhooks");
+  await row.getByRole("button", { name: `Actions for ${url}` }).click();
+  await page.getByRole("menuitem", { name: "Disable…" }).click();
+  await page
+    .getByRole("dialog", { name: `Disable ${url}?` })
+    .getByRole("button", { name: "Disable endpoint" })
+    .click();
+  await expect(row).toContainText("disabled");
+  await expect(row).toContainText(`Disabled by user:${e2e.admin.email}`);
+  await row.getByRole("button", { name: `Actions for ${url}` }).click();
+  await page.getByRole("menuitem", { name: "Delete…" }).click();
+  const confirm = page.getByRole("dialog", { name: `Delete ${url}?` });
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(row).toBeVisible();
+  await row.getByRole("button", { name: `Actions for ${url}` }).click();
+  await page.getByRole("menuitem", { name: "Delete…" }).click();
+  await confirm.getByRole("button", { name: "Delete endpoint" }).click();
+  await expect(page.getByText(`${url} was deleted.`)).toBeVisible();
+  await expect(row).toHaveCount(0);
+});

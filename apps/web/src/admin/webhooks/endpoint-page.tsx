@@ -1,0 +1,217 @@
+"use client";
+/**
+ * One webhook endpoint: its settings and state, the actions on it, and its delivery log (every attempt, newest
+ * first: time, message, attempt number, status, duration, response excerpt), filtered by outcome and paged in
+ * the URL (`?outcome=failed&page=2`).
+ */
+import {
+  Anchor,
+  Badge,
+  Code,
+  Group,
+  Paper,
+  SegmentedControl,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from "@mantine/core";
+import { WebhookAttemptOutcome } from "@petstore/contracts";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { parseAsInteger, parseAsStringLiteral, useQueryStates } from "nuqs";
+import type { ReactNode } from "react";
+import type { RouterOutputs } from "@/server/trpc/router";
+import { DataTable } from "../components/data-table";
+import { PageHeader } from "../components/page-header";
+import { Pager } from "../components/pager";
+import { QueryState } from "../components/query-state";
+import { formatDateTime, formatDateTimeSeconds, formatNumber } from "../format";
+import { useTRPC } from "../trpc";
+import { EndpointActions } from "./endpoint-actions";
+import { EndpointState, EventTypes } from "./webhooks-page";
+
+const LOG_PAGE_SIZE = 25;
+
+const params = {
+  outcome: parseAsStringLiteral(WebhookAttemptOutcome.options),
+  page: parseAsInteger.withDefault(1),
+};
+
+type Attempt = RouterOutputs["webhooks"]["deliveryLog"]["rows"][number];
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Stack gap={2}>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text size="sm" component="div" style={{ overflowWrap: "anywhere" }}>
+        {children}
+      </Text>
+    </Stack>
+  );
+}
+
+/** A status badge (green 2xx, red otherwise) or "no answer". */
+export function AttemptStatus({ attempt }: { attempt: Pick<Attempt, "succeeded" | "status"> }) {
+  return (
+    <Badge variant="light" color={attempt.succeeded ? "teal" : "red"}>
+      {attempt.status ?? "no answer"}
+    </Badge>
+  );
+}
+
+/** The response excerpt, or why there was no answer, on one short line (the full text as its title). */
+export function AttemptResponse({ attempt }: { attempt: Pick<Attempt, "error" | "responseExcerpt"> }) {
+  const text = attempt.error ?? attempt.responseExcerpt ?? "";
+  return text ? (
+    <Text size="xs" ff="monospace" lineClamp={2} title={text} maw={320} style={{ overflowWrap: "anywhere" }}>
+      {text}
+    </Text>
+  ) : (
+    <Text size="xs" c="dimmed">
+      (empty)
+    </Text>
+  );
+}
+
+export function EndpointPage({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const [view, setView] = useQueryStates(params, { history: "replace" });
+  const endpoint = useQuery({ ...trpc.webhooks.get.queryOptions({ id }), refetchInterval: 15_000 });
+  const input = {
+    endpointId: id,
+    page: Math.max(1, view.page),
+    pageSize: LOG_PAGE_SIZE,
+    ...(view.outcome ? { outcome: view.outcome } : {}),
+  };
+  const log = useQuery({
+    ...trpc.webhooks.deliveryLog.queryOptions(input),
+    placeholderData: keepPreviousData,
+    refetchInterval: 15_000,
+  });
+
+  return (
+    <>
+      <Anchor component={Link} href="/admin/webhooks" size="sm">
+        ← All webhook endpoints
+      </Anchor>
+      <QueryState query={endpoint} errorTitle="Could not load this endpoint" skeletonRows={3}>
+        {(e) => (
+          <>
+            <PageHeader
+              title={<span style={{ overflowWrap: "anywhere" }}>{e.url}</span>}
+              description={e.description || undefined}
+              actions={<EndpointActions endpoint={e} size="sm" afterDelete="/admin/webhooks" />}
+            />
+            <Paper withBorder p="md" mb="lg">
+              <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="md">
+                <Field label="State">
+                  <EndpointState endpoint={e} />
+                </Field>
+                <Field label="Events">
+                  <EventTypes types={e.eventTypes} />
+                </Field>
+                <Field label="Deliveries waiting">{formatNumber(e.pending)}</Field>
+                <Field label="Created">
+                  {formatDateTime(e.createdAt)}
+                  <Text size="xs" c="dimmed">
+                    by {e.createdBy}
+                  </Text>
+                </Field>
+                {e.previousSecretExpiresAt ? (
+                  <Field label="Old secret also signs until">
+                    {formatDateTime(e.previousSecretExpiresAt)}
+                  </Field>
+                ) : null}
+              </SimpleGrid>
+            </Paper>
+          </>
+        )}
+      </QueryState>
+      <Group justify="space-between" align="flex-end" mb="sm" gap="sm">
+        <Title order={2} size="h3">
+          Delivery log
+        </Title>
+        <Stack gap={4}>
+          <Text size="sm" fw={500} id="outcome-filter">
+            Outcome
+          </Text>
+          <SegmentedControl
+            aria-labelledby="outcome-filter"
+            data={[
+              { value: "", label: "All" },
+              { value: "succeeded", label: "Succeeded" },
+              { value: "failed", label: "Failed" },
+            ]}
+            value={view.outcome ?? ""}
+            onChange={(v) => setView({ outcome: (v || null) as typeof view.outcome, page: null })}
+          />
+        </Stack>
+      </Group>
+      <QueryState
+        query={log}
+        errorTitle="Could not load the delivery log"
+        isEmpty={(d) => d.total === 0}
+        empty={{
+          title: view.outcome ? `No ${view.outcome} attempts` : "Nothing delivered yet",
+          description: view.outcome
+            ? "Try another outcome."
+            : "Attempts appear here as soon as an event the endpoint subscribes to happens, or after a test message.",
+        }}
+      >
+        {(data) => (
+          <>
+            <DataTable<Attempt>
+              label="Delivery log table"
+              rows={data.rows}
+              rowKey={(a) => a.id}
+              minWidth={900}
+              busy={log.isFetching}
+              columns={[
+                {
+                  key: "time",
+                  header: "Time",
+                  minWidth: 150,
+                  title: true,
+                  cell: (a) => formatDateTimeSeconds(a.startedAt),
+                },
+                {
+                  key: "event",
+                  header: "Event",
+                  minWidth: 200,
+                  cell: (a) => (
+                    <Stack gap={0} align="flex-start">
+                      <Code>{a.eventType}</Code>
+                      <Anchor component={Link} href={`/admin/webhooks/messages/${a.messageId}`} size="xs">
+                        {a.messageId}
+                      </Anchor>
+                    </Stack>
+                  ),
+                },
+                { key: "attempt", header: "Attempt", align: "right", cell: (a) => a.number },
+                { key: "status", header: "Status", cell: (a) => <AttemptStatus attempt={a} /> },
+                {
+                  key: "duration",
+                  header: "Duration",
+                  align: "right",
+                  cell: (a) => `${formatNumber(a.durationMs)} ms`,
+                },
+                { key: "response", header: "Response", cell: (a) => <AttemptResponse attempt={a} /> },
+              ]}
+            />
+            <Pager
+              what="Attempts"
+              page={input.page}
+              pageSize={LOG_PAGE_SIZE}
+              total={data.total}
+              shown={data.rows.length}
+              onPage={(page) => setView({ page }, { history: "push" })}
+            />
+          </>
+        )}
+      </QueryState>
+    </>
+  );
+}
