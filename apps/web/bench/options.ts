@@ -1,6 +1,6 @@
 /**
  * The bench's options, read once and validated (zod): each from `--name=<value>` on the command line, else the
- * environment variable beside it, else the default. Flags (`--metrics`, `--analytics`) are on when given on
+ * environment variable beside it, else the default. Flags (`--metrics`, `--analytics`, `--floods`) are on when given on
  * the command line or when their variable is `1`/`true`. Throws a ZodError naming the bad option.
  */
 import { z } from "zod";
@@ -22,6 +22,7 @@ const Options = z.object({
   profileDir: z.string().min(1).optional(),
   metrics: flag,
   analytics: flag,
+  floods: flag,
   redisUrl: z.string().min(1).default("redis://127.0.0.1:6379"),
   logLevel: z.string().min(1).default("info"),
 });
@@ -35,6 +36,7 @@ export const options = Options.parse({
   profileDir: env.BENCH_PROFILE || undefined,
   metrics: process.argv.includes("--metrics") ? "1" : env.BENCH_METRICS,
   analytics: process.argv.includes("--analytics") ? "1" : env.BENCH_ANALYTICS,
+  floods: process.argv.includes("--floods") ? "1" : env.BENCH_FLOODS,
   redisUrl: env.REDIS_URL || undefined,
   logLevel: env.BENCH_LOG_LEVEL || undefined,
 });

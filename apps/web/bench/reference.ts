@@ -3,7 +3,7 @@
  * requests and nothing else (docs/interface.md, `/v1/pets`): bearer key -> SHA-256 -> key look-up cached in
  * process for 4 s, per-minute and per-day fixed windows (or the per-IP minute window without a key) in one Redis
  * Lua script, one indexed statement, a JSON body. It is the ceiling `npm run bench` compares the project with
- * (issue 7: >= 60% of its throughput). Not part of the product.
+ * (docs/performance.md). Not part of the product.
  * Usage: `tsx bench/reference.ts` with PORT, DATABASE_URL, REDIS_URL and RATE_LIMIT_PREFIX in the environment.
  */
 import { createHash } from "node:crypto";

@@ -1,28 +1,26 @@
 /**
- * `npm run bench`: throughput and latency of the production server (`tsx server.ts` over the Next build, with
- * PostgreSQL and Redis) beside a bare reference server (bench/reference.ts: node:http + pg + ioredis doing
- * the same work and nothing else), and the project with its rate limiter on and off, measured in one run.
+ * `npm run bench`: throughput, latency, CPU per response and memory of the production server (`node
+ * dist/server.js`, as `npm start` runs it) beside a bare reference server (bench/reference.ts: node:http + pg +
+ * ioredis doing the same work and nothing else), measured in one run (docs/performance.md says how to read it).
  *
- * Three servers run at once on one temporary PostgreSQL database: the project with REDIS_URL (limiter on, a key
- * prefix of its own, deleted afterwards), the reference (same Redis, same prefix), and the project with
- * RATE_LIMIT_ENABLED=false. For each scenario (bench/scenarios.ts) the three are measured in rotating rounds
- * after a short warm-up each, so that drifting background load hits all alike. Latency percentiles are exact
- * over every response. The key is Enterprise with limits so high that nothing is denied, yet every request
- * goes through the limiter; ANONYMOUS_PER_MINUTE is raised likewise. The project logs at LOG_LEVEL=info (one
- * line per request, as in production; BENCH_LOG_LEVEL to change). Reported: req/s, p50/p99 in ms, the
- * project/reference ratios (issue 7: >= 60% of the reference's req/s), the limiter's cost (on/off), CPU time per
- * response of each server (user + system of its process tree: on a shared machine the least distorted figure),
- * Redis commands per request, RSS of each serving process after the run, and the load average.
+ * Three servers run at once on one temporary PostgreSQL database and one Redis (each its own key prefix): the
+ * project as an API-only instance (PETSTORE_SERVE=api, with the Node options docs/operations.md recommends for
+ * that role), the reference, and the project as an all-in-one instance (PETSTORE_SERVE=all). Every scenario
+ * (bench/scenarios.ts) is measured on the three in rotating rounds after a short warm-up each, so that drifting
+ * background load hits all alike; latency percentiles are exact over every response. The key is Enterprise with
+ * limits so high that nothing is denied, yet every request goes through the limiter; ANONYMOUS_PER_MINUTE is
+ * raised likewise. The project logs at LOG_LEVEL=info (one line per request, as in production).
  *
- * Options, as arguments or in the environment (`BENCH_DURATION=5 npm run bench`): --duration=<s> per scenario
- * and server (BENCH_DURATION, default 12), --rounds=<n> (BENCH_ROUNDS, default 3), --connections=<n>
- * (BENCH_CONNECTIONS, default 64), --warmup=<s> (BENCH_WARMUP, default 2). BENCH_PROFILE=<dir> starts the
- * limiter-on project server with `node --cpu-prof` writing into <dir> (summarise with bench/profile.ts).
- * Needs PostgreSQL at 127.0.0.1:5432 and Redis at REDIS_URL (default redis://127.0.0.1:6379). Writes
- * bench-results/latest.json (git-ignored). --metrics (BENCH_METRICS=1): the third server keeps the limiter and turns
- * metrics off (METRICS_ENABLED=false), so its column measures the cost of /metrics recording instead;
- * --analytics (BENCH_ANALYTICS=1) turns usage analytics off instead (ANALYTICS_ENABLED=false): the "limiter off"
- * column is then analytics off and on/off the cost of analytics.
+ * Reported: req/s, p50/p99, CPU ms per response (user + system of the server's process tree: the figure a
+ * loaded machine distorts least), each project role's ratios to the reference, the RSS of each server after
+ * the run, and the load average. Written to bench-results/latest.json.
+ *
+ * `--floods` (BENCH_FLOODS=1) measures instead what anonymous floods leave of a real key's getPet on the
+ * all-in-one instance: getPet alone and getPet beside each flood (forged keys, signed-out /api/trpc calls,
+ * /metrics with its token), alternating (bench/floods.ts). `--metrics` / `--analytics` (BENCH_METRICS=1,
+ * BENCH_ANALYTICS=1) make the third server an API-only instance with metrics or usage analytics off, for their
+ * cost. Options (bench/options.ts): --duration, --rounds, --connections, --warmup; BENCH_PROFILE=<dir> starts
+ * the API-only server under `node --cpu-prof` (summarise with bench/profile.ts).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -35,33 +33,22 @@ import {
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
+  SERVER_BUNDLE,
   startProductionServer,
   WEB_DIR,
 } from "../test/instances/production-server.ts";
-import {
-  loadAverage,
-  type Measurement,
-  measureRounds,
-  probeRedis,
-  type RedisUse,
-  round,
-  rssMb,
-  Tally,
-} from "./measure.ts";
+import { API_NODE_OPTIONS, measureFloods } from "./floods.ts";
+import { loadAverage, type Measurement, measureRounds, round, rssMb, Tally } from "./measure.ts";
 import { options } from "./options.ts";
 import { deletePrefix } from "./redis.ts";
 import { scenarios as benchScenarios } from "./scenarios.ts";
 
 const { duration: DURATION, connections: CONNECTIONS, warmup: WARMUP, rounds: ROUNDS } = options;
 const { profileDir: PROFILE_DIR, redisUrl: REDIS_URL } = options;
-// --metrics: the third server keeps its limiter on and runs with METRICS_ENABLED=false, so its column is the cost
-// of recording metrics (target: at most 3%) instead of the limiter's. --analytics: likewise with
-// ANALYTICS_ENABLED=false, the cost of usage analytics (target <= 5%).
-const { metrics: METRICS, analytics: ANALYTICS } = options;
 const PREFIX = `petstore-bench:${process.pid}:${randomUUID().slice(0, 8)}`;
+const METRICS_TOKEN = `bench-metrics-${randomUUID()}`;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const NAMES = ["project", "reference", "limiter off"] as const;
 
 /** Prints `rows` under `header` as an aligned text table. */
 function table(header: string[], rows: string[][]): void {
@@ -71,6 +58,14 @@ function table(header: string[], rows: string[][]): void {
   log(widths.map((w) => "-".repeat(w)).join("-|-"));
   for (const r of rows) log(line(r));
 }
+
+/** The third server: the all-in-one role, or an API-only one with metrics or analytics off. */
+const THIRD: { name: string; env: Record<string, string> } = options.metrics
+  ? { name: "api, metrics off", env: { PETSTORE_SERVE: "api", METRICS_ENABLED: "false" } }
+  : options.analytics
+    ? { name: "api, analytics off", env: { PETSTORE_SERVE: "api", ANALYTICS_ENABLED: "false" } }
+    : { name: "all", env: { PETSTORE_SERVE: "all" } };
+const NAMES = ["api", "reference", THIRD.name] as const;
 
 async function main(): Promise<void> {
   if (await ensureBuild(log)) log("built.");
@@ -84,7 +79,7 @@ async function main(): Promise<void> {
     );
     const pet = await databaseOf(db.rt).prisma.pet.findFirstOrThrow({ orderBy: { id: "asc" } });
     const category = await databaseOf(db.rt).prisma.category.findFirstOrThrow({ orderBy: { id: "asc" } });
-    // 1,000 animals, as in issue 7's measurements (the seed has a few dozen).
+    // 1,000 animals (the seed has a few dozen).
     const seeded = await databaseOf(db.rt).prisma.pet.count();
     await databaseOf(db.rt).prisma.pet.createMany({
       data: Array.from({ length: Math.max(0, 1_000 - seeded) }, (_, i) => ({
@@ -93,48 +88,64 @@ async function main(): Promise<void> {
       })),
     });
     const animals = await databaseOf(db.rt).prisma.pet.count();
-    const scenarios = benchScenarios(key, pet.id, category.id);
     const common = {
       DATABASE_URL: db.url,
       PUBLIC_BASE_URL: "https://api.bench.example",
       ANONYMOUS_PER_MINUTE: "100000000",
       LOG_LEVEL: options.logLevel,
+      REDIS_URL,
+      METRICS_TOKEN,
     };
     const profiling = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
     const loadAtStart = os.loadavg();
-    log(`Starting the project (limiter on), the reference and the project (limiter off) ...`);
     const ports = await Promise.all([freePort(), freePort(), freePort()]);
-    const on = await startProductionServer(
+
+    if (options.floods) {
+      log("Starting the project (PETSTORE_SERVE=all) ...");
+      // The default per-address budgets: the floods are to meet them as they would in production.
+      const { ANONYMOUS_PER_MINUTE: _, ...defaults } = common;
+      const all = await startProductionServer(ports[0] as number, {
+        ...defaults,
+        RATE_LIMIT_PREFIX: PREFIX,
+        PETSTORE_SERVE: "all",
+      });
+      servers.push(all);
+      const results = await measureFloods(all, { key, petId: pet.id, metricsToken: METRICS_TOKEN, log });
+      writeResults({ mode: "floods", animals, loadAtStart, results });
+      return;
+    }
+
+    log(`Starting the project (PETSTORE_SERVE=api), the reference and the project (${THIRD.name}) ...`);
+    const api = await startProductionServer(
       ports[0] as number,
-      { ...common, REDIS_URL, RATE_LIMIT_PREFIX: PREFIX },
+      { ...common, RATE_LIMIT_PREFIX: PREFIX, PETSTORE_SERVE: "api" },
       90_000,
-      "server.ts",
-      profiling,
+      SERVER_BUNDLE,
+      [...API_NODE_OPTIONS, ...profiling],
     );
-    servers.push(on);
+    servers.push(api);
     const reference = await startProductionServer(
       ports[1] as number,
-      { ...common, REDIS_URL, RATE_LIMIT_PREFIX: `${PREFIX}:ref` },
+      { ...common, RATE_LIMIT_PREFIX: `${PREFIX}:ref` },
       90_000,
       "bench/reference.ts",
     );
     servers.push(reference);
-    const off = await startProductionServer(
+    const third = await startProductionServer(
       ports[2] as number,
-      METRICS
-        ? { ...common, REDIS_URL, RATE_LIMIT_PREFIX: `${PREFIX}:off`, METRICS_ENABLED: "false" }
-        : ANALYTICS
-          ? { ...common, REDIS_URL, RATE_LIMIT_PREFIX: `${PREFIX}:off`, ANALYTICS_ENABLED: "false" }
-          : { ...common, RATE_LIMIT_ENABLED: "false" },
+      { ...common, RATE_LIMIT_PREFIX: `${PREFIX}:third`, ...THIRD.env },
+      90_000,
+      SERVER_BUNDLE,
+      THIRD.env.PETSTORE_SERVE === "api" ? API_NODE_OPTIONS : [],
     );
-    servers.push(off);
-    const targets = [on, reference, off];
+    servers.push(third);
+    const targets = [api, reference, third];
+    const scenarios = benchScenarios(key, pet.id, category.id);
     log(
       `${animals} animals. Each scenario, per server: ${WARMUP} s warm-up, then ${DURATION} s in ${ROUNDS} ` +
         `rotating rounds, ${CONNECTIONS} connections. Load average at start: ${loadAverage()}\n`,
     );
     const tallies = scenarios.map(() => targets.map(() => new Tally()));
-    const redisUse: RedisUse[] = [];
     for (const [i, scenario] of scenarios.entries()) {
       await measureRounds(scenario, targets, tallies[i] as Tally[], {
         seconds: DURATION,
@@ -142,107 +153,86 @@ async function main(): Promise<void> {
         warmup: WARMUP,
         connections: CONNECTIONS,
       });
-      redisUse.push(await probeRedis(scenario, on, off));
       log(`  ${scenario.name}: done`);
     }
     const rss = Object.fromEntries(targets.map((t, i) => [NAMES[i], rssMb(t.pid)]));
 
     const results = scenarios.map((scenario, i) => {
-      const [project, ref, limiterOff] = (tallies[i] as Tally[]).map((t) => t.result()) as [
+      const [project, ref, other] = (tallies[i] as Tally[]).map((t) => t.result()) as [
         Measurement,
         Measurement,
         Measurement,
       ];
       return {
         scenario: scenario.name,
-        project,
+        api: project,
         reference: ref,
-        limiterOff,
-        throughputVsReference: round(project.reqPerSec / ref.reqPerSec, 3),
-        p99VsReference: round(project.p99Ms / ref.p99Ms, 2),
-        limiterOnOff: round(project.reqPerSec / limiterOff.reqPerSec, 3),
-        redis: redisUse[i] as RedisUse,
+        third: other,
+        apiVsReference: round(project.reqPerSec / ref.reqPerSec, 3),
+        thirdVsReference: round(other.reqPerSec / ref.reqPerSec, 3),
+        apiP99VsReference: round(project.p99Ms / ref.p99Ms, 2),
+        thirdP99VsReference: round(other.p99Ms / ref.p99Ms, 2),
       };
     });
     const pct = (r: number) => `${(r * 100).toFixed(1)}%`;
-    const codes = (m: Measurement) =>
-      Object.entries(m.statusCodes)
-        .map(([c, n]) => `${c}×${n}`)
-        .join(" ");
+    const cell = (m: Measurement) => `${m.reqPerSec} ${m.p50Ms} ${m.p99Ms} ${m.cpuMsPerRequest}`;
     log("");
     table(
       [
         "scenario",
-        "project req/s p50 p99 cpu/req",
-        "reference req/s p50 p99 cpu/req",
-        "req/s ratio",
-        "p99 ratio",
-        "statuses",
+        "api req/s p50 p99 cpu",
+        "reference req/s p50 p99 cpu",
+        `${THIRD.name} req/s p50 p99 cpu`,
+        "api/ref",
+        `${THIRD.name}/ref`,
+        "p99 api/ref",
+        `p99 ${THIRD.name}/ref`,
       ],
       results.map((r) => [
         r.scenario,
-        `${r.project.reqPerSec} ${r.project.p50Ms} ${r.project.p99Ms} ${r.project.cpuMsPerRequest}`,
-        `${r.reference.reqPerSec} ${r.reference.p50Ms} ${r.reference.p99Ms} ${r.reference.cpuMsPerRequest}`,
-        pct(r.throughputVsReference),
-        `${r.p99VsReference}x`,
-        `${codes(r.project)} / ${codes(r.reference)}`,
+        cell(r.api),
+        cell(r.reference),
+        cell(r.third),
+        pct(r.apiVsReference),
+        pct(r.thirdVsReference),
+        `${r.apiP99VsReference}x`,
+        `${r.thirdP99VsReference}x`,
       ]),
     );
-    log("");
-    table(
-      [
-        "scenario",
-        "on req/s cpu/req",
-        "off req/s (p50 p99) cpu/req",
-        "on/off",
-        "cpu off/on",
-        "Redis cmds/req (on)",
-      ],
-      results.map((r) => [
-        r.scenario,
-        `${r.project.reqPerSec} ${r.project.cpuMsPerRequest}`,
-        `${r.limiterOff.reqPerSec} (${r.limiterOff.p50Ms} ${r.limiterOff.p99Ms}) ${r.limiterOff.cpuMsPerRequest}`,
-        pct(r.limiterOnOff),
-        pct(r.limiterOff.cpuMsPerRequest / r.project.cpuMsPerRequest),
-        `${r.redis.commandsPerRequest} (${Object.entries(r.redis.byCommand)
-          .map(([c, n]) => `${c} ${n}`)
-          .join(", ")})`,
-      ]),
-    );
-    const worst = Math.min(...results.map((r) => r.limiterOnOff));
     log(
-      `\nLatencies and cpu/req (CPU time of the server per response; what a loaded machine distorts least) in ms. RSS after the run (MB): ${Object.entries(
+      `\nLatencies and cpu (CPU ms of the server per response) in ms. RSS after the run (MB): ${Object.entries(
         rss,
       )
         .map(([n, v]) => `${n} ${v}`)
-        .join(", ")}. Limiter cost: worst on/off ratio ${pct(worst)} (target > 85%). ` +
-        `Load average at end: ${loadAverage()}.`,
+        .join(", ")}. Load average at end: ${loadAverage()}.`,
     );
-    const out = path.join(WEB_DIR, "bench-results", "latest.json");
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    const summary = {
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model,
-      animals,
-      loadAverageAtStart: loadAtStart,
-      loadAverageAtEnd: os.loadavg(),
-      durationSeconds: DURATION,
-      warmupSeconds: WARMUP,
-      rounds: ROUNDS,
-      connections: CONNECTIONS,
-      rssMb: rss,
-      results,
-      worstLimiterOnOff: worst,
-    };
-    fs.writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
-    log(`Results written to ${path.relative(process.cwd(), out)}`);
+    writeResults({ mode: THIRD.name, animals, loadAtStart, rssMb: rss, results });
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     await db.drop();
     await deletePrefix(PREFIX);
   }
+}
+
+function writeResults(summary: Record<string, unknown> & { loadAtStart: number[] }): void {
+  const out = path.join(WEB_DIR, "bench-results", options.floods ? "floods.json" : "latest.json");
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const { loadAtStart, ...rest } = summary;
+  const full = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    loadAverageAtStart: loadAtStart,
+    loadAverageAtEnd: os.loadavg(),
+    durationSeconds: DURATION,
+    warmupSeconds: WARMUP,
+    rounds: ROUNDS,
+    connections: CONNECTIONS,
+    ...rest,
+  };
+  fs.writeFileSync(out, `${JSON.stringify(full, null, 2)}\n`);
+  log(`Results written to ${path.relative(process.cwd(), out)}`);
 }
 
 main().catch((error: unknown) => {

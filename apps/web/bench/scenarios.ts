@@ -1,5 +1,6 @@
 /**
- * The four benched requests (issue 7): a page of 20 animals, one animal, a new animal, and an anonymous
+ * The benched requests: a page of 20 animals and a full page of 100 (the size where the answer's
+ * representation work, ETag and serialisation, weighs most), one animal, a new animal, and an anonymous
  * request answered 401 (docs/interface.md, `/v1/pets`).
  */
 import { type Scenario, status } from "./measure.ts";
@@ -16,6 +17,11 @@ export function scenarios(key: string, petId: bigint | number, categoryId: bigin
       name: "GET /v1/pets?limit=20",
       options: (url) => ({ url: `${url}/v1/pets?limit=20`, headers: auth }),
       once: (url) => status(fetch(`${url}/v1/pets?limit=20`, { headers: auth })),
+    },
+    {
+      name: "GET /v1/pets?limit=100",
+      options: (url) => ({ url: `${url}/v1/pets?limit=100`, headers: auth }),
+      once: (url) => status(fetch(`${url}/v1/pets?limit=100`, { headers: auth })),
     },
     {
       name: "GET /v1/pets/{id}",

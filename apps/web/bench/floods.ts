@@ -1,0 +1,127 @@
+/**
+ * `npm run bench -- --floods`: what anonymous floods leave of a real key's getPet on an all-in-one instance
+ * (docs/performance.md). For each flood (forged keys with valid checksums, signed-out /api/trpc calls, /metrics
+ * scrapes with the token), getPet is measured alone and beside the flood in alternating rounds, and the ratio
+ * of its req/s is reported (target: at least 50%). Flood and key come from one address, as an attacker behind
+ * the same proxy would: the flood uses up the address's anonymous budgets while the key, in use, is verified
+ * from memory.
+ */
+import { randomBytes } from "node:crypto";
+import { crc32 } from "node:zlib";
+import autocannon from "autocannon";
+import type { ProductionServer } from "../test/instances/production-server.ts";
+import { round, runOnce, type Scenario, status, Tally } from "./measure.ts";
+import { options } from "./options.ts";
+
+/** Node options of an API-only instance (docs/operations.md "Roles"). */
+export const API_NODE_OPTIONS: string[] = [];
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** A staging-format key with a correct checksum that no database holds. */
+function forgedKey(): string {
+  const body = `pet_test_${[...randomBytes(32)].map((b) => BASE62[b % 62]).join("")}`;
+  let n = crc32(body);
+  let checksum = "";
+  for (let i = 0; i < 6; i++) {
+    checksum = BASE62[n % 62] + checksum;
+    n = Math.floor(n / 62);
+  }
+  return body + checksum;
+}
+
+interface Flood {
+  name: string;
+  options(baseUrl: string): Parameters<typeof autocannon>[0];
+}
+
+const floods = (metricsToken: string): Flood[] => [
+  {
+    name: "forged keys",
+    options: (url) => ({
+      url,
+      requests: [
+        {
+          method: "GET",
+          path: "/v1/pets/1",
+          setupRequest: (request) => ({
+            ...request,
+            headers: { ...request.headers, authorization: `Bearer ${forgedKey()}` },
+          }),
+        },
+      ],
+    }),
+  },
+  { name: "signed-out /api/trpc", options: (url) => ({ url: `${url}/api/trpc/auth.me` }) },
+  {
+    name: "/metrics with the token",
+    options: (url) => ({ url: `${url}/metrics`, headers: { authorization: `Bearer ${metricsToken}` } }),
+  },
+];
+
+export interface FloodResult {
+  flood: string;
+  alone: { reqPerSec: number; p99Ms: number };
+  beside: { reqPerSec: number; p99Ms: number };
+  floodReqPerSec: number;
+  floodStatuses: Record<string, number>;
+  ratio: number;
+}
+
+/** Measures getPet of `key` alone and beside each flood, in alternating rounds. */
+export async function measureFloods(
+  server: ProductionServer,
+  opts: { key: string; petId: bigint | number; metricsToken: string; log: (line: string) => void },
+): Promise<FloodResult[]> {
+  const getPet: Scenario = {
+    name: "getPet",
+    options: (url) => ({
+      url: `${url}/v1/pets/${opts.petId}`,
+      headers: { authorization: `Bearer ${opts.key}` },
+    }),
+    once: (url) =>
+      status(fetch(`${url}/v1/pets/${opts.petId}`, { headers: { authorization: `Bearer ${opts.key}` } })),
+  };
+  const seconds = options.duration / options.rounds;
+  const clientConnections = 16;
+  const results: FloodResult[] = [];
+  await runOnce(getPet, server, options.warmup, clientConnections);
+  for (const flood of floods(opts.metricsToken)) {
+    const alone = new Tally();
+    const beside = new Tally();
+    const floodStatuses: Record<string, number> = {};
+    let floodRequests = 0;
+    for (let i = 0; i < options.rounds; i++) {
+      await runOnce(getPet, server, seconds, clientConnections, alone);
+      const attack = autocannon({
+        ...flood.options(server.baseUrl),
+        connections: options.connections,
+        duration: seconds + 1,
+      });
+      attack.on("response", (_c, statusCode) => {
+        floodStatuses[statusCode] = (floodStatuses[statusCode] ?? 0) + 1;
+        floodRequests++;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await runOnce(getPet, server, seconds, clientConnections, beside);
+      await attack;
+    }
+    const a = alone.result();
+    const b = beside.result();
+    const result: FloodResult = {
+      flood: flood.name,
+      alone: { reqPerSec: a.reqPerSec, p99Ms: a.p99Ms },
+      beside: { reqPerSec: b.reqPerSec, p99Ms: b.p99Ms },
+      floodReqPerSec: round(floodRequests / (options.rounds * (seconds + 1)), 1),
+      floodStatuses,
+      ratio: round(b.reqPerSec / a.reqPerSec, 3),
+    };
+    results.push(result);
+    opts.log(
+      `  ${flood.name}: getPet ${a.reqPerSec} req/s alone, ${b.reqPerSec} beside the flood ` +
+        `(${(result.ratio * 100).toFixed(1)}%; p99 ${a.p99Ms} -> ${b.p99Ms} ms); flood ${result.floodReqPerSec} req/s ` +
+        `${JSON.stringify(floodStatuses)}`,
+    );
+  }
+  return results;
+}
