@@ -161,11 +161,12 @@ describe("@petstore/client against the production server", () => {
       baseUrl: `http://127.0.0.1:${api.port}/v1`,
       timeoutMs: 2_000,
     });
-    const created = await client.createPet({ name, categoryId, status: "available" });
+    const { pet: created, replayed } = await client.createPet({ name, categoryId, status: "available" });
     expect(api.connections - before).toBeGreaterThanOrEqual(2);
     expect(waits.length).toBeGreaterThanOrEqual(1);
-    // The answer that got through replays the first attempt's creation.
+    // The answer that got through replays the first attempt's creation, and the client says so.
     expect(seen.at(-1)).toMatchObject({ status: 201, replayed: "true" });
+    expect(replayed).toBe(true);
     const rows = await databaseOf(db.rt).prisma.pet.findMany({ where: { name } });
     expect(rows.map((r) => Number(r.id))).toEqual([created.id]);
   });

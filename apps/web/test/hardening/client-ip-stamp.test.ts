@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_IP_HEADER } from "../../src/server/client-ip.ts";
-import { restRequestListener } from "../../src/server/rest/node-listener.ts";
+import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 
 let server: http.Server;
 let baseUrl: string;
@@ -19,7 +19,7 @@ beforeAll(async () => {
     const seen = [...request.headers].filter(([name]) => name === CLIENT_IP_HEADER).map(([, v]) => v);
     return new Response(JSON.stringify({ body, seen, get: request.headers.get(CLIENT_IP_HEADER) }));
   };
-  server = http.createServer(restRequestListener(fetch, false));
+  server = http.createServer(fetchListener(fetch, false));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -1,6 +1,7 @@
 /**
  * Issue 8, sign-in rows, over HTTP against the production build: the throttle cannot be raced by a batch or
- * by parallel requests, one client cannot lock an account for everyone, throttled answers carry
+ * by parallel requests, one client cannot lock an account for everyone, strangers cannot lock out a browser
+ * holding the account's device cookie, IPv6 clients count per /64, throttled answers carry
  * Retry-After, /api/trpc refuses oversized bodies and batches, the cookie's Secure flag ignores a
  * client's X-Forwarded-Proto without TRUST_PROXY, and sign-in events are in the audit log.
  */
@@ -72,6 +73,78 @@ describe("sign-in throttle (production server, TRUST_PROXY on)", () => {
     expect(trpcCode(blocked)).toBe("TOO_MANY_REQUESTS");
     // The owner, from their own address, signs in.
     await expect(signIn(app, ADMIN, "198.51.100.7")).resolves.toMatch(/.{20,}/);
+  });
+
+  it("sets a device cookie with which the owner's browser signs in while strangers are locked out", async () => {
+    const owner = "owner@hardening.test";
+    await app.db.rt.users.create({ email: owner, name: "Owner", role: "admin", password: PASSWORD }, "test");
+    const first = await trpc(app, "mutation", "auth.signIn", { email: owner, password: PASSWORD }, {});
+    expect(first.status).toBe(200);
+    const set = first.headers.getSetCookie().find((c) => c.startsWith("petstore_device="));
+    expect(set).toMatch(
+      /^petstore_device=[0-9a-f-]{36}\.[A-Za-z0-9_-]{22}\.\d+\.[A-Za-z0-9_-]{43}; Path=\/api\/trpc; Max-Age=7776000; HttpOnly; SameSite=Strict$/,
+    );
+    const device = set?.split(";")[0] ?? "";
+    // Strangers' failures have locked the account (written directly: 100 password checks only cost time).
+    const prisma = databaseOf(app.db.rt).prisma;
+    const locked = { failures: 100, lastAttemptAt: new Date(), blockedUntil: new Date(Date.now() + 900_000) };
+    await prisma.signInThrottle.upsert({
+      where: { bucket: `account:${owner}` },
+      create: { bucket: `account:${owner}`, ...locked },
+      update: locked,
+    });
+    const stranger = await trpc(
+      app,
+      "mutation",
+      "auth.signIn",
+      { email: owner, password: PASSWORD },
+      {
+        ip: "198.51.100.81",
+      },
+    );
+    expect(stranger.status).toBe(429);
+    expect(Number(stranger.headers.get("retry-after"))).toBeGreaterThan(890);
+    const again = await trpc(
+      app,
+      "mutation",
+      "auth.signIn",
+      { email: owner, password: PASSWORD },
+      {
+        ip: "198.51.100.82",
+        headers: { Cookie: device },
+      },
+    );
+    expect(again.status).toBe(200);
+    expect(again.headers.get("set-cookie")).toContain("petstore_session=");
+  });
+
+  it("counts IPv6 clients per /64 (X-Forwarded-For)", async () => {
+    for (let i = 1; i <= 5; i++) {
+      const r = await trpc(app, "mutation", "auth.signIn", wrong(STAFF, i).input, {
+        ip: `2001:db8:77:1::${i}`,
+      });
+      expect(trpcCode(r)).toBe("UNAUTHORIZED");
+    }
+    const same = await trpc(
+      app,
+      "mutation",
+      "auth.signIn",
+      { email: STAFF, password: PASSWORD },
+      {
+        ip: "2001:db8:77:1:abcd::1",
+      },
+    );
+    expect(same.status).toBe(429);
+    const other = await trpc(
+      app,
+      "mutation",
+      "auth.signIn",
+      { email: STAFF, password: PASSWORD },
+      {
+        ip: "2001:db8:77:2::1",
+      },
+    );
+    expect(other.status).toBe(200);
   });
 
   it("answers every throttled sign-in with Retry-After and says when sign-in opens again", async () => {

@@ -1,15 +1,18 @@
 /**
- * Issue 8 rows "Every status is JSON" and "Proxies", over HTTP against the production build: methods no route
- * serves, paths the REST app does not know, oversize headers and unparseable requests all get a JSON Error
- * body (with the request-id and limit headers when the request reached the REST app); a client-sent
- * client-IP header never buys a fresh anonymous bucket, neither behind server.ts nor under plain `next start`.
+ * Every status is JSON, and proxies cannot lie about the client, over HTTP against the production build
+ * (docs/contract.md section 1): methods no route serves, paths the REST app does not know, oversize headers,
+ * unparseable or unreadable request targets, and other methods on the probes all get a JSON Error body with a
+ * request id (and the limit headers when the request reached the REST app); an absolute-form target is answered
+ * for this server's own path, never redirected; pages under excluded prefixes still carry the security headers; a
+ * client-sent client-IP header never buys a fresh anonymous bucket, neither behind server.ts nor under plain
+ * `next start`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { freePort, prepareDatabase, sleep, WEB_DIR } from "../instances/production-server.ts";
-import { rest, useProductionApp } from "./support.ts";
+import { rest, STAFF, signIn, trpc, trpcBatch, useProductionApp } from "./support.ts";
 
 /** Sends `raw` bytes over one connection; resolves with what the server answered before closing. */
 async function rawHttp(
@@ -74,13 +77,64 @@ describe("every status is JSON (production server)", () => {
     }
   });
 
-  it("answers a 20 KB Authorization header with 431 JSON", async () => {
+  it("answers a 20 KB Authorization header with 431 JSON and a request id", async () => {
     const r = await rawHttp(
       app.baseUrl,
       request("GET", "/v1/pets", `Authorization: Bearer ${"a".repeat(20_000)}\r\n`),
     );
     expect(r.status).toBe(431);
     expect(r.body).toMatchObject({ code: "header_too_large", status: 431 });
+    expect(r.headers).toMatch(/^x-request-id: \S+$/im);
+  });
+
+  it("answers OPTIONS * with the methods it serves, as JSON", async () => {
+    const r = await rawHttp(app.baseUrl, request("OPTIONS", "*"));
+    expect(r.status).toBe(200);
+    expect(r.headers).toMatch(/^content-type: application\/json/im);
+    expect(r.headers).toMatch(/^allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS$/im);
+    expect(r.body).toEqual({ allow: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] });
+  });
+
+  it("answers an unreadable target and a request without Host with 400 JSON", async () => {
+    const broken = await rawHttp(app.baseUrl, request("GET", "/admin/%ZZ"));
+    expect(broken.status).toBe(400);
+    expect(broken.body).toMatchObject({ code: "invalid_request", status: 400 });
+    expect(broken.headers).toMatch(/^x-request-id: \S+$/im);
+    const hostless = await rawHttp(app.baseUrl, "GET /v1/pets HTTP/1.1\r\nConnection: close\r\n\r\n");
+    expect(hostless.status).toBe(400);
+    expect(hostless.body).toMatchObject({ code: "invalid_request", status: 400 });
+  });
+
+  it("answers other methods on the probes and /metrics with 405 JSON", async () => {
+    for (const path of ["/healthz", "/readyz", "/metrics"]) {
+      const r = await rawHttp(app.baseUrl, request("POST", path, "Content-Length: 0\r\n"));
+      expect(r.status, path).toBe(405);
+      expect(r.body).toMatchObject({ code: "method_not_allowed", status: 405 });
+      expect(r.headers).toMatch(/^allow: GET, HEAD$/im);
+    }
+  });
+
+  it("answers an absolute-form target for its own path, never redirecting to the named host", async () => {
+    const r = await rawHttp(app.baseUrl, request("GET", "http://evil.example/v1/pets"));
+    expect(r.status).toBe(401);
+    expect(r.headers).not.toMatch(/^location:/im);
+    expect(r.body).toMatchObject({ code: "unauthorized" });
+  });
+
+  it("answers 404 pages under the prefixes the page proxy skips with the security headers", async () => {
+    for (const path of ["/api/nothing", "/healthzz", "/vendor/missing.js", "/metrics/extra"]) {
+      const page = await fetch(`${app.baseUrl}${path}`);
+      expect(page.status, path).toBe(404);
+      expect(page.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(page.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(page.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it("sends nosniff with every /v1 answer, errors that echo the path included", async () => {
+    const r = await rest(app, "/v1/<script>alert(1)</script>");
+    expect(r.status).toBe(404);
+    expect(r.headers.get("x-content-type-options")).toBe("nosniff");
   });
 });
 
@@ -189,4 +243,33 @@ describe("client address under plain `next start`", () => {
       await server.stop();
     }
   }, 120_000);
+});
+
+describe("tRPC errors carry their code of the closed set (production server)", () => {
+  const app = useProductionApp();
+
+  it("sets appCode on tRPC's own refusals: not signed in, not allowed, unknown procedure, unparseable input, long batch", async () => {
+    const appCode = (r: { body: unknown }) =>
+      (r.body as { error?: { data?: { appCode?: string } } }).error?.data?.appCode;
+    expect(appCode(await trpc(app, "query", "apiKeys.list", undefined))).toBe("unauthorized");
+    const token = await signIn(app, STAFF);
+    expect(appCode(await trpc(app, "query", "apiKeys.list", undefined, { token }))).toBe("forbidden");
+    expect(appCode(await trpc(app, "query", "nothing.here", undefined))).toBe("not_found");
+    const unparseable = await fetch(`${app.baseUrl}/api/trpc/auth.signIn`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    const body = await unparseable.json();
+    expect(body.error.data.appCode).toBe("invalid_request");
+    expect(unparseable.headers.get("x-request-id")).toBeTruthy();
+    const batch = await trpcBatch(
+      app,
+      Array.from({ length: 11 }, () => ({ path: "auth.signOut", input: undefined })),
+    );
+    const first = Array.isArray(batch.body) ? batch.body[0] : batch.body;
+    expect((first as { error?: { data?: { appCode?: string } } }).error?.data?.appCode).toBe(
+      "invalid_request",
+    );
+  });
 });

@@ -1,7 +1,7 @@
 /**
- * Runs the production server (`tsx server.ts` over the `next build` output) as child processes, for the
- * multi-instance tests and the benchmark: build when there is no build yet, a migrated and seeded temporary
- * PostgreSQL database, free ports, start (waiting until /readyz answers) and stop.
+ * Runs the production server (`node dist/server.js`, as `npm start` does, over the `next build` output) as child
+ * processes, for the multi-instance tests and the benchmark: build when there is no build yet, a migrated and
+ * seeded temporary PostgreSQL database, free ports, start (waiting until /readyz answers) and stop.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -19,9 +19,11 @@ export const WEB_DIR = path.resolve(import.meta.dirname, "../..");
 const TSX_CLI = createRequire(import.meta.url).resolve("tsx/cli");
 
 const BUILD_ID = path.join(WEB_DIR, ".next", "BUILD_ID");
+/** The production server's bundle (scripts/build-server.mjs). */
+export const SERVER_BUNDLE = "dist/server.js";
 
 /**
- * Runs `npm run build` in apps/web unless `.next/BUILD_ID` exists. When another `next build` is running
+ * Runs `npm run build` in apps/web unless `.next/BUILD_ID` and the server bundle exist. When another build is running
  * (Next refuses a second one), waits up to `waitMs` for its BUILD_ID instead.
  * @returns whether this call built.
  */
@@ -29,8 +31,8 @@ export async function ensureBuild(
   log: (line: string) => void = () => {},
   waitMs = 600_000,
 ): Promise<boolean> {
-  if (fs.existsSync(BUILD_ID)) return false;
-  log("no production build (.next/BUILD_ID): running `npm run build` in apps/web ...");
+  if (fs.existsSync(BUILD_ID) && fs.existsSync(path.join(WEB_DIR, SERVER_BUNDLE))) return false;
+  log("no production build (.next/BUILD_ID, dist/server.js): running `npm run build` in apps/web ...");
   const result = spawnSync("npm", ["run", "-s", "build"], {
     cwd: WEB_DIR,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
@@ -44,7 +46,7 @@ export async function ensureBuild(
   }
   log("another `next build` is running: waiting for it ...");
   const deadline = Date.now() + waitMs;
-  while (!fs.existsSync(BUILD_ID)) {
+  while (!fs.existsSync(BUILD_ID) || !fs.existsSync(path.join(WEB_DIR, SERVER_BUNDLE))) {
     if (Date.now() > deadline)
       throw new Error(`no .next/BUILD_ID after waiting ${waitMs} ms for another build`);
     await sleep(1_000);
@@ -109,23 +111,41 @@ export interface ProductionServer {
   stop(): Promise<void>;
   /** The headers of the first answer the server gave (to the start-up GET /readyz, sent once it said it listens). */
   firstAnswerHeaders: Headers;
+  /** Sends `signal` to the server process alone (not its group). */
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+}
+
+/** How to run something other than the server bundle: `args` after the script, and its "listening" line. */
+export interface CommandOptions {
+  args?: string[];
+  /** Printed once the port is open; `{port}` stands for the port. Default: server.ts's line. */
+  listening?: string;
 }
 
 /**
- * Starts `tsx <script>` (default server.ts, production mode) on `port` with exactly `env` (plus PATH/HOME), and waits until
- * GET /readyz answers (200 or 503: the process is up and its runtime open).
+ * Starts `node <script>` (default the server bundle, production mode; a `.ts` script runs through tsx) on `port`
+ * with exactly `env` (plus PATH/HOME), and waits until GET /readyz answers (200 or 503: the process is up and its
+ * runtime open).
  * @throws when the process exits or does not become ready within `timeoutMs`.
  */
 export async function startProductionServer(
   port: number,
   env: Record<string, string>,
   timeoutMs = 90_000,
-  script = "server.ts",
+  script = SERVER_BUNDLE,
   nodeArgs: string[] = [],
+  command: CommandOptions = {},
 ): Promise<ProductionServer> {
   let output = "";
-  // With node options (e.g. --cpu-prof, which NODE_OPTIONS refuses), node runs the script itself via tsx's loader.
-  const args = nodeArgs.length ? [...nodeArgs, "--import", "tsx", script] : [TSX_CLI, script];
+  const args = [
+    ...nodeArgs,
+    ...(script.endsWith(".ts") ? ["--import", "tsx"] : []),
+    script,
+    ...(command.args ?? []),
+  ];
+  const listening = (command.listening ?? "Listening on port {port}").replace("{port}", String(port));
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: WEB_DIR,
     env: {
@@ -135,6 +155,8 @@ export async function startProductionServer(
       NEXT_TELEMETRY_DISABLED: "1",
       LOG_LEVEL: "warn",
       PORT: String(port),
+      // A stop waits for nothing: the tests of the drain set it themselves.
+      SHUTDOWN_DRAIN_MS: "0",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -176,7 +198,7 @@ export async function startProductionServer(
   for (;;) {
     if (!running) throw new Error(`server on port ${port} exited early:\n${output}`);
     // Until this process says it listens, an answer on the port would come from someone else.
-    if (!output.includes(`Listening on port ${port}`)) {
+    if (!output.includes(listening)) {
       await sleep(100);
       if (Date.now() <= deadline) continue;
     }
@@ -199,7 +221,23 @@ export async function startProductionServer(
     output: () => output,
     stop,
     firstAnswerHeaders: firstAnswerHeaders ?? new Headers(),
+    signal: (signal) => {
+      if (running && child.pid !== undefined) process.kill(child.pid, signal);
+    },
+    exited,
   };
+}
+
+/**
+ * Starts the production build under plain `next start` (a host without server.ts: Next's route handlers serve
+ * /v1 and the probes) on `port`, with `env` as `startProductionServer` takes it.
+ */
+export function startNextStart(port: number, env: Record<string, string>): Promise<ProductionServer> {
+  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  return startProductionServer(port, env, 90_000, nextBin, [], {
+    args: ["start", "-p", String(port), "-H", "127.0.0.1"],
+    listening: "Ready",
+  });
 }
 
 /**

@@ -228,9 +228,16 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
     const other = await t.req(PETS, { forwardedFor: `${ip}, ${freshIp()}` });
     expect(other.status).toBe(401);
     expect(other.rl.remaining).toBe(4);
-    // A valid key from the same address is not held back by the address's bucket.
+    // A valid key this instance knows is not held back by the address's bucket ...
     const { key } = await t.issue("free");
+    expect((await t.req(PETS, { forwardedFor: freshIp(), key })).status).toBe(200);
     expect((await t.req(PETS, { forwardedFor: ip, key })).status).toBe(200);
+    // ... but a key it does not know yet is looked up only within the address's budget (docs/contract.md
+    // section 3): from an address that used it up, it waits for the bucket like any unverified key.
+    const unknown = await t.issue("free");
+    const held = await t.req(PETS, { forwardedFor: ip, key: unknown.key });
+    expect(held.status).toBe(429);
+    expect(held.rl.policy).toEqual({ minute: { q: 5, w: 60 } });
   });
 
   it("never counts failed authentication against a key", async () => {

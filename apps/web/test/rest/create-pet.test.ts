@@ -201,6 +201,77 @@ describe.each(DATABASE_KINDS)("createPet (%s)", (kind) => {
       expectError(r, 413, "payload_too_large");
     });
 
+    /** `{"name":"<prefix><bytes>","categoryId":<id>}` as raw bytes. */
+    const bodyWithNameBytes = (bytes: number[], categoryId = cat()) =>
+      Buffer.concat([
+        Buffer.from('{"name":"Re'),
+        Buffer.from(bytes),
+        Buffer.from(`x","categoryId":${categoryId}}`),
+      ]);
+    const postBytes = (bytes: Uint8Array, headers: Record<string, string> = {}) =>
+      t.call("createPet", "/v1/pets", {
+        method: "POST",
+        headers: { ...t.auth(), "content-type": "application/json", ...headers },
+        body: bytes as unknown as BodyInit,
+      });
+
+    it.each([
+      ["stray bytes", [0xff, 0xfe]],
+      ["a lone continuation byte", [0x80]],
+      ["an overlong encoding of /", [0xc0, 0xaf]],
+      ["an encoded UTF-16 surrogate", [0xed, 0xa0, 0x80]],
+      ["a truncated 4-byte sequence", [0xf0, 0x9f, 0x90]],
+      ["a code point above U+10FFFF", [0xf4, 0x90, 0x80, 0x80]],
+    ])("rejects a body with %s (not UTF-8) with 400 invalid_request", async (_label, bytes) => {
+      const r = await noRowCreated(t, () => postBytes(bodyWithNameBytes(bytes)));
+      const e = expectError(r, 400, "invalid_request");
+      expect(e.message).toBe("The request body is not valid UTF-8.");
+    });
+
+    it("rejects a streamed body (no Content-Length) that is not UTF-8", async () => {
+      const bytes = bodyWithNameBytes([0xff]);
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes.subarray(0, 12));
+          controller.enqueue(bytes.subarray(12));
+          controller.close();
+        },
+      });
+      const r = await noRowCreated(t, () =>
+        t.call("createPet", "/v1/pets", {
+          method: "POST",
+          headers: { ...t.auth(), "content-type": "application/json" },
+          body,
+          duplex: "half",
+        } as RequestInit),
+      );
+      expectError(r, 400, "invalid_request");
+    });
+
+    it("remembers nothing for a body that is not UTF-8: the corrected retry with the same Idempotency-Key creates the animal", async () => {
+      const key = `utf8-${Date.now()}`;
+      const bad = await noRowCreated(t, () =>
+        postBytes(bodyWithNameBytes([0xe9]), { "idempotency-key": key }),
+      );
+      expectError(bad, 400, "invalid_request");
+      const good = await postBytes(bodyWithNameBytes([0xc3, 0xa9]), { "idempotency-key": key });
+      expect(good.status).toBe(201);
+      expect(good.headers.get("idempotent-replayed")).toBeNull();
+      expect((good.body as Animal).name).toBe("Reéx");
+    });
+
+    it("stores multi-byte UTF-8 exactly as sent, U+FFFD itself included", async () => {
+      const name = "Renée 🐶 \uFFFD 犬";
+      const r = await postBytes(new TextEncoder().encode(JSON.stringify({ name, categoryId: cat() })));
+      expect(r.status).toBe(201);
+      const created = r.body as Animal;
+      expect(created.name).toBe(name);
+      const row = await databaseOf(t.s.rt).prisma.pet.findUniqueOrThrow({
+        where: { id: BigInt(created.id) },
+      });
+      expect(row.name).toBe(name);
+    });
+
     it("requires a key before looking at the body", async () => {
       const r = await noRowCreated(t, () =>
         t.call("createPet", "/v1/pets", {

@@ -1,22 +1,29 @@
 /**
- * Conventions of every /v1 response (docs/contract.md section 1): X-Request-Id, Cache-Control: no-store and the
- * JSON content type on every status; 404 for unknown paths, 405 with Allow for other methods; the
+ * Conventions of every /v1 response (docs/contract.md section 1): X-Request-Id, Cache-Control (no-store but for
+ * the answers with an ETag) and the JSON content type on every status; 404 for unknown paths, 405 with Allow for other methods; the
  * store-orders placeholder (501); and the served OpenAPI document.
  */
+import { loadConfig } from "@petstore/config";
+import { problems, restErrorCodes } from "@petstore/contracts";
 import { fingerprintBody } from "@petstore/core";
 import { databaseOf } from "@petstore/core/testing";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { documentServers } from "../../src/server/rest/openapi-document.ts";
 import { DATABASE_KINDS } from "../support/harness.ts";
+import type { OpenApiResponseValidator } from "../support/openapi-validator.ts";
 import { type CallResult, expectError, rawRequest, seedPets, useServer } from "./support.ts";
 
 const ERROR_CODES = [
   "unauthorized",
+  "insufficient_scope",
   "invalid_request",
   "validation_failed",
   "not_found",
   "method_not_allowed",
+  "request_timeout",
   "payload_too_large",
   "unsupported_media_type",
+  "header_too_large",
   "idempotency_key_in_use",
   "idempotency_key_reused",
   "rate_limited",
@@ -29,6 +36,14 @@ const ERROR_CODES = [
 
 // biome-ignore lint/suspicious/noExplicitAny: walking a parsed OpenAPI document
 type Json = Record<string, any>;
+
+/** `r` as the 405 the document describes once, for every path (`components.responses.MethodNotAllowed`). */
+const methodNotAllowedProblems = (v: OpenApiResponseValidator, r: CallResult) =>
+  v.checkAgainst(
+    "#/components/responses/MethodNotAllowed",
+    new Response(null, { status: r.status, headers: r.headers }),
+    r.text,
+  );
 
 const allowOf = (r: CallResult) =>
   (r.headers.get("allow") ?? "")
@@ -127,7 +142,7 @@ describe.each(DATABASE_KINDS)("HTTP conventions (%s)", (kind) => {
     });
   });
 
-  it("sends Cache-Control: no-store and the JSON content type on every status", async () => {
+  it("sends Cache-Control (no-store on every error) and the JSON content type on every status", async () => {
     const statuses = new Set<number>();
     const record = (r: CallResult) => {
       // `call` checks both headers and the OpenAPI document; here we only collect which statuses we saw.
@@ -206,6 +221,7 @@ describe.each(DATABASE_KINDS)("HTTP conventions (%s)", (kind) => {
         });
         expectError(r, 405, "method_not_allowed");
         expect(allowOf(r)).toEqual(["GET", "HEAD", "POST"]);
+        expect(methodNotAllowedProblems(t.v, r)).toEqual([]);
         expect(await t.petCount()).toBe(before);
       },
     );
@@ -216,6 +232,7 @@ describe.each(DATABASE_KINDS)("HTTP conventions (%s)", (kind) => {
         const r = await t.call(null, `/v1/pets/${petId}`, { method, headers: t.auth() });
         expectError(r, 405, "method_not_allowed");
         expect(allowOf(r)).toEqual(["GET", "HEAD"]);
+        expect(methodNotAllowedProblems(t.v, r)).toEqual([]);
         expect(
           await databaseOf(t.s.rt).prisma.pet.findUnique({ where: { id: BigInt(petId) } }),
         ).not.toBeNull();
@@ -227,6 +244,7 @@ describe.each(DATABASE_KINDS)("HTTP conventions (%s)", (kind) => {
         const r = await t.call(null, path, { method: "POST" });
         expectError(r, 405, "method_not_allowed");
         expect(allowOf(r)).toEqual(["GET", "HEAD"]);
+        expect(methodNotAllowedProblems(t.v, r)).toEqual([]);
       }
     });
   });
@@ -274,12 +292,62 @@ describe.each(DATABASE_KINDS)("HTTP conventions (%s)", (kind) => {
       expect(doc.info.title).toBeTruthy();
     });
 
-    it("lists both deployments' base URLs (ending in /v1) as servers", () => {
-      const urls = (doc.servers as { url: string }[]).map((s) => s.url);
-      expect(urls).toContain(t.s.rt.config.servers.production);
-      expect(urls).toContain(t.s.rt.config.servers.staging);
+    it("lists this deployment (PUBLIC_BASE_URL) first, then production and staging, as servers", () => {
+      expect(doc.servers).toEqual([
+        { url: "https://api.test.example/v1", description: "This server" },
+        { url: t.s.rt.config.servers.production, description: "Production" },
+        { url: t.s.rt.config.servers.staging, description: "Staging" },
+      ]);
       expect(t.s.rt.config.servers.production).toMatch(/^https:\/\/.+\/v1$/);
       expect(t.s.rt.config.servers.staging).toMatch(/^https:\/\/.+\/v1$/);
+    });
+
+    it("lists a deployment that is production or staging once, first", () => {
+      const config = (env: Record<string, string>) => loadConfig({ PGLITE_DIR: "memory://", ...env });
+      expect(
+        documentServers(
+          config({
+            PUBLIC_BASE_URL: "https://api.shop.example",
+            PRODUCTION_ORIGIN: "https://api.shop.example",
+          }),
+        ).map((s) => s.description),
+      ).toEqual(["This server (production)", "Staging"]);
+      expect(
+        documentServers(
+          config({
+            PUBLIC_BASE_URL: "https://staging.shop.example",
+            STAGING_ORIGIN: "https://staging.shop.example",
+          }),
+        ).map((s) => s.description),
+      ).toEqual(["This server (staging)", "Production"]);
+    });
+
+    it("states the limits the API enforces: page size, name length, id ranges", async () => {
+      const schemas = doc.components.schemas as Json;
+      expect(schemas.Pets.maxItems).toBe(100);
+      expect(schemas.Animal.properties.name).toMatchObject({ minLength: 1, maxLength: 100 });
+      for (const id of ["id", "categoryId"])
+        expect(schemas.Animal.properties[id]).toMatchObject({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+      expect(schemas.NewPet.properties.name).toMatchObject({ minLength: 1, maxLength: 100 });
+      expect(schemas.NewPet.properties.categoryId).toMatchObject({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+      });
+      const petId = (operation("getPet").parameters as Json[]).find((p) => p.name === "petId");
+      expect(petId?.schema).toMatchObject({ type: "integer", format: "int64", minimum: 1 });
+      // 2^63-1 exactly in the served text (a double would print 9223372036854776000).
+      const text = await (await fetch(`${t.s.baseUrl}/v1/openapi.json`)).text();
+      expect(text).toContain('"maximum":9223372036854775807,');
+      expect(text).not.toContain("9223372036854776000");
+    });
+
+    it("describes the 405 every path answers, with Allow", () => {
+      const response = doc.components.responses.MethodNotAllowed as Json;
+      expect(response.description).toContain("method_not_allowed");
+      expect(response.headers.Allow).toEqual({ $ref: "#/components/headers/Allow" });
+      expect(doc.components.headers.Allow.required).toBe(true);
+      expect(response.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+      expect(doc.info.description).toContain("#/components/responses/MethodNotAllowed");
     });
 
     it("declares the operations at paths relative to the base URL", () => {
@@ -307,10 +375,26 @@ describe.each(DATABASE_KINDS)("HTTP conventions (%s)", (kind) => {
       }
     });
 
-    it("lists every error code of the product in the Error schema", () => {
+    it("lists every error code of the product in the Error schema, and only those", () => {
       const error = doc.components.schemas.Error as Json;
-      expect([...(error.properties.code.enum as string[])].sort()).toEqual([...ERROR_CODES].sort());
+      const documented = error.properties.code.enum as string[];
+      expect([...documented].sort()).toEqual([...ERROR_CODES].sort());
+      expect([...documented].sort()).toEqual([...restErrorCodes].sort());
       expect([...(error.required as string[])].sort()).toEqual(["code", "message", "status"]);
+      // What the server answers on its own (its Node server, parser errors, the probes) is in the set too.
+      const own = [
+        problems.unauthorized(false),
+        problems.notFound("/x"),
+        problems.methodNotAllowed("PUT", ["GET"]),
+        problems.payloadTooLarge(),
+        problems.unsupportedMediaType(),
+        problems.headerTooLarge(),
+        problems.requestTimeout(),
+        problems.malformedRequest(),
+        problems.methodNotImplemented(),
+        problems.internalError(),
+      ];
+      for (const { code } of own) expect(documented).toContain(code);
     });
 
     it("documents each operation's statuses", () => {

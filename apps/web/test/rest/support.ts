@@ -56,10 +56,29 @@ const SECRET_KEY = /pet_(live|test)_[0-9A-Za-z]{38}/;
 const LEAK =
   /\bat [^\s"]+ \(|:\d+:\d+\)|node_modules|\.[jt]s:\d|prisma|SELECT |INSERT |postgres|pglite|Error:|stack/i;
 
-/** The invariants of every /v1 response, documented operation or not. */
+/** A schema library's wording ("Too small: expected string to have >=1 characters", "Invalid option: ..."). */
+export const SCHEMA_WORDING =
+  /Too (small|big)|Invalid (input|option|type|string|format|key|element|union)\b|\bexpected\b|\breceived\b|[<>]=|\bNaN\b|\bundefined\b|Unrecognized key/;
+
+/** Asserts an Error body speaks plain words: its message and every detail's message. */
+export function expectPlainWords(e: ErrorBody): void {
+  for (const message of [e.message, ...(e.details ?? []).map((d) => d.message)])
+    expect(message, JSON.stringify(e)).not.toMatch(SCHEMA_WORDING);
+}
+
+/**
+ * The invariants of every /v1 response, documented operation or not: JSON (but a 304 and a CORS preflight's 204,
+ * which have no content), `Cache-Control: no-store` unless the answer has an ETag (a page, an animal, the
+ * document; never an error).
+ */
 export function expectCommonResponse(r: CallResult, errorSchema: (body: unknown) => boolean): void {
-  expect(r.headers.get("content-type")).toBe("application/json; charset=utf-8");
-  expect(r.headers.get("cache-control")).toBe("no-store");
+  if (r.status === 304 || r.status === 204) {
+    expect(r.headers.get("content-type")).toBeNull();
+    expect(r.text).toBe("");
+  } else expect(r.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  if (r.headers.has("etag") && r.status < 400)
+    expect(["private, no-cache", "public, max-age=300"]).toContain(r.headers.get("cache-control"));
+  else expect(r.headers.get("cache-control")).toBe("no-store");
   expect(r.headers.get("x-request-id")).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
   expect(r.text).not.toMatch(SECRET_KEY);
   if (r.status >= 400) {
@@ -67,6 +86,7 @@ export function expectCommonResponse(r: CallResult, errorSchema: (body: unknown)
     const e = r.body as ErrorBody;
     expect(e.status).toBe(r.status);
     expect(e.message.length).toBeGreaterThan(0);
+    expectPlainWords(e);
     expect(r.text).not.toMatch(LEAK);
   }
 }

@@ -1,23 +1,18 @@
 /**
- * Test harness: a real REST server over real HTTP on a fresh database, mounted as server.ts mounts it
- * (`restRequestListener` over the REST fetch handler, the default) or, with REST_MOUNT=next, as a fetch
- * handler behind a standard Request/Response adapter, as the Next route handler at app/v1 receives it
- * (scripts/test.sh runs the REST suites both ways) — a new PostgreSQL database per run, or an in-memory PGlite —
- * with seeded plans and categories and an issued API key. The clock is injectable.
+ * Test harness: a real REST server over real HTTP on a fresh database (a new PostgreSQL database per run, or an
+ * in-memory PGlite), mounted as server.ts mounts it (`fetchListener` over the REST fetch handler), with seeded
+ * plans and categories and an issued API key. The clock is injectable. The Next route mount (hosts without
+ * server.ts) has its own test against `next start` (test/instances/next-start.test.ts).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Http2Bindings, type HttpBindings, serve } from "@hono/node-server";
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
 import { createTemporaryDatabase, databaseOf } from "@petstore/core/testing";
-import { CLIENT_IP_HEADER, clientIpOf, markCustomServer } from "../../src/server/client-ip.ts";
+import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
-import { restRequestListener } from "../../src/server/rest/node-listener.ts";
-
-/** How the REST app is mounted: as server.ts serves /v1 (`node`) or as the Next route handler (`next`). */
-export const REST_MOUNT: "node" | "next" = process.env.REST_MOUNT === "next" ? "next" : "node";
+import { markCustomServer } from "../../src/server/runtime.ts";
 
 export type DatabaseKind = "postgres" | "pglite";
 export const DATABASE_KINDS: DatabaseKind[] = ["postgres", "pglite"];
@@ -67,19 +62,7 @@ export async function startTestServer(
   const fetch = createRestFetch(async () => rt);
   // This process plays server.ts: it stamps the client address (socket, or X-Forwarded-For with TRUST_PROXY).
   markCustomServer();
-  const server =
-    REST_MOUNT === "node"
-      ? http.createServer(restRequestListener(fetch, config.trustProxy)).listen(0, "127.0.0.1")
-      : serve({
-          fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
-            const headers = new Headers(request.headers);
-            const incoming = env.incoming as HttpBindings["incoming"];
-            headers.set(CLIENT_IP_HEADER, clientIpOf(incoming, config.trustProxy));
-            return fetch(new Request(request, { headers }));
-          },
-          port: 0,
-          hostname: "127.0.0.1",
-        });
+  const server = http.createServer(fetchListener(fetch, config.trustProxy)).listen(0, "127.0.0.1");
   if (!server.listening) await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {

@@ -35,7 +35,7 @@ export class OpenApiResponseValidator {
     if (typeof ref !== "string") return value;
     let node: unknown = this.doc;
     for (const part of ref.replace(/^#\//, "").split("/")) {
-      node = (node as Json)[part.replaceAll("~1", "/").replaceAll("~0", "~")];
+      node = (node as Json | undefined)?.[part.replaceAll("~1", "/").replaceAll("~0", "~")];
     }
     return node as Json;
   }
@@ -45,8 +45,22 @@ export class OpenApiResponseValidator {
     const entry = this.operations.get(operationId);
     if (!entry) return [`unknown operation ${operationId}`];
     const responses = entry.op.responses as Record<string, Json>;
-    const declared = responses[String(response.status)];
-    if (!declared) return [`status ${response.status} is not documented for ${operationId}`];
+    if (!responses[String(response.status)])
+      return [`status ${response.status} is not documented for ${operationId}`];
+    return this.checkAgainst(
+      `#/paths/${escapePointer(entry.path)}/${entry.method}/responses/${response.status}`,
+      response,
+      body,
+    );
+  }
+
+  /**
+   * Problems with `response` as the Response Object at `pointer` (a JSON pointer into the document, e.g.
+   * `#/components/responses/MethodNotAllowed`, for answers no operation declares); empty when it conforms.
+   */
+  checkAgainst(pointer: string, response: Response, body: string): string[] {
+    const declared = this.resolve({ $ref: pointer });
+    if (!declared) return [`no response at ${pointer}`];
     const problems: string[] = [];
     const contentType = response.headers.get("content-type") ?? "";
     const content = declared.content as Record<string, Json> | undefined;
@@ -54,8 +68,8 @@ export class OpenApiResponseValidator {
       const media = Object.keys(content).find((m) => contentType.startsWith(m));
       if (!media) problems.push(`content type ${contentType} not documented`);
       else {
-        const pointer = `openapi.json#/paths/${escapePointer(entry.path)}/${entry.method}/responses/${response.status}/content/${escapePointer(media)}/schema`;
-        const validate = this.ajv.getSchema(pointer) ?? this.ajv.compile({ $ref: pointer });
+        const schema = `openapi.json${pointer}/content/${escapePointer(media)}/schema`;
+        const validate = this.ajv.getSchema(schema) ?? this.ajv.compile({ $ref: schema });
         let parsed: unknown;
         try {
           parsed = JSON.parse(body);

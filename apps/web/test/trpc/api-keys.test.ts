@@ -83,8 +83,69 @@ describe("apiKeys procedures (admin)", () => {
     const again = await admin.apiKeys.roll({ id: next.id, graceSeconds: 0 });
     expect((await admin.apiKeys.get({ id: next.id })).state).toBe("revoked");
     expect((await admin.apiKeys.get({ id: again.id })).state).toBe("active");
-    await expectTrpcError(admin.apiKeys.roll({ id: next.id, graceSeconds: 0 }), "BAD_REQUEST");
     await expectTrpcError(admin.apiKeys.roll({ id: again.id, graceSeconds: 8 * 86400 }), "BAD_REQUEST");
+    const revoked = await admin.apiKeys.create({ name: "Revoked", plan: "free" });
+    await admin.apiKeys.revoke({ id: revoked.id });
+    const refused = await expectTrpcError(
+      admin.apiKeys.roll({ id: revoked.id, graceSeconds: 0 }),
+      "BAD_REQUEST",
+    );
+    expect(refused.message).toBe(`Key ${revoked.prefix} is revoked and cannot be rolled.`);
+  });
+
+  it("refuses to roll a key in its grace period, naming the newest key of its lineage; new keys keep the lineage's expiry", async () => {
+    const first = await admin.apiKeys.create({ name: "Lineage", plan: "pro", expiresInSeconds: 90 * 86400 });
+    const expiry = first.expiresAt;
+    const second = await admin.apiKeys.roll({ id: first.id, graceSeconds: 3600 });
+    expect(second.expiresAt).toBe(expiry);
+    // Rolling the old key again, while it is in its grace period, is refused: it names its successor.
+    const again = await expectTrpcError(admin.apiKeys.roll({ id: first.id, graceSeconds: 3600 }), "CONFLICT");
+    expect(again.message).toBe(
+      `Key ${first.prefix}… was already rolled to ${second.prefix}…; roll ${second.prefix}… instead.`,
+    );
+    const third = await admin.apiKeys.roll({ id: second.id, graceSeconds: 7 * 86400 });
+    // The third key has the lineage's expiry, not the second key's grace end.
+    expect(third.expiresAt).toBe(expiry);
+    const oldest = await expectTrpcError(admin.apiKeys.roll({ id: first.id, graceSeconds: 0 }), "CONFLICT");
+    expect(oldest.message).toBe(
+      `Key ${first.prefix}… was already rolled to ${second.prefix}…; roll ${third.prefix}… (the newest key of its lineage) instead.`,
+    );
+    // Nothing changed by the refusals: each key is rolled to exactly one other, and the key page shows both links.
+    expect(await admin.apiKeys.get({ id: first.id })).toMatchObject({
+      rolledFrom: null,
+      rolledTo: { id: second.id, prefix: second.prefix },
+      state: "expiring",
+    });
+    expect(await admin.apiKeys.get({ id: second.id })).toMatchObject({
+      rolledFrom: { id: first.id, prefix: first.prefix },
+      rolledTo: { id: third.id, prefix: third.prefix },
+    });
+    expect(await admin.apiKeys.get({ id: third.id })).toMatchObject({
+      rolledFrom: { id: second.id, prefix: second.prefix },
+      rolledTo: null,
+      state: "active",
+      expiresAt: expiry,
+    });
+    const lineage = await databaseOf(h.rt).prisma.apiKey.count({ where: { name: "Lineage" } });
+    expect(lineage).toBe(3);
+  });
+
+  it("of concurrent rolls of one key exactly one succeeds; the others are refused and create nothing", async () => {
+    const key = await admin.apiKeys.create({ name: "Rolled at once", plan: "free" });
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        admin.apiKeys.roll({ id: key.id, graceSeconds: 3600 }).then(
+          () => "OK",
+          (error: { code: string }) => error.code,
+        ),
+      ),
+    );
+    expect(outcomes.sort()).toEqual(["CONFLICT", "CONFLICT", "CONFLICT", "CONFLICT", "CONFLICT", "OK"]);
+    const rows = await databaseOf(h.rt).prisma.apiKey.findMany({ where: { name: "Rolled at once" } });
+    expect(rows).toHaveLength(2);
+    expect(rows.filter((r) => r.rolledToId === null)).toHaveLength(1);
+    expect(rows.find((r) => r.id === key.id)?.expiresAt).not.toBeNull();
+    expect(rows.find((r) => r.id !== key.id)?.expiresAt).toBeNull();
   });
 
   it("changes plan and custom limits", async () => {
@@ -105,6 +166,61 @@ describe("apiKeys procedures (admin)", () => {
     expect(
       await admin.apiKeys.changePlan({ id: key.id, plan: "pro", perMinute: null, perDay: null }),
     ).toMatchObject({ plan: "pro", perMinute: null, effectivePerMinute: 300 });
+  });
+
+  it("issues a key with the scopes asked for (both by default) and changes them, audited", async () => {
+    const both = await admin.apiKeys.create({ name: "Everything", plan: "free" });
+    expect(both.scopes).toEqual(["pets:read", "pets:write"]);
+    const reader = await admin.apiKeys.create({ name: "Shop window", plan: "free", scopes: ["pets:read"] });
+    expect(reader.scopes).toEqual(["pets:read"]);
+    expect(await h.rt.apiKeys.authenticate(reader.key)).toMatchObject({ scopes: ["pets:read"] });
+    expect((await admin.apiKeys.list()).rows.find((k) => k.id === reader.id)?.scopes).toEqual(["pets:read"]);
+
+    // Order and duplicates do not matter: the set is stored in the one order.
+    const changed = await admin.apiKeys.changeScopes({
+      id: reader.id,
+      scopes: ["pets:write", "pets:read", "pets:write"],
+    });
+    expect(changed.scopes).toEqual(["pets:read", "pets:write"]);
+    expect((await admin.apiKeys.get({ id: reader.id })).scopes).toEqual(["pets:read", "pets:write"]);
+    expect(await h.rt.apiKeys.authenticate(reader.key)).toMatchObject({
+      scopes: ["pets:read", "pets:write"],
+    });
+    const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
+      where: { action: "apiKey.scopes", entityId: reader.id },
+    });
+    expect(audit).toMatchObject({
+      actor: "user:admin@example.com",
+      before: { scopes: ["pets:read"] },
+      after: { scopes: ["pets:read", "pets:write"] },
+    });
+
+    const none = await expectTrpcError(
+      admin.apiKeys.changeScopes({ id: reader.id, scopes: [] }),
+      "BAD_REQUEST",
+    );
+    expect(shapeOf(none).data.details).toEqual([
+      { path: "scopes", message: "must name at least one scope (pets:read, pets:write)" },
+    ]);
+    const unknown = await expectTrpcError(
+      admin.apiKeys.create({ name: "Admin", plan: "free", scopes: ["pets:admin" as "pets:read"] }),
+      "BAD_REQUEST",
+    );
+    expect(shapeOf(unknown).data.details).toEqual([
+      { path: "scopes.0", message: "must be one of pets:read, pets:write" },
+    ]);
+    expect((await admin.apiKeys.get({ id: reader.id })).scopes).toEqual(["pets:read", "pets:write"]);
+  });
+
+  it("keeps a key to known scopes and at least one in the database itself", async () => {
+    const key = await admin.apiKeys.create({ name: "Guarded", plan: "free" });
+    const prisma = databaseOf(h.rt).prisma;
+    for (const scopes of [[], ["pets:delete"]])
+      await expect(prisma.apiKey.update({ where: { id: key.id }, data: { scopes } })).rejects.toThrow();
+    await expect(
+      prisma.$executeRawUnsafe(`UPDATE "ApiKey" SET "scopes" = NULL WHERE "id" = '${key.id}'`),
+    ).rejects.toThrow();
+    expect((await admin.apiKeys.get({ id: key.id })).scopes).toEqual(["pets:read", "pets:write"]);
   });
 
   it("audits a ban with the system as actor, lifts it and audits that", async () => {

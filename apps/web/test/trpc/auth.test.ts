@@ -123,7 +123,7 @@ describe("auth procedures", () => {
     ).resolves.toBeTruthy();
   });
 
-  it("blocks an account for everyone after 100 failures from many clients, with an alert in the audit log", async () => {
+  it("blocks an account for browsers without a device cookie for it after 100 failures from many clients, with an alert in the audit log", async () => {
     const now = new Date("2030-02-01T10:00:00Z");
     h.setNow(now);
     // 99 failures from as many clients so far (written directly: 99 password checks would only cost time).
@@ -209,6 +209,28 @@ describe("auth procedures", () => {
         where: { user: { email: "staff@example.com" }, createdAt: start },
       }),
     ).toBe(0);
+  });
+
+  it("ends a session 30 days after sign-in however much it is used, and the sessions list says when", async () => {
+    const start = new Date("2031-04-01T08:00:00Z");
+    h.setNow(start);
+    const { token } = await h.signedIn("staff@example.com");
+    const at = (hours: number) => h.setNow(new Date(start.getTime() + hours * 3600_000));
+    const mine = async () =>
+      (await (await h.withToken(token)).sessions.list()).find((session) => session.current);
+    const endsAt = new Date(start.getTime() + 30 * 86_400_000).toISOString();
+    expect(await mine()).toMatchObject({ createdAt: start.toISOString(), endsAt });
+    // Used every 10 hours, it never idles out, yet it ends 30 days after sign-in.
+    for (let hours = 10; hours < 30 * 24; hours += 10) {
+      at(hours);
+      expect(await (await h.withToken(token)).auth.me(), `after ${hours} h`).not.toBeNull();
+    }
+    at(30 * 24 - 1);
+    // The idle expiry never passes the absolute end.
+    expect(await mine()).toMatchObject({ expiresAt: endsAt, endsAt });
+    at(30 * 24);
+    expect(await (await h.withToken(token)).auth.me()).toBeNull();
+    expect(await databaseOf(h.rt).prisma.session.count({ where: { createdAt: start } })).toBe(0);
   });
 
   it("refuses an inactive user with the usual message", async () => {

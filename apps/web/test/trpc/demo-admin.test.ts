@@ -71,7 +71,7 @@ describe("first start (Runtime.firstStart)", () => {
   });
 
   it("in production: creates nothing", async () => {
-    const rt = await open({ PETSTORE_ENV: "production" });
+    const rt = await open({ PETSTORE_ENV: "production", METRICS_ENABLED: "false" });
     try {
       expect(await rt.firstStart()).toEqual({});
       expect(await rt.users.count()).toBe(0);

@@ -2,7 +2,7 @@
 import { AppError } from "@petstore/contracts";
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
-import { markCustomServer } from "../../src/server/client-ip";
+import { processSlot } from "../../src/server/runtime";
 import { DRAIN_BYTES, DRAIN_MS, withBoundedBody } from "../../src/server/trpc/body-limit";
 import { clearedSessionCookie, readCookie, sessionCookie } from "../../src/server/trpc/cookies";
 import { toTrpcError, trpcErrorResponse } from "../../src/server/trpc/errors";
@@ -54,11 +54,11 @@ describe("clientIp and isHttps", () => {
     expect(clientIp(headers({}), trusting)).toBe("unknown");
   });
   it("behind the app's own server takes the address it stamped (it overwrites what a client sent)", () => {
-    markCustomServer();
+    processSlot().customServer = true;
     try {
       expect(clientIp(headers(stamped), config)).toBe("198.51.100.4");
     } finally {
-      delete (globalThis as Record<symbol, unknown>)[Symbol.for("petstore.custom-server")];
+      processSlot().customServer = false;
     }
   });
   it("detects HTTPS from a trusted proxy or an https public URL, never from what a client says", () => {
@@ -214,9 +214,12 @@ describe("request body cap", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(DRAIN_MS - 50);
     expect(Date.now() - started).toBeLessThan(DRAIN_MS + 1_000);
   });
-  it("answers refusals made before tRPC in tRPC's error shape", async () => {
-    const r = trpcErrorResponse("payload_too_large", "Too big.");
+  it("answers refusals made before tRPC in tRPC's error shape, with the headers of every JSON error", async () => {
+    const r = trpcErrorResponse({ code: "payload_too_large", message: "Too big." }, "req-42");
     expect(r.status).toBe(413);
+    expect(r.headers.get("x-request-id")).toBe("req-42");
+    expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(r.headers.get("cache-control")).toBe("no-store");
     expect(await r.json()).toEqual({
       error: {
         message: "Too big.",

@@ -9,11 +9,11 @@ import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
 import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processSlot } from "../../src/server/runtime.ts";
 import { handleTrpcRequest } from "../../src/server/trpc/handler";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 
 const ORIGIN = "http://dashboard.test";
-const RUNTIME = Symbol.for("petstore.runtime");
 const EMAIL = "admin@outage.test";
 const PASSWORD = "correct horse battery staple";
 
@@ -46,14 +46,14 @@ describe("tRPC while PostgreSQL is down", () => {
     rt = await openRuntime({ config, logger: createLogger("silent"), prepare: migrate });
     await rt.users.create({ email: EMAIL, name: "Ada", role: "admin", password: PASSWORD }, "test");
     // The handler takes the process runtime from here (src/server/runtime.ts).
-    (globalThis as Record<symbol, unknown>)[RUNTIME] = Promise.resolve(rt);
+    processSlot().runtime = Promise.resolve(rt);
     const signIn = await call("auth.signIn", { email: EMAIL, password: PASSWORD });
     expect(signIn.response.status).toBe(200);
     cookie = (signIn.response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
   });
 
   afterAll(async () => {
-    delete (globalThis as Record<symbol, unknown>)[RUNTIME];
+    processSlot().runtime = undefined;
     await rt?.close();
     await proxy.cut();
     await database?.drop();

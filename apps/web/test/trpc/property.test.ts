@@ -27,6 +27,7 @@ const TABLES = [
   "ApiKey",
   "IdempotencyRecord",
   "UsageHour",
+  "UsageHourTotal",
   "User",
   "Session",
   "AuditLog",

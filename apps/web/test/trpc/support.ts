@@ -42,8 +42,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Opens the harness; call `close()` in afterAll. */
-export async function openHarness(): Promise<Harness> {
+/** Opens the harness (`env`: further configuration variables); call `close()` in afterAll. */
+export async function openHarness(env: Record<string, string> = {}): Promise<Harness> {
   const db = await createTemporaryDatabase("petstore_trpc");
   let now: Date | undefined;
   const clock: Clock = () => now ?? new Date();
@@ -51,6 +51,7 @@ export async function openHarness(): Promise<Harness> {
     DATABASE_URL: db.url,
     LOG_LEVEL: "silent",
     PUBLIC_BASE_URL: "http://dashboard.test",
+    ...env,
   });
   const rt = await openRuntime({ config, clock, logger: createLogger("silent"), prepare: migrate });
   await rt.seed();

@@ -1,0 +1,59 @@
+/**
+ * The audit CSV stream (src/server/audit-csv.ts): it reads a batch only when the reader asks for more, fails
+ * (so the download breaks off) when reading a batch fails instead of ending short, stops reading when the
+ * reader goes away, and writes the same lines whatever the batching.
+ */
+import type { AuditLogEntry } from "@petstore/core";
+import { describe, expect, it } from "vitest";
+import { auditCsvLines, auditCsvStream } from "../../src/server/audit-csv";
+
+const entry = (id: number): AuditLogEntry => ({
+  id,
+  at: "2026-05-01T10:00:00.000Z",
+  actor: "system",
+  action: "apiKey.ban",
+  entityType: "apiKey",
+  entityId: "k",
+  entityName: id % 2 ? "=cmd()" : null,
+  before: null,
+  after: { level: id },
+});
+
+async function* batches(count: number, size: number, failAt?: number, log: string[] = []) {
+  try {
+    for (let b = 0; b < count; b++) {
+      log.push(`read ${b}`);
+      if (b === failAt) throw new Error("connection lost");
+      yield Array.from({ length: size }, (_, i) => entry(b * size + i + 1));
+    }
+  } finally {
+    log.push("closed");
+  }
+}
+
+const text = async (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
+
+describe("audit CSV stream", () => {
+  it("writes the header and every batch's lines, the same as one batch of everything", async () => {
+    const csv = await text(auditCsvStream(batches(3, 4)));
+    const all = Array.from({ length: 12 }, (_, i) => entry(i + 1));
+    expect(csv).toBe(auditCsvLines(all, true));
+    expect(csv.split("\r\n")).toHaveLength(14);
+    expect(csv).toContain(`"'=cmd()"`);
+    expect(await text(auditCsvStream(batches(0, 4)))).toBe(auditCsvLines([], true));
+  });
+
+  it("reads the next batch only when the reader asks, and stops when the reader goes away", async () => {
+    const log: string[] = [];
+    const reader = auditCsvStream(batches(100, 10, undefined, log)).getReader();
+    await reader.read();
+    await reader.read();
+    expect(log).toEqual(["read 0", "read 1"]);
+    await reader.cancel();
+    expect(log).toEqual(["read 0", "read 1", "closed"]);
+  });
+
+  it("fails the download when a batch cannot be read, rather than ending it short", async () => {
+    await expect(text(auditCsvStream(batches(5, 10, 2)))).rejects.toThrow("connection lost");
+  });
+});

@@ -1,0 +1,332 @@
+/**
+ * `@petstore/client` as a consumer outside the repository gets it: `npm pack` of packages/client, the tarball
+ * installed into a temporary project outside the workspace, the consumer's TypeScript (strict,
+ * exactOptionalPropertyTypes, declarations checked: no skipLibCheck) compiled under moduleResolution nodenext
+ * (an ES module and a CommonJS file) and bundler, by the workspace's TypeScript and by TypeScript 5.9, and the
+ * compiled scripts run in plain Node (`import` and `require`) against the production server.
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { databaseOf } from "@petstore/core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ensureBuild,
+  freePort,
+  type PreparedDatabase,
+  type ProductionServer,
+  prepareDatabase,
+  startProductionServer,
+  WEB_DIR,
+} from "../instances/production-server.ts";
+
+const REPOSITORY = path.resolve(WEB_DIR, "../..");
+const CLIENT_DIR = path.join(REPOSITORY, "packages/client");
+/** The workspace's tsc (TypeScript 7) and the TypeScript 5.9 installed for tools beside it. */
+const COMPILERS = {
+  workspace: path.join(REPOSITORY, "node_modules/typescript/bin/tsc"),
+  "5.9": path.join(
+    path.dirname(createRequire(path.join(CLIENT_DIR, "package.json")).resolve("typescript/package.json")),
+    "bin/tsc",
+  ),
+};
+
+/** The environment of the consumer's commands: nothing of the npm run or workspace that started vitest. */
+const consumerEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH ?? "",
+  HOME: process.env.HOME ?? os.homedir(),
+  NODE_ENV: "production",
+  ...extra,
+});
+
+const run = async (command: string, args: string[], cwd: string, env = consumerEnv()) => {
+  try {
+    return await promisify(execFile)(command, args, { cwd, env, timeout: 300_000, maxBuffer: 16 << 20 });
+  } catch (error) {
+    const e = error as Error & { stdout?: string; stderr?: string };
+    throw new Error(
+      `${command} ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`,
+    );
+  }
+};
+
+/** What the consumer's scripts exercise: every operation, the replay flag and the typed errors. */
+const ESM_SCRIPT = `import {
+  createPetStoreClient,
+  PetStoreError,
+  type CreatedPet,
+  type NewPet,
+  type Pet,
+  type PetStoreClientOptions,
+} from "@petstore/client";
+
+const configured: { timeoutMs?: number } = {};
+const options: PetStoreClientOptions = {
+  baseUrl: process.env.PETSTORE_BASE_URL ?? "",
+  apiKey: process.env.PETSTORE_KEY ?? "",
+  // Options a caller may not have: undefined is accepted under exactOptionalPropertyTypes.
+  timeoutMs: configured.timeoutMs,
+  retry: { maxAttempts: 2 },
+};
+const client = createPetStoreClient(options);
+const categoryId = Number(process.env.CATEGORY_ID);
+const newPet: NewPet = { name: process.env.PET_NAME ?? "", categoryId, status: "available" };
+
+// @ts-expect-error categoryId is required: the types are the API's, not any.
+const incomplete: NewPet = { name: "Rex" };
+void incomplete;
+
+const page = await client.listPets({ limit: 2 });
+const first: CreatedPet = await client.createPet(newPet, { idempotencyKey: process.env.IDEMPOTENCY_KEY });
+const again = await client.createPet(newPet, { idempotencyKey: process.env.IDEMPOTENCY_KEY });
+const fetched: Pet = await client.getPet(first.pet.id);
+const failure = await client.createPet({ name: " ", categoryId }).catch((error: unknown) => error);
+const stranger = createPetStoreClient({ ...options, apiKey: "pet_test_notakey" });
+const refused = await stranger.listPets().catch((error: unknown) => error);
+const all: number[] = [];
+for await (const pet of client.pets.all({ limit: 5 })) all.push(pet.id);
+
+const describeError = (error: unknown) =>
+  error instanceof PetStoreError
+    ? { instance: true, code: error.code, status: error.status, paths: error.details?.map((d) => d.path) ?? [] }
+    : { instance: false, text: String(error) };
+
+console.log(
+  JSON.stringify({
+    page: { size: page.pets.length, next: page.next !== undefined },
+    first: { id: first.pet.id, name: first.pet.name, replayed: first.replayed },
+    again: { id: again.pet.id, replayed: again.replayed },
+    fetched: fetched.id,
+    failure: describeError(failure),
+    refused: describeError(refused),
+    all: all.length,
+    rateLimit: client.rateLimit !== undefined,
+  }),
+);
+`;
+
+const CJS_SCRIPT = `import { createPetStoreClient, PetStoreError } from "@petstore/client";
+
+const client = createPetStoreClient({
+  baseUrl: process.env.PETSTORE_BASE_URL ?? "",
+  apiKey: process.env.PETSTORE_KEY ?? "",
+});
+const newPet = { name: process.env.PET_NAME ?? "", categoryId: Number(process.env.CATEGORY_ID) };
+
+async function main(): Promise<void> {
+  const first = await client.createPet(newPet, { idempotencyKey: process.env.IDEMPOTENCY_KEY });
+  const again = await client.createPet(newPet, { idempotencyKey: process.env.IDEMPOTENCY_KEY });
+  const missing = await client.getPet(999_999_999).catch((error: unknown) => error);
+  console.log(
+    JSON.stringify({
+      module: typeof module,
+      replayed: [first.replayed, again.replayed],
+      sameId: first.pet.id === again.pet.id,
+      missing: missing instanceof PetStoreError ? missing.code : String(missing),
+    }),
+  );
+}
+
+void main();
+`;
+
+/** A page script of a browser tool (no Node types): compiled under moduleResolution bundler only. */
+const BROWSER_SCRIPT = `import { createPetStoreClient, PetStoreError, type PetPage } from "@petstore/client";
+
+export async function firstPage(apiKey: string, signal?: AbortSignal): Promise<PetPage | string> {
+  const client = createPetStoreClient({ baseUrl: location.origin + "/v1", apiKey });
+  try {
+    return await client.listPets({ status: "available" }, { signal });
+  } catch (error) {
+    return error instanceof PetStoreError ? \`\${error.code} (\${error.requestId ?? "no id"})\` : "offline";
+  }
+}
+`;
+
+const STRICT = {
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  skipLibCheck: false,
+  target: "ES2022",
+};
+
+describe("@petstore/client packed and installed outside the workspace", () => {
+  let work: string;
+  let project: string;
+  let pack: { filename: string; files: { path: string }[] };
+  let db: PreparedDatabase;
+  let server: ProductionServer | undefined;
+  let key: string;
+  let categoryId: number;
+
+  beforeAll(async () => {
+    await ensureBuild((line) => process.stdout.write(`${line}\n`));
+    work = fs.mkdtempSync(path.join(os.tmpdir(), "petstore-packed-client-"));
+    // `npm pack` builds the package first (its prepack script).
+    const packed = await run(
+      "npm",
+      ["pack", "--json", "--pack-destination", work, "-w", "@petstore/client"],
+      REPOSITORY,
+    );
+    const [result] = JSON.parse(packed.stdout) as (typeof pack)[];
+    if (!result) throw new Error(`npm pack printed no result: ${packed.stdout}`);
+    pack = result;
+
+    project = path.join(work, "consumer");
+    fs.mkdirSync(path.join(project, "src"), { recursive: true });
+    const write = (file: string, content: string | object) =>
+      fs.writeFileSync(
+        path.join(project, file),
+        typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}\n`,
+      );
+    write("package.json", { name: "petstore-consumer", version: "0.0.0", private: true });
+    write("src/main.mts", ESM_SCRIPT);
+    write("src/main.cts", CJS_SCRIPT);
+    write("src/browser.ts", BROWSER_SCRIPT);
+    write("tsconfig.json", {
+      compilerOptions: {
+        ...STRICT,
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        types: ["node"],
+        rootDir: "src",
+        outDir: "out",
+      },
+      include: ["src/*.mts", "src/*.cts"],
+    });
+    write("tsconfig.bundler.json", {
+      compilerOptions: {
+        ...STRICT,
+        module: "esnext",
+        moduleResolution: "bundler",
+        lib: ["ES2022", "DOM", "DOM.Iterable"],
+        types: [],
+        noEmit: true,
+      },
+      files: ["src/browser.ts"],
+    });
+    // From the npm cache when it holds the packages (CI installs the workspace first), else the registry.
+    await run(
+      "npm",
+      [
+        "install",
+        path.join(work, pack.filename),
+        "@types/node@20.19.43",
+        "--prefer-offline",
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+      ],
+      project,
+    );
+
+    db = await prepareDatabase("petstore_packed_client");
+    server = await startProductionServer(await freePort(), {
+      DATABASE_URL: db.url,
+      PUBLIC_BASE_URL: "https://api.test.example",
+    });
+    key = (
+      await db.rt.apiKeys.create(
+        { name: "packed client", plan: "enterprise", perMinute: 10_000, perDay: 100_000 },
+        "test",
+      )
+    ).key;
+    categoryId = Number((await databaseOf(db.rt).prisma.category.findFirstOrThrow()).id);
+  }, 900_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await db?.drop();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it("packs only the build, README, LICENSE and package.json", () => {
+    const files = pack.files.map((f) => f.path).sort();
+    expect(files).toContain("README.md");
+    expect(files).toContain("LICENSE");
+    expect(files).toContain("dist/index.js");
+    expect(files).toContain("dist/index.d.ts");
+    const others = files.filter(
+      (f) => !["README.md", "LICENSE", "package.json"].includes(f) && !/^dist\/.+\.(js|d\.ts)$/.test(f),
+    );
+    expect(others).toEqual([]);
+    // Every module has its declarations.
+    const modules = files.filter((f) => f.endsWith(".js"));
+    for (const m of modules) expect(files).toContain(m.replace(/\.js$/, ".d.ts"));
+
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join(project, "node_modules/@petstore/client/package.json"), "utf8"),
+    ) as { exports: Record<string, unknown>; dependencies: Record<string, string> };
+    expect(manifest.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(["http-link-header", "openapi-fetch"]);
+  });
+
+  it.each(Object.entries(COMPILERS))(
+    "type-checks the consumer under nodenext and bundler with TypeScript %s",
+    async (_version, tsc) => {
+      await run(process.execPath, [tsc, "-p", "tsconfig.json", "--noEmit"], project);
+      await run(process.execPath, [tsc, "-p", "tsconfig.bundler.json"], project);
+    },
+    300_000,
+  );
+
+  it("reports a type error in the consumer (the check is real)", async () => {
+    const broken = ESM_SCRIPT.replace("// @ts-expect-error categoryId is required", "// (no directive)");
+    fs.writeFileSync(path.join(project, "src/broken.mts"), broken);
+    try {
+      const result = await run(
+        process.execPath,
+        [COMPILERS.workspace, "-p", "tsconfig.json", "--noEmit"],
+        project,
+      ).catch((error: Error) => error);
+      expect(result).toBeInstanceOf(Error);
+      expect(String(result)).toMatch(/broken\.mts.*categoryId/s);
+    } finally {
+      fs.rmSync(path.join(project, "src/broken.mts"));
+    }
+  });
+
+  it("runs the compiled consumer in plain Node, as an ES module and through require(), against the production build", async () => {
+    await run(process.execPath, [COMPILERS.workspace, "-p", "tsconfig.json"], project);
+    const env = (name: string, idempotencyKey: string) =>
+      consumerEnv({
+        PETSTORE_BASE_URL: `${server?.baseUrl}/v1`,
+        PETSTORE_KEY: key,
+        CATEGORY_ID: String(categoryId),
+        PET_NAME: name,
+        IDEMPOTENCY_KEY: idempotencyKey,
+      });
+
+    const esm = await run(process.execPath, ["out/main.mjs"], project, env("Packed ESM", "packed-esm-1"));
+    expect(esm.stderr).toBe("");
+    const result = JSON.parse(esm.stdout);
+    expect(result).toEqual({
+      page: { size: 2, next: true },
+      first: { id: expect.any(Number), name: "Packed ESM", replayed: false },
+      again: { id: result.first.id, replayed: true },
+      fetched: result.first.id,
+      failure: { instance: true, code: "validation_failed", status: 400, paths: ["name"] },
+      refused: { instance: true, code: "unauthorized", status: 401, paths: [] },
+      all: await databaseOf(db.rt).prisma.pet.count(),
+      rateLimit: true,
+    });
+
+    const cjs = await run(process.execPath, ["out/main.cjs"], project, env("Packed CJS", "packed-cjs-1"));
+    expect(cjs.stderr).toBe("");
+    expect(JSON.parse(cjs.stdout)).toEqual({
+      module: "object",
+      replayed: [false, true],
+      sameId: true,
+      missing: "not_found",
+    });
+
+    const created = await databaseOf(db.rt).prisma.pet.findMany({
+      where: { name: { in: ["Packed ESM", "Packed CJS"] } },
+    });
+    expect(created.map((p) => p.name).sort()).toEqual(["Packed CJS", "Packed ESM"]);
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * Nothing anonymous can make the API's process do unbounded work (docs/contract.md sections 3 and 4), against
+ * the production server:
+ * - forged keys (well-formed, valid checksum, unknown) cost database look-ups only within the client address's
+ *   anonymous budget, and a repeated one none at all (negative cache);
+ * - dashboard traffic without a session (tRPC calls, the sign-in page) is limited per client address, with a JSON
+ *   429 and Retry-After, while a signed-in user from the same address is not;
+ * - /metrics needs its token in production, start-up refuses production without one, and a scrape is computed at
+ *   most once a second.
+ */
+import { randomBytes } from "node:crypto";
+import { crc32 } from "node:zlib";
+import { databaseOf } from "@petstore/core/testing";
+import { describe, expect, it } from "vitest";
+import { freePort, sleep, startProductionServer } from "../instances/production-server.ts";
+import { STAFF, signIn, trpc, useProductionApp } from "./support.ts";
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** A key of the staging format with a correct checksum that no database holds. */
+function forgedKey(): string {
+  const body = `pet_test_${[...randomBytes(32)].map((b) => BASE62[b % 62]).join("")}`;
+  let n = crc32(body);
+  let checksum = "";
+  for (let i = 0; i < 6; i++) {
+    checksum = BASE62[n % 62] + checksum;
+    n = Math.floor(n / 62);
+  }
+  return body + checksum;
+}
+
+/**
+ * Transactions the test database has run so far, not counting this function's own readings, once PostgreSQL's
+ * counters (flushed by each backend within about a second) stop moving.
+ */
+let ownReadings = 0;
+async function settledStatementCount(app: ReturnType<typeof useProductionApp>): Promise<number> {
+  const read = async () => {
+    ownReadings++;
+    const [row] = await databaseOf(app.db.rt).prisma.$queryRaw<{ n: bigint }[]>`
+      SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`;
+    return Number(row?.n ?? 0) - (ownReadings - 1);
+  };
+  let last = await read();
+  for (let i = 0; i < 30; i++) {
+    await sleep(1000);
+    const now = await read();
+    if (now - last <= 1) return now;
+    last = now;
+  }
+  return last;
+}
+
+describe("forged API keys from one address", () => {
+  const app = useProductionApp({ ANONYMOUS_PER_MINUTE: "10" });
+
+  it("cost database look-ups only within the address's anonymous budget", async () => {
+    const real = () =>
+      fetch(`${app.baseUrl}/v1/pets`, {
+        headers: { authorization: `Bearer ${app.key}`, "x-forwarded-for": "203.0.113.50" },
+      }).then((r) => r.status);
+    const before = await settledStatementCount(app);
+    expect(await real()).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const r = await fetch(`${app.baseUrl}/v1/pets`, {
+        headers: { authorization: `Bearer ${forgedKey()}`, "x-forwarded-for": "203.0.113.50" },
+      });
+      await r.body?.cancel();
+      statuses.push(r.status);
+    }
+    // A key in use is not held back by its address's flood (it is verified from memory, refreshed meanwhile).
+    expect(await real()).toBe(200);
+    const after = await settledStatementCount(app);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10)).toEqual(Array(90).fill(429));
+    // Ten look-ups at most, plus the server's own background statements (usage flushes) meanwhile.
+    expect(after - before).toBeLessThan(30);
+    // Another address still has its budget.
+    const other = await fetch(`${app.baseUrl}/v1/pets`, {
+      headers: { authorization: `Bearer ${forgedKey()}`, "x-forwarded-for": "203.0.113.51" },
+    });
+    expect(other.status).toBe(401);
+  });
+
+  it("remembers a key that failed, so repeating it costs no look-up", async () => {
+    const forged = forgedKey();
+    const ask = () =>
+      fetch(`${app.baseUrl}/v1/pets`, {
+        headers: { authorization: `Bearer ${forged}`, "x-forwarded-for": "203.0.113.52" },
+      }).then((r) => r.status);
+    const before = await settledStatementCount(app);
+    expect(await ask()).toBe(401);
+    // Within the negative cache's 4 s: answered from memory (and counted in the address's bucket).
+    for (let i = 0; i < 8; i++) expect([401, 429]).toContain(await ask());
+    // One look-up; nine would show as nine statements at least.
+    expect((await settledStatementCount(app)) - before).toBeLessThan(5);
+  });
+});
+
+describe("dashboard traffic without a session", () => {
+  const app = useProductionApp({ DASHBOARD_ANONYMOUS_PER_MINUTE: "8" });
+
+  it("is limited per client address with a JSON 429, while a signed-in user from the same address is not", async () => {
+    const ip = "203.0.113.60";
+    const token = await signIn(app, STAFF, ip); // one of the address's 8
+    const calls = await Promise.all(
+      Array.from({ length: 9 }, () => trpc(app, "query", "auth.me", undefined, { ip })),
+    );
+    const limited = calls.filter((r) => r.status === 429);
+    expect(calls.filter((r) => r.status === 200)).toHaveLength(7);
+    expect(limited).toHaveLength(2);
+    for (const r of limited) {
+      expect(r.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(r.body).toMatchObject({ code: "rate_limited", status: 429 });
+    }
+    const page = await fetch(`${app.baseUrl}/admin/sign-in`, { headers: { "x-forwarded-for": ip } });
+    expect(page.status).toBe(429);
+    const signedIn = await trpc(app, "query", "auth.me", undefined, { ip, token });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body).toMatchObject({ result: { data: { email: STAFF } } });
+    // Another address is not affected.
+    expect((await trpc(app, "query", "auth.me", undefined, { ip: "203.0.113.61" })).status).toBe(200);
+  });
+});
+
+describe("/metrics in production", () => {
+  const TOKEN = "metrics-token-0123456789abcdef";
+  const app = useProductionApp({ PETSTORE_ENV: "production", METRICS_TOKEN: TOKEN });
+
+  it("refuses a scrape without the token and computes a scrape at most once a second", async () => {
+    const scrape = (authorization?: string) =>
+      fetch(`${app.baseUrl}/metrics`, { headers: authorization ? { authorization } : {} });
+    expect((await scrape()).status).toBe(401);
+    const first = await scrape(`Bearer ${TOKEN}`);
+    expect(first.status).toBe(200);
+    const text = await first.text();
+    // Traffic between two scrapes of the same second does not show: the second is the first one's text.
+    await fetch(`${app.baseUrl}/healthz`);
+    expect(await (await scrape(`Bearer ${TOKEN}`)).text()).toBe(text);
+    await sleep(1100);
+    expect(await (await scrape(`Bearer ${TOKEN}`)).text()).not.toBe(text);
+  });
+
+  it("will not start in production without a token, unless metrics are off", async () => {
+    const port = await freePort();
+    const refused = startProductionServer(port, {
+      DATABASE_URL: app.db.url,
+      PETSTORE_ENV: "production",
+    });
+    await expect(refused).rejects.toThrow(/METRICS_TOKEN/);
+    const off = await startProductionServer(await freePort(), {
+      DATABASE_URL: app.db.url,
+      PETSTORE_ENV: "production",
+      METRICS_ENABLED: "false",
+    });
+    try {
+      expect((await fetch(`${off.baseUrl}/metrics`)).status).toBe(404);
+    } finally {
+      await off.stop();
+    }
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The production server (the `npm start` bundle) with its dependencies reached through fault-injecting TCP
+ * proxies (test/support/tcp-proxy.ts), for the outage, deploy and connection tests: a seeded temporary
+ * PostgreSQL database with an admin and an API key, and helpers that time each answer.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll } from "vitest";
+import {
+  ensureBuild,
+  freePort,
+  type PreparedDatabase,
+  type ProductionServer,
+  prepareDatabase,
+  startProductionServer,
+} from "../instances/production-server.ts";
+import { TcpProxy } from "../support/tcp-proxy.ts";
+
+export const ADMIN = "admin@reliability.test";
+export const PASSWORD = "correct horse battery staple";
+export const REDIS_PORT = 6379;
+export const POSTGRES_PORT = 5432;
+
+export interface Faulty {
+  db: PreparedDatabase;
+  server: ProductionServer;
+  baseUrl: string;
+  /** An enterprise key with generous limits. */
+  key: string;
+  /** The proxy in front of PostgreSQL (when the server reaches it through one). */
+  postgres?: TcpProxy;
+  /** The proxy in front of Redis (when the server reaches it through one). */
+  redis?: TcpProxy;
+  categoryId: number;
+}
+
+/**
+ * Before the block's tests: a database, the proxies asked for, and a server reaching PostgreSQL (and Redis,
+ * under a key prefix of its own) through them with `env`; stopped after them.
+ */
+export function useFaultyServer(
+  through: { postgres?: boolean; redis?: boolean },
+  env: Record<string, string> = {},
+): Faulty {
+  const f = {} as Faulty;
+  beforeAll(async () => {
+    await ensureBuild((line) => process.stdout.write(`${line}\n`));
+    f.db = await prepareDatabase("petstore_reliability");
+    await f.db.rt.users.create({ email: ADMIN, name: "Admin", role: "admin", password: PASSWORD }, "test");
+    f.key = (
+      await f.db.rt.apiKeys.create(
+        { name: "reliability", plan: "enterprise", perMinute: 1_000_000, perDay: 10_000_000 },
+        "test",
+      )
+    ).key;
+    f.categoryId = (await f.db.rt.categories.list())[0]?.id ?? 1;
+    let databaseUrl = f.db.url;
+    if (through.postgres) {
+      f.postgres = new TcpProxy(POSTGRES_PORT);
+      await f.postgres.open();
+      const url = new URL(f.db.url);
+      url.port = String(f.postgres.port);
+      databaseUrl = url.toString();
+    }
+    let redisUrl = `redis://127.0.0.1:${REDIS_PORT}`;
+    if (through.redis) {
+      f.redis = new TcpProxy(REDIS_PORT);
+      await f.redis.open();
+      redisUrl = `redis://127.0.0.1:${f.redis.port}`;
+    }
+    const port = await freePort();
+    f.server = await startProductionServer(port, {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      RATE_LIMIT_PREFIX: `petstore-test:reliability:${randomUUID().slice(0, 8)}`,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      TRUST_PROXY: "1",
+      ...env,
+    });
+    f.baseUrl = f.server.baseUrl;
+  }, 300_000);
+  afterAll(async () => {
+    await f.server?.stop();
+    await f.postgres?.cut();
+    await f.redis?.cut();
+    await f.db?.drop();
+  });
+  return f;
+}
+
+export interface Timed {
+  status: number;
+  ms: number;
+  headers: Headers;
+  text: string;
+}
+
+/** One request, timed from send to the end of the body; network failures give status 0. */
+export async function timed(url: string, init: RequestInit = {}): Promise<Timed> {
+  const started = performance.now();
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+    const text = await response.text();
+    return { status: response.status, ms: performance.now() - started, headers: response.headers, text };
+  } catch {
+    return { status: 0, ms: performance.now() - started, headers: new Headers(), text: "" };
+  }
+}
+
+/** Signs in over HTTP and returns the Cookie header value of the session. */
+export async function signIn(baseUrl: string): Promise<string> {
+  const r = await fetch(`${baseUrl}/api/trpc/auth.signIn`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
+  });
+  const cookie = /petstore_session=[^;]+/.exec(r.headers.get("set-cookie") ?? "")?.[0];
+  if (r.status !== 200 || !cookie) throw new Error(`sign-in failed: ${r.status} ${await r.text()}`);
+  return cookie;
+}
+
+/**
+ * Calls `probe` until it returns true, at most `timeoutMs`.
+ * @returns the milliseconds it took.
+ * @throws when it never does.
+ */
+export async function msUntil(probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (await probe()) return performance.now() - started;
+    if (performance.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

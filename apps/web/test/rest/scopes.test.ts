@@ -1,0 +1,120 @@
+/**
+ * Key scopes on every operation (docs/contract.md section 2, "Scopes"): `pets:read` lists and fetches, `pets:write`
+ * creates, neither implies the other; a call outside them is 403 `insufficient_scope` with the RFC 6750 challenge
+ * naming the scope and the rate-limit headers, counts like any request that reached the API, and changes
+ * nothing. The store-orders placeholder needs no scope.
+ */
+import { type ApiKeyScope, SCOPE_DESCRIPTIONS } from "@petstore/contracts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DATABASE_KINDS } from "../support/harness.ts";
+import { type CallResult, type Ctx, expectError, seedPets, useServer } from "./support.ts";
+
+const challenge = (scope: ApiKeyScope) =>
+  `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"`;
+
+function expectInsufficientScope(r: CallResult, scope: ApiKeyScope): void {
+  const e = expectError(r, 403, "insufficient_scope");
+  expect(r.headers.get("www-authenticate")).toBe(challenge(scope));
+  expect(e.message).toContain(scope);
+  expect(e.message).toContain(SCOPE_DESCRIPTIONS[scope]);
+  for (const name of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "ratelimit"])
+    expect(r.headers.get(name), name).not.toBeNull();
+}
+
+describe.each(DATABASE_KINDS)("key scopes (%s)", (kind) => {
+  const t: Ctx = useServer(kind);
+  let petId = 0;
+  let readOnly = "";
+  let writeOnly = "";
+
+  const issue = async (scopes: ApiKeyScope[], perMinute = 100_000) =>
+    (
+      await t.s.rt.apiKeys.create(
+        { name: `scopes ${scopes.join(" ")}`, plan: "enterprise", perMinute, perDay: 1_000_000, scopes },
+        "test",
+      )
+    ).key;
+
+  beforeAll(async () => {
+    [petId = 0] = await seedPets(t.s, 2);
+    readOnly = await issue(["pets:read"]);
+    writeOnly = await issue(["pets:write"]);
+  });
+
+  const create = (key: string, body: unknown = { name: "Scoped", categoryId: t.s.categoryIds[0] }) =>
+    t.call("createPet", "/v1/pets", {
+      method: "POST",
+      headers: { ...t.auth(key), "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  it("gives a key both scopes unless it names fewer", async () => {
+    const keys = await t.s.rt.apiKeys.list();
+    expect(keys.find((k) => k.name === "test")?.scopes).toEqual(["pets:read", "pets:write"]);
+    expect(keys.find((k) => k.name === "scopes pets:read")?.scopes).toEqual(["pets:read"]);
+  });
+
+  it("lets a pets:read key list and fetch, and refuses it creation without creating anything", async () => {
+    expect((await t.call("listPets", "/v1/pets", { headers: t.auth(readOnly) })).status).toBe(200);
+    expect((await t.call("getPet", `/v1/pets/${petId}`, { headers: t.auth(readOnly) })).status).toBe(200);
+    const before = await t.petCount();
+    expectInsufficientScope(await create(readOnly), "pets:write");
+    // The scope is checked before the body: a bad body still learns what the key lacks.
+    expectInsufficientScope(await create(readOnly, { colour: "red" }), "pets:write");
+    expect(await t.petCount()).toBe(before);
+  });
+
+  it("lets a pets:write key create, and refuses it listing and fetching (write implies nothing else)", async () => {
+    expect((await create(writeOnly)).status).toBe(201);
+    expectInsufficientScope(
+      await t.call("listPets", "/v1/pets", { headers: t.auth(writeOnly) }),
+      "pets:read",
+    );
+    expectInsufficientScope(
+      await t.call("getPet", `/v1/pets/${petId}`, { headers: t.auth(writeOnly) }),
+      "pets:read",
+    );
+    // The lifecycle headers of getPet are on its 403 too, like on every answer of the operation.
+    const refused = await t.call("getPet", `/v1/pets/${petId}`, { headers: t.auth(writeOnly) });
+    expect(refused.headers.get("deprecation")).not.toBeNull();
+  });
+
+  it("answers the store-orders placeholder 501 to a key of either scope", async () => {
+    for (const key of [readOnly, writeOnly])
+      expectError(
+        await t.call("listStoreOrders", "/v1/store/orders", { headers: t.auth(key) }),
+        501,
+        "not_implemented",
+      );
+  });
+
+  it("counts a refusal against the key's limits and in its usage, like any request", async () => {
+    const key = await issue(["pets:read"], 3);
+    const caller = await t.s.rt.apiKeys.authenticate(key);
+    const remaining: (string | null)[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await create(key);
+      expectInsufficientScope(r, "pets:write");
+      remaining.push(r.headers.get("x-ratelimit-remaining"));
+    }
+    expect(remaining).toEqual(["2", "1", "0"]);
+    expectError(await create(key), 429, "rate_limited");
+    expect(await t.s.rt.usage.requestsToday(caller?.keyId ?? "")).toBe(3);
+  });
+
+  it("applies a change of scopes at once on the instance that made it, and a roll keeps them", async () => {
+    const key = await issue(["pets:read"]);
+    const caller = await t.s.rt.apiKeys.authenticate(key);
+    expectInsufficientScope(await create(key), "pets:write");
+    const changed = await t.s.rt.apiKeys.changeScopes(caller?.keyId ?? "", ["pets:write"], "test");
+    expect(changed.scopes).toEqual(["pets:write"]);
+    expect((await create(key)).status).toBe(201);
+    expectInsufficientScope(await t.call("listPets", "/v1/pets", { headers: t.auth(key) }), "pets:read");
+    const rolled = await t.s.rt.apiKeys.roll(caller?.keyId ?? "", 3600, "test");
+    expect(rolled.scopes).toEqual(["pets:write"]);
+    expectInsufficientScope(
+      await t.call("listPets", "/v1/pets", { headers: t.auth(rolled.key) }),
+      "pets:read",
+    );
+  });
+});
