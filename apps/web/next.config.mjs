@@ -17,7 +17,7 @@ const nextConfig = {
   ],
   poweredByHeader: false,
   // Route modules load on their first request instead of all at start: a server that only serves /v1 (through
-  // server.ts) never loads the dashboard's (issue 7, RSS; docs/app/guides/memory-usage "Preloading Entries").
+  // server.ts) never loads the dashboard's (Next's docs/app/guides/memory-usage, "Preloading Entries").
   experimental: { preloadEntriesOnStart: false },
   typedRoutes: false,
 };

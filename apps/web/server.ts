@@ -1,124 +1,106 @@
 /**
- * Production (and dev) HTTP server: Next.js behind a plain node:http server (Next's documented custom
- * server), so the app learns the real client address (`src/server/client-ip.ts`) for per-IP rate limiting.
- * `/v1` goes straight to the REST app (src/server/rest/mount.ts) instead of through Next's router, which
- * cost most of the API's throughput (issue 7); the REST app is the one Next's bundle built, so both mounts
- * share one runtime and one app. GET and HEAD of /healthz, /readyz and /metrics bypass Next's router too (src/server/ops).
- * Everything else (dashboard, /api/trpc, /docs) goes to Next. Methods no route
- * serves and requests Node's parser rejects get JSON answers (src/server/plain-responses.ts).
- * It also applies pending migrations to the embedded PGlite database before Next opens it.
- * Usage: `tsx server.ts` (production build) or `tsx server.ts --dev`. Port from PORT (packages/config).
+ * The process entry (`npm start`; docs/operations.md "Running it" and "Roles"). It owns the process: it opens
+ * the one runtime (database, rate limiter, services), builds the REST app and the operational endpoints with
+ * plain imports, and, in the roles that serve the dashboard, starts Next.js and hands it the runtime
+ * (src/server/runtime.ts). A plain node:http server in front routes each request (src/server/http/router.ts):
+ * `/v1` to the REST app without Next's router, the probes and /metrics to their handlers, the rest to Next.
+ * On SIGTERM it drains and stops cleanly (src/server/http/lifecycle.ts).
+ * Usage: `node dist/server.js` (`npm start`: the production build, scripts/build-server.mjs) or
+ * `tsx server.ts --dev` (Next in development mode).
  */
 import http from "node:http";
-import { ConfigError, getConfig } from "@petstore/config";
-import { translateError } from "@petstore/core/errors";
+import type { Socket } from "node:net";
+import { type Config, ConfigError, getConfig } from "@petstore/config";
+import { MAX_HEADER_BYTES } from "@petstore/contracts";
+import { openRuntime, type Runtime } from "@petstore/core";
 import { endLogs } from "@petstore/core/logger";
-import next from "next";
-import { markCustomServer, stampClientIp } from "./src/server/client-ip.ts";
-import {
-  answerClientError,
-  isUnservedMethod,
-  methodNotAllowed,
-  writeRaw,
-} from "./src/server/plain-responses.ts";
-import {
-  isOpsRequest,
-  isRestPath,
-  opsFetchPublished,
-  publishedOpsFetch,
-  publishedRestFetch,
-  type RestFetch,
-  restFetchPublished,
-} from "./src/server/rest/mount.ts";
-import { restRequestListener } from "./src/server/rest/node-listener.ts";
-import { closeProcessRuntime } from "./src/server/shutdown.ts";
+import { startUp } from "./src/server/bootstrap.ts";
+import { appDirectory, startDashboard } from "./src/server/dashboard.ts";
+import { createConnections } from "./src/server/http/connections.ts";
+import { writeRawErrorAnswer } from "./src/server/http/error-answer.ts";
+import { fetchListener } from "./src/server/http/fetch-listener.ts";
+import { createLifecycle, type Lifecycle } from "./src/server/http/lifecycle.ts";
+import { createRouter } from "./src/server/http/router.ts";
+import { createOpsFetch } from "./src/server/ops/handler.ts";
+import { answerClientError, unservedMethod } from "./src/server/plain-responses.ts";
+import { createRestFetch } from "./src/server/rest/handler.ts";
+import { handOverRuntime } from "./src/server/runtime.ts";
+
+/** Opens the runtime; the embedded database is migrated first (PostgreSQL is migrated by `petstore db migrate`). */
+async function openProcessRuntime(config: Config): Promise<Runtime> {
+  if (config.database.kind === "postgres") return openRuntime({ config });
+  // Imported here only: the migration runner loads Prisma's WebAssembly schema engine (tens of MB of RSS).
+  const { migrate } = await import("@petstore/core/migrate");
+  return openRuntime({
+    config,
+    prepare: async (db) => {
+      const { applied } = await migrate(db);
+      if (applied.length)
+        process.stdout.write(`Applied migrations to the embedded database: ${applied.join(", ")}\n`);
+    },
+  });
+}
 
 async function main(): Promise<void> {
   const config = getConfig();
   const dev = process.argv.includes("--dev");
-  markCustomServer();
-  if (config.database.kind === "pglite") {
-    // The embedded database is migrated before Next opens it (PGlite allows one opener at a time). Imported
-    // here only: the migration runner loads PGlite and Prisma's WASM schema engine (tens of MB of RSS).
-    const { migrate } = await import("@petstore/core/migrate");
-    const { applied } = await migrate(config.database);
-    if (applied.length)
-      process.stdout.write(`Applied migrations to the embedded database: ${applied.join(", ")}\n`);
-  }
-  const app = next({ dev, dir: import.meta.dirname, port: config.port, hostname: "0.0.0.0" });
-  const handle = app.getRequestHandler();
-  await app.prepare();
-  // In production Next runs its start-up hook (instrumentation.ts) in the background, after prepare(); it
-  // publishes the REST app and the probes. Listening before that would send the first requests (a load balancer's
-  // first /readyz) through Next's router, which switches on its AsyncLocalStorage hooks for the whole process
-  // (src/server/ops/handler.ts). A failing start-up hook exits the process (src/server/bootstrap.ts).
-  if (!dev) await handlersPublished(START_UP_HOOK_TIMEOUT_MS);
-  // Made at start, not on the first /v1 request: it installs the adapter's Request/Response globals
-  // (node-listener.ts), and Next must see the same globals whether or not /v1 was called yet.
-  const rest = restRequestListener(
-    (request) => (publishedRestFetch() as RestFetch)(request),
+  const runtime = await openProcessRuntime(config);
+  handOverRuntime(runtime);
+  await startUp(runtime);
+
+  let lifecycle: Lifecycle | undefined;
+  const draining = () => lifecycle?.draining() ?? false;
+  // Made before Next starts: the adapter installs its Request/Response globals (fetch-listener.ts), and Next must
+  // see the same globals from its first request on.
+  const api = fetchListener(
+    createRestFetch(async () => runtime),
     config.trustProxy,
   );
-  // The probes and /metrics, likewise without Next's router (src/server/ops/handler.ts says why).
-  const ops = restRequestListener(
-    (request) => (publishedOpsFetch() as RestFetch)(request),
+  const ops = fetchListener(
+    createOpsFetch({ config, runtime: async () => runtime, draining }),
     config.trustProxy,
   );
-  const server = http.createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
-    if (isRestPath(req.url)) {
-      // Published when Next's bundle loads the REST app (instrumentation, or the first /v1 request via Next).
-      if (publishedRestFetch()) return rest(req, res);
-    } else if (isOpsRequest(req.method, req.url) && publishedOpsFetch()) {
-      return ops(req, res);
-    } else if (isUnservedMethod(req.method)) {
-      const { body, headers } = methodNotAllowed(req.method ?? "");
-      res.writeHead(405, headers).end(body);
-      return;
-    }
-    stampClientIp(req, config.trustProxy);
-    handle(req, res).catch((thrown: unknown) => {
-      process.stderr.write(`request failed: ${String(thrown)}\n`);
-      const { error } = translateError(thrown); // core's one translator (docs/contract.md section 1)
-      if (!res.headersSent)
-        res.writeHead(error.status, { "Content-Type": "application/json; charset=utf-8", ...error.headers });
-      res.end(JSON.stringify(error.toBody()));
-    });
-  });
+  const dashboard =
+    config.serve === "api"
+      ? undefined
+      : await startDashboard({ dir: appDirectory(import.meta.dirname), dev, port: config.port });
+
+  const connections = createConnections(
+    createRouter({ role: config.serve, runtime, api, ops, ...(dashboard ? { dashboard } : {}) }),
+  );
+  const server = http.createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // The router answers a request without Host itself, as JSON (src/server/http/request-target.ts).
+      requireHostHeader: false,
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      // How often Node checks the two timeouts above (its default is 30 s, too coarse for them).
+      connectionsCheckingInterval: 1000,
+    },
+    connections.listener,
+  );
   server.on("clientError", answerClientError);
   // CONNECT never names a path this app serves.
-  server.on("connect", (req: http.IncomingMessage, socket) =>
-    writeRaw(socket as import("node:net").Socket, 405, "method_not_allowed", req.method ?? "CONNECT"),
+  server.on("connect", (req: http.IncomingMessage, socket: Socket) =>
+    writeRawErrorAnswer(socket, unservedMethod(req.method ?? "CONNECT")),
   );
-  server.listen(config.port, () => process.stdout.write(`Listening on port ${config.port}\n`));
-  // Clean stop: no new connections, then the runtime closes (flushing analytics counts), the log lines still
-  // queued for stdout are written out (packages/core/src/logger.ts), and we exit. Connections still open after
-  // 5 s are cut so that a keep-alive client cannot hold the flush back.
-  const stop = () => {
-    server.close(() => void closeProcessRuntime().finally(() => endLogs().finally(() => process.exit(0))));
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 5_000).unref();
-  };
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
-}
-
-/** How long start-up waits for Next's start-up hook (first-start seeding included) to publish the handlers. */
-const START_UP_HOOK_TIMEOUT_MS = 120_000;
-
-/** Resolves once the REST and operational handlers are published; rejects after `timeoutMs`. */
-async function handlersPublished(timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`the REST app was not loaded within ${timeoutMs / 1000} s of start`)),
-      timeoutMs,
-    );
+  lifecycle = createLifecycle({
+    server,
+    connections,
+    drainMs: config.shutdown.drainMs,
+    timeoutMs: config.shutdown.timeoutMs,
+    releaseCut: () => runtime.idempotency.releaseInFlight(),
+    close: async () => {
+      await runtime.close();
+      await endLogs();
+    },
+    log: (event, fields) => runtime.logger.info({ event: `shutdown.${event}`, ...fields }, "shutdown"),
   });
-  try {
-    await Promise.race([Promise.all([restFetchPublished(), opsFetchPublished()]), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  server.listen(config.port, () =>
+    process.stdout.write(`Listening on port ${config.port} (PETSTORE_SERVE=${config.serve})\n`),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,6 @@
-/** GET /healthz: the process is up (no dependencies checked). Also served by server.ts directly (src/server/ops). */
-import { healthResponse } from "@/server/ops/probes";
+/** GET /healthz on hosts without server.ts (which answers it itself: src/server/ops/handler.ts). */
+import { opsRoute } from "@/server/ops/next-routes";
 
 export const dynamic = "force-dynamic";
 
-export const GET = healthResponse;
+export const GET = opsRoute;

@@ -1,9 +1,6 @@
-/**
- * GET /metrics: Prometheus text format, bearer-protected by METRICS_TOKEN when set (docs/operations.md
- * "Metrics"). Outside /v1: not authenticated by API keys, not rate limited.
- */
-import { metricsResponse } from "@/server/metrics/endpoint";
+/** GET /metrics on hosts without server.ts (which answers it itself: src/server/ops/handler.ts). */
+import { opsRoute } from "@/server/ops/next-routes";
 
 export const dynamic = "force-dynamic";
 
-export const GET = metricsResponse;
+export const GET = opsRoute;

@@ -1,13 +1,13 @@
 /**
- * Start-up of the web process (docs/operations.md, "Running it"): open the runtime, run core's first-start
- * setup (on a fresh embedded database outside production: seed, demo API key, demo admin) and print the
- * URL and the demo secrets once; then start the housekeeping schedule (core housekeeping.ts). Runs from
- * Next's instrumentation hook.
+ * Start-up duties of a process that serves (docs/operations.md "Running it"): core's first-start setup (on a
+ * fresh embedded database outside production: seed, demo API key, demo admin), the start banner with the demo
+ * secrets printed once, the housekeeping schedule (core housekeeping.ts) and webhook delivery (core
+ * webhooks/dispatcher.ts). server.ts runs it in every role; Next's instrumentation hook runs it on hosts without
+ * server.ts (`startUnderNext`).
  */
 import { isDevelopmentBuild } from "@petstore/config";
 import type { Runtime } from "@petstore/core";
-import { isCustomServer } from "./client-ip.ts";
-import { getRuntime } from "./runtime.ts";
+import { getRuntime, isCustomServer } from "./runtime.ts";
 
 /** The banner lines of what the first start created (nothing on later starts). */
 async function firstStart(rt: Runtime): Promise<string[]> {
@@ -21,31 +21,46 @@ async function firstStart(rt: Runtime): Promise<string[]> {
   return lines;
 }
 
-/** Opens the runtime and prints the start banner; a failure is logged and ends the process. */
-export async function bootstrap(): Promise<void> {
+/** First start, banner and housekeeping for `rt`. @throws what the first-start setup throws. */
+export async function startUp(rt: Runtime): Promise<void> {
+  const lines = await firstStart(rt);
+  // docs/contract.md section 5: stale rows are purged on a schedule, one instance at a time.
+  rt.housekeeping.schedule();
+  // docs/contract.md section 6: every instance delivers webhooks (runtime.close() stops it).
+  rt.webhooks.start();
+  const url = rt.config.publicBaseUrl;
+  const serves = {
+    all: `  API: ${url}/v1   reference: ${url}/docs   dashboard: ${url}/admin`,
+    api: `  API: ${url}/v1 (this instance serves the API only)`,
+    dashboard: `  reference: ${url}/docs   dashboard: ${url}/admin (this instance serves the dashboard only)`,
+  }[rt.config.serve];
+  process.stdout.write(
+    [
+      "",
+      `Pet Store is serving on ${url}`,
+      serves,
+      `  database: ${rt.config.database.kind === "pglite" ? `embedded PGlite in ${rt.config.database.dir}` : "PostgreSQL"}`,
+      ...lines.map((l) => `  ${l}`),
+      "",
+    ].join("\n"),
+  );
+}
+
+/**
+ * Next's start-up hook on hosts without server.ts: opens the runtime and starts up; refuses production without
+ * TRUST_PROXY (a route handler knows no peer address, so per-address limits need the proxy's
+ * X-Forwarded-For: docs/contract.md section 3). A failure ends the process. Does nothing under server.ts.
+ */
+export async function startUnderNext(): Promise<void> {
+  if (isCustomServer()) return;
   try {
     const rt = await getRuntime();
-    // docs/contract.md section 3: per-IP limits need the peer address, which only server.ts (or, with
-    // TRUST_PROXY, the proxy's X-Forwarded-For) provides; `next start` alone would put everyone in one bucket.
-    if (!isCustomServer() && !rt.config.trustProxy && !isDevelopmentBuild()) {
+    if (!rt.config.trustProxy && !isDevelopmentBuild()) {
       throw new Error(
         "run the app with its own server (`npm start`, server.ts), or set TRUST_PROXY behind a proxy that sets X-Forwarded-For: under plain `next start` the client address is unknown",
       );
     }
-    const lines = await firstStart(rt);
-    // docs/contract.md section 5: stale rows are purged on a schedule, one instance at a time.
-    rt.housekeeping.schedule();
-    const url = rt.config.publicBaseUrl;
-    process.stdout.write(
-      [
-        "",
-        `Pet Store is serving on ${url}`,
-        `  API: ${url}/v1   reference: ${url}/docs   dashboard: ${url}/admin`,
-        `  database: ${rt.config.database.kind === "pglite" ? `embedded PGlite in ${rt.config.database.dir}` : "PostgreSQL"}`,
-        ...lines.map((l) => `  ${l}`),
-        "",
-      ].join("\n"),
-    );
+    await startUp(rt);
   } catch (error) {
     process.stderr.write(
       `Pet Store could not start: ${error instanceof Error ? error.message : String(error)}\n`,

@@ -3,24 +3,16 @@
  * server (server.ts, and the test harness) computes it from the socket, or, only when TRUST_PROXY is set, from
  * the right-most X-Forwarded-For entry (the address the trusted proxy saw), and passes it to the app in
  * `CLIENT_IP_HEADER`, overwriting anything a client sent under that name.
- * The app believes that header only when the custom server runs in this process (`markCustomServer`): under
- * plain `next start` a client could send it. There, with TRUST_PROXY the last X-Forwarded-For hop is used;
+ * The app believes that header only when the custom server runs in this process (runtime.ts `isCustomServer`):
+ * under plain `next start` a client could send it. There, with TRUST_PROXY the last X-Forwarded-For hop is used;
  * without, no peer address is known to a route handler, so production refuses to start (bootstrap.ts).
+ *
+ * IPv4-mapped IPv6 addresses are given as IPv4.
  */
 import type { IncomingMessage } from "node:http";
+import { isCustomServer } from "./runtime.ts";
 
 export const CLIENT_IP_HEADER = "x-petstore-client-ip";
-
-const CUSTOM_SERVER = Symbol.for("petstore.custom-server");
-type Holder = { [CUSTOM_SERVER]?: boolean };
-
-/** Called by server.ts before Next starts: `CLIENT_IP_HEADER` is then stamped on every request. */
-export function markCustomServer(): void {
-  (globalThis as Holder)[CUSTOM_SERVER] = true;
-}
-
-/** True when server.ts (which stamps `CLIENT_IP_HEADER`) serves this process. */
-export const isCustomServer = (): boolean => (globalThis as Holder)[CUSTOM_SERVER] === true;
 
 /** The last hop of X-Forwarded-For values, or `undefined`. */
 function lastForwardedHop(forwarded: string | string[] | null | undefined): string | undefined {

@@ -77,7 +77,11 @@ export function baseSecurityHeaders(https: boolean): Record<string, string> {
   };
 }
 
-/** Origins of the API servers in the OpenAPI document (`config.servers`), for /docs' connect-src. */
-export function apiOrigins(config: Pick<Config, "servers">): string[] {
-  return [...new Set(Object.values(config.servers).map((url) => new URL(url).origin))];
+/**
+ * Origins of the API servers in the OpenAPI document (this deployment's `PUBLIC_BASE_URL`, production,
+ * staging), for /docs' connect-src.
+ */
+export function apiOrigins(config: Pick<Config, "servers" | "publicBaseUrl">): string[] {
+  const urls = [config.publicBaseUrl, ...Object.values(config.servers)];
+  return [...new Set(urls.map((url) => new URL(url).origin))];
 }

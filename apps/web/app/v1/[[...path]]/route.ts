@@ -1,5 +1,5 @@
-/** Mounts the REST API v1 (src/server/rest) on every method under /v1. */
-import { restFetch } from "@/server/rest/handler";
+/** Mounts the REST API v1 (src/server/rest) on every method under /v1, for hosts without server.ts. */
+import { nextRestFetch as restFetch } from "@/server/rest/handler";
 
 export const dynamic = "force-dynamic";
 

@@ -4,9 +4,10 @@
  * banned keys); the collectors registered by `registerScrapeCollectors` copy it into the registry from
  * prom-client's `collect()` callbacks. Rate limiting and bans: docs/contract.md section 3; readiness: section 5.
  */
-import type { RateLimitMetrics, Runtime } from "@petstore/core";
+import { type RateLimitMetrics, type Runtime, withTimeout } from "@petstore/core";
 import { Counter, Gauge, type Registry } from "prom-client";
-import { readinessOf } from "../readiness.ts";
+import { DATABASE_CHECK_MS, readinessOf } from "../readiness.ts";
+import { observeWebhooks, registerWebhookCollectors, type WebhookScrapeState } from "./webhooks.ts";
 
 /** One scrape's reading of the runtime; absent parts (runtime not open) are left out of the exposition. */
 export interface ScrapeState {
@@ -15,40 +16,40 @@ export interface ScrapeState {
   /** 1 when the database answered `SELECT 1` within the timeout, else 0. */
   databaseUp: 0 | 1;
   /** 1 when the rate-limit store answered a PING within its timeout, else 0; `store` is its kind. */
-  storeUp?: { store: string; up: 0 | 1 };
+  storeUp?: { store: string; up: 0 | 1; breakerOpen: 0 | 1 };
+  /** 1 when this instance answers /readyz with 200, else 0 (draining, database down). */
+  ready: 0 | 1;
   /** API keys whose ban has not ended yet (all instances: read from the database); absent when unknown. */
   activeBans?: number;
+  /** Webhook delivery (webhooks.ts). */
+  webhooks?: WebhookScrapeState;
 }
-
-/** Upper bound (ms) of the database checks of one scrape. */
-const CHECK_TIMEOUT_MS = 1000;
 
 /** Reads the runtime for one scrape; `rt` undefined means it could not be opened (database down at start). */
-export async function observeRuntime(rt: Runtime | undefined): Promise<ScrapeState> {
-  if (!rt) return { databaseUp: 0 };
-  const [readiness, activeBans] = await Promise.all([
-    readinessOf(rt, CHECK_TIMEOUT_MS),
-    countActiveBans(rt).catch(() => undefined),
+export async function observeRuntime(rt: Runtime | undefined, draining = false): Promise<ScrapeState> {
+  if (!rt) return { databaseUp: 0, ready: 0 };
+  const [readiness, activeBans, webhooks] = await Promise.all([
+    readinessOf(rt, draining),
+    withTimeout(rt.apiKeys.countBanned(), DATABASE_CHECK_MS, "ban count").catch(() => undefined),
+    observeWebhooks(rt),
   ]);
+  const store = readiness.checks.rateLimitStore;
   return {
     limiter: rt.rateLimiter.metrics(),
-    databaseUp: readiness.checks.database?.ok ? 1 : 0,
-    storeUp: {
-      store: rt.config.rateLimit.store.kind,
-      up: readiness.checks.rateLimitStore?.ok ? 1 : 0,
-    },
+    databaseUp: readiness.checks.database.ok ? 1 : 0,
+    ready: readiness.status === "ok" ? 1 : 0,
+    ...(store
+      ? {
+          storeUp: {
+            store: rt.config.rateLimit.store.kind,
+            up: store.ok ? 1 : 0,
+            breakerOpen: store.breaker === "closed" ? 0 : 1,
+          },
+        }
+      : {}),
     ...(activeBans === undefined ? {} : { activeBans }),
+    webhooks,
   };
-}
-
-function countActiveBans(rt: Runtime): Promise<number> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    rt.apiKeys.countBanned(),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("ban count timed out")), CHECK_TIMEOUT_MS);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /** The limiter's decisions as `decision` label values (fail_open: admitted unchecked, the store failed). */
@@ -62,6 +63,11 @@ const DECISIONS = {
 /** Registers the scrape-time metrics on `registry`; their `collect()` reads `scrape.state`. */
 export function registerScrapeCollectors(registry: Registry, scrape: { state?: ScrapeState }): void {
   const registers = [registry];
+  registerWebhookCollectors(registry, {
+    get webhooks() {
+      return scrape.state?.webhooks;
+    },
+  });
   new Counter({
     name: "petstore_rate_limit_decisions_total",
     help: "Rate-limit checks of this instance by decision: admitted, rate_limited (429), banned (429 key_banned), fail_open (store failed, let through).",
@@ -109,6 +115,22 @@ export function registerScrapeCollectors(registry: Registry, scrape: { state?: S
     registers,
     collect() {
       this.set(scrape.state?.databaseUp ?? 0);
+    },
+  });
+  new Gauge({
+    name: "petstore_ready",
+    help: "1 when this instance answers /readyz with 200 (database reachable, not draining), else 0.",
+    registers,
+    collect() {
+      this.set(scrape.state?.ready ?? 0);
+    },
+  });
+  new Gauge({
+    name: "petstore_rate_limit_breaker_open",
+    help: "1 while the circuit breaker in front of the rate-limit store is open or probing (checks fail open), else 0.",
+    registers,
+    collect() {
+      this.set(scrape.state?.storeUp?.breakerOpen ?? 0);
     },
   });
   new Gauge({

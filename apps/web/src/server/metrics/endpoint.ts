@@ -1,19 +1,20 @@
 /**
- * GET /metrics: the process's metrics in the Prometheus text format (docs/contract.md section 5; names and a
- * scrape config in the README, "Metrics").
- * Outside /v1, so neither authenticated by API keys nor counted by the API's rate limiter.
+ * GET /metrics: the process's metrics in the Prometheus text format (docs/contract.md section 5; names in
+ * docs/operations.md "Metrics"). Outside /v1, so neither authenticated by API keys nor counted by the API's
+ * rate limiter.
  * - METRICS_ENABLED off: 404 `not_found`.
- * - METRICS_TOKEN set: the scrape must send `Authorization: Bearer <token>`, else 401 `unauthorized`
- *   (JSON error body, docs/interface.md; `WWW-Authenticate: Bearer`). Compared in constant time on SHA-256
- *   digests, so neither the token's content nor its length leaks through timing.
+ * - METRICS_TOKEN set (required in production, packages/config): the scrape must send
+ *   `Authorization: Bearer <token>`, else 401 `unauthorized` (JSON error body; `WWW-Authenticate: Bearer`),
+ *   compared in constant time on SHA-256 digests so neither the token nor its length leaks through timing.
+ * - A scrape is computed at most once per second per instance: scrapes within that second, or while one is
+ *   being computed, get the same text, so a flood of scrapes costs no more than one a second.
  * Every answer carries `Cache-Control: no-store`.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { getConfig } from "@petstore/config";
-import { AppError } from "@petstore/contracts";
+import type { Config } from "@petstore/config";
+import type { Problem } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
-import { errorResponse } from "../rest/problem.ts";
-import { getRuntime } from "../runtime.ts";
+import { errorResponse } from "../http/error-answer.ts";
 import { observeRuntime } from "./collectors.ts";
 import { getMetrics } from "./registry.ts";
 
@@ -26,50 +27,59 @@ export function bearerMatches(authorization: string | null, token: string): bool
   return timingSafeEqual(digest(match?.[1] ?? ""), digest(token));
 }
 
-function refuse(error: AppError): Response {
-  const response = errorResponse(error);
-  response.headers.set("Cache-Control", "no-store");
-  return response;
-}
+const refuse = (problem: Problem, request: Request) =>
+  errorResponse(problem, request.headers.get("x-request-id"));
 
-/** How long a scrape waits for the runtime to open before reporting the database down (ms). */
-const RUNTIME_WAIT_MS = 1000;
+/** How long a computed scrape is served again (ms). */
+export const SCRAPE_REUSE_MS = 1000;
 
-async function openedRuntime(): Promise<Runtime | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      getRuntime(),
-      new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), RUNTIME_WAIT_MS);
-      }),
-    ]);
-  } catch {
-    return undefined;
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/**
+ * The /metrics handler over the runtime `runtime()` resolves to (undefined: it could not be opened, the
+ * database is down). `draining()` says whether the instance is stopping (for `petstore_ready`).
+ */
+export function metricsEndpoint(
+  settings: Config["metrics"],
+  runtime: () => Promise<Runtime | undefined>,
+  draining: () => boolean = () => false,
+): (request: Request) => Promise<Response> {
+  let last: { at: number; text: Promise<string> } | undefined;
 
-/** Answers a GET /metrics request (see the module comment). */
-export async function metricsResponse(request: Request): Promise<Response> {
-  const { metrics: settings } = getConfig();
-  const metrics = getMetrics();
-  if (!metrics) return refuse(new AppError("not_found", "Metrics are disabled (METRICS_ENABLED)."));
-  if (settings.token !== undefined && !bearerMatches(request.headers.get("authorization"), settings.token)) {
-    return refuse(
-      new AppError(
-        "unauthorized",
-        "Send the metrics token as `Authorization: Bearer <METRICS_TOKEN>`.",
-        undefined,
-        { "WWW-Authenticate": 'Bearer realm="metrics"' },
-      ),
-    );
-  }
-  metrics.scrape.state = await observeRuntime(await openedRuntime());
-  const body = await metrics.registry.metrics();
-  return new Response(body, {
-    status: 200,
-    headers: { "Content-Type": metrics.registry.contentType, "Cache-Control": "no-store" },
-  });
+  const scrape = (): Promise<string> => {
+    const now = Date.now();
+    if (last && now - last.at < SCRAPE_REUSE_MS) return last.text;
+    const metrics = getMetrics();
+    const text = (async () => {
+      if (!metrics) return "";
+      metrics.scrape.state = await observeRuntime(await runtime(), draining());
+      return metrics.registry.metrics();
+    })();
+    last = { at: now, text };
+    text.catch(() => {
+      if (last?.text === text) last = undefined;
+    });
+    return text;
+  };
+
+  return async (request) => {
+    const metrics = getMetrics();
+    if (!metrics)
+      return refuse({ code: "not_found", message: "Metrics are disabled (METRICS_ENABLED)." }, request);
+    if (
+      settings.token !== undefined &&
+      !bearerMatches(request.headers.get("authorization"), settings.token)
+    ) {
+      return refuse(
+        {
+          code: "unauthorized",
+          message: "Send the metrics token as `Authorization: Bearer <METRICS_TOKEN>`.",
+          headers: { "WWW-Authenticate": 'Bearer realm="metrics"' },
+        },
+        request,
+      );
+    }
+    return new Response(await scrape(), {
+      status: 200,
+      headers: { "Content-Type": metrics.registry.contentType, "Cache-Control": "no-store" },
+    });
+  };
 }

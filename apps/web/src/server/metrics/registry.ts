@@ -1,8 +1,7 @@
 /**
- * The process's Prometheus metrics (prom-client), kept in one `globalThis` slot: Next.js bundles each route
- * separately, so a module-level registry could differ between the /v1 pipeline and the /metrics route;
- * prom-client itself stays external (next.config `serverExternalPackages`). Served by GET /metrics
- * (docs/contract.md section 5); the metric names are listed in the README ("Metrics").
+ * The process's Prometheus metrics (prom-client), kept in the process slot (../runtime.ts): under plain
+ * `next start` the /v1 route and the /metrics route are separate bundles, and must still share one registry.
+ * Served by GET /metrics (docs/contract.md section 5); the metric names are listed in docs/operations.md.
  *
  * Request metrics are recorded on the request path (`recordRequest`, one counter increment and one histogram
  * observation); everything else is read at scrape time by the collectors in `collectors.ts`.
@@ -10,6 +9,7 @@
  */
 import { getConfig } from "@petstore/config";
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { processSlot } from "../runtime.ts";
 import { registerScrapeCollectors, type ScrapeState } from "./collectors.ts";
 
 /** Everything the process exposes on /metrics. */
@@ -22,9 +22,6 @@ export interface Metrics {
   /** What the scrape-time collectors read; set by the /metrics handler just before rendering. */
   scrape: { state?: ScrapeState };
 }
-
-const KEY = Symbol.for("petstore.metrics");
-type Holder = { [KEY]?: Metrics | null };
 
 /** Latency buckets in seconds: REST operations take milliseconds; the top buckets catch store/DB timeouts. */
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -58,15 +55,12 @@ function create(): Metrics {
 
 let local: Metrics | null | undefined;
 
-/**
- * The process's metrics, created on first use; null when METRICS_ENABLED is off.
- * Same object from every bundle (a `globalThis[Symbol.for("petstore.metrics")]` slot).
- */
+/** The process's metrics, created on first use; null when METRICS_ENABLED is off. */
 export function getMetrics(): Metrics | null {
   if (local !== undefined) return local;
-  const holder = globalThis as Holder;
-  if (holder[KEY] === undefined) holder[KEY] = getConfig().metrics.enabled ? create() : null;
-  local = holder[KEY] ?? null;
+  const slot = processSlot();
+  if (slot.metrics === undefined) slot.metrics = getConfig().metrics.enabled ? create() : null;
+  local = slot.metrics as Metrics | null;
   return local;
 }
 

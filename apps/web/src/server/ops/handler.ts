@@ -1,24 +1,31 @@
 /**
- * The operational endpoints (GET and HEAD of /healthz, /readyz, /metrics) as one fetch handler, published (mount.ts) so that
- * server.ts answers them without Next's router, as it does /v1. Why: the first request Next serves enables its
- * AsyncLocalStorage instances for the rest of the process (4 of them, Node 20), whose promise hooks then run for
- * every promise of every request, /v1 included; probes and scrapes arrive every few seconds, so through Next they
- * would switch that cost on in an instance that serves only the API (issue 7; docs/architecture.md). The Next
- * routes (app/healthz, app/readyz, app/metrics) call the same functions, for `next dev` and other hosts.
+ * The operational endpoints (GET and HEAD of /healthz, /readyz, /metrics) as one fetch handler. server.ts
+ * answers them itself in every role, without Next's router: the first request Next serves switches on its
+ * AsyncLocalStorage hooks for the rest of the process, whose promise hooks then run for every request, /v1
+ * included (docs/architecture.md), and probes arrive every few seconds. The Next routes (app/healthz,
+ * app/readyz, app/metrics) serve the same handlers on hosts without server.ts.
  */
+import type { Config } from "@petstore/config";
+import type { Runtime } from "@petstore/core";
+import { metricsEndpoint } from "../metrics/endpoint.ts";
+import { healthResponse, readinessEndpoint } from "./probes.ts";
 
-import { metricsResponse } from "../metrics/endpoint.ts";
-import { type OpsPath, publishOpsFetch } from "../rest/mount.ts";
-import { healthResponse, readinessResponse } from "./probes.ts";
+/** The paths this handler answers. */
+export const OPS_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
-const ANSWERS: Record<OpsPath, (request: Request) => Response | Promise<Response>> = {
-  "/healthz": healthResponse,
-  "/readyz": readinessResponse,
-  "/metrics": metricsResponse,
-};
-
-/** The process's handler for GET and HEAD on the operational paths (the first one published wins). */
-export const opsFetch = publishOpsFetch((request) => {
-  const answer = ANSWERS[new URL(request.url).pathname as OpsPath];
-  return Promise.resolve(answer(request));
-});
+/** `(request) => response` for GET and HEAD of the paths in `OPS_PATHS`. */
+export function createOpsFetch(deps: {
+  config: Pick<Config, "metrics">;
+  runtime: () => Promise<Runtime | undefined>;
+  draining?: () => boolean;
+}): (request: Request) => Promise<Response> {
+  const answers: Record<string, (request: Request) => Response | Promise<Response>> = {
+    "/healthz": healthResponse,
+    "/readyz": readinessEndpoint(deps.runtime, deps.draining),
+    "/metrics": metricsEndpoint(deps.config.metrics, deps.runtime, deps.draining),
+  };
+  return async (request) => {
+    const answer = answers[new URL(request.url).pathname] ?? healthResponse;
+    return answer(request);
+  };
+}

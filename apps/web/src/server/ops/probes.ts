@@ -1,19 +1,39 @@
 /**
- * GET /healthz (the process is up; nothing checked) and GET /readyz (200 when the database and the rate-limit
- * store answer, else 503 with which one failed; docs/contract.md section 5). Both answer `Cache-Control: no-store`.
+ * GET /healthz (the process is up; nothing checked) and GET /readyz (readiness.ts: 503 while draining or
+ * while the database does not answer; docs/contract.md section 5). Both answer `Cache-Control: no-store`.
  */
-import { checkReadiness } from "../readiness.ts";
+import type { Runtime } from "@petstore/core";
+import { type ReadinessReport, readinessOf } from "../readiness.ts";
 
 /** GET /healthz: `{ "status": "ok" }`. */
 export function healthResponse(): Response {
   return Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } });
 }
 
-/** GET /readyz: the readiness report (readiness.ts), 200 or 503. */
-export async function readinessResponse(): Promise<Response> {
-  const report = await checkReadiness();
-  return Response.json(report, {
-    status: report.status === "ok" ? 200 : 503,
-    headers: { "Cache-Control": "no-store" },
-  });
+/** How long a readiness check is answered again (ms): a flood of probes costs one check a second. */
+const CHECK_REUSE_MS = 1000;
+
+/**
+ * The /readyz handler over the runtime `runtime()` resolves to (undefined: not open, the database is down);
+ * `draining()` is read on every probe, so a stop shows at once.
+ */
+export function readinessEndpoint(
+  runtime: () => Promise<Runtime | undefined>,
+  draining: () => boolean = () => false,
+): () => Promise<Response> {
+  let last: { at: number; report: Promise<ReadinessReport> } | undefined;
+  return async () => {
+    const now = Date.now();
+    if (!last || now - last.at >= CHECK_REUSE_MS) {
+      last = { at: now, report: runtime().then((rt) => readinessOf(rt)) };
+    }
+    const checked = await last.report;
+    const report: ReadinessReport = draining()
+      ? { ...checked, status: "unavailable", draining: true }
+      : checked;
+    return Response.json(report, {
+      status: report.status === "ok" ? 200 : 503,
+      headers: { "Cache-Control": "no-store" },
+    });
+  };
 }

@@ -18,9 +18,8 @@ const OPERATIONS: Record<string, Operation | undefined> = {
   "HEAD /v1/store/orders": "store.orders",
 };
 
-function outcomeOf(status: number, error: unknown): Outcome {
-  if (status === 429)
-    return (error as { code?: string } | undefined)?.code === "key_banned" ? "key_banned" : "rate_limited";
+function outcomeOf(status: number, deniedBy: RestEnv["Variables"]["deniedBy"]): Outcome {
+  if (status === 429) return deniedBy === "key_banned" ? "key_banned" : "rate_limited";
   if (status >= 500) return "5xx";
   if (status >= 400) return "4xx";
   return "2xx";
@@ -38,13 +37,14 @@ export function recordAnalytics(
   durationMs: number,
 ): void {
   const recorder = rt.analytics;
-  if (!recorder) return;
+  // A CORS preflight (every OPTIONS, answered before admission) is browser protocol, not a call of the API.
+  if (!recorder || c.req.method === "OPTIONS") return;
   const caller = c.get("caller");
   const status = c.res.status;
   recorder.record({
     keyId: caller?.keyId,
     operation: caller ? (OPERATIONS[`${c.req.method} ${route}`] ?? "other") : "unauthenticated",
-    outcome: outcomeOf(status, c.error),
+    outcome: outcomeOf(status, c.get("deniedBy")),
     status,
     durationMs,
     at: Date.now(),

@@ -1,16 +1,17 @@
 /**
  * The public REST API v1 as one Hono app (mounted by Next at /v1). Pipeline, in order:
- * request context (id, common headers, log line) → getPet lifecycle headers → caller resolution →
- * rate limiting → 405/404 → operation (auth guard, body gate, zod validation, handler) → error rendering.
+ * request context (id, common headers, log line) → CORS (preflights answered) → getPet lifecycle headers →
+ * admission (caller and rate limits) → 405/404 → operation (auth and scope guards, body gate, zod validation,
+ * handler) → error rendering.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { AppError, validationError } from "@petstore/contracts";
+import { problems, validationProblem } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import type { RestEnv } from "./env.ts";
-import { resolveCaller } from "./middleware/authenticate.ts";
-import { rateLimit } from "./middleware/rate-limit.ts";
+import { admission } from "./middleware/admission.ts";
+import { crossOrigin } from "./middleware/cors.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { registerOpenApiDocument } from "./openapi-document.ts";
 import { registerSharedComponents } from "./openapi-shared.ts";
@@ -18,14 +19,7 @@ import { registerCreatePet } from "./operations/create-pet.ts";
 import { getPetLifecycle, registerGetPet } from "./operations/get-pet.ts";
 import { registerListPets } from "./operations/list-pets.ts";
 import { registerListStoreOrders } from "./operations/list-store-orders.ts";
-import { errorResponse, toAppError } from "./problem.ts";
-
-const VALIDATION_PREFIX: Record<string, string | undefined> = {
-  json: undefined,
-  query: undefined,
-  param: undefined,
-  header: undefined,
-};
+import { errorResponse, problemOf } from "./problem.ts";
 
 /**
  * Builds the REST app over `rt`. Call `.fetch(request)` with a full URL whose path starts with /v1.
@@ -34,32 +28,21 @@ const VALIDATION_PREFIX: Record<string, string | undefined> = {
  */
 export function createRestApp(rt: Runtime) {
   const app = new OpenAPIHono<RestEnv>({
-    defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error, VALIDATION_PREFIX[result.target]);
+    defaultHook: (result, c) => {
+      if (!result.success) return errorResponse(validationProblem(result.error), c);
     },
   });
 
   app.use("*", requestContext(rt));
+  app.use("*", crossOrigin(rt.config)); // answers preflights before admission: they cost no quota
   app.use("/pets/:petId", getPetLifecycle(rt));
-  app.use("*", resolveCaller(rt));
-  app.use("*", rateLimit(rt));
+  app.use("*", admission(rt));
   // After rate limiting, so that a 405 (like every answer of the app) carries the limit headers.
   app.use(
     "*",
     methodNotAllowed({
       app,
-      onMethodNotAllowed: (c, methods) =>
-        errorResponse(
-          new AppError(
-            "method_not_allowed",
-            `${c.req.method} is not allowed here; use ${methods.join(", ")}.`,
-            undefined,
-            {
-              Allow: methods.join(", "),
-            },
-          ),
-          c,
-        ),
+      onMethodNotAllowed: (c, methods) => errorResponse(problems.methodNotAllowed(c.req.method, methods), c),
     }),
   );
   // Hono hands only Error instances to onError: anything else thrown by an operation (a rejected string or
@@ -83,14 +66,14 @@ export function createRestApp(rt: Runtime) {
 
   const onError = (error: Error, c: Parameters<Parameters<typeof app.onError>[0]>[1]) =>
     errorResponse(
-      toAppError(error, c, (obj, msg) => rt.logger.error(obj, msg)),
+      problemOf(error, c, (obj, msg) => rt.logger.error(obj, msg)),
       c,
     );
   // The error handler is the root's only: Hono's `route()` wraps every handler and middleware of a sub-app that has
-  // an error handler of its own in a second compose per call (~14 KB of garbage per request, issue 7). The root's
+  // an error handler of its own in a second compose per call (~14 KB of garbage per request). The root's
   // catches an error at the layer that threw it all the same, so outer middleware still sees the error response.
   const root = new Hono<RestEnv>().route("/v1", app);
-  root.notFound((c) => errorResponse(new AppError("not_found", `No resource at ${c.req.path}.`), c));
+  root.notFound((c) => errorResponse(problems.notFound(c.req.path), c));
   root.onError(onError);
   return root;
 }

@@ -1,5 +1,5 @@
 /** Hono environment of the REST app: per-request variables set by the pipeline middleware. */
-import type { ApiCaller, Runtime } from "@petstore/core";
+import type { ApiCaller } from "@petstore/core";
 
 export interface RestVariables {
   requestId: string;
@@ -7,20 +7,18 @@ export interface RestVariables {
   caller?: ApiCaller;
   /** Whether an Authorization header was sent at all (for WWW-Authenticate's `error="invalid_token"`). */
   tokenSent: boolean;
-  /** Why the key could not be checked (e.g. database unreachable); rethrown by `requireCaller`. */
-  authError?: unknown;
-  /**
-   * Headers every response of this request carries (request id, Cache-Control, Content-Type, rate-limit and
-   * lifecycle headers), added by the pipeline before the operation runs; problem.ts puts them on the answer.
-   */
-  responseHeaders: Record<string, string>;
-  /** The last response problem.ts built for this request (it carries `responseHeaders`). */
-  answer?: Response;
+  /** The rate-limit headers of the request's admission (every answer after admission carries them). */
+  rateLimit?: Record<string, string>;
+  /** Set when admission denied the request: which 429 it answered. */
+  deniedBy?: "rate_limited" | "key_banned";
+  /** getPet's lifecycle headers (Deprecation, Sunset, Link), on every answer of that operation. */
+  lifecycle?: Record<string, string>;
+  /** The CORS headers of the request (middleware/cors.ts): `Vary: Origin`, and for a browser its allowance. */
+  cors?: Record<string, string>;
+  /** A cacheable answer's `ETag` and `Cache-Control` (conditional.ts), in place of the default no-store. */
+  caching?: Record<string, string>;
 }
 
 export interface RestEnv {
   Variables: RestVariables;
 }
-
-/** What the REST app is built from: the runtime (services, config, clock, logger). */
-export type RestDeps = Runtime;

@@ -1,15 +1,17 @@
 /**
- * The REST API's entry: builds the app once per process over the shared runtime and answers 503
- * `service_unavailable` (JSON, Retry-After) while the runtime cannot be opened. The handler is published
- * (mount.ts) so that the Next route handler (app/v1) and the app's own Node server (server.ts) call the same
- * function: one REST app, mounted in two places.
+ * The REST API's fetch handler over a runtime: builds the app (app.ts) on the runtime's first success and answers
+ * 503 `service_unavailable` (JSON, Retry-After) while the runtime cannot be opened. server.ts mounts it over the
+ * runtime it opened; the Next route handler at app/v1 (hosts without server.ts) mounts `nextRestFetch`, the same
+ * app over the runtime the process opens on first use.
  */
 import type { Runtime } from "@petstore/core";
 import { notReadyError } from "@petstore/core/errors";
+import { errorResponse } from "../http/error-answer.ts";
 import { getRuntime } from "../runtime.ts";
 import { createRestApp, type RestApp } from "./app.ts";
-import { publishRestFetch, type RestFetch } from "./mount.ts";
-import { errorResponse } from "./problem.ts";
+
+/** `(request) => response` for any URL under /v1 (docs/interface.md). */
+export type RestFetch = (request: Request) => Promise<Response>;
 
 /** A fetch handler over the runtime `runtime()` resolves to; the app is built on its first success. */
 export function createRestFetch(runtime: () => Promise<Runtime>): RestFetch {
@@ -19,14 +21,24 @@ export function createRestFetch(runtime: () => Promise<Runtime>): RestFetch {
       try {
         app = createRestApp(await runtime());
       } catch {
-        const response = errorResponse(notReadyError());
-        response.headers.set("Cache-Control", "no-store");
-        return response;
+        return errorResponse(notReadyError(), request.headers.get("x-request-id"));
       }
     }
     return app.fetch(request);
   };
 }
 
-/** The process's REST handler (the first one published wins, whichever bundle loaded this module first). */
-export const restFetch: RestFetch = publishRestFetch(createRestFetch(getRuntime));
+let next: RestFetch | undefined;
+
+/** The handler of the Next route app/v1 (hosts without server.ts). */
+export const nextRestFetch: RestFetch = (request) => {
+  next ??= createRestFetch(getRuntime);
+  return next(request);
+};
+
+/** True for the paths the REST app owns: `/v1` and everything under `/v1/` (query string ignored). */
+export function isRestPath(url: string | undefined): boolean {
+  if (!url?.startsWith("/v1")) return false;
+  const c = url.charCodeAt(3);
+  return Number.isNaN(c) || c === 47 /* / */ || c === 63 /* ? */;
+}

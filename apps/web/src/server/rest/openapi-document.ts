@@ -1,37 +1,77 @@
 /**
  * GET /v1/openapi.json: the OpenAPI 3.1 document generated from the operations' zod declarations
- * (never hand-written). Needs no key; still rate limited like everything under /v1.
+ * (never hand-written). Needs no key; still rate limited like everything under /v1. Cacheable by anyone for
+ * 5 minutes, with an ETag for revalidation; its compressed forms are made once.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { MAX_PET_ID } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
+import { cacheableJsonResponse, entityTag } from "./conditional.ts";
+import { precompressed } from "./content-coding.ts";
 import type { RestEnv } from "./env.ts";
 
 const DESCRIPTION = `Inventory of the animals offered by the pet store.
 
-Every call is authenticated with an API key sent as a bearer token. Every response is JSON and carries
-X-Request-Id, Cache-Control: no-store and the rate-limit headers (X-RateLimit-*, RateLimit-Policy, RateLimit).
-Errors use the Error body: \`{"code", "message", "status"}\` (+ \`details\` on validation errors).
-Unknown paths under /v1 answer 404 \`not_found\`; other methods on a known path 405 \`method_not_allowed\` with Allow.`;
+Every call is authenticated with an API key sent as a bearer token; a key holds the scopes \`pets:read\` and/or
+\`pets:write\`, and an operation outside them answers 403 \`insufficient_scope\`. Every response with a body is
+JSON, and every response carries X-Request-Id, Cache-Control and the rate-limit headers (X-RateLimit-*, RateLimit-Policy, RateLimit). Pages and
+animals carry an ETag: send it back in If-None-Match to get 304 Not Modified while they are unchanged (a 304
+counts like any request). Bodies over 1 KiB are compressed (gzip or br) when Accept-Encoding allows it. Browsers
+may call the API (CORS, from any origin unless the deployment lists the allowed ones), with the key as a bearer
+token; preflight requests are answered 204 and never counted.
+Errors use the Error body: \`{"code", "message", "status"}\` (+ \`details\` on validation errors, each naming the
+field and saying what it must be).
+Unknown paths under /v1 answer 404 \`not_found\`; other methods on a known path 405 \`method_not_allowed\` with
+Allow (the response \`#/components/responses/MethodNotAllowed\`).`;
 
-/** `{base_url}` of the deployment serving the document, when it is neither production nor staging (e.g. local). */
-function thisServer(rt: Runtime): string | undefined {
-  const url = `${rt.config.publicBaseUrl}/v1`;
-  return url === rt.config.servers.production || url === rt.config.servers.staging ? undefined : url;
+type Server = { url: string; description: string };
+
+/** Anyone (browsers, shared caches, tools) may keep the document 5 minutes; it changes only with a deployment. */
+export const DOCUMENT_CACHING = "public, max-age=300";
+
+/**
+ * The servers of the document: this deployment (`PUBLIC_BASE_URL`) first, so that tools which start on the
+ * first server (the /docs page, generated clients) call the deployment that served the document; then
+ * production and staging, each listed once.
+ */
+export function documentServers(config: Runtime["config"]): Server[] {
+  const here = `${config.publicBaseUrl}/v1`;
+  const { production, staging } = config.servers;
+  const which = here === production ? " (production)" : here === staging ? " (staging)" : "";
+  return [
+    { url: here, description: `This server${which}` },
+    ...(production === here ? [] : [{ url: production, description: "Production" }]),
+    ...(staging === here ? [] : [{ url: staging, description: "Staging" }]),
+  ];
 }
 
+/**
+ * JSON numbers are doubles in JavaScript: int64's maximum (2^63-1, the largest petId) becomes 2^63 and prints
+ * as 9223372036854776000. The served text states the maximum exactly.
+ */
+const INT64_MAXIMUM_AS_DOUBLE = `"maximum":${Number(MAX_PET_ID)}`;
+const INT64_MAXIMUM = `"maximum":${MAX_PET_ID}`;
+
 export function registerOpenApiDocument(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
-  const here = thisServer(rt);
-  app.doc31("/openapi.json", {
+  const config = {
     openapi: "3.1.0",
     info: { title: "Pet Store API", version: "1.0.0", description: DESCRIPTION },
-    servers: [
-      { url: rt.config.servers.production, description: "Production" },
-      { url: rt.config.servers.staging, description: "Staging" },
-      ...(here ? [{ url: here, description: "This server" }] : []),
-    ],
+    servers: documentServers(rt.config),
     tags: [
       { name: "pets", description: "Animals of the inventory" },
       { name: "store", description: "Store operations" },
     ],
+  };
+  // The document is the same for every request: generated, serialised, tagged and compressed once, on the first.
+  let document: { text: string; etag: string } | undefined;
+  app.get("/openapi.json", (c) => {
+    if (!document) {
+      const text = JSON.stringify(app.getOpenAPI31Document(config)).replaceAll(
+        INT64_MAXIMUM_AS_DOUBLE,
+        INT64_MAXIMUM,
+      );
+      document = { text: precompressed(text), etag: entityTag(text) };
+    }
+    return cacheableJsonResponse(c, document.text, { etag: document.etag, cacheControl: DOCUMENT_CACHING });
   });
 }

@@ -4,7 +4,14 @@
  * served document (`/v1/openapi.json`) and the behaviour come from the same declarations.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ErrorBody, type ErrorCode, errorStatusByCode } from "@petstore/contracts";
+import {
+  API_KEY_SCOPES,
+  type ApiKeyScope,
+  ErrorBody,
+  type ErrorCode,
+  errorStatusByCode,
+  SCOPE_DESCRIPTIONS,
+} from "@petstore/contracts";
 import type { RestEnv } from "./env.ts";
 
 type HeaderObject = { description: string; required?: boolean; schema: Record<string, unknown> };
@@ -43,9 +50,25 @@ export const commonHeaders: Record<string, HeaderObject> = {
     schema: text,
   },
   "Cache-Control": {
-    description: "Always `no-store`.",
+    description: "`no-store`: no cache keeps the response.",
     required: true,
     schema: { type: "string", const: "no-store" },
+  },
+};
+
+/** Headers of an answer that may be revalidated (docs/contract.md section 1, "Conditional requests and compression"). */
+const cacheableHeaders: Record<string, HeaderObject> = {
+  CacheControlRevalidate: {
+    description:
+      "`private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before each use.",
+    required: true,
+    schema: { type: "string", const: "private, no-cache" },
+  },
+  ETag: {
+    description:
+      'Entity tag of the response (RFC 9110 section 8.8.3): strong (`"…"`) for the plain body, weak (`W/"…"`) when the body is compressed. Send it in If-None-Match to get 304 while the answer is unchanged.',
+    required: true,
+    schema: { type: "string", pattern: '^(W/)?"[^"]*"$' },
   },
 };
 
@@ -57,7 +80,7 @@ export const extraHeaders: Record<string, HeaderObject> = {
   },
   "WWW-Authenticate": {
     description:
-      'Bearer challenge (RFC 6750): `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent.',
+      'Bearer challenge (RFC 6750): `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent (401), or `error="insufficient_scope", scope="pets:write"` naming the scope the key lacks (403).',
     required: true,
     schema: text,
   },
@@ -85,6 +108,11 @@ export const extraHeaders: Record<string, HeaderObject> = {
       'RFC 8288 links: `rel="next"` for the next page, `rel="successor-version"` for a deprecated operation\'s replacement.',
     schema: text,
   },
+  Allow: {
+    description: "The methods the path supports (RFC 9110 section 10.2.1), e.g. `GET, HEAD, POST`.",
+    required: true,
+    schema: text,
+  },
 };
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -94,8 +122,33 @@ export function responseHeaders(...extra: (keyof typeof extraHeaders)[]) {
   return Object.fromEntries([...Object.keys(commonHeaders), ...extra].map((name) => [name, ref(name)]));
 }
 
+/** As `responseHeaders`, for an answer with an ETag that clients may keep and revalidate. */
+export function cacheableResponseHeaders(...extra: (keyof typeof extraHeaders)[]) {
+  return { ...responseHeaders(...extra), "Cache-Control": ref("CacheControlRevalidate"), ETag: ref("ETag") };
+}
+
+/** The request header of a conditional GET (RFC 9110 section 13.1.2), documented; the operation reads it itself. */
+export const ifNoneMatchParameter = {
+  name: "If-None-Match",
+  in: "header" as const,
+  required: false,
+  description:
+    "ETags of answers the client holds (or `*`): when one matches the current answer's (weak comparison), the response is 304 without content.",
+  schema: { type: "string" as const },
+};
+
+/** The 304 of a cacheable GET (RFC 9110 section 15.4.5): no content, the headers its 200 would have had. */
+export function notModifiedResponse(...extra: (keyof typeof extraHeaders)[]) {
+  return {
+    description:
+      "Not Modified: If-None-Match named the current ETag. No content; the headers the 200 would have had. Counts like any request.",
+    headers: cacheableResponseHeaders(...extra),
+  };
+}
+
 const errorHeadersByCode: Partial<Record<ErrorCode, (keyof typeof extraHeaders)[]>> = {
   unauthorized: ["WWW-Authenticate"],
+  insufficient_scope: ["WWW-Authenticate"],
   rate_limited: ["Retry-After"],
   key_banned: ["Retry-After"],
   service_unavailable: ["Retry-After"],
@@ -104,9 +157,12 @@ const errorHeadersByCode: Partial<Record<ErrorCode, (keyof typeof extraHeaders)[
 
 const errorMeaning: Partial<Record<ErrorCode, string>> = {
   unauthorized: "API key missing, malformed, unknown, revoked, expired, or of the other deployment",
-  invalid_request: "the body is not valid JSON, or not a JSON object",
+  insufficient_scope:
+    "the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other",
+  invalid_request: "the body is not UTF-8, not valid JSON, or not a JSON object",
   validation_failed: "a query, path, header or body value breaks the schema (see `details`)",
   not_found: "no such animal",
+  method_not_allowed: "the path exists, but not with this method (`Allow` lists its methods)",
   payload_too_large: "the body is over 16 KiB",
   unsupported_media_type: "the body is not application/json",
   idempotency_key_in_use: "a request with the same Idempotency-Key is still being processed",
@@ -145,17 +201,31 @@ export const baseErrorCodes: ErrorCode[] = [
   "service_unavailable",
 ];
 
-export const bearerSecurity = [{ bearerAuth: [] }];
+/**
+ * The security requirement of an operation: a bearer key holding `scope` (OpenAPI 3.1 lets a non-OAuth scheme
+ * list the roles an operation needs; the API calls them scopes), or any valid key without one.
+ */
+export const bearerSecurity = (scope?: ApiKeyScope) => [{ bearerAuth: scope ? [scope] : [] }];
 
 /** Registers the shared components (headers, Error schema, bearer scheme) on `app`'s OpenAPI registry. */
 export function registerSharedComponents(app: OpenAPIHono<RestEnv>): void {
-  for (const [name, header] of Object.entries({ ...commonHeaders, ...extraHeaders })) {
+  for (const [name, header] of Object.entries({ ...commonHeaders, ...extraHeaders, ...cacheableHeaders })) {
     app.openAPIRegistry.registerComponent("headers", name, header as never);
   }
   app.openAPIRegistry.register("Error", ErrorBody);
+  // A request no operation declares cannot have a response of its own: the 405 every path answers to a method
+  // it does not list is described once, here, and the document's description points to it.
+  app.openAPIRegistry.registerComponent("responses", "MethodNotAllowed", {
+    description: `\`method_not_allowed\`: ${errorMeaning.method_not_allowed}. Answered by every path of this document, and by \`/openapi.json\`, to any method it does not list.`,
+    headers: responseHeaders("Allow"),
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
-    description: "API key as the bearer token: `pet_live_…` (production) or `pet_test_…` (staging).",
+    description:
+      "API key as the bearer token: `pet_live_…` (production) or `pet_test_…` (staging). A key holds one or both scopes, " +
+      `${API_KEY_SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join(" and ")}; each operation's security ` +
+      "requirement names the scope it needs, and a key without it gets 403 `insufficient_scope`.",
   });
 }

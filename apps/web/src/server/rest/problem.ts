@@ -1,32 +1,30 @@
 /**
- * Renders the one error model as HTTP: `AppError` → JSON Error body (docs/contract.md section 1) with its
- * headers. Hono's own refusals (413, 415, bad JSON) become their codes; everything else goes through core's
- * error translator (an unreachable database: 503 with Retry-After; anything unknown: 500 `internal_error`,
- * logged with the request id, nothing internal sent). Also builds the app's JSON answers (`jsonResponse`), so that
- * every answer, error or not, carries the request's common headers in one plain object.
+ * Every answer of the REST app is built here (docs/contract.md section 1), its headers in one place
+ * (`answerHeaders`), its body compressed when it is large and the client accepts it (content-coding.ts). Errors are
+ * rendered from a `Problem` by the one renderer; anything thrown becomes one through core's error translator
+ * (an unreachable database: 503 with Retry-After; anything unknown: 500 `internal_error`, logged with the request
+ * id, nothing internal sent).
  */
-import { AppError } from "@petstore/contracts";
+import { AppError, type Problem, problems } from "@petstore/contracts";
 import { translateError } from "@petstore/core/errors";
 import type { Context, TypedResponse } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { errorAnswer, jsonHeaders } from "../http/error-answer.ts";
+import { encodeBody } from "./content-coding.ts";
 import type { RestEnv } from "./env.ts";
 
-export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
-
-/** Maps anything thrown to an AppError (logging the unexpected ones). */
-export function toAppError(
+/** Maps anything thrown to the problem to answer with (logging the unexpected ones). */
+export function problemOf(
   error: unknown,
   c: Context<RestEnv>,
   log: (obj: object, msg: string) => void,
-): AppError {
+): Problem {
   if (AppError.is(error)) return error;
   if (error instanceof HTTPException) {
-    if (error.status === 413)
-      return new AppError("payload_too_large", "The request body is larger than 16 KiB.");
-    if (error.status === 415)
-      return new AppError("unsupported_media_type", "Send the body as application/json.");
-    if (error.status === 400) return new AppError("invalid_request", "The request body is not valid JSON.");
+    if (error.status === 413) return problems.payloadTooLarge();
+    if (error.status === 415) return problems.unsupportedMediaType();
+    if (error.status === 400) return problems.malformedRequest("The request body is not valid JSON.");
   }
   const requestId = c.get("requestId");
   const { error: appError, kind } = translateError(error, { requestId });
@@ -35,24 +33,34 @@ export function toAppError(
   return appError;
 }
 
-function respond(
-  c: Context<RestEnv>,
-  status: number,
-  body: string,
-  headers?: Record<string, string>,
-): Response {
-  // Object.assign, not `{ ...headers, ...common }`: on Node 20 a second spread into the new object takes V8's
-  // slow path, ~5 µs for these headers, 9% of the CPU of a 401 under load (issue 7, docs/architecture.md).
-  const merged = Object.assign({}, headers, c.get("responseHeaders"));
-  const response = new Response(body, { status, headers: merged });
-  c.set("answer", response);
-  return response;
+/**
+ * The headers of an answer to the request of `c`, in one place: the operation's `own`, getPet's lifecycle
+ * headers, the admission's rate-limit headers, the CORS headers, those of every JSON answer (request id,
+ * no-store, nosniff), and last a cacheable answer's validator and caching (conditional.ts), which replace the
+ * default no-store.
+ */
+export function answerHeaders(c: Context<RestEnv>, own?: Record<string, string>): Record<string, string> {
+  // Object.assign, not a multiple spread: on Node 20 a second spread into a new object takes V8's slow path.
+  return Object.assign(
+    {},
+    own,
+    c.get("lifecycle"),
+    c.get("rateLimit"),
+    c.get("cors"),
+    jsonHeaders(c.get("requestId")),
+    c.get("caching"),
+  );
+}
+
+function respond(c: Context<RestEnv>, status: number, body: string, own?: Record<string, string>): Response {
+  const headers = answerHeaders(c, own);
+  // A body over 1 KiB goes out compressed when the client accepts it (content-coding.ts).
+  return new Response(encodeBody(c, body, headers), { status, headers });
 }
 
 /**
- * The JSON response of an operation: `data` serialised, `status`, its own `headers` and the request's common
- * ones (`responseHeaders`, which win, as they did when middleware set them afterwards). The headers stay a
- * plain object: @hono/node-server writes it as it is, with no `Headers` object built and sorted (issue 7).
+ * The JSON response of an operation: `data` serialised, `status`, its own `headers`, and the request's common
+ * ones. The headers stay a plain object: @hono/node-server writes it as it is, with no `Headers` object built.
  */
 export function jsonResponse<T, S extends ContentfulStatusCode>(
   c: Context<RestEnv>,
@@ -73,15 +81,8 @@ export function serializedJsonResponse<T, S extends ContentfulStatusCode>(
   return respond(c, status, json, headers) as Response & TypedResponse<T, S, "json">;
 }
 
-/** Whether the request's answer `c.res` was built here, with the common headers (else the pipeline adds them). */
-export const hasCommonHeaders = (c: Context<RestEnv>) => c.res === c.get("answer");
-
-/** The JSON Error response for `error`; with the request's context `c`, with its common headers too. */
-export function errorResponse(error: AppError, c?: Context<RestEnv>): Response {
-  const body = JSON.stringify(error.toBody());
-  if (c?.get("responseHeaders")) return respond(c, error.status, body, error.headers);
-  return new Response(body, {
-    status: error.status,
-    headers: { "Content-Type": JSON_CONTENT_TYPE, ...error.headers },
-  });
+/** The error answer of `problem` for the request of `c`. */
+export function errorResponse(problem: Problem, c: Context<RestEnv>): Response {
+  const { status, body } = errorAnswer(problem, c.get("requestId"));
+  return respond(c, status, body, problem.headers);
 }

@@ -5,7 +5,7 @@
  * builds it from the request with `createRequestContext`.
  */
 import type { ResolvedSession, Runtime } from "@petstore/core";
-import { readCookie, SESSION_COOKIE } from "./cookies";
+import { DEVICE_COOKIE, readCookie, SESSION_COOKIE } from "./cookies";
 import { clientIp, isHttps } from "./http";
 
 export interface TrpcContext {
@@ -14,6 +14,8 @@ export interface TrpcContext {
   session: ResolvedSession | null;
   /** The raw cookie token (needed to end the session on sign-out). */
   sessionToken: string | null;
+  /** The device cookie the browser sent (sign-in throttling tells the account's own browsers apart by it). */
+  deviceCookie: string | null;
   clientIp: string;
   /** The browser's User-Agent header (kept with a new session to name the device). */
   userAgent: string | null;
@@ -26,6 +28,7 @@ export interface TrpcContext {
 export interface InnerContextOptions {
   rt: Runtime;
   sessionToken?: string | null;
+  deviceCookie?: string | null;
   clientIp?: string;
   userAgent?: string | null;
   secureCookies?: boolean;
@@ -41,6 +44,7 @@ export async function createInnerContext(options: InnerContextOptions): Promise<
     rt: options.rt,
     session,
     sessionToken: token,
+    deviceCookie: options.deviceCookie ?? null,
     clientIp,
     userAgent: options.userAgent ?? null,
     secureCookies: options.secureCookies ?? false,
@@ -53,6 +57,7 @@ export function createRequestContext(rt: Runtime, req: Request, resHeaders: Head
   return createInnerContext({
     rt,
     sessionToken: readCookie(req.headers.get("cookie"), SESSION_COOKIE) ?? null,
+    deviceCookie: readCookie(req.headers.get("cookie"), DEVICE_COOKIE) ?? null,
     clientIp: clientIp(req.headers, rt.config),
     userAgent: req.headers.get("user-agent"),
     // docs/contract.md section 4: Secure in production or over HTTPS.

@@ -8,21 +8,31 @@
  * and never lets an unexpected error's text (SQL, internal names) reach the browser. `trpcErrorResponse`
  * gives refusals made before tRPC runs (cross-site, oversized body) the same JSON shape.
  */
-import { AppError, type ErrorCode, type ErrorDetail, validationError } from "@petstore/contracts";
+import {
+  AppError,
+  type ErrorCode,
+  type ErrorDetail,
+  type Problem,
+  validationError,
+} from "@petstore/contracts";
 import { translateError } from "@petstore/core/errors";
 import { type TRPCDefaultErrorShape, TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { ZodError } from "zod";
+import { jsonHeaders } from "../http/error-answer";
 
 const TRPC_CODE_BY_APP_CODE = {
   unauthorized: "UNAUTHORIZED",
+  insufficient_scope: "FORBIDDEN",
   invalid_request: "BAD_REQUEST",
   validation_failed: "BAD_REQUEST",
   not_found: "NOT_FOUND",
   method_not_allowed: "METHOD_NOT_SUPPORTED",
+  request_timeout: "TIMEOUT",
   payload_too_large: "PAYLOAD_TOO_LARGE",
   unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
+  header_too_large: "BAD_REQUEST",
   idempotency_key_in_use: "CONFLICT",
   idempotency_key_reused: "UNPROCESSABLE_CONTENT",
   rate_limited: "TOO_MANY_REQUESTS",
@@ -35,10 +45,38 @@ const TRPC_CODE_BY_APP_CODE = {
   conflict: "CONFLICT",
 } as const satisfies Record<ErrorCode, TRPC_ERROR_CODE_KEY>;
 
+/**
+ * The app code of tRPC's own refusals (no domain error behind them): an unknown procedure, a body that is not
+ * JSON, a batch too long, a caller not signed in, ... so that `appCode` is never null (docs/contract.md section 1).
+ */
+const APP_CODE_BY_TRPC_CODE: Record<TRPC_ERROR_CODE_KEY, ErrorCode> = {
+  PARSE_ERROR: "invalid_request",
+  BAD_REQUEST: "invalid_request",
+  UNAUTHORIZED: "unauthorized",
+  PAYMENT_REQUIRED: "forbidden",
+  FORBIDDEN: "forbidden",
+  NOT_FOUND: "not_found",
+  METHOD_NOT_SUPPORTED: "method_not_allowed",
+  TIMEOUT: "request_timeout",
+  CONFLICT: "conflict",
+  PRECONDITION_FAILED: "conflict",
+  PAYLOAD_TOO_LARGE: "payload_too_large",
+  UNSUPPORTED_MEDIA_TYPE: "unsupported_media_type",
+  UNPROCESSABLE_CONTENT: "validation_failed",
+  PRECONDITION_REQUIRED: "invalid_request",
+  TOO_MANY_REQUESTS: "rate_limited",
+  CLIENT_CLOSED_REQUEST: "invalid_request",
+  INTERNAL_SERVER_ERROR: "internal_error",
+  NOT_IMPLEMENTED: "not_implemented",
+  BAD_GATEWAY: "service_unavailable",
+  SERVICE_UNAVAILABLE: "service_unavailable",
+  GATEWAY_TIMEOUT: "service_unavailable",
+};
+
 /** Extra fields of every error shape's `data`. */
 export interface AppErrorData {
-  /** The domain error code (`validation_failed`, `conflict`, ...), when the error came from the domain. */
-  appCode: ErrorCode | null;
+  /** The error code of the closed set (`validation_failed`, `conflict`, `unauthorized`, ...). */
+  appCode: ErrorCode;
   /** Per-field problems, same paths and words as the REST API's `details`. */
   details: ErrorDetail[] | null;
   /** Whole seconds until a throttled call may be retried (the response's Retry-After), else null. */
@@ -131,33 +169,34 @@ export function formatError({ shape, error: thrown }: { shape: Shape; error: TRP
       },
     };
   }
-  return { ...shape, data: { ...data, appCode: null, details: null, retryAfterSeconds: null } };
+  return {
+    ...shape,
+    data: { ...data, appCode: APP_CODE_BY_TRPC_CODE[error.code], details: null, retryAfterSeconds: null },
+  };
 }
 
 /**
  * A JSON response shaped like tRPC's own error answers (`{error: {message, code, data}}`), for requests
- * refused before tRPC runs. Status from `appCode` (403 forbidden, 413 payload_too_large, ...).
+ * refused before tRPC runs, with the headers of every JSON error answer (http/error-answer.ts): request id,
+ * no-store, nosniff, and the problem's own. Status from its code (403 forbidden, 413 payload_too_large, ...).
  */
-export function trpcErrorResponse(
-  appCode: ErrorCode,
-  message: string,
-  headers: Record<string, string> = {},
-): Response {
+export function trpcErrorResponse(problem: Problem, requestId: string): Response {
   const error = new TRPCError({
-    code: TRPC_CODE_BY_APP_CODE[appCode],
-    message,
-    cause: new AppError(appCode, message, undefined, headers),
+    code: TRPC_CODE_BY_APP_CODE[problem.code],
+    message: problem.message,
+    cause: AppError.of(problem),
   });
   const httpStatus = getHTTPStatusCodeFromError(error);
   const shape = formatError({
-    shape: { message, code: TRPC_ERROR_CODES_BY_KEY[error.code], data: { code: error.code, httpStatus } },
+    shape: {
+      message: problem.message,
+      code: TRPC_ERROR_CODES_BY_KEY[error.code],
+      data: { code: error.code, httpStatus },
+    },
     error,
   });
-  return Response.json(
-    { error: shape },
-    {
-      status: httpStatus,
-      headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...headers },
-    },
-  );
+  return new Response(JSON.stringify({ error: shape }), {
+    status: httpStatus,
+    headers: Object.assign({}, problem.headers, jsonHeaders(requestId)),
+  });
 }

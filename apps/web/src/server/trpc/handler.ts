@@ -7,10 +7,11 @@
  * session is read, is 503 with Retry-After. Responses are never cached. Unexpected errors and outages are
  * logged.
  */
-import type { AppError } from "@petstore/contracts";
+import { type AppError, problems } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { notReadyError } from "@petstore/core/errors";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { jsonHeaders, requestIdOf } from "../http/error-answer";
 import { getRuntime } from "../runtime";
 import { withBoundedBody } from "./body-limit";
 import { createRequestContext } from "./context";
@@ -20,8 +21,6 @@ import { TRPC_MAX_BATCH_SIZE, TRPC_MAX_BODY_BYTES } from "./limits";
 import { appRouter } from "./router";
 
 export const TRPC_ENDPOINT = "/api/trpc";
-
-const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
 
 /** Response headers contributed by the domain errors of one request (the largest Retry-After). */
 function errorHeaders(errors: readonly { cause?: unknown }[]): Record<string, string> {
@@ -35,24 +34,24 @@ function errorHeaders(errors: readonly { cause?: unknown }[]): Record<string, st
 
 /** Handles one request to `/api/trpc/*`. */
 export async function handleTrpcRequest(req: Request): Promise<Response> {
+  const requestId = requestIdOf(req.headers.get("x-request-id"));
   let rt: Runtime;
   try {
     rt = await getRuntime();
   } catch {
-    const error = notReadyError();
-    return trpcErrorResponse(error.code, error.message, error.headers);
+    return trpcErrorResponse(notReadyError(), requestId);
   }
   if (req.method !== "GET" && !isSameOrigin(req.headers, rt.config)) {
-    return trpcErrorResponse("forbidden", "Cross-site requests are not allowed.");
+    return trpcErrorResponse(
+      { code: "forbidden", message: "Cross-site requests are not allowed." },
+      requestId,
+    );
   }
   const bounded = await withBoundedBody(req, TRPC_MAX_BODY_BYTES);
   if (!bounded) {
     // The rest of the body is never read, so the connection cannot carry another request (RFC 9112 9.6).
-    return trpcErrorResponse(
-      "payload_too_large",
-      `The request body is larger than ${TRPC_MAX_BODY_BYTES / 1024} KiB.`,
-      { Connection: "close" },
-    );
+    const tooLarge = problems.payloadTooLarge(TRPC_MAX_BODY_BYTES);
+    return trpcErrorResponse({ ...tooLarge, headers: { Connection: "close" } }, requestId);
   }
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
@@ -60,7 +59,7 @@ export async function handleTrpcRequest(req: Request): Promise<Response> {
     router: appRouter,
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
     createContext: ({ resHeaders }) => createRequestContext(rt, bounded, resHeaders),
-    responseMeta: ({ errors }) => ({ headers: { ...NO_STORE, ...errorHeaders(errors) } }),
+    responseMeta: ({ errors }) => ({ headers: Object.assign(jsonHeaders(requestId), errorHeaders(errors)) }),
     onError: ({ error, path }) => {
       const mapped = toTrpcError(error);
       if (mapped.code === "INTERNAL_SERVER_ERROR" || mapped.code === "SERVICE_UNAVAILABLE")

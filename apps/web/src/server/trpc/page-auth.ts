@@ -1,10 +1,14 @@
 /**
  * Session checks for the dashboard's server-rendered pages (the same session the tRPC context resolves):
- * `currentUser()` reads the session cookie once per request.
+ * `currentUser()` reads the session cookie once per request. When the database does not answer, the browser is
+ * sent to the unavailable page (server.ts answers it with a styled 503), never to an HTML 500.
  */
 import type { SessionUser } from "@petstore/core";
+import { isDatabaseUnavailable } from "@petstore/core/errors";
 import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
 import { cache } from "react";
+import { UNAVAILABLE_PATH } from "../http/unavailable-page";
 import { getRuntime } from "../runtime";
 import { SESSION_COOKIE } from "./cookies";
 
@@ -12,6 +16,11 @@ import { SESSION_COOKIE } from "./cookies";
 export const currentUser = cache(async (): Promise<SessionUser | null> => {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
-  const rt = await getRuntime();
-  return (await rt.sessions.resolve(token))?.user ?? null;
+  try {
+    const rt = await getRuntime();
+    return (await rt.sessions.resolve(token))?.user ?? null;
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) redirect(UNAVAILABLE_PATH);
+    throw error;
+  }
 });

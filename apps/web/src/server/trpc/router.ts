@@ -10,6 +10,7 @@ import { petsRouter } from "./routers/pets";
 import { plansRouter } from "./routers/plans";
 import { sessionsRouter } from "./routers/sessions";
 import { usersRouter } from "./routers/users";
+import { webhooksRouter } from "./routers/webhooks";
 
 export const appRouter = router({
   auth: authRouter,
@@ -21,6 +22,7 @@ export const appRouter = router({
   audit: auditRouter,
   overview: overviewRouter,
   sessions: sessionsRouter,
+  webhooks: webhooksRouter,
 });
 
 /** What each procedure returns, for the dashboard's components. */

@@ -4,20 +4,23 @@
  * idempotency service.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { Animal, NewPet } from "@petstore/contracts";
+import { Animal, NewPet, typeMessage } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import type { RestEnv } from "../env.ts";
-import { requireCaller } from "../middleware/authenticate.ts";
 import { jsonObjectBody } from "../middleware/json-body.ts";
+import { requireCaller } from "../middleware/require-caller.ts";
+import { requireScope } from "../middleware/require-scope.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
 import { serializedJsonResponse } from "../problem.ts";
 
+const IDEMPOTENCY_KEY_RULE = "must be 1 to 255 printable ASCII characters";
+
 const IdempotencyHeaders = z.object({
   "idempotency-key": z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[\x20-\x7E]+$/, { error: "must be 1 to 255 printable ASCII characters" })
+    .string({ error: typeMessage(IDEMPOTENCY_KEY_RULE) })
+    .min(1, { error: IDEMPOTENCY_KEY_RULE })
+    .max(255, { error: IDEMPOTENCY_KEY_RULE })
+    .regex(/^[\x20-\x7E]+$/, { error: IDEMPOTENCY_KEY_RULE })
     .optional()
     .meta({
       description:
@@ -31,9 +34,11 @@ export const createPetRoute = createRoute({
   method: "post",
   path: "/pets",
   summary: "Add an animal",
+  description: "Needs the `pets:write` scope.",
   tags: ["pets"],
-  security: bearerSecurity,
-  middleware: [requireCaller, jsonObjectBody] as const,
+  security: bearerSecurity("pets:write"),
+  // The scope before the body: a key that may not create learns so whatever it sent.
+  middleware: [requireCaller, requireScope("pets:write"), jsonObjectBody] as const,
   request: {
     headers: IdempotencyHeaders,
     body: { required: true, content: { "application/json": { schema: NewPet } } },
@@ -52,6 +57,7 @@ export const createPetRoute = createRoute({
       "unsupported_media_type",
       "idempotency_key_in_use",
       "idempotency_key_reused",
+      "insufficient_scope",
       ...baseErrorCodes,
     ),
   },

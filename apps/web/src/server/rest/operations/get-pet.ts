@@ -4,13 +4,23 @@
  * from the sunset instant on (server clock) it answers 410 `gone`.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { Animal, AppError, PetIdParam } from "@petstore/contracts";
+import { Animal, MAX_PET_ID, PetIdParam } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
+import { cacheableJsonResponse, REVALIDATE } from "../conditional.ts";
 import type { RestEnv } from "../env.ts";
-import { requireCaller } from "../middleware/authenticate.ts";
-import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
-import { jsonResponse } from "../problem.ts";
+import { requireCaller } from "../middleware/require-caller.ts";
+import { requireScope } from "../middleware/require-scope.ts";
+import {
+  baseErrorCodes,
+  bearerSecurity,
+  cacheableResponseHeaders,
+  errorResponses,
+  ifNoneMatchParameter,
+  notModifiedResponse,
+  responseHeaders,
+} from "../openapi-shared.ts";
+import { errorResponse } from "../problem.ts";
 
 /** 2026-01-01T00:00:00Z, when the deprecation was announced. */
 export const DEPRECATED_AT = new Date("2026-01-01T00:00:00Z");
@@ -23,11 +33,11 @@ const lifecycleHeaders = (rt: Pick<Runtime, "config">) => ({
   Link: `<${rt.config.publicBaseUrl}/v1/pets>; rel="successor-version"`,
 });
 
-/** Adds the lifecycle headers to every GET response on /pets/{petId}, errors included. */
+/** Puts the lifecycle headers on every GET response on /pets/{petId}, errors included. */
 export const getPetLifecycle = (rt: Pick<Runtime, "config">) => {
   const headers = lifecycleHeaders(rt); // constant: built once, not per request
   return createMiddleware<RestEnv>(async (c, next) => {
-    if (c.req.method === "GET" || c.req.method === "HEAD") Object.assign(c.get("responseHeaders"), headers);
+    if (c.req.method === "GET" || c.req.method === "HEAD") c.set("lifecycle", headers);
     await next();
   });
 };
@@ -36,12 +46,15 @@ export const getPetLifecycle = (rt: Pick<Runtime, "config">) => {
  * From the sunset instant on the operation is removed: 410 `gone` whatever the petId, so this runs before
  * the path is validated (and after `requireCaller`).
  */
-const sunsetGate = (rt: Pick<Runtime, "clock" | "rateLimiter">) =>
-  createMiddleware<RestEnv>(async (_c, next) => {
+const sunsetGate = (rt: Pick<Runtime, "clock">) =>
+  createMiddleware<RestEnv>(async (c, next) => {
     if (rt.clock() >= SUNSET_AT) {
-      throw new AppError(
-        "gone",
-        "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.",
+      return errorResponse(
+        {
+          code: "gone",
+          message: "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.",
+        },
+        c,
       );
     }
     await next();
@@ -55,11 +68,13 @@ export const getPetRoute = createRoute({
   path: "/pets/{petId}",
   summary: "Fetch one animal (deprecated)",
   description:
-    "Deprecated since 2026-01-01 and removed on 2030-12-05 (then 410 `gone`). Use `GET /pets` with the `status` filter instead.",
+    "Deprecated since 2026-01-01 and removed on 2030-12-05 (then 410 `gone`). Use `GET /pets` with the `status` filter instead. " +
+    "Send the animal's ETag back in `If-None-Match` to get 304 while it is unchanged. Needs the `pets:read` scope.",
   deprecated: true,
   tags: ["pets"],
-  security: bearerSecurity,
-  middleware: [requireCaller] as const,
+  security: bearerSecurity("pets:read"),
+  middleware: [requireCaller, requireScope("pets:read")] as const,
+  parameters: [ifNoneMatchParameter],
   request: {
     params: z.object({
       petId: PetIdParam.meta({
@@ -68,6 +83,8 @@ export const getPetRoute = createRoute({
         type: "integer",
         format: "int64",
         minimum: 1,
+        // A double: the served text states it exactly (openapi-document.ts).
+        maximum: Number(MAX_PET_ID),
         description: "Identifier of the animal: decimal without leading zeros, 1 to 9223372036854775807.",
         example: 1,
       }),
@@ -76,20 +93,24 @@ export const getPetRoute = createRoute({
   responses: {
     200: {
       description: "The animal.",
-      headers: responseHeaders(...lifecycle),
+      headers: cacheableResponseHeaders(...lifecycle),
       content: { "application/json": { schema: Animal } },
     },
+    304: notModifiedResponse(...lifecycle),
     ...Object.fromEntries(
-      Object.entries(errorResponses("validation_failed", "not_found", "gone", ...baseErrorCodes)).map(
-        ([status, r]) => [status, { ...r, headers: { ...r.headers, ...responseHeaders(...lifecycle) } }],
-      ),
+      Object.entries(
+        errorResponses("validation_failed", "insufficient_scope", "not_found", "gone", ...baseErrorCodes),
+      ).map(([status, r]) => [status, { ...r, headers: { ...r.headers, ...responseHeaders(...lifecycle) } }]),
     ),
   },
 });
 
 export function registerGetPet(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
-  app.openapi({ ...getPetRoute, middleware: [requireCaller, sunsetGate(rt)] as const }, async (c) => {
-    const animal = await rt.pets.get(c.req.valid("param").petId);
-    return jsonResponse(c, 200, animal);
-  });
+  app.openapi(
+    { ...getPetRoute, middleware: [requireCaller, requireScope("pets:read"), sunsetGate(rt)] as const },
+    async (c) => {
+      const animal = await rt.pets.get(c.req.valid("param").petId);
+      return cacheableJsonResponse<Animal>(c, JSON.stringify(animal), { cacheControl: REVALIDATE });
+    },
+  );
 }

@@ -5,12 +5,20 @@
  * from the Host header.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { Animal, DEFAULT_PAGE_SIZE, ListPetsQuery } from "@petstore/contracts";
+import { Animal, DEFAULT_PAGE_SIZE, ListPetsQuery, MAX_PAGE_SIZE } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
+import { cacheableJsonResponse, REVALIDATE } from "../conditional.ts";
 import type { RestEnv } from "../env.ts";
-import { requireCaller } from "../middleware/authenticate.ts";
-import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
-import { jsonResponse } from "../problem.ts";
+import { requireCaller } from "../middleware/require-caller.ts";
+import { requireScope } from "../middleware/require-scope.ts";
+import {
+  baseErrorCodes,
+  bearerSecurity,
+  cacheableResponseHeaders,
+  errorResponses,
+  ifNoneMatchParameter,
+  notModifiedResponse,
+} from "../openapi-shared.ts";
 
 export const listPetsRoute = createRoute({
   operationId: "listPets",
@@ -19,18 +27,21 @@ export const listPetsRoute = createRoute({
   summary: "List animals",
   description:
     "Lists animals in ascending id order, `limit` at a time. When more match, the response carries " +
-    '`Link: <…/v1/pets?limit=…&cursor=…>; rel="next"`; follow it until no Link is returned. Unknown query parameters are ignored.',
+    '`Link: <…/v1/pets?limit=…&cursor=…>; rel="next"`; follow it until no Link is returned. Unknown query parameters are ignored. ' +
+    "Send the page's ETag back in `If-None-Match` to get 304 while it is unchanged. Needs the `pets:read` scope.",
   tags: ["pets"],
-  security: bearerSecurity,
-  middleware: [requireCaller] as const,
+  security: bearerSecurity("pets:read"),
+  middleware: [requireCaller, requireScope("pets:read")] as const,
   request: { query: ListPetsQuery },
+  parameters: [ifNoneMatchParameter],
   responses: {
     200: {
       description: "A page of animals (possibly empty).",
-      headers: responseHeaders("Link"),
-      content: { "application/json": { schema: z.array(Animal).meta({ id: "Pets" }) } },
+      headers: cacheableResponseHeaders("Link"),
+      content: { "application/json": { schema: z.array(Animal).max(MAX_PAGE_SIZE).meta({ id: "Pets" }) } },
     },
-    ...errorResponses("validation_failed", ...baseErrorCodes),
+    304: notModifiedResponse("Link"),
+    ...errorResponses("validation_failed", "insufficient_scope", ...baseErrorCodes),
   },
 });
 
@@ -39,11 +50,13 @@ export function registerListPets(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
     const query = c.req.valid("query");
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const page = await rt.pets.list({ limit, status: query.status, cursor: query.cursor });
-    if (!page.nextCursor) return jsonResponse(c, 200, page.items);
+    const json = JSON.stringify(page.items);
+    if (!page.nextCursor) return cacheableJsonResponse<Animal[]>(c, json, { cacheControl: REVALIDATE });
     const next = new URL(`${rt.config.publicBaseUrl}/v1/pets`);
     next.searchParams.set("limit", String(limit));
     if (query.status) next.searchParams.set("status", query.status);
     next.searchParams.set("cursor", page.nextCursor);
-    return jsonResponse(c, 200, page.items, { Link: `<${next.toString()}>; rel="next"` });
+    const headers = { Link: `<${next.toString()}>; rel="next"` };
+    return cacheableJsonResponse<Animal[]>(c, json, { headers, cacheControl: REVALIDATE });
   });
 }

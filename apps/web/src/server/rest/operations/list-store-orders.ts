@@ -1,11 +1,13 @@
 /**
  * GET /v1/store/orders: referred to by the spec but its contract is not published, so it is authenticated
  * and rate limited like every operation and answers 501 `not_implemented` (docs/contract.md section 1).
+ * It needs no scope: it reads and does nothing, so any valid key gets the 501. Orders get a scope of their own
+ * (`orders:read`) with their contract (docs/contract.md section 2, "Scopes").
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { AppError } from "@petstore/contracts";
 import type { RestEnv } from "../env.ts";
-import { requireCaller } from "../middleware/authenticate.ts";
+import { requireCaller } from "../middleware/require-caller.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses } from "../openapi-shared.ts";
 
 export const listStoreOrdersRoute = createRoute({
@@ -16,7 +18,7 @@ export const listStoreOrdersRoute = createRoute({
   description:
     "Referred to by the interface, but its contract is not published: always 501 `not_implemented`.",
   tags: ["store"],
-  security: bearerSecurity,
+  security: bearerSecurity(),
   middleware: [requireCaller] as const,
   responses: { ...errorResponses("not_implemented", ...baseErrorCodes) },
 });

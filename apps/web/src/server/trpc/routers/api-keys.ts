@@ -1,6 +1,6 @@
 /**
  * API keys (admins): the searchable, paged list with requests today, one key with its 30-day usage, issue
- * (secret returned once), revoke, roll, change plan/limits, lift a ban, reset today's usage. Every usage
+ * (secret returned once), revoke, roll, change plan/limits, change scopes, lift a ban, reset today's usage. Every usage
  * figure comes from the core usage service (stored and not yet flushed counters), the same numbers the
  * overview shows. Lifting a ban and resetting usage go through the runtime, which clears the rate
  * limiter's state as well as the database's.
@@ -10,6 +10,7 @@ import {
   ApiKeyPlanChange,
   ApiKeyRef,
   ApiKeyRoll,
+  ApiKeyScopesChange,
   ApiKeySearch,
   UsageRange,
 } from "@petstore/contracts";
@@ -70,6 +71,11 @@ export const apiKeysRouter = router({
         ctx.actor,
       ),
     ),
+
+  /** Replaces the key's scopes (audited); every instance applies them within 5 s. */
+  changeScopes: adminProcedure
+    .input(ApiKeyScopesChange)
+    .mutation(({ ctx, input }) => ctx.rt.apiKeys.changeScopes(input.id, input.scopes, ctx.actor)),
 
   /** Lifts the ban in the rate-limit store and the database (audited). */
   liftBan: adminProcedure

@@ -1,6 +1,6 @@
 /** Sign-in, sign-out and "who am I" (public procedures: they work without a session). */
 import { SignIn } from "@petstore/contracts";
-import { clearedSessionCookie, sessionCookie } from "../cookies";
+import { clearedSessionCookie, deviceCookie, sessionCookie } from "../cookies";
 import { publicProcedure, router } from "../init";
 
 export const authRouter = router({
@@ -8,14 +8,20 @@ export const authRouter = router({
   me: publicProcedure.query(({ ctx }) => ctx.session?.user ?? null),
 
   /**
-   * Checks the credentials (throttled per client, per account and client, and per account), opens a
-   * session and sets its cookie. Errors: UNAUTHORIZED (same message whatever was wrong), TOO_MANY_REQUESTS
-   * while throttled (Retry-After and `data.retryAfterSeconds` say for how long).
+   * Checks the credentials (throttled per client, per account and client, and per account for browsers
+   * without a device cookie for it; per device cookie for those with one), opens a session and sets its
+   * cookie and a fresh device cookie. Errors: UNAUTHORIZED (same message whatever was wrong),
+   * TOO_MANY_REQUESTS while throttled (Retry-After and `data.retryAfterSeconds` say for how long).
    */
   signIn: publicProcedure.input(SignIn).mutation(async ({ ctx, input }) => {
-    const session = await ctx.rt.sessions.signIn(input, { ip: ctx.clientIp, userAgent: ctx.userAgent });
+    const session = await ctx.rt.sessions.signIn(input, {
+      ip: ctx.clientIp,
+      userAgent: ctx.userAgent,
+      deviceCookie: ctx.deviceCookie,
+    });
     if (ctx.sessionToken) await ctx.rt.sessions.signOut(ctx.sessionToken, { ip: ctx.clientIp });
     ctx.resHeaders.append("set-cookie", sessionCookie(session.token, ctx.secureCookies));
+    ctx.resHeaders.append("set-cookie", deviceCookie(session.deviceCookie, ctx.secureCookies));
     return { user: session.user };
   }),
 

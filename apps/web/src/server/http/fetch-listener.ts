@@ -1,7 +1,7 @@
 /**
- * The Node side of the `/v1` mount (issue 7): a `node:http` request listener that stamps the client IP
- * (client-ip.ts) and hands the request to a REST fetch handler through @hono/node-server's adapters. Used by
- * server.ts with the handler Next's bundle published (mount.ts), and by the test harness.
+ * A `node:http` request listener over a fetch handler (the REST app, the operational endpoints): it stamps the
+ * client address (client-ip.ts) and hands the request over through @hono/node-server's adapters. Used by
+ * server.ts and by the test harness.
  *
  * The adapter installs its lightweight `Request`/`Response` as the process's globals (its default,
  * `overrideGlobalObjects`): they are subclasses of the platform's classes that build the platform object only
@@ -13,11 +13,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { stampClientIp } from "../client-ip.ts";
-import type { RestFetch } from "./mount.ts";
 
 /** `(req, res) => void` serving `fetch`; `trustProxy` as in client-ip.ts. */
-export function restRequestListener(
-  fetch: RestFetch,
+export function fetchListener(
+  fetch: (request: Request) => Promise<Response>,
   trustProxy: boolean,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const listener = getRequestListener((request) => fetch(request), { overrideGlobalObjects: true });

@@ -1,0 +1,30 @@
+/**
+ * Builds server.ts into dist/ (`npm run build`, after `next build`): one ES module bundle of server.ts, the
+ * app's server code and the workspace packages (TypeScript source), with every npm package left external and
+ * dynamic imports kept lazy (code splitting), so that `npm start` runs plain Node: no TypeScript loader in the
+ * serving process (its loader thread alone holds ~35 MB), and an API-only instance never loads Next or PGlite.
+ */
+import { build } from "esbuild";
+
+await build({
+  entryPoints: { server: "server.ts" },
+  outdir: "dist",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  logLevel: "warning",
+  plugins: [
+    {
+      name: "workspace-source-only",
+      setup(builder) {
+        // Bare imports are npm packages, loaded from node_modules at run time; @petstore/* are TypeScript source.
+        builder.onResolve({ filter: /^[^./]/ }, (args) =>
+          args.path.startsWith("@petstore/") ? undefined : { path: args.path, external: true },
+        );
+      },
+    },
+  ],
+});

@@ -1,0 +1,117 @@
+/**
+ * How the node:http server takes requests off its connections (docs/operations.md "Timeouts and limits"):
+ *
+ * - One request at a time per connection. HTTP/1.1 answers pipelined requests in order anyway; Node would start
+ *   every request it parsed from a socket's buffer at once, so a client that pipelines hundreds of requests
+ *   without reading the answers made the server hold hundreds of requests in progress per connection. Here the
+ *   next one starts when the previous answer is finished and the socket has drained what was written: a client
+ *   that does not read stops being served, and its socket stops being read. At most `MAX_WAITING` parsed
+ *   requests wait per connection; a client that sends more is disconnected.
+ * - The requests in progress are tracked, so that a stop can send `Connection: close` on every answer still to
+ *   come and wait for them (lifecycle.ts).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+
+/** Parsed requests that may wait on one connection behind the one in progress. */
+export const MAX_WAITING = 32;
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface ConnectionState {
+  busy: boolean;
+  waiting: [IncomingMessage, ServerResponse][];
+}
+
+const STATE = Symbol("petstore.connection");
+type TrackedSocket = Socket & { [STATE]?: ConnectionState };
+
+export interface Connections {
+  /** The node:http `request` listener: queues per connection and calls `handle` one request at a time. */
+  listener: Listener;
+  /** Answers still to be finished (started or waiting). */
+  readonly inProgress: number;
+  /** From now on every answer (also those already started, if their headers are not out) closes its connection. */
+  closeAfterAnswers(): void;
+  /** Resolves when no answer is in progress, or after `ms`; true when none is left. */
+  settled(ms: number): Promise<boolean>;
+}
+
+/** Wraps `handle` (which must end every response it is given) with the per-connection flow above. */
+export function createConnections(handle: Listener): Connections {
+  const responses = new Set<ServerResponse>();
+  let closing = false;
+  let onSettled: (() => void) | undefined;
+
+  const finished = (res: ServerResponse) => {
+    responses.delete(res);
+    if (responses.size === 0) onSettled?.();
+  };
+
+  const start = (
+    socket: TrackedSocket,
+    state: ConnectionState,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) => {
+    state.busy = true;
+    if (closing) res.shouldKeepAlive = false;
+    res.once("close", () => {
+      state.busy = false;
+      startNext(socket, state);
+    });
+    handle(req, res);
+  };
+
+  const startNext = (socket: TrackedSocket, state: ConnectionState) => {
+    const next = state.waiting.shift();
+    if (!next) {
+      if (socket.isPaused()) socket.resume();
+      return;
+    }
+    if (socket.writableNeedDrain) socket.once("drain", () => start(socket, state, ...next));
+    else start(socket, state, ...next);
+  };
+
+  const listener: Listener = (req, res) => {
+    responses.add(res);
+    res.once("close", () => finished(res));
+    const socket = req.socket as TrackedSocket;
+    let state = socket[STATE];
+    if (!state) {
+      const created: ConnectionState = { busy: false, waiting: [] };
+      state = socket[STATE] = created;
+      socket.once("close", () => {
+        for (const [, waitingRes] of created.waiting.splice(0)) finished(waitingRes);
+      });
+    }
+    if (!state.busy) return start(socket, state, req, res);
+    if (state.waiting.length >= MAX_WAITING) {
+      socket.destroy();
+      return;
+    }
+    state.waiting.push([req, res]);
+    socket.pause();
+  };
+
+  return {
+    listener,
+    get inProgress() {
+      return responses.size;
+    },
+    closeAfterAnswers() {
+      closing = true;
+      for (const res of responses) if (!res.headersSent) res.shouldKeepAlive = false;
+    },
+    settled(ms) {
+      if (responses.size === 0) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), ms);
+        onSettled = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+    },
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * Which part of the process answers a request (docs/architecture.md "Request paths"), by role
+ * (PETSTORE_SERVE; docs/operations.md "Roles"):
+ * - `/v1` and below: the REST app (roles `all` and `api`); the `dashboard` role answers only
+ *   `/v1/openapi.json` there (the API reference at /docs reads it) and 404 otherwise;
+ * - GET and HEAD of /healthz, /readyz, /metrics: the operational endpoints, in every role;
+ * - everything else: the dashboard (Next.js; roles `all` and `dashboard`), 404 in the `api` role. A request
+ *   to the dashboard from a client without a session this process knows counts against that client address's
+ *   dashboard bucket (`DASHBOARD_ANONYMOUS_PER_MINUTE`): anonymous traffic cannot starve the process, while
+ *   signed-in staff are never limited. Next's static files are not counted.
+ * While the database does not answer (checked at most once a second), dashboard pages get the styled 503 page
+ * (unavailable-page.ts) instead of going to Next. Methods no route serves get a JSON 405, whatever the path; a
+ * target the server cannot read a JSON 400 (request-target.ts); other methods on the probes a JSON 405. Every
+ * answer Next gives carries the pages' security headers, set here before Next adds its own (proxy.ts sets each
+ * page's policy), its 404 pages under /api/ and the other prefixes proxy.ts does not match included.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServeRole } from "@petstore/config";
+import { problems, SERVED_METHODS } from "@petstore/contracts";
+import { type Runtime, rateLimitHeaders, withTimeout } from "@petstore/core";
+import { stampClientIp, trustedClientIp } from "../client-ip.ts";
+import { OPS_PATHS } from "../ops/handler.ts";
+import { isUnservedMethod, unservedMethod } from "../plain-responses.ts";
+import { isRestPath } from "../rest/handler.ts";
+import { baseSecurityHeaders } from "../security-headers.ts";
+import { readCookie, SESSION_COOKIE } from "../trpc/cookies.ts";
+import { isHttps } from "../trpc/http.ts";
+import { jsonHeaders, requestIdOf, writeErrorAnswer } from "./error-answer.ts";
+import { checkTarget } from "./request-target.ts";
+import { UNAVAILABLE_PATH, unavailablePage } from "./unavailable-page.ts";
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface Routes {
+  role: ServeRole;
+  runtime: Pick<Runtime, "rateLimiter" | "sessions" | "config" | "health">;
+  api: Listener;
+  ops: Listener;
+  /** Next's request handler; absent in the `api` role. */
+  dashboard?: Listener;
+}
+
+/** Path of a request target without its query (`*` and absolute-form targets as given). */
+const pathOf = (url: string) => {
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+};
+
+/** Files Next serves as they are: never counted against the anonymous dashboard bucket. */
+const STATIC = /^\/(_next\/|vendor\/|favicon\.ico$|icon\.svg$|swagger-ui-init\.js$)/;
+
+const OPENAPI_DOCUMENT = "/v1/openapi.json";
+
+/** What every answer Next gives starts with, until proxy.ts sets a page's own policy. */
+const FALLBACK_POLICY = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+/** How long an answer of the database check is reused (ms), and how long the check may take. */
+const DATABASE_CHECK_MS = 1000;
+
+/** `() => whether the database answered its last check`, checking at most once per `DATABASE_CHECK_MS`. */
+function databaseCheck(health: () => Promise<void>): () => Promise<boolean> {
+  let last: { at: number; ok: Promise<boolean> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!last || now - last.at >= DATABASE_CHECK_MS) {
+      last = {
+        at: now,
+        ok: withTimeout(health(), DATABASE_CHECK_MS, "database").then(
+          () => true,
+          () => false,
+        ),
+      };
+    }
+    return last.ok;
+  };
+}
+
+/** A page request of a browser (not the dashboard's JSON API, not Next's data requests). */
+const isPageRequest = (req: IncomingMessage, path: string) =>
+  (req.method === "GET" || req.method === "HEAD") && !path.startsWith("/api/") && !("rsc" in req.headers);
+
+/** The node:http request listener of the process. */
+export function createRouter(routes: Routes): Listener {
+  const { role, runtime, api, ops, dashboard } = routes;
+  const trustProxy = runtime.config.trustProxy;
+  const databaseAnswers = databaseCheck(() => runtime.health());
+
+  const https = (req: IncomingMessage) =>
+    isHttps({ get: (name) => (req.headers[name] as string | undefined) ?? null }, runtime.config);
+
+  function unavailable(req: IncomingMessage, res: ServerResponse) {
+    const page = unavailablePage(https(req));
+    res.writeHead(page.status, page.headers).end(req.method === "HEAD" ? undefined : page.body);
+  }
+
+  /** `OPTIONS *`: the methods this server serves. */
+  function serverOptions(req: IncomingMessage, res: ServerResponse) {
+    const body = JSON.stringify({ allow: SERVED_METHODS });
+    res
+      .writeHead(200, {
+        ...jsonHeaders(requestIdOf(req.headers["x-request-id"])),
+        Allow: SERVED_METHODS.join(", "),
+        "Content-Length": String(Buffer.byteLength(body)),
+      })
+      .end(body);
+  }
+
+  function toDashboard(req: IncomingMessage, res: ServerResponse, next: Listener) {
+    for (const [name, value] of Object.entries(baseSecurityHeaders(https(req)))) res.setHeader(name, value);
+    res.setHeader("Content-Security-Policy", FALLBACK_POLICY);
+    next(req, res);
+  }
+
+  async function gateThenDashboard(req: IncomingMessage, res: ServerResponse, next: Listener) {
+    stampClientIp(req, trustProxy);
+    const token = readCookie(req.headers.cookie, SESSION_COOKIE);
+    if (!runtime.sessions.isKnown(token)) {
+      const decision = await runtime.rateLimiter.checkAnonymous(
+        trustedClientIp({ get: (name) => (req.headers[name] as string | undefined) ?? null }, trustProxy),
+        "dashboard",
+      );
+      if (!decision.allowed) {
+        const headers = rateLimitHeaders(decision);
+        return writeErrorAnswer(
+          res,
+          {
+            code: "rate_limited",
+            message: `Too many requests without a session from this address: ${decision.reported?.limit ?? ""} per minute. Retry after ${headers["Retry-After"] ?? 1} s.`,
+            headers,
+          },
+          req.headers,
+        );
+      }
+    }
+    const path = pathOf(req.url ?? "/");
+    if (isPageRequest(req, path) && !(await databaseAnswers())) return unavailable(req, res);
+    // Where a page that lost the database mid-render sent the browser: back to the dashboard once it answers.
+    if (path === UNAVAILABLE_PATH) return res.writeHead(307, { Location: "/admin" }).end();
+    toDashboard(req, res, next);
+  }
+
+  return (req, res) => {
+    const target = checkTarget(req);
+    if (target === "*") return serverOptions(req, res);
+    if (target) return writeErrorAnswer(res, target, req.headers);
+    const url = req.url ?? "/";
+    const path = pathOf(url);
+    if (isRestPath(url)) {
+      if (role !== "dashboard" || path === OPENAPI_DOCUMENT) return api(req, res);
+      return writeErrorAnswer(
+        res,
+        {
+          code: "not_found",
+          message: "This instance serves the dashboard; the API is served by the API instances.",
+        },
+        req.headers,
+      );
+    }
+    if (isUnservedMethod(req.method))
+      return writeErrorAnswer(res, unservedMethod(req.method ?? ""), req.headers);
+    if (OPS_PATHS.has(path)) {
+      if (req.method === "GET" || req.method === "HEAD") return ops(req, res);
+      return writeErrorAnswer(res, problems.methodNotAllowed(req.method ?? "", ["GET", "HEAD"]), req.headers);
+    }
+    if (!dashboard) {
+      return writeErrorAnswer(
+        res,
+        { code: "not_found", message: "This instance serves the API under /v1 only." },
+        req.headers,
+      );
+    }
+    if (STATIC.test(path)) {
+      stampClientIp(req, trustProxy);
+      return toDashboard(req, res, dashboard);
+    }
+    void gateThenDashboard(req, res, dashboard).catch((error: unknown) => {
+      process.stderr.write(`request failed: ${String(error)}\n`);
+      if (!res.headersSent) writeErrorAnswer(res, problems.internalError(), req.headers);
+    });
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Conditional GET (docs/contract.md section 1, "Conditional requests and compression"): the answers of
+ * listPets, getPet and the OpenAPI document carry a strong `ETag`, and a GET or HEAD whose `If-None-Match`
+ * names it is answered 304 Not Modified without a body, with the headers the 200 would have had (RFC 9110
+ * sections 13.1.2 and 15.4.5). The 304 is still a request that reached the API: it counts against the key's
+ * limits and in its usage like the 200 it replaces.
+ *
+ * The ETag is the SHA-1 of the JSON text and of the headers the operation sets for it (listPets' `Link`: the
+ * same page can gain a next link when animals are added after it), so it changes exactly when the answer does.
+ * It is computed from the string the app already holds; Hono's `etag` middleware would read the finished
+ * Response's body back as a web stream instead (docs/architecture.md, "The answer's Web Response").
+ */
+import { hash } from "node:crypto";
+import type { Context, TypedResponse } from "hono";
+import { describeCoding, negotiatedCoding } from "./content-coding.ts";
+import type { RestEnv } from "./env.ts";
+import { answerHeaders, serializedJsonResponse } from "./problem.ts";
+
+/** Cache-Control of an animal's or a page's answer: any cache keeps it for this client only, and asks again each time. */
+export const REVALIDATE = "private, no-cache";
+
+/**
+ * A strong entity tag (RFC 9110 section 8.8.3) for `json` sent with the operation's own `headers`:
+ * `"<27 base64url characters of SHA-1>"`.
+ */
+export function entityTag(json: string, headers?: Record<string, string>): string {
+  let input = json;
+  if (headers) for (const name in headers) input += `\n${name}: ${headers[name]}`;
+  return `"${hash("sha1", input, "base64url")}"`;
+}
+
+const ENTITY_TAGS = /(?:W\/)?"[^"]*"/g;
+
+/**
+ * Whether `ifNoneMatch` (the request's If-None-Match, RFC 9110 section 13.1.2) matches `etag` by the weak
+ * comparison: `*`, or a listed tag whose opaque part equals the current one's, weak or not. A header that lists
+ * no well-formed tag matches nothing.
+ */
+export function ifNoneMatchMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  const opaque = etag.startsWith("W/") ? etag.slice(2) : etag;
+  for (const tag of ifNoneMatch.match(ENTITY_TAGS) ?? []) {
+    if ((tag.startsWith("W/") ? tag.slice(2) : tag) === opaque) return true;
+  }
+  return false;
+}
+
+/** The 304 for a representation whose body would be `json`: the 200's headers without Content-Type, no body. */
+function notModified(c: Context<RestEnv>, json: string, headers?: Record<string, string>): Response {
+  const merged = answerHeaders(c, headers);
+  delete merged["Content-Type"];
+  describeCoding(merged, json, negotiatedCoding(c, json));
+  return new Response(null, { status: 304, headers: merged });
+}
+
+/**
+ * The 200 answer of a cacheable GET (`json`: the JSON text of a `T`; `headers`: the operation's own, e.g. Link),
+ * with `ETag` and `Cache-Control: cacheControl`, or the 304 when the request's If-None-Match already names that
+ * ETag. `etag` may be given when it is known (a constant body); otherwise it is computed (`entityTag`).
+ */
+export function cacheableJsonResponse<T>(
+  c: Context<RestEnv>,
+  json: string,
+  options: { headers?: Record<string, string>; cacheControl: string; etag?: string },
+): Response & TypedResponse<T, 200, "json"> {
+  const etag = options.etag ?? entityTag(json, options.headers);
+  c.set("caching", { ETag: etag, "Cache-Control": options.cacheControl });
+  if (ifNoneMatchMatches(c.req.header("if-none-match"), etag))
+    return notModified(c, json, options.headers) as Response & TypedResponse<T, 200, "json">;
+  return serializedJsonResponse<T, 200>(c, 200, json, options.headers);
+}

@@ -1,0 +1,107 @@
+/**
+ * Admission, the stage of the /v1 pipeline that decides who calls and whether the request may proceed
+ * (docs/contract.md section 2 "Keys" and section 3 "Rate limits"), before any operation runs.
+ *
+ * - A bearer key the caches know as valid counts against its own minute and day windows; a request without a
+ *   key, or with a key known to be invalid (malformed, of the other deployment, or refused less than 4 s ago),
+ *   against its client address's anonymous bucket. Failed authentication never costs a key anything.
+ * - A key the caches do not know is looked up in the database only within the client address's anonymous
+ *   budget: the look-up is counted in that bucket first (429 without a look-up once it is used up) and the
+ *   count is given back when the key proves valid. Concurrent requests with a key being looked up wait for that
+ *   look-up instead. So a flood of forged keys costs at most the anonymous budget in database look-ups, however
+ *   many keys it tries, while a valid key pays nothing.
+ * - A key that cannot be checked because the database does not answer is 503 `service_unavailable` (core's
+ *   error translator), never the anonymous bucket's 429.
+ * Every answer carries the rate-limit headers of the decision; a denial is answered 429 `rate_limited` or
+ * `key_banned` right here.
+ */
+import type { Problem } from "@petstore/contracts";
+import { type ApiCaller, type RateLimitDecision, type Runtime, rateLimitHeaders } from "@petstore/core";
+import { createMiddleware } from "hono/factory";
+import { trustedClientIp } from "../../client-ip.ts";
+import type { RestEnv } from "../env.ts";
+import { errorResponse } from "../problem.ts";
+
+const BEARER = /^Bearer +([\x21-\x7E]+) *$/i;
+
+/** The 429 of a denied decision (its headers are on the answer already, as on every admitted one). */
+function denial(decision: RateLimitDecision, headers: Record<string, string>): Problem {
+  const retry = headers["Retry-After"] ?? "1";
+  if (decision.code === "key_banned") {
+    return {
+      code: "key_banned",
+      message: `This API key is temporarily banned for repeatedly calling while rate limited; retry after ${retry} s and back off exponentially.`,
+    };
+  }
+  const window = decision.reported;
+  const what = window ? `${window.limit} requests per ${window.name}` : "the rate limit";
+  return { code: "rate_limited", message: `Rate limit exceeded: ${what}. Retry after ${retry} s.` };
+}
+
+export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config">) => {
+  const { rateLimiter } = rt;
+  const checkKey = (caller: ApiCaller, storeFailed = false) =>
+    rateLimiter.checkKey(
+      { keyId: caller.keyId, perMinute: caller.perMinute, perDay: caller.perDay },
+      { storeFailed },
+    );
+
+  /**
+   * The caller behind `token` and the decision counted for the request; when the look-up fails, `onBudget` gets
+   * the decision of its budget, so that the 503 carries its headers too. @throws 503 on an outage.
+   */
+  async function decide(
+    token: string | undefined,
+    ip: () => string,
+    onBudget: (decision: RateLimitDecision) => void,
+  ): Promise<{ caller?: ApiCaller; decision: RateLimitDecision }> {
+    // A request waiting for another one's look-up decides again when that one gives it up (at most twice).
+    for (let round = 0; token && round < 3; round++) {
+      const check = rt.apiKeys.peek(token);
+      if (check.kind === "valid") return { caller: check.caller, decision: await checkKey(check.caller) };
+      if (check.kind === "invalid") break;
+      if (check.kind === "pending") {
+        const caller = await check.result;
+        if (caller) return { caller, decision: await checkKey(caller) };
+        if (caller === undefined) break;
+        continue;
+      }
+      const claim = rt.apiKeys.claim(token);
+      const budget = await rateLimiter.checkAnonymous(ip());
+      if (!budget.allowed) {
+        claim.release();
+        return { decision: budget };
+      }
+      let caller: ApiCaller | undefined;
+      try {
+        caller = await claim.lookup();
+      } catch (error) {
+        void rateLimiter.refundAnonymous(ip(), budget);
+        onBudget(budget);
+        throw error;
+      }
+      if (!caller) return { decision: budget };
+      void rateLimiter.refundAnonymous(ip(), budget);
+      return { caller, decision: await checkKey(caller, budget.degraded) };
+    }
+    return { decision: await rateLimiter.checkAnonymous(ip()) };
+  }
+
+  return createMiddleware<RestEnv>(async (c, next) => {
+    const header = c.req.header("authorization");
+    if (header !== undefined) c.set("tokenSent", true);
+    const ip = () => trustedClientIp(c.req.raw.headers, rt.config.trustProxy);
+    const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
+    const { caller, decision } = await decide(token, ip, (budget) =>
+      c.set("rateLimit", rateLimitHeaders(budget)),
+    );
+    if (caller) c.set("caller", caller);
+    const headers = rateLimitHeaders(decision);
+    c.set("rateLimit", headers);
+    if (!decision.allowed) {
+      c.set("deniedBy", decision.code);
+      return errorResponse(denial(decision, headers), c);
+    }
+    await next();
+  });
+};

@@ -1,0 +1,92 @@
+/**
+ * Cross-origin access to /v1 for browsers (docs/contract.md section 1, "Browsers (CORS)"; Fetch standard,
+ * "CORS protocol"), right after the request context. A request that carries `Origin` (every cross-origin request
+ * a browser sends does) gets `Access-Control-Allow-Origin: *` (keys are bearer tokens, never cookies, so
+ * credentials are never allowed), or with `CORS_ALLOWED_ORIGINS` its own origin when listed and nothing
+ * otherwise, and `Access-Control-Expose-Headers` with every response header a client reads. Every answer carries
+ * `Vary: Origin`, since answers to requests with and without `Origin` differ (Fetch standard, "CORS protocol and
+ * HTTP caches"). Server-to-server calls, which send no `Origin`, so carry no CORS header but that one.
+ *
+ * A preflight (`OPTIONS`) is answered here by Hono's `cors` middleware, 204 with the methods, the request headers
+ * the API reads and a Max-Age, before admission: it costs no quota, needs no key and is left out of usage
+ * analytics. Actual requests get their headers where every answer's headers are built (problem.ts
+ * `answerHeaders`) instead of through `cors`, which sets them on `c.res` before the operation runs: Hono then
+ * rebuilds the operation's Response around a web stream (docs/performance.md, "Where the time goes").
+ */
+import type { Config } from "@petstore/config";
+import { cors } from "hono/cors";
+import { createMiddleware } from "hono/factory";
+import type { RestEnv } from "../env.ts";
+
+/** The methods of the API's operations. */
+export const CORS_ALLOWED_METHODS = ["GET", "HEAD", "POST"];
+
+/** The request headers the API reads (beyond the CORS-safelisted ones). */
+export const CORS_ALLOWED_HEADERS = [
+  "Authorization",
+  "Content-Type",
+  "Idempotency-Key",
+  "X-Request-Id",
+  "If-None-Match",
+];
+
+/** Every response header a client reads that is not CORS-safelisted. */
+export const CORS_EXPOSED_HEADERS = [
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+  "RateLimit-Policy",
+  "RateLimit",
+  "Retry-After",
+  "Link",
+  "Location",
+  "X-Request-Id",
+  "Deprecation",
+  "Sunset",
+  "Idempotent-Replayed",
+  "ETag",
+  "WWW-Authenticate",
+  "Allow",
+];
+
+/** How long a browser may reuse a preflight's answer (s); Chromium caps it at 2 hours. */
+export const CORS_MAX_AGE_SECONDS = 7200;
+
+const VARY_ORIGIN = { Vary: "Origin" };
+
+/** The CORS stage for `config.cors.allowedOrigins` (`*` or a list of origins). */
+export const crossOrigin = (config: Pick<Config, "cors">) => {
+  const allowed = config.cors.allowedOrigins;
+  const preflight = cors({
+    origin: allowed === "*" ? "*" : [...allowed],
+    allowMethods: CORS_ALLOWED_METHODS,
+    allowHeaders: CORS_ALLOWED_HEADERS,
+    exposeHeaders: CORS_EXPOSED_HEADERS,
+    maxAge: CORS_MAX_AGE_SECONDS,
+    credentials: false,
+  });
+  const exposed = CORS_EXPOSED_HEADERS.join(", ");
+  const anyOrigin = allowed === "*";
+
+  return createMiddleware<RestEnv>(async (c, next) => {
+    if (c.req.method === "OPTIONS") {
+      const answer = (await preflight(c, next)) as Response;
+      // A 204 has no content, so no Content-Type; it carries the request id and no-store like every answer.
+      answer.headers.set("X-Request-Id", c.get("requestId"));
+      answer.headers.set("Cache-Control", "no-store");
+      return answer;
+    }
+    const origin = c.req.header("origin");
+    c.set(
+      "cors",
+      origin !== undefined && (anyOrigin || allowed.includes(origin))
+        ? {
+            Vary: "Origin",
+            "Access-Control-Allow-Origin": anyOrigin ? "*" : origin,
+            "Access-Control-Expose-Headers": exposed,
+          }
+        : VARY_ORIGIN,
+    );
+    await next();
+  });
+};
