@@ -50,7 +50,7 @@ const corsOrigins = z
   });
 
 /**
- * Bounds of every wait on PostgreSQL (docs/operations.md "Timeouts"), in milliseconds: `connectTimeoutMs` bounds
+ * Bounds of every wait on PostgreSQL (docs/operations.md "Timeouts and limits"), in milliseconds: `connectTimeoutMs` bounds
  * both opening a connection and waiting for a free one in the pool; `statementTimeoutMs` is the server's
  * `statement_timeout` and, with a little margin, the client's own read timeout (which catches a database that
  * stopped answering); `idleInTransactionTimeoutMs` is the server's `idle_in_transaction_session_timeout`.

@@ -25,7 +25,7 @@ export interface TranslatedError {
 const CONNECTION_ERROR =
   /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Connection terminated|connect(ion)? timeout|timeout exceeded when trying to connect|Query read timeout|terminating connection|Can't reach database|database system is (starting up|shutting down)|too many clients|PGlite is closed/i;
 /**
- * Prisma and PostgreSQL codes of a database that cannot serve within its bounds (docs/operations.md "Timeouts"):
+ * Prisma and PostgreSQL codes of a database that cannot serve within its bounds (docs/operations.md "Timeouts and limits"):
  * unreachable or closed connections, no free connection or transaction slot in time (P2024, P2028), a statement
  * or an idle transaction cancelled by the server's timeouts (57014, 25P03, 57P05), too many clients, shutdown.
  */

@@ -7,8 +7,8 @@
  * `overrideGlobalObjects`): they are subclasses of the platform's classes that build the platform object only
  * when something reads a body stream. With the platform `Response`, every /v1 answer was turned into a web
  * stream and read back chunk by chunk before it reached the socket: about a third of the CPU of an answer
- * (profile in docs/architecture.md). Next, in the same process, gets objects of the same classes and works
- * unchanged (its suites run after this listener is made: server.ts makes it at start).
+ * (docs/performance.md, "Where the time goes"). Next, in the same process, gets objects of the same classes
+ * and works unchanged (its suites run after this listener is made: server.ts makes it at start).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";

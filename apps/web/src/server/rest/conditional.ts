@@ -8,7 +8,7 @@
  * The ETag is the SHA-1 of the JSON text and of the headers the operation sets for it (listPets' `Link`: the
  * same page can gain a next link when animals are added after it), so it changes exactly when the answer does.
  * It is computed from the string the app already holds; Hono's `etag` middleware would read the finished
- * Response's body back as a web stream instead (docs/architecture.md, "The answer's Web Response").
+ * Response's body back as a web stream instead (docs/performance.md, "Where the time goes").
  */
 import { hash } from "node:crypto";
 import type { Context, TypedResponse } from "hono";

@@ -8,7 +8,7 @@
  * Compression is Node's zlib, synchronously, on the body the app already holds as a string, and the result is
  * a Buffer: @hono/node-server's lightweight Response writes both as they are. Hono's `compress` middleware pipes
  * `response.body` through a CompressionStream instead, which turns every answer, compressed or not, into a web
- * stream (docs/architecture.md, "The answer's Web Response"), and its 1 KiB threshold reads a Content-Length the
+ * stream (docs/performance.md, "Where the time goes"), and its 1 KiB threshold reads a Content-Length the
  * app never sets. A body here is at most a page of 100 animals or a validation error of a 16 KiB request, so
  * compressing it synchronously costs less than handing it to the thread pool and back. Constant bodies (the
  * OpenAPI document) are compressed once, at the best quality, by `precompressed`.
