@@ -10,9 +10,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
-import { databaseOf } from "@petstore/core/testing";
+import { databaseOf, sleep } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
-import { freePort, sleep, startProductionServer } from "../instances/production-server.ts";
+import { startProductionServer } from "../instances/production-server.ts";
+import { freePort } from "../support/common.ts";
 import { STAFF, signIn, trpc, useProductionApp } from "./support.ts";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -152,7 +152,8 @@ describe("text, cursors and numbers (production server, no CURSOR_SECRET)", () =
     );
     expect(Number(stored[0]?.count)).toBe(1);
     // A second server on the same database (another instance, or this one restarted) accepts it.
-    const { freePort, startProductionServer } = await import("../instances/production-server.ts");
+    const { startProductionServer } = await import("../instances/production-server.ts");
+    const { freePort } = await import("../support/common.ts");
     const port = await freePort();
     const other = await startProductionServer(port, {
       DATABASE_URL: app.db.url,

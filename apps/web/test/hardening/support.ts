@@ -8,14 +8,15 @@
 import { afterAll, beforeAll } from "vitest";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
   startProductionServer,
 } from "../instances/production-server.ts";
+import { freePort, PASSWORD } from "../support/common.ts";
 
-export const PASSWORD = "correct horse battery staple";
+export { PASSWORD };
+
 export const ADMIN = "admin@hardening.test";
 export const STAFF = "staff@hardening.test";
 
@@ -164,14 +165,4 @@ export async function rest(app: App, path: string, init: RequestInit = {}): Prom
       },
     }),
   );
-}
-
-/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
