@@ -1,5 +1,5 @@
 /**
- * Issue 8, header and ban rows, over HTTP against the production build: the dashboard and the API reference
+ * Header and ban behaviour (docs/contract.md sections 1 and 3), over HTTP against the production build: the dashboard and the API reference
  * carry a Content Security Policy (per-request nonce, no 'unsafe-eval', frame-ancestors 'none'),
  * X-Frame-Options, nosniff and Referrer-Policy, and HSTS exactly when served over HTTPS; a ban issued by the
  * rate limiter is written to the audit log with the system as actor.

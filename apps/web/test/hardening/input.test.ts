@@ -1,5 +1,5 @@
 /**
- * Issue 8, input rows, over HTTP against the production build: a NUL in any text is a 400 (never a 500),
+ * Input handling (docs/contract.md section 1 "Text that people type"), over HTTP against the production build: a NUL in any text is a 400 (never a 500),
  * names need a visible character and may not carry bidi overrides, searches take `%` and `_` literally,
  * cursors cannot be forged with a secret from the source and are range-checked, and ids and `limit` are
  * plain decimals without leading zeros.

@@ -1,5 +1,5 @@
 /**
- * Issue 8, sign-in rows, over HTTP against the production build: the throttle cannot be raced by a batch or
+ * Sign-in throttling (docs/operations.md "Dashboard security"), over HTTP against the production build: the throttle cannot be raced by a batch or
  * by parallel requests, one client cannot lock an account for everyone, strangers cannot lock out a browser
  * holding the account's device cookie, IPv6 clients count per /64, throttled answers carry
  * Retry-After, /api/trpc refuses oversized bodies and batches, the cookie's Secure flag ignores a

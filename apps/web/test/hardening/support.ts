@@ -1,6 +1,6 @@
 /**
- * Regression tests of issue 8 (hardening) run over HTTP against the production build (`tsx server.ts`
- * over `next build`): `useProductionApp` starts one server per describe block on a fresh, seeded PostgreSQL
+ * Hardening tests run over HTTP against the production build (`node dist/server.js` over `next build`):
+ * `useProductionApp` starts one server per describe block on a fresh, seeded PostgreSQL
  * database with an admin, a staff user and an API key; `trpc`/`trpcBatch` call the dashboard API the way its
  * browser client does (optionally from a given client address: the servers run with TRUST_PROXY on, so the
  * last X-Forwarded-For hop is the client).
