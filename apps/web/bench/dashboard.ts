@@ -35,17 +35,16 @@ import path from "node:path";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
-import { databaseOf, openNamedDatabase } from "@petstore/core/testing";
+import { databaseOf, openNamedDatabase, sleep } from "@petstore/core/testing";
 import { z } from "zod";
 import { SESSION_COOKIE } from "../src/server/trpc/cookies.ts";
 import {
   ensureBuild,
-  freePort,
   type ProductionServer,
-  sleep,
   startProductionServer,
   WEB_DIR,
 } from "../test/instances/production-server.ts";
+import { freePort } from "../test/support/common.ts";
 import { cpuMs, loadAverage, round, runOnce, type Scenario, status, Tally } from "./measure.ts";
 import { deletePrefix } from "./redis.ts";
 

@@ -6,8 +6,7 @@
  * the same proxy would: the flood uses up the address's anonymous budgets while the key, in use, is verified
  * from memory.
  */
-import { randomBytes } from "node:crypto";
-import { crc32 } from "node:zlib";
+import { generateApiKey } from "@petstore/core";
 import autocannon from "autocannon";
 import type { ProductionServer } from "../test/instances/production-server.ts";
 import { round, runOnce, type Scenario, status, Tally } from "./measure.ts";
@@ -16,19 +15,8 @@ import { options } from "./options.ts";
 /** Node options of an API-only instance (docs/operations.md "Roles"). */
 export const API_NODE_OPTIONS: string[] = [];
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-/** A staging-format key with a correct checksum that no database holds. */
-function forgedKey(): string {
-  const body = `pet_test_${[...randomBytes(32)].map((b) => BASE62[b % 62]).join("")}`;
-  let n = crc32(body);
-  let checksum = "";
-  for (let i = 0; i < 6; i++) {
-    checksum = BASE62[n % 62] + checksum;
-    n = Math.floor(n / 62);
-  }
-  return body + checksum;
-}
+/** A key of the staging format with a correct checksum that no database holds. */
+const forgedKey = () => generateApiKey("staging");
 
 interface Flood {
   name: string;

@@ -29,7 +29,6 @@ import path from "node:path";
 import { databaseOf } from "@petstore/core/testing";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
@@ -37,6 +36,7 @@ import {
   startProductionServer,
   WEB_DIR,
 } from "../test/instances/production-server.ts";
+import { freePort } from "../test/support/common.ts";
 import { API_NODE_OPTIONS, measureFloods } from "./floods.ts";
 import { loadAverage, type Measurement, measureRounds, round, rssMb, Tally } from "./measure.ts";
 import { options } from "./options.ts";

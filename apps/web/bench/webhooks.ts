@@ -28,13 +28,13 @@ import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
   startProductionServer,
   WEB_DIR,
 } from "../test/instances/production-server.ts";
+import { freePort } from "../test/support/common.ts";
 import {
   cpuMs,
   loadAverage,

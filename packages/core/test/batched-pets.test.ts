@@ -1,5 +1,5 @@
 /**
- * The batched hot statements (src/pets/batched-reads.ts, batched-insert.ts; issue 7), on real PostgreSQL and on
+ * The batched hot statements (src/pets/batched-reads.ts, batched-insert.ts), on real PostgreSQL and on
  * the embedded PGlite.
  * listPets pages: identical pages asked for together share one statement and get the same rows, distinct pages
  * get their own statement, a failing statement fails only its own callers. getPet: ids asked for together are

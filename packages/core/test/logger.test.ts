@@ -1,5 +1,5 @@
 /**
- * The process logger writes asynchronously (issue 7), yet loses no line when the process ends: on process.exit,
+ * The process logger writes asynchronously, yet loses no line when the process ends: on process.exit,
  * on a SIGTERM answered with process.exit (as server.ts does), and on a crash by an uncaught exception.
  */
 import { spawn } from "node:child_process";

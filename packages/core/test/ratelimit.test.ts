@@ -21,9 +21,9 @@ import {
   clearOfBoundary,
   deleteKeys,
   REDIS_URL,
-  sleep,
   startUpstashBridge,
 } from "../src/testing/rate-limit-stores.ts";
+import { sleep } from "../src/testing/wait.ts";
 
 const RUN = `rltest:${process.pid}:${randomUUID().slice(0, 8)}`;
 const silent = { warn() {}, error() {} };

@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { databaseOf } from "../src/database/operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
+import { eventually } from "../src/testing/wait.ts";
 import {
   type ReceivedWebhook,
   startWebhookReceiver,
@@ -390,16 +391,3 @@ describe.each(["pglite", "postgres"] as const)("webhooks on %s", (kind) => {
     expect(await prisma.webhookAttempt.count({ where: { eventId: old.id } })).toBe(0);
   });
 });
-
-/** Retries `check` until it passes (at most `timeoutMs`); returns its result. */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}

@@ -1,40 +1,22 @@
 /** Test helpers: throwaway PostgreSQL databases, temp folders, and a copy of the migrations folder. */
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { getConfig } from "@petstore/config";
-import pg from "pg";
 import { defaultMigrationPaths } from "../src/migrate/index.ts";
+import { createTemporaryDatabase, DEFAULT_ADMIN_URL, type TemporaryDatabase } from "../src/testing.ts";
 
 /** URL of the server's `postgres` database: the configured server when DATABASE_URL is set, else local. */
 function adminUrl(): string {
   const db = getConfig().database;
-  const url = new URL(db.kind === "postgres" ? db.url : "postgresql://postgres@127.0.0.1:5432/postgres");
+  const url = new URL(db.kind === "postgres" ? db.url : DEFAULT_ADMIN_URL);
   url.pathname = "/postgres";
   return url.toString();
 }
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl() });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Creates an empty database with a unique name. @returns its URL and a `drop()` that removes it. */
-export async function createTempPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `petstore_test_${crypto.randomBytes(6).toString("hex")}`;
-  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
-  const url = new URL(adminUrl());
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => {}),
-  };
+/** Creates an empty database with a unique name on the tests' server. @returns its URL and a `drop()`. */
+export function createTempPostgresDatabase(): Promise<TemporaryDatabase> {
+  return createTemporaryDatabase("petstore_test", adminUrl());
 }
 
 /** A fresh temp folder. @returns its path and a `remove()`. */

@@ -2,22 +2,15 @@
  * The e2e run's accounts and server address, shared by the Playwright config, the server script and the
  * tests through environment variables (set once by the config, inherited by every process it starts).
  */
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-
-/** A free TCP port on 127.0.0.1, found synchronously (the config must know it when it is loaded). */
-function freePort(): number {
-  const script =
-    "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
-  return Number(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }));
-}
+import { freePortSync } from "../../test/support/common.ts";
 
 /** Sets the E2E_* variables once per run (a no-op in worker processes, which inherit them). */
 export function ensureE2eEnv(): void {
-  process.env.E2E_PORT ??= String(freePort());
+  process.env.E2E_PORT ??= String(freePortSync());
   process.env.E2E_ADMIN_PASSWORD ??= `admin-${randomBytes(9).toString("base64url")}`;
   process.env.E2E_STAFF_PASSWORD ??= `staff-${randomBytes(9).toString("base64url")}`;
   process.env.E2E_STATE_FILE ??= path.join(os.tmpdir(), `petstore-e2e-${process.env.E2E_PORT}.json`);

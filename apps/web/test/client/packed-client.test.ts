@@ -15,13 +15,13 @@ import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
   startProductionServer,
   WEB_DIR,
 } from "../instances/production-server.ts";
+import { freePort } from "../support/common.ts";
 
 const REPOSITORY = path.resolve(WEB_DIR, "../..");
 const CLIENT_DIR = path.join(REPOSITORY, "packages/client");

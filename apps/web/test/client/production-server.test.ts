@@ -11,18 +11,17 @@ import {
   type PetStoreClientOptions,
   PetStoreError,
 } from "@petstore/client";
-import { databaseOf } from "@petstore/core/testing";
+import { databaseOf, sleep } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
-  sleep,
   startProductionServer,
 } from "../instances/production-server.ts";
 import { clearOfBoundary, deleteKeys, MINUTE_MS, REDIS_URL } from "../ratelimit/support.ts";
+import { freePort } from "../support/common.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 
 const PREFIX = `petstore-test:client:${process.pid}:${randomUUID().slice(0, 8)}`;

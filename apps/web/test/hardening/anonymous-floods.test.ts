@@ -8,26 +8,15 @@
  * - /metrics needs its token in production, start-up refuses production without one, and a scrape is computed at
  *   most once a second.
  */
-import { randomBytes } from "node:crypto";
-import { crc32 } from "node:zlib";
-import { databaseOf } from "@petstore/core/testing";
+import { generateApiKey } from "@petstore/core";
+import { databaseOf, sleep } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
-import { freePort, sleep, startProductionServer } from "../instances/production-server.ts";
+import { startProductionServer } from "../instances/production-server.ts";
+import { freePort } from "../support/common.ts";
 import { STAFF, signIn, trpc, useProductionApp } from "./support.ts";
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
 /** A key of the staging format with a correct checksum that no database holds. */
-function forgedKey(): string {
-  const body = `pet_test_${[...randomBytes(32)].map((b) => BASE62[b % 62]).join("")}`;
-  let n = crc32(body);
-  let checksum = "";
-  for (let i = 0; i < 6; i++) {
-    checksum = BASE62[n % 62] + checksum;
-    n = Math.floor(n / 62);
-  }
-  return body + checksum;
-}
+const forgedKey = () => generateApiKey("staging");
 
 /**
  * Transactions the test database has run so far, not counting this function's own readings, once PostgreSQL's

@@ -5,9 +5,9 @@
  */
 import http from "node:http";
 import zlib from "node:zlib";
-import { databaseOf } from "@petstore/core/testing";
+import { databaseOf, pollUntil } from "@petstore/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, type App, eventually, rest, signIn, trpc, useProductionApp } from "./support.ts";
+import { ADMIN, type App, rest, signIn, trpc, useProductionApp } from "./support.ts";
 
 const ORIGIN = "https://editor.swagger.example";
 const WRITE_CHALLENGE = 'Bearer realm="petstore", error="insufficient_scope", scope="pets:write"';
@@ -97,7 +97,7 @@ describe("restricted keys, browsers and conditional GET (production server)", ()
       // Another instance (this test's own runtime) changes the key: the server's cache lets it go within 5 s.
       const changedAt = Date.now();
       await app.db.rt.apiKeys.changeScopes(key.id, ["pets:write"], "test");
-      const created = await eventually(async () => (await createWith(key.key)).status === 201, 6_000);
+      const created = await pollUntil(async () => (await createWith(key.key)).status === 201, 6_000);
       expect(created).toBe(true);
       expect(Date.now() - changedAt).toBeLessThan(5_000);
       expect((await rest(app, "/v1/pets?limit=1", withKey(key.key))).headers.get("www-authenticate")).toBe(

@@ -1,11 +1,13 @@
 /**
- * Issue 8, header and ban rows, over HTTP against the production build: the dashboard and the API reference
+ * Header and ban behaviour (docs/contract.md sections 1 and 3), over HTTP against the production build: the dashboard and the API reference
  * carry a Content Security Policy (per-request nonce, no 'unsafe-eval', frame-ancestors 'none'),
  * X-Frame-Options, nosniff and Referrer-Policy, and HSTS exactly when served over HTTPS; a ban issued by the
  * rate limiter is written to the audit log with the system as actor.
  */
+
+import { pollUntil } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
-import { ADMIN, eventually, rest, signIn, trpc, useProductionApp } from "./support.ts";
+import { ADMIN, rest, signIn, trpc, useProductionApp } from "./support.ts";
 
 function directives(csp: string | null): Map<string, string[]> {
   const map = new Map<string, string[]>();
@@ -78,7 +80,7 @@ describe("security headers (production server)", () => {
     }
     expect(statuses).toContain(429);
     const token = await signIn(app, ADMIN);
-    const entry = await eventually(async () => {
+    const entry = await pollUntil(async () => {
       const r = await trpc(
         app,
         "query",

@@ -1,5 +1,5 @@
 /**
- * Issue 8, input rows, over HTTP against the production build: a NUL in any text is a 400 (never a 500),
+ * Input handling (docs/contract.md section 1 "Text that people type"), over HTTP against the production build: a NUL in any text is a 400 (never a 500),
  * names need a visible character and may not carry bidi overrides, searches take `%` and `_` literally,
  * cursors cannot be forged with a secret from the source and are range-checked, and ids and `limit` are
  * plain decimals without leading zeros.
@@ -152,7 +152,8 @@ describe("text, cursors and numbers (production server, no CURSOR_SECRET)", () =
     );
     expect(Number(stored[0]?.count)).toBe(1);
     // A second server on the same database (another instance, or this one restarted) accepts it.
-    const { freePort, startProductionServer } = await import("../instances/production-server.ts");
+    const { startProductionServer } = await import("../instances/production-server.ts");
+    const { freePort } = await import("../support/common.ts");
     const port = await freePort();
     const other = await startProductionServer(port, {
       DATABASE_URL: app.db.url,

@@ -1,6 +1,6 @@
 /**
  * GET /healthz, /readyz and /metrics on the production server are answered by server.ts itself, not through
- * Next's router (src/server/ops/handler.ts; issue 7): same statuses and bodies as the Next routes, with
+ * Next's router (src/server/ops/handler.ts): same statuses and bodies as the Next routes, with
  * `Cache-Control: no-store`, and without the `Vary: rsc, …` Next's router adds. HEAD too (a load balancer's probe
  * may use it); other methods stay with Next.
  */

@@ -1,17 +1,16 @@
 /**
- * Issue 8, sign-in rows, over HTTP against the production build: the throttle cannot be raced by a batch or
+ * Sign-in throttling (docs/operations.md "Dashboard security"), over HTTP against the production build: the throttle cannot be raced by a batch or
  * by parallel requests, one client cannot lock an account for everyone, strangers cannot lock out a browser
  * holding the account's device cookie, IPv6 clients count per /64, throttled answers carry
  * Retry-After, /api/trpc refuses oversized bodies and batches, the cookie's Secure flag ignores a
  * client's X-Forwarded-Proto without TRUST_PROXY, and sign-in events are in the audit log.
  */
 
-import { databaseOf } from "@petstore/core/testing";
+import { databaseOf, pollUntil } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
 import {
   ADMIN,
   batchCodes,
-  eventually,
   PASSWORD,
   STAFF,
   signIn,
@@ -205,7 +204,7 @@ describe("sign-in throttle (production server, TRUST_PROXY on)", () => {
     const token = await signIn(app, STAFF, ip);
     await trpc(app, "mutation", "auth.signOut", undefined, { ip, token });
     for (let i = 0; i < 6; i++) await trpc(app, "mutation", "auth.signIn", wrong(STAFF, i).input, { ip });
-    const actions = await eventually(async () => {
+    const actions = await pollUntil(async () => {
       const rows = await databaseOf(app.db.rt).prisma.auditLog.findMany({
         where: { action: { startsWith: "session." } },
         orderBy: { id: "asc" },

@@ -10,8 +10,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import net from "node:net";
+import { sleep } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
-import { freePort, prepareDatabase, sleep, WEB_DIR } from "../instances/production-server.ts";
+import { prepareDatabase, WEB_DIR } from "../instances/production-server.ts";
+import { freePort } from "../support/common.ts";
 import { rest, STAFF, signIn, trpc, trpcBatch, useProductionApp } from "./support.ts";
 
 /** Sends `raw` bytes over one connection; resolves with what the server answered before closing. */

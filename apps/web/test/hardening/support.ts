@@ -1,6 +1,6 @@
 /**
- * Regression tests of issue 8 (hardening) run over HTTP against the production build (`tsx server.ts`
- * over `next build`): `useProductionApp` starts one server per describe block on a fresh, seeded PostgreSQL
+ * Hardening tests run over HTTP against the production build (`node dist/server.js` over `next build`):
+ * `useProductionApp` starts one server per describe block on a fresh, seeded PostgreSQL
  * database with an admin, a staff user and an API key; `trpc`/`trpcBatch` call the dashboard API the way its
  * browser client does (optionally from a given client address: the servers run with TRUST_PROXY on, so the
  * last X-Forwarded-For hop is the client).
@@ -8,14 +8,15 @@
 import { afterAll, beforeAll } from "vitest";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
   startProductionServer,
 } from "../instances/production-server.ts";
+import { freePort, PASSWORD } from "../support/common.ts";
 
-export const PASSWORD = "correct horse battery staple";
+export { PASSWORD };
+
 export const ADMIN = "admin@hardening.test";
 export const STAFF = "staff@hardening.test";
 
@@ -164,14 +165,4 @@ export async function rest(app: App, path: string, init: RequestInit = {}): Prom
       },
     }),
   );
-}
-
-/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }

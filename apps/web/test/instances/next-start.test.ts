@@ -7,9 +7,9 @@
  */
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../support/common.ts";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,

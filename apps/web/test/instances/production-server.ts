@@ -6,13 +6,11 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
-import net from "node:net";
 import path from "node:path";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
-import { createTemporaryDatabase } from "@petstore/core/testing";
+import { createTemporaryDatabase, sleep } from "@petstore/core/testing";
 
 /** apps/web */
 export const WEB_DIR = path.resolve(import.meta.dirname, "../..");
@@ -52,22 +50,6 @@ export async function ensureBuild(
     await sleep(1_000);
   }
   return false;
-}
-
-const handedOut = new Set<number>();
-
-/** A free TCP port on 127.0.0.1 (bound, then released), never the same twice in this process. */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const server = net.createServer();
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise((resolve) => server.close(resolve));
-    if (!handedOut.has(port)) {
-      handedOut.add(port);
-      return port;
-    }
-  }
 }
 
 export interface PreparedDatabase {
@@ -270,5 +252,3 @@ export async function runCli(
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   return { code, stdout, stderr };
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -10,11 +10,12 @@
 import { randomUUID } from "node:crypto";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
+import { eventually } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clearOfBoundary, deleteKeys, eventually, MINUTE_MS, send } from "../ratelimit/support.ts";
+import { clearOfBoundary, deleteKeys, MINUTE_MS, send } from "../ratelimit/support.ts";
+import { freePort } from "../support/common.ts";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,

@@ -7,17 +7,18 @@
  */
 import { randomUUID } from "node:crypto";
 import net from "node:net";
+import { eventually } from "@petstore/core/testing";
 import parsePrometheusTextFormat, { type MetricFamily } from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
   startProductionServer,
 } from "../instances/production-server.ts";
-import { clearOfBoundary, deleteKeys, eventually, MINUTE_MS, REDIS_URL } from "../ratelimit/support.ts";
+import { clearOfBoundary, deleteKeys, MINUTE_MS, REDIS_URL } from "../ratelimit/support.ts";
+import { freePort } from "../support/common.ts";
 
 const PREFIX = `petstore-test:metrics:${process.pid}:${randomUUID().slice(0, 8)}`;
 const TOKEN = `metrics-token-${randomUUID()}`;

@@ -10,12 +10,11 @@
  * frozen: @upstash/ratelimit computes its buckets from `Date.now()`, and the harness clock follows `Date` too.
  */
 
-import { databaseOf } from "@petstore/core/testing";
+import { databaseOf, eventually } from "@petstore/core/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   clearOfBoundary,
   DAY_MS,
-  eventually,
   expectConsistentHeaders,
   MINUTE_MS,
   type Reply,
@@ -322,7 +321,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       await eventually(async () => {
         const row = await prisma.apiKey.findUniqueOrThrow({ where: { id } });
         expect(row.bannedUntil?.getTime()).toBe(start + BAN_SECONDS * 1000);
-      });
+      }, 3_000);
       const listed = (await t.s.rt.apiKeys.list()).find((k) => k.id === id);
       expect(listed).toMatchObject({
         state: "banned",
@@ -346,7 +345,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
       await eventually(async () => {
         const row = await prisma.apiKey.findUniqueOrThrow({ where: { id } });
         expect(row.bannedUntil?.getTime()).toBe(start + 2 * BAN_SECONDS * 1000);
-      });
+      }, 3_000);
 
       await t.s.rt.unbanApiKey(id, "test");
       vi.setSystemTime((Math.floor(start / MINUTE_MS) + 1) * MINUTE_MS);

@@ -12,22 +12,6 @@ import { OpenApiResponseValidator } from "../support/openapi-validator.ts";
 
 export { clearOfBoundary, deleteKeys, sleep } from "@petstore/core/testing";
 
-/**
- * Retries `check` every 50 ms until it passes or `timeoutMs` elapse (real timers; unlike `vi.waitFor` it does
- * not move a faked clock).
- */
-export async function eventually(check: () => Promise<void>, timeoutMs = 3_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (performance.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
-
 export type StoreKind = "memory" | "redis" | "upstash";
 export const STORE_KINDS: StoreKind[] = ["memory", "redis", "upstash"];
 export const REDIS_URL = "redis://127.0.0.1:6379";

@@ -13,13 +13,13 @@ import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
   startProductionServer,
   WEB_DIR,
 } from "../instances/production-server.ts";
+import { freePort } from "../support/common.ts";
 import { msUntil, sleep, timed } from "./support.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";

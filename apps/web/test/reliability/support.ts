@@ -7,16 +7,18 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
   startProductionServer,
 } from "../instances/production-server.ts";
+import { freePort, PASSWORD } from "../support/common.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 
+export { sleep } from "@petstore/core/testing";
+export { PASSWORD };
+
 export const ADMIN = "admin@reliability.test";
-export const PASSWORD = "correct horse battery staple";
 export const REDIS_PORT = 6379;
 export const POSTGRES_PORT = 5432;
 
@@ -131,5 +133,3 @@ export async function msUntil(probe: () => Promise<boolean>, timeoutMs = 20_000)
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

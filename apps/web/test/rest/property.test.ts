@@ -26,7 +26,7 @@ const headerChar = fc.oneof(
 const saneChar = fc.constantFrom(..."abcXYZ019._-".split(""));
 
 /**
- * A name as the text rule of issue 8 words it: NFC-normalised and trimmed, 1..100 UTF-16 units, no control
+ * A name as the text rule words it (packages/contracts/src/text.ts): NFC-normalised and trimmed, 1..100 UTF-16 units, no control
  * (C0/C1) or bidi embedding/override/isolate characters, no lone surrogates, some visible character.
  */
 function nameProblem(name: string): boolean {

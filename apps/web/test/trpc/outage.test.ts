@@ -11,11 +11,11 @@ import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/core/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processSlot } from "../../src/server/runtime.ts";
 import { handleTrpcRequest } from "../../src/server/trpc/handler";
+import { PASSWORD } from "../support/common.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 
 const ORIGIN = "http://dashboard.test";
 const EMAIL = "admin@outage.test";
-const PASSWORD = "correct horse battery staple";
 
 /** One tRPC call over HTTP: a query (GET) when `input` is undefined, else a mutation (POST). */
 async function call(path: string, input?: unknown, cookie?: string) {

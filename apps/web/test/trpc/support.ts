@@ -21,8 +21,9 @@ import { createInnerContext } from "../../src/server/trpc/context";
 import { readCookie, SESSION_COOKIE } from "../../src/server/trpc/cookies";
 import { formatError } from "../../src/server/trpc/errors";
 import { createCaller } from "../../src/server/trpc/router";
+import { PASSWORD } from "../support/common.ts";
 
-export const PASSWORD = "correct horse battery staple";
+export { PASSWORD };
 
 export type Caller = ReturnType<typeof createCaller>;
 

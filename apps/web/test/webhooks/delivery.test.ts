@@ -10,18 +10,22 @@
 
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "@petstore/core/testing";
+import {
+  eventually,
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "@petstore/core/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureBuild,
-  freePort,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
   startProductionServer,
 } from "../instances/production-server.ts";
-import { eventually } from "../ratelimit/support.ts";
+import { freePort } from "../support/common.ts";
 
 const TIMEOUT_MS = 1_500;
 

@@ -1,7 +1,7 @@
 /**
  * `@petstore/core/testing`: what tests, end-to-end setups, the benchmark and build scripts need beyond the
  * runtime: the runtime's open database (to arrange or inspect rows, or to break the connection), throwaway
- * PostgreSQL databases, and rate-limit store helpers (an Upstash REST bridge to a real Redis, key clean-up).
+ * PostgreSQL databases, waiting helpers, and rate-limit store helpers (an Upstash REST bridge to a real Redis, key clean-up).
  * Application code never imports it (Biome `noRestrictedImports` in biome.json; docs/architecture.md).
  */
 export {
@@ -12,4 +12,5 @@ export {
 } from "@petstore/db/testing";
 export { databaseOf } from "../database/operations.ts";
 export * from "./rate-limit-stores.ts";
+export * from "./wait.ts";
 export * from "./webhook-receiver.ts";

@@ -7,6 +7,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
+import { sleep } from "./wait.ts";
 
 export const REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -75,5 +76,3 @@ export async function clearOfBoundary(windowMs: number, marginMs: number): Promi
   const left = windowMs - (Date.now() % windowMs);
   if (left < marginMs) await sleep(left + 20);
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

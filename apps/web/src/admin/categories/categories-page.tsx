@@ -17,7 +17,7 @@ import {
 } from "@mantine/core";
 import { CategoryName, COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { z } from "zod";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { ConfirmAction } from "../components/confirm-action";
@@ -26,6 +26,7 @@ import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
 import { notifySuccess } from "../feedback";
 import { formatCappedCount, formatNumber } from "../format";
+import { onValidSubmit } from "../forms/submit";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { maxLengthOf, useZodForm } from "../use-zod-form";
@@ -61,11 +62,7 @@ function CreateCategoryForm() {
     form,
     onDone: () => form.reset(),
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = form.validate();
-    if (input) create.mutate(input);
-  };
+  const submit = onValidSubmit(form, (input) => create.mutate(input));
   return (
     <Paper
       withBorder
@@ -117,11 +114,7 @@ function RenameForm({ category, onDone }: { category: Category; onDone(): void }
     form,
     onDone,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = form.validate();
-    if (input) rename.mutate({ id: category.id, name: input.name });
-  };
+  const submit = onValidSubmit(form, (input) => rename.mutate({ id: category.id, name: input.name }));
   return (
     <form onSubmit={submit} noValidate>
       <Stack>

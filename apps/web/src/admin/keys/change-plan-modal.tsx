@@ -6,8 +6,8 @@
  */
 import { Button, Group, Modal, Select, Stack } from "@mantine/core";
 import { ApiKeyPlanChange } from "@petstore/contracts";
-import type { FormEvent } from "react";
 import { planLabel } from "../format";
+import { onValidSubmit } from "../forms/submit";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { numberValue, useZodForm } from "../use-zod-form";
@@ -62,11 +62,7 @@ function ChangePlanForm({ keyInfo, onDone }: { keyInfo: PlanChangeTarget; onDone
     form,
     onDone,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = form.validate();
-    if (input) change.mutate(input);
-  };
+  const submit = onValidSubmit(form, (input) => change.mutate(input));
   return (
     <form onSubmit={submit} noValidate>
       <Stack>

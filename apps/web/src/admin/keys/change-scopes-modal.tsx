@@ -5,7 +5,7 @@
  */
 import { Button, Group, Modal, Stack, Text } from "@mantine/core";
 import { ApiKeyScopesChange } from "@petstore/contracts";
-import type { FormEvent } from "react";
+import { onValidSubmit } from "../forms/submit";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { useZodForm } from "../use-zod-form";
@@ -43,11 +43,7 @@ function ChangeScopesForm({ keyInfo, onDone }: { keyInfo: ScopesChangeTarget; on
     form,
     onDone,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = form.validate();
-    if (input) change.mutate(input);
-  };
+  const submit = onValidSubmit(form, (input) => change.mutate(input));
   return (
     <form onSubmit={submit} noValidate>
       <Stack>

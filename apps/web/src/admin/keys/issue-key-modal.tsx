@@ -2,8 +2,9 @@
 /** Issue an API key (name, plan, expiry, Enterprise limits, scopes), then show its secret once. */
 import { Button, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
 import { API_KEY_SCOPES, ApiKeyCreate } from "@petstore/contracts";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
+import { onValidSubmit } from "../forms/submit";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { maxLengthOf, numberValue, useZodForm } from "../use-zod-form";
@@ -69,11 +70,7 @@ function IssueKeyForm({ onIssued, onCancel }: { onIssued(key: IssuedKey): void; 
     form,
     onDone: onIssued,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = form.validate();
-    if (input) create.mutate(input);
-  };
+  const submit = onValidSubmit(form, (input) => create.mutate(input));
   return (
     <form onSubmit={submit} noValidate>
       <Stack>

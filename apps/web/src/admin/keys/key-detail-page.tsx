@@ -3,12 +3,12 @@
  * One API key: its settings and state, its lineage (the key it was rolled from and the one it was rolled to),
  * the actions on it, and charts of its last 30 days.
  */
-import { Anchor, Badge, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Code, Group, Paper, SimpleGrid, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import type { ReactNode } from "react";
 import { RecentRequests } from "../analytics/recent-requests";
 import { TrafficCharts } from "../analytics/traffic-charts";
+import { Field } from "../components/field";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "../format";
@@ -17,19 +17,6 @@ import { KeyActions } from "./key-actions";
 import { STATE_COLORS } from "./key-meta";
 import { ScopeBadges } from "./scopes-field";
 import { UsageCharts } from "./usage-charts";
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" component="div">
-        {children}
-      </Text>
-    </Stack>
-  );
-}
 
 /** A key of the same lineage (docs/contract.md section 2, "Roll"), linked by its prefix; a dash for none. */
 function LineageLink({ link }: { link: { id: string; prefix: string } | null }) {

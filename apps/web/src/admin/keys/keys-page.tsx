@@ -1,25 +1,18 @@
 "use client";
 /**
  * API keys (admins): a server-paged list searched by name or prefix and filtered by plan and state (all in
- * the URL: `?q=acme&plan=pro&state=working&page=2`), with today's requests from the usage service; issue
+ * the URL, use-keys-query.ts), with today's requests from the usage service; issue
  * (secret shown once), and per-key actions.
  */
 import { Anchor, Badge, Button, Code, Group, Select, Text, TextInput } from "@mantine/core";
-import { useDebouncedValue, useDisclosure } from "@mantine/hooks";
-import { ApiKeySearch, ApiKeyStateFilter, PlanName } from "@petstore/contracts";
+import { useDisclosure } from "@mantine/hooks";
+import { ApiKeySearch, PlanName } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import {
-  parseAsInteger,
-  parseAsNumberLiteral,
-  parseAsString,
-  parseAsStringLiteral,
-  useQueryStates,
-} from "nuqs";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "../components/data-table";
 import { PageHeader } from "../components/page-header";
-import { PAGE_SIZES, Pager } from "../components/pager";
+import { Pager } from "../components/pager";
 import { QueryState } from "../components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "../format";
 import { useTRPC } from "../trpc";
@@ -28,14 +21,7 @@ import { IssueKeyModal } from "./issue-key-modal";
 import { KeyActions } from "./key-actions";
 import { STATE_COLORS, STATE_LABELS } from "./key-meta";
 import { RestrictedScopes } from "./scopes-field";
-
-const params = {
-  q: parseAsString.withDefault(""),
-  plan: parseAsStringLiteral(PlanName.options),
-  state: parseAsStringLiteral(ApiKeyStateFilter.options),
-  page: parseAsInteger.withDefault(1),
-  size: parseAsNumberLiteral(PAGE_SIZES).withDefault(20),
-};
+import { useKeysQuery } from "./use-keys-query";
 
 const STATE_FILTER = [
   { value: "", label: "Any state" },
@@ -55,22 +41,12 @@ type Row = RouterOutputs["apiKeys"]["list"]["rows"][number];
 export function KeysPage() {
   const trpc = useTRPC();
   const [issueOpen, issue] = useDisclosure(false);
-  const [view, setView] = useQueryStates(params, { history: "replace" });
-  const [q] = useDebouncedValue(view.q.trim(), 300);
-  const input = {
-    page: Math.max(1, view.page),
-    pageSize: view.size,
-    ...(q ? { query: q } : {}),
-    ...(view.plan ? { plan: view.plan } : {}),
-    ...(view.state ? { state: view.state } : {}),
-  };
+  const { view, input, filtered, filter, goTo } = useKeysQuery();
   const keys = useQuery({
     ...trpc.apiKeys.list.queryOptions(input),
     placeholderData: keepPreviousData,
     refetchInterval: 30_000,
   });
-  const filtered = Boolean(q || view.plan || view.state);
-  const filter = (change: Partial<typeof view>) => setView({ ...change, page: null });
 
   return (
     <>
@@ -188,7 +164,7 @@ export function KeysPage() {
               pageSize={input.pageSize}
               total={data.total}
               shown={data.rows.length}
-              onPage={(page) => setView({ page }, { history: "push" })}
+              onPage={goTo}
               onPageSize={(size) => filter({ size: size as typeof view.size })}
             />
           </>

@@ -7,9 +7,10 @@
 import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { SignIn } from "@petstore/contracts";
 import { useMutation } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { errorMessage, retryAfterSeconds } from "../feedback";
 import { formatTime } from "../format";
+import { onValidSubmit } from "../forms/submit";
 import { useTRPC } from "../trpc";
 import { useZodForm } from "../use-zod-form";
 
@@ -30,11 +31,7 @@ export function SignInForm({ next }: { next: string }) {
       },
     }),
   );
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = form.validate();
-    if (input) signIn.mutate(input);
-  };
+  const submit = onValidSubmit(form, (input) => signIn.mutate(input));
 
   return (
     <Center mih="100vh" p="md" component="main">

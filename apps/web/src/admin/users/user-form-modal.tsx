@@ -2,7 +2,7 @@
 /** New staff member or admin, validated with the `UserCreate` contract (the CLI uses the same rules). */
 import { Button, Group, Modal, PasswordInput, SegmentedControl, Stack, Text, TextInput } from "@mantine/core";
 import { Email, Password, UserCreate, UserName } from "@petstore/contracts";
-import type { FormEvent } from "react";
+import { onValidSubmit } from "../forms/submit";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { maxLengthOf, useZodForm } from "../use-zod-form";
@@ -28,11 +28,7 @@ function UserForm({ onDone }: { onDone(): void }) {
     form,
     onDone,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = form.validate();
-    if (input) create.mutate(input);
-  };
+  const submit = onValidSubmit(form, (input) => create.mutate(input));
   return (
     <form onSubmit={submit} noValidate>
       <Stack>

@@ -11,7 +11,8 @@ import {
   WebhookEndpointCreate,
   WebhookEndpointUpdate,
 } from "@petstore/contracts";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
+import { onValidSubmit } from "../forms/submit";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { maxLengthOf, useZodForm } from "../use-zod-form";
@@ -94,16 +95,9 @@ function EndpointForm({
     form: editForm,
     onDone,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (endpoint) {
-      const input = editForm.validate();
-      if (input) update.mutate(input);
-    } else {
-      const input = createForm.validate();
-      if (input) create.mutate(input);
-    }
-  };
+  const submit = endpoint
+    ? onValidSubmit(editForm, (input) => update.mutate(input))
+    : onValidSubmit(createForm, (input) => create.mutate(input));
   return (
     <form onSubmit={submit} noValidate>
       <Stack>

@@ -20,9 +20,9 @@ import { WebhookAttemptOutcome } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { parseAsInteger, parseAsStringLiteral, useQueryStates } from "nuqs";
-import type { ReactNode } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "../components/data-table";
+import { Field } from "../components/field";
 import { PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { QueryState } from "../components/query-state";
@@ -39,19 +39,6 @@ const params = {
 };
 
 type Attempt = RouterOutputs["webhooks"]["deliveryLog"]["rows"][number];
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" component="div" style={{ overflowWrap: "anywhere" }}>
-        {children}
-      </Text>
-    </Stack>
-  );
-}
 
 /** A status badge (green 2xx, red otherwise) or "no answer". */
 export function AttemptStatus({ attempt }: { attempt: Pick<Attempt, "succeeded" | "status"> }) {

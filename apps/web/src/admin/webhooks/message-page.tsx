@@ -18,9 +18,9 @@ import {
 } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import type { ReactNode } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "../components/data-table";
+import { Field } from "../components/field";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from "../format";
@@ -32,19 +32,6 @@ import { DELIVERY_STATE_COLORS } from "./webhook-meta";
 type Message = RouterOutputs["webhooks"]["message"];
 type Delivery = Message["deliveries"][number];
 type Attempt = Delivery["attemptLog"][number];
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" component="div" style={{ overflowWrap: "anywhere" }}>
-        {children}
-      </Text>
-    </Stack>
-  );
-}
 
 function DeliveryCard({ messageId, delivery }: { messageId: string; delivery: Delivery }) {
   const trpc = useTRPC();

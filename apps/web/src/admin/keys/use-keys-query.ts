@@ -1,0 +1,44 @@
+"use client";
+/**
+ * The API keys list's view state, kept in the URL (`?q=acme&plan=pro&state=working&page=2&size=50`) so a view
+ * can be shared and survives reload and Back; defaults are left out of the URL.
+ */
+import { useDebouncedValue } from "@mantine/hooks";
+import { ApiKeyStateFilter, PlanName } from "@petstore/contracts";
+import {
+  parseAsInteger,
+  parseAsNumberLiteral,
+  parseAsString,
+  parseAsStringLiteral,
+  useQueryStates,
+} from "nuqs";
+import { PAGE_SIZES } from "../components/pager";
+
+const params = {
+  q: parseAsString.withDefault(""),
+  plan: parseAsStringLiteral(PlanName.options),
+  state: parseAsStringLiteral(ApiKeyStateFilter.options),
+  page: parseAsInteger.withDefault(1),
+  size: parseAsNumberLiteral(PAGE_SIZES).withDefault(20),
+};
+
+/** The keys list's URL state, the `apiKeys.list` input it selects, and the setters that change it. */
+export function useKeysQuery() {
+  const [view, setView] = useQueryStates(params, { history: "replace" });
+  const [q] = useDebouncedValue(view.q.trim(), 300);
+  return {
+    view,
+    input: {
+      page: Math.max(1, view.page),
+      pageSize: view.size,
+      ...(q ? { query: q } : {}),
+      ...(view.plan ? { plan: view.plan } : {}),
+      ...(view.state ? { state: view.state } : {}),
+    },
+    filtered: Boolean(q || view.plan || view.state),
+    /** Changes filters or the page size (back to page 1). */
+    filter: (change: Partial<Omit<typeof view, "page">>) => setView({ ...change, page: null }),
+    /** Goes to a page (a new history entry, so Back returns to the previous page). */
+    goTo: (page: number) => setView({ page }, { history: "push" }),
+  };
+}
