@@ -12,9 +12,6 @@ import type { ProductionServer } from "../test/instances/production-server.ts";
 import { round, runOnce, type Scenario, status, Tally } from "./measure.ts";
 import { options } from "./options.ts";
 
-/** Node options of an API-only instance (docs/operations.md "Roles"). */
-export const API_NODE_OPTIONS: string[] = [];
-
 /** A key of the staging format with a correct checksum that no database holds. */
 const forgedKey = () => generateApiKey("staging");
 

@@ -14,6 +14,9 @@ const flag = z
 const argument = (name: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 
+/** Node options recommended for an API-only instance (docs/operations.md "Roles"). */
+export const API_NODE_OPTIONS = "--max-semi-space-size=8 --max-old-space-size=96";
+
 const Options = z.object({
   duration: positive.default(12),
   connections: positive.default(64),
@@ -25,6 +28,11 @@ const Options = z.object({
   floods: flag,
   redisUrl: z.string().min(1).default("redis://127.0.0.1:6379"),
   logLevel: z.string().min(1).default("info"),
+  only: z.string().min(1).optional(),
+  apiNodeOptions: z
+    .string()
+    .default(API_NODE_OPTIONS)
+    .transform((v) => v.split(/\s+/).filter(Boolean)),
 });
 
 const env = process.env;
@@ -39,4 +47,6 @@ export const options = Options.parse({
   floods: process.argv.includes("--floods") ? "1" : env.BENCH_FLOODS,
   redisUrl: env.REDIS_URL || undefined,
   logLevel: env.BENCH_LOG_LEVEL || undefined,
+  only: argument("only") ?? (env.BENCH_ONLY || undefined),
+  apiNodeOptions: argument("api-node-options") ?? env.BENCH_API_NODE_OPTIONS,
 });

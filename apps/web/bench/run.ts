@@ -19,7 +19,8 @@
  * all-in-one instance: getPet alone and getPet beside each flood (forged keys, signed-out /api/trpc calls,
  * /metrics with its token), alternating (bench/floods.ts). `--metrics` / `--analytics` (BENCH_METRICS=1,
  * BENCH_ANALYTICS=1) make the third server an API-only instance with metrics or usage analytics off, for their
- * cost. Options (bench/options.ts): --duration, --rounds, --connections, --warmup; BENCH_PROFILE=<dir> starts
+ * cost. Options (bench/options.ts): --duration, --rounds, --connections, --warmup, --api-node-options (replaces
+ * the API-only instance's recommended Node options, e.g. `--api-node-options=` for none); BENCH_PROFILE=<dir> starts
  * the API-only server under `node --cpu-prof` (summarise with bench/profile.ts).
  */
 import { randomUUID } from "node:crypto";
@@ -37,7 +38,7 @@ import {
   WEB_DIR,
 } from "../test/instances/production-server.ts";
 import { freePort } from "../test/support/common.ts";
-import { API_NODE_OPTIONS, measureFloods } from "./floods.ts";
+import { measureFloods } from "./floods.ts";
 import { loadAverage, type Measurement, measureRounds, round, rssMb, Tally } from "./measure.ts";
 import { options } from "./options.ts";
 import { deletePrefix } from "./redis.ts";
@@ -121,7 +122,7 @@ async function main(): Promise<void> {
       { ...common, RATE_LIMIT_PREFIX: PREFIX, PETSTORE_SERVE: "api" },
       90_000,
       SERVER_BUNDLE,
-      [...API_NODE_OPTIONS, ...profiling],
+      [...options.apiNodeOptions, ...profiling],
     );
     servers.push(api);
     const reference = await startProductionServer(
@@ -136,11 +137,13 @@ async function main(): Promise<void> {
       { ...common, RATE_LIMIT_PREFIX: `${PREFIX}:third`, ...THIRD.env },
       90_000,
       SERVER_BUNDLE,
-      THIRD.env.PETSTORE_SERVE === "api" ? API_NODE_OPTIONS : [],
+      THIRD.env.PETSTORE_SERVE === "api" ? options.apiNodeOptions : [],
     );
     servers.push(third);
     const targets = [api, reference, third];
-    const scenarios = benchScenarios(key, pet.id, category.id);
+    const scenarios = benchScenarios(key, pet.id, category.id).filter(
+      (s) => !options.only || s.name.includes(options.only),
+    );
     log(
       `${animals} animals. Each scenario, per server: ${WARMUP} s warm-up, then ${DURATION} s in ${ROUNDS} ` +
         `rotating rounds, ${CONNECTIONS} connections. Load average at start: ${loadAverage()}\n`,
