@@ -14,8 +14,11 @@ const flag = z
 const argument = (name: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 
-/** Node options recommended for an API-only instance (docs/operations.md "Roles"). */
-export const API_NODE_OPTIONS = "--max-semi-space-size=8 --max-old-space-size=96";
+/**
+ * Node options of the bench's API-only instance: none, as docs/operations.md "Roles" recommends unless memory is
+ * tighter than throughput (then `--max-semi-space-size=8 --max-old-space-size=96`; docs/performance.md).
+ */
+export const API_NODE_OPTIONS = "";
 
 const Options = z.object({
   duration: positive.default(12),

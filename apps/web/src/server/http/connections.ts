@@ -56,26 +56,32 @@ export function createConnections(handle: Listener): Connections {
   ) => {
     state.busy = true;
     if (closing) res.shouldKeepAlive = false;
-    res.once("close", () => {
-      state.busy = false;
+    // One plain listener per answer ("close" fires once): it is on every request's path.
+    res.on("close", () => {
+      finished(res);
       startNext(socket, state);
     });
     handle(req, res);
   };
 
+  /** Starts the connection's next waiting request once the socket has drained; it stays queued until then. */
   const startNext = (socket: TrackedSocket, state: ConnectionState) => {
-    const next = state.waiting.shift();
+    const next = state.waiting[0];
     if (!next) {
+      state.busy = false;
       if (socket.isPaused()) socket.resume();
       return;
     }
-    if (socket.writableNeedDrain) socket.once("drain", () => start(socket, state, ...next));
-    else start(socket, state, ...next);
+    if (socket.writableNeedDrain) {
+      socket.once("drain", () => startNext(socket, state));
+      return;
+    }
+    state.waiting.shift();
+    start(socket, state, ...next);
   };
 
   const listener: Listener = (req, res) => {
     responses.add(res);
-    res.once("close", () => finished(res));
     const socket = req.socket as TrackedSocket;
     let state = socket[STATE];
     if (!state) {
