@@ -7,7 +7,7 @@
  *    audit entries). It is reused when it holds that set and its newest usage hour is at most 6 hours old
  *    (migrations are applied first); otherwise, or with --fresh (BENCH_FRESH=1), it is dropped and seeded anew,
  *    and the seeding time is reported.
- * 2. The production server (test/instances/production-server.ts: `tsx server.ts` over the Next build, Redis
+ * 2. The production server (test/instances/production-server.ts: `node dist/server.js` over the Next build, Redis
  *    rate limiting, analytics on), one bench admin signed in, one Enterprise key for /v1.
  * 3. Server time of every dashboard call the overview, animals (first page, a search with 100,000 matches, a
  *    rare search, name sort, pages 50,000 and 25,000 by name), keys, key detail, audit, categories, plans and users pages

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:webhooks`: what webhooks cost and how fast they arrive (docs/contract.md section 6), on the
- * production server (`tsx server.ts` over the Next build) with PostgreSQL and Redis.
+ * production server (`node dist/server.js`, as `npm start` runs it) with PostgreSQL and Redis.
  *
  * 1. createPet throughput with one endpoint subscribed to `pet.created` against none (target: >= 90%). Two
  *    servers, each on a temporary database of its own (an endpoint subscribes for the whole database): "with" has
@@ -31,6 +31,7 @@ import {
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
+  SERVER_BUNDLE,
   startProductionServer,
   WEB_DIR,
 } from "../test/instances/production-server.ts";
@@ -180,7 +181,7 @@ async function main(): Promise<void> {
       portWith,
       { ...common, DATABASE_URL: withDb.url, RATE_LIMIT_PREFIX: `${PREFIX}:with` },
       90_000,
-      "server.ts",
+      SERVER_BUNDLE,
       options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.profileDir)}`] : [],
     );
     servers.push(withHooks);
