@@ -5,7 +5,7 @@
  * failure prints the API's Error body on stdout instead (see failure.ts).
  */
 import os from "node:os";
-import { getConfig } from "@petstore/config";
+import { type Config, forOperatorCommands, getConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
 import { keysCommand } from "./commands/keys.ts";
@@ -21,9 +21,15 @@ const print = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
+/** The configuration, with the database bounded as for operator commands (statements may run long). */
+const operatorConfig = (): Config => {
+  const config = getConfig();
+  return { ...config, database: forOperatorCommands(config.database) };
+};
+
 /** Opens the runtime (migrating the embedded database first, as the app does on start), runs `fn`, closes. */
 async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const config = getConfig();
+  const config = operatorConfig();
   const rt = await openRuntime({
     config,
     logger: createLogger("error", process.stderr),
@@ -46,7 +52,7 @@ async function run(argv: string[]): Promise<void> {
       if (sub === "seed" && rest.length) return seedCommand(withRuntime, rest, print);
       if (rest.length) throw new UsageError(`Unexpected argument: ${rest[0]}`);
       if (sub === "migrate") {
-        const { applied } = await migrate(getConfig().database);
+        const { applied } = await migrate(operatorConfig().database);
         await withRuntime(async () => undefined); // makes sure the plan rows exist
         return print(
           applied.length

@@ -32,7 +32,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadConfig } from "@petstore/config";
+import { forOperatorCommands, loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
 import { databaseOf, openNamedDatabase, sleep } from "@petstore/core/testing";
@@ -105,12 +105,15 @@ interface Call {
 /** The database with the scale data set: reused when fresh enough, else (re)seeded. */
 async function scaleDatabase(): Promise<{ url: string; reused: boolean; seedSeconds?: number }> {
   let db = await openNamedDatabase(options.database);
-  const open = (url: string) =>
-    openRuntime({
-      config: loadConfig({ DATABASE_URL: url, LOG_LEVEL: "silent" }),
+  const open = (url: string) => {
+    const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: "silent" });
+    return openRuntime({
+      // Seeding and the migrations of a large database run statements of minutes.
+      config: { ...config, database: forOperatorCommands(config.database) },
       logger: createLogger("silent"),
       prepare: migrate,
     });
+  };
   if (!db.created && !options.fresh) {
     const rt = await open(db.url);
     try {

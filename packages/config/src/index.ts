@@ -173,6 +173,23 @@ export type DatabaseConfig =
   | { kind: "postgres"; url: string; pool?: DatabasePoolConfig }
   | { kind: "pglite"; dir: string };
 
+/** The statement bound of operator commands (ms): migrations that build indexes, bulk seeds, purges of a backlog. */
+export const OPERATOR_STATEMENT_TIMEOUT_MS = 30 * 60_000;
+
+/**
+ * `database` as operator commands open it (the `petstore` command, the benches' seeding; docs/operations.md
+ * "Timeouts and limits"): the same pool, with statements bounded by `OPERATOR_STATEMENT_TIMEOUT_MS` instead of
+ * the request path's few seconds, so that a migration or a bulk seed on a large database is not cancelled.
+ */
+export function forOperatorCommands(database: DatabaseConfig): DatabaseConfig {
+  if (database.kind !== "postgres") return database;
+  const pool = database.pool ?? DEFAULT_DATABASE_POOL;
+  return {
+    ...database,
+    pool: { ...pool, statementTimeoutMs: Math.max(pool.statementTimeoutMs, OPERATOR_STATEMENT_TIMEOUT_MS) },
+  };
+}
+
 /** What one process serves (PETSTORE_SERVE; docs/operations.md "Roles"). */
 export type ServeRole = "all" | "api" | "dashboard";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/index.ts";
+import { ConfigError, forOperatorCommands, loadConfig, OPERATOR_STATEMENT_TIMEOUT_MS } from "../src/index.ts";
 
 describe("loadConfig", () => {
   it("gives working defaults for a bare environment (embedded database, in-process limits)", () => {
@@ -180,5 +180,30 @@ describe("loadConfig", () => {
       retryScheduleMs: [200, 1_000, 120_000],
       timeoutMs: 1_500,
     });
+  });
+});
+
+describe("forOperatorCommands", () => {
+  it("lets operator commands run long statements on PostgreSQL, keeping every other bound", () => {
+    const config = loadConfig({ DATABASE_URL: "postgresql://db.internal/petstore", DATABASE_POOL_SIZE: "4" });
+    const database = forOperatorCommands(config.database);
+    expect(database).toEqual({
+      kind: "postgres",
+      url: "postgresql://db.internal/petstore",
+      pool: {
+        size: 4,
+        connectTimeoutMs: 2000,
+        statementTimeoutMs: OPERATOR_STATEMENT_TIMEOUT_MS,
+        idleInTransactionTimeoutMs: 10_000,
+      },
+    });
+    expect(config.database).toMatchObject({ pool: { statementTimeoutMs: 3000 } });
+  });
+
+  it("keeps a longer configured bound, and leaves the embedded database as it is", () => {
+    const long = loadConfig({ DATABASE_URL: "postgresql://db/p", DATABASE_STATEMENT_TIMEOUT_MS: "7200000" });
+    expect(forOperatorCommands(long.database)).toMatchObject({ pool: { statementTimeoutMs: 7_200_000 } });
+    const embedded = loadConfig({});
+    expect(forOperatorCommands(embedded.database)).toBe(embedded.database);
   });
 });

@@ -7,6 +7,17 @@ import pg from "pg";
 
 export const DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
 
+/** Runs `work` on a connection to the server's maintenance database `adminUrl`, closed afterwards. */
+async function withAdmin<T>(adminUrl: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
 export interface TemporaryDatabase {
   /** Connection string of the new, empty database. */
   url: string;
@@ -21,26 +32,14 @@ export async function createTemporaryDatabase(
   adminUrl = DEFAULT_ADMIN_URL,
 ): Promise<TemporaryDatabase> {
   const name = `${prefix}_${randomBytes(6).toString("hex")}`.toLowerCase().replace(/[^a-z0-9_]/g, "_");
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
+  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE "${name}"`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
+    drop: async () => {
+      await withAdmin(adminUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
   };
 }
@@ -63,32 +62,20 @@ export interface NamedDatabase {
 export async function openNamedDatabase(name: string, adminUrl = DEFAULT_ADMIN_URL): Promise<NamedDatabase> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name))
     throw new Error(`database name "${name}": use lower-case letters, digits and _ only`);
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  let created = false;
-  try {
+  const created = await withAdmin(adminUrl, async (admin) => {
     const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (found.rowCount === 0) {
-      await admin.query(`CREATE DATABASE "${name}"`);
-      created = true;
-    }
-  } finally {
-    await admin.end();
-  }
+    if (found.rowCount !== 0) return false;
+    await admin.query(`CREATE DATABASE "${name}"`);
+    return true;
+  });
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
     created,
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
+    drop: async () => {
+      await withAdmin(adminUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
   };
 }
