@@ -34,6 +34,21 @@ describe("petstore command on PostgreSQL", () => {
   });
   afterAll(() => db?.drop());
 
+  it("migrates with statements longer than the request path's bound (operator commands have their own)", async () => {
+    const fresh = await createTemporaryDatabase("petstore_cli_bound");
+    try {
+      const migrated = petstore(["db", "migrate"], {
+        DATABASE_URL: fresh.url,
+        DATABASE_STATEMENT_TIMEOUT_MS: "1",
+      });
+      expect(migrated.stderr).toBe("");
+      expect(migrated.code).toBe(0);
+      expect(migrated.stdout).toMatch(/Applied \d+ migration/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it("says when there is nothing to migrate", () => {
     const again = petstore(["db", "migrate"], env);
     expect(again.code).toBe(0);
