@@ -10,11 +10,17 @@
  * million index entries, and no page walks more than half of them. Rows are found by id first (an index-only
  * walk of `(name, id)` or the primary key) and only the page's rows are read whole.
  */
-import { COUNT_CAP, type PetSearch } from "@petstore/contracts";
+import { type Animal, COUNT_CAP, type PetSearch } from "@petstore/contracts";
 import { Prisma, type PrismaClient } from "@petstore/db";
 import { likeLiteral } from "../like.ts";
 import { toAnimal } from "./mapping.ts";
-import type { PetRow } from "./service.ts";
+
+/** An animal as the dashboard's table shows it. */
+export interface PetRow extends Animal {
+  categoryName: string;
+  createdAt: string;
+  updatedAt: string;
+}
 
 /** One page of the animals table. */
 export interface PetSearchPage {

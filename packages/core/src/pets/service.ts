@@ -18,16 +18,12 @@ import { isForeignKeyViolation } from "./database-errors.ts";
 import { toAnimal } from "./mapping.ts";
 import { createPetSearch } from "./search.ts";
 
+export type { PetRow } from "./search.ts";
+
 export interface PetPage {
   items: Animal[];
   /** Cursor of the next page; absent on the last page. */
   nextCursor?: string;
-}
-
-export interface PetRow extends Animal {
-  categoryName: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
 type PrismaLike = Pick<CoreDeps, "prisma">;
