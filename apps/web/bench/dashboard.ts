@@ -46,34 +46,36 @@ import {
 } from "../test/instances/production-server.ts";
 import { freePort } from "../test/support/common.ts";
 import { cpuMs, loadAverage, round, runOnce, type Scenario, status, Tally } from "./measure.ts";
+import { flag, readOptions } from "./options.ts";
 import { deletePrefix } from "./redis.ts";
 
-const argument = (name: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const env = process.env;
-const options = z
-  .object({
-    database: z.string().regex(/^[a-z_][a-z0-9_]*$/),
-    fresh: z.boolean(),
-    samples: z.coerce.number().int().positive(),
-    rate: z.coerce.number().positive(),
-    rounds: z.coerce.number().int().min(1),
-    roundSeconds: z.coerce.number().positive(),
-    adminPauseMs: z.coerce.number().min(0),
-    split: z.boolean(),
-    redisUrl: z.string().min(1),
-  })
-  .parse({
-    database: env.BENCH_DATABASE || "petstore_dashboard_bench",
-    fresh: process.argv.includes("--fresh") || env.BENCH_FRESH === "1",
-    samples: argument("samples") ?? env.BENCH_SAMPLES ?? 7,
-    rate: argument("rate") ?? env.BENCH_RATE ?? 40,
-    rounds: argument("rounds") ?? env.BENCH_ROUNDS ?? 6,
-    roundSeconds: argument("round-seconds") ?? env.BENCH_ROUND_SECONDS ?? 5,
-    adminPauseMs: argument("admin-pause-ms") ?? env.BENCH_ADMIN_PAUSE_MS ?? 1000,
-    split: process.argv.includes("--split") || env.BENCH_SPLIT === "1",
-    redisUrl: env.REDIS_URL || "redis://127.0.0.1:6379",
-  });
+const options = readOptions(
+  z.object({
+    database: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/)
+      .default("petstore_dashboard_bench"),
+    fresh: flag,
+    samples: z.coerce.number().int().positive().default(7),
+    rate: z.coerce.number().positive().default(40),
+    rounds: z.coerce.number().int().min(1).default(6),
+    roundSeconds: z.coerce.number().positive().default(5),
+    adminPauseMs: z.coerce.number().min(0).default(1000),
+    split: flag,
+    redisUrl: z.string().min(1).default("redis://127.0.0.1:6379"),
+  }),
+  {
+    database: { env: "BENCH_DATABASE" },
+    fresh: { arg: "fresh", env: "BENCH_FRESH", flag: true },
+    samples: { arg: "samples", env: "BENCH_SAMPLES" },
+    rate: { arg: "rate", env: "BENCH_RATE" },
+    rounds: { arg: "rounds", env: "BENCH_ROUNDS" },
+    roundSeconds: { arg: "round-seconds", env: "BENCH_ROUND_SECONDS" },
+    adminPauseMs: { arg: "admin-pause-ms", env: "BENCH_ADMIN_PAUSE_MS" },
+    split: { arg: "split", env: "BENCH_SPLIT", flag: true },
+    redisUrl: { env: "REDIS_URL" },
+  },
+);
 
 const PREFIX = `petstore-bench-dashboard:${process.pid}:${randomUUID().slice(0, 8)}`;
 const log = (line: string) => process.stdout.write(`${line}\n`);

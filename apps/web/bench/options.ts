@@ -6,13 +6,41 @@
 import { z } from "zod";
 
 const positive = z.coerce.number().positive();
-const flag = z
+/** An on/off option: on for `1` or `true`. */
+export const flag = z
   .enum(["", "0", "1", "false", "true"])
   .default("")
   .transform((v) => v === "1" || v === "true");
 
-const argument = (name: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+/** Where an option comes from: `--<arg>=<value>` (a flag: `--<arg>`) on the command line, else the variable `env`. */
+export interface OptionSource {
+  arg?: string;
+  env?: string;
+  flag?: true;
+}
+
+/**
+ * Reads `sources` (option name -> where it is given) and parses them with `schema`: the one place the benches
+ * read their command line and environment.
+ * @throws ZodError naming the bad option.
+ */
+export function readOptions<S extends z.ZodObject>(
+  schema: S,
+  sources: Record<keyof z.input<S>, OptionSource>,
+): z.output<S> {
+  const raw: Record<string, string | undefined> = {};
+  for (const [name, { arg, env, flag }] of Object.entries(sources) as [string, OptionSource][]) {
+    const given = arg
+      ? flag
+        ? process.argv.includes(`--${arg}`)
+          ? "1"
+          : undefined
+        : process.argv.find((a) => a.startsWith(`--${arg}=`))?.slice(arg.length + 3)
+      : undefined;
+    raw[name] = given ?? (env ? process.env[env] || undefined : undefined);
+  }
+  return schema.parse(raw);
+}
 
 /**
  * Node options of the bench's API-only instance: none, as docs/operations.md "Roles" recommends unless memory is
@@ -36,20 +64,24 @@ const Options = z.object({
     .string()
     .default(API_NODE_OPTIONS)
     .transform((v) => v.split(/\s+/).filter(Boolean)),
+  /** bench:webhooks: creates per second, and seconds, of the commit-to-delivery run. */
+  webhookRate: positive.default(100),
+  webhookSeconds: positive.default(30),
 });
 
-const env = process.env;
-export const options = Options.parse({
-  duration: argument("duration") ?? env.BENCH_DURATION,
-  connections: argument("connections") ?? env.BENCH_CONNECTIONS,
-  warmup: argument("warmup") ?? env.BENCH_WARMUP,
-  rounds: argument("rounds") ?? env.BENCH_ROUNDS,
-  profileDir: env.BENCH_PROFILE || undefined,
-  metrics: process.argv.includes("--metrics") ? "1" : env.BENCH_METRICS,
-  analytics: process.argv.includes("--analytics") ? "1" : env.BENCH_ANALYTICS,
-  floods: process.argv.includes("--floods") ? "1" : env.BENCH_FLOODS,
-  redisUrl: env.REDIS_URL || undefined,
-  logLevel: env.BENCH_LOG_LEVEL || undefined,
-  only: argument("only") ?? (env.BENCH_ONLY || undefined),
-  apiNodeOptions: argument("api-node-options") ?? env.BENCH_API_NODE_OPTIONS,
+export const options = readOptions(Options, {
+  duration: { arg: "duration", env: "BENCH_DURATION" },
+  connections: { arg: "connections", env: "BENCH_CONNECTIONS" },
+  warmup: { arg: "warmup", env: "BENCH_WARMUP" },
+  rounds: { arg: "rounds", env: "BENCH_ROUNDS" },
+  profileDir: { env: "BENCH_PROFILE" },
+  metrics: { arg: "metrics", env: "BENCH_METRICS", flag: true },
+  analytics: { arg: "analytics", env: "BENCH_ANALYTICS", flag: true },
+  floods: { arg: "floods", env: "BENCH_FLOODS", flag: true },
+  redisUrl: { env: "REDIS_URL" },
+  logLevel: { env: "BENCH_LOG_LEVEL" },
+  only: { arg: "only", env: "BENCH_ONLY" },
+  apiNodeOptions: { arg: "api-node-options", env: "BENCH_API_NODE_OPTIONS" },
+  webhookRate: { arg: "webhook-rate", env: "BENCH_WEBHOOK_RATE" },
+  webhookSeconds: { arg: "webhook-seconds", env: "BENCH_WEBHOOK_SECONDS" },
 });

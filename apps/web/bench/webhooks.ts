@@ -56,17 +56,12 @@ const {
   rounds: ROUNDS,
   redisUrl: REDIS_URL,
 } = options;
-const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? argument("webhook-rate") ?? 100);
-const STEADY_SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? argument("webhook-seconds") ?? 30);
+const { webhookRate: RATE, webhookSeconds: STEADY_SECONDS } = options;
 const PREFIX = `petstore-bench-webhooks:${process.pid}:${randomUUID().slice(0, 8)}`;
 /** Longest wait for the deliveries of one round. */
 const DRAIN_TIMEOUT_MS = 120_000;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-
-function argument(name: string): string | undefined {
-  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
 
 /** The receiver child and its messages. */
 interface Sink {
