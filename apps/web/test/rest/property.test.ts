@@ -7,12 +7,11 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { propertyRuns } from "../support/common.ts";
 import { DATABASE_KINDS } from "../support/harness.ts";
 import { type CallResult, type ErrorBody, seedPets, useServer } from "./support.ts";
 
-const RUNS = Number(process.env.FC_RUNS ?? 100);
-const SEED = Number(process.env.FC_SEED ?? 20_301_205);
-const params = { numRuns: RUNS, seed: SEED, endOnFailure: true } as const;
+const params = propertyRuns(100, 20_301_205);
 
 const STATUSES = ["available", "pending", "sold"];
 const MAX_ID = 2n ** 63n - 1n;

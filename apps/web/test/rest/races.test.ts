@@ -12,10 +12,10 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createInnerContext } from "../../src/server/trpc/context";
 import { createCaller } from "../../src/server/trpc/router";
+import { propertyRuns } from "../support/common.ts";
 import { type ErrorBody, useServer } from "./support.ts";
 
-const RUNS = Number(process.env.FC_RUNS ?? 25);
-const SEED = Number(process.env.FC_SEED ?? 20_301_220);
+const params = propertyRuns(25, 20_301_220);
 
 describe("createPet racing a category deletion (postgres)", () => {
   const t = useServer("postgres");
@@ -80,7 +80,7 @@ describe("createPet racing a category deletion (postgres)", () => {
           if (removed === "OK") expect(animals).toBe(0);
         },
       ),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      params,
     );
   });
 });

@@ -32,3 +32,15 @@ export function freePortSync(): number {
     "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
   return Number(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }));
 }
+
+/**
+ * fast-check parameters of a property suite: `runs` runs from the fixed `seed`, so that a failure reproduces;
+ * FC_RUNS and FC_SEED override them (to run longer, or to replay a seed fast-check reported).
+ */
+export function propertyRuns(runs: number, seed: number) {
+  return {
+    numRuns: Number(process.env.FC_RUNS ?? runs),
+    seed: Number(process.env.FC_SEED ?? seed),
+    endOnFailure: true,
+  } as const;
+}

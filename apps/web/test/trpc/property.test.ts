@@ -14,11 +14,10 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createInnerContext } from "../../src/server/trpc/context";
 import { appRouter, createCaller } from "../../src/server/trpc/router";
+import { propertyRuns } from "../support/common.ts";
 import { type Harness, openHarness } from "./support";
 
-const RUNS = Number(process.env.FC_RUNS ?? 50);
-const SEED = Number(process.env.FC_SEED ?? 20_301_206);
-const params = { numRuns: RUNS, seed: SEED, endOnFailure: true } as const;
+const params = propertyRuns(50, 20_301_206);
 
 const TABLES = [
   "Category",

@@ -11,11 +11,10 @@ import { databaseOf } from "@petstore/core/testing";
 import { TRPCError } from "@trpc/server";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { propertyRuns } from "../support/common.ts";
 import { type Caller, categoryId, type Harness, openHarness } from "./support";
 
-const RUNS = Number(process.env.FC_RUNS ?? 25);
-const SEED = Number(process.env.FC_SEED ?? 20_301_219);
-const params = { numRuns: RUNS, seed: SEED, endOnFailure: true } as const;
+const params = propertyRuns(25, 20_301_219);
 
 /** The tRPC code a call ended with: `OK`, or its error code (anything else is rethrown). */
 async function outcome(call: Promise<unknown>): Promise<string> {
