@@ -4,12 +4,9 @@
  * buckets included; the name search gets its trigram index where the server has pg_trgm (PostgreSQL here)
  * and none on the embedded PGlite, which has no pg_trgm, and both migrate cleanly.
  */
-import fs from "node:fs";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, openDatabase } from "../src/index.ts";
+import { describe, expect, it } from "vitest";
 import { deployMigrations } from "../src/migrate/index.ts";
-import { copyMigrations, createTempPostgresDatabase, repoMigrationNames, tempDir } from "./helpers.ts";
+import { repoMigrationNames, useMigrationFixture } from "./helpers.ts";
 
 const MIGRATION = repoMigrationNames().find((n) => n.endsWith("_dashboard_at_scale"));
 const KEYS = ["6f1d7c1e-1c2b-4d5e-8f90-a1b2c3d4e5f6", "00000000-0000-0000-0000-000000000000"];
@@ -18,44 +15,21 @@ describe.each([
   ["PostgreSQL", "postgres"],
   ["PGlite", "pglite"],
 ] as const)("dashboard_at_scale on %s", (_label, kind) => {
-  let db: Database;
-  let drop = async () => {};
-  const tmp = tempDir("dashboard-at-scale");
-  const before = path.join(tmp.dir, "before");
-  const all = path.join(tmp.dir, "all");
-
-  beforeAll(async () => {
-    if (kind === "postgres") {
-      const temp = await createTempPostgresDatabase();
-      db = await openDatabase({ kind: "postgres", url: temp.url });
-      drop = temp.drop;
-    } else {
-      db = await openDatabase({ kind: "pglite", dir: "memory://" });
-    }
-    copyMigrations(all);
-    copyMigrations(before);
-    for (const name of repoMigrationNames().filter((n) => MIGRATION && n >= MIGRATION))
-      fs.rmSync(path.join(before, name), { recursive: true });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await drop();
-    tmp.remove();
-  });
+  const fx = useMigrationFixture(kind, MIGRATION);
 
   it("sums the stored hourly rows into the whole API's hourly figures", async () => {
     expect(MIGRATION).toBeDefined();
-    await deployMigrations(db, { paths: { migrationsDir: before } });
+    await deployMigrations(fx.db, { paths: { migrationsDir: fx.before } });
     const latency = (n: number) => `ARRAY[${n}, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ${n * 2}]`;
-    await db.prisma.$executeRawUnsafe(
+    await fx.db.prisma.$executeRawUnsafe(
       `INSERT INTO "UsageHour" ("apiKeyId", "hour", "operation", "outcome", "requests", "latency") VALUES
        ('${KEYS[0]}', '2026-05-01 10:00', 'listPets', '2xx', 5, ${latency(2)}),
        ('${KEYS[1]}', '2026-05-01 10:00', 'listPets', '2xx', 7, ${latency(3)}),
        ('${KEYS[0]}', '2026-05-01 11:00', 'getPet', 'rate_limited', 2, ${latency(1)}),
        ('${KEYS[1]}', '2026-05-01 11:00', 'unauthenticated', '4xx', 4, ARRAY[4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])`,
     );
-    await deployMigrations(db, { paths: { migrationsDir: all } });
-    const totals = await db.prisma.usageHourTotal.findMany({
+    await deployMigrations(fx.db, { paths: { migrationsDir: fx.all } });
+    const totals = await fx.db.prisma.usageHourTotal.findMany({
       orderBy: [{ hour: "asc" }, { operation: "asc" }, { outcome: "asc" }],
     });
     expect(totals.map((t) => [t.hour.toISOString(), t.operation, t.outcome, t.requests, t.latency])).toEqual([
@@ -66,7 +40,7 @@ describe.each([
   });
 
   it("gives name searches a trigram index where the server has pg_trgm", async () => {
-    const indexes = await db.prisma.$queryRaw<{ name: string }[]>`
+    const indexes = await fx.db.prisma.$queryRaw<{ name: string }[]>`
       SELECT indexname::text AS name FROM pg_indexes WHERE tablename = 'Pet' ORDER BY 1`;
     expect(indexes.map((i) => i.name)).toEqual(
       [

@@ -3,6 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { getConfig } from "@petstore/config";
+import { afterAll, beforeAll } from "vitest";
+import { type Database, openDatabase } from "../src/index.ts";
 import { defaultMigrationPaths } from "../src/migrate/index.ts";
 import { createTemporaryDatabase, DEFAULT_ADMIN_URL, type TemporaryDatabase } from "../src/testing.ts";
 
@@ -46,4 +48,48 @@ export function copyMigrations(dir: string, extra: Record<string, string> = {}):
 export function writeMigrationFile(dir: string, folder: string, sql: string): void {
   fs.mkdirSync(path.join(dir, folder), { recursive: true });
   fs.writeFileSync(path.join(dir, folder, "migration.sql"), sql);
+}
+
+/** What a migration's test works on: an empty database, and the migrations folder `all` and `before` it. */
+export interface MigrationFixture {
+  db: Database;
+  /** Every migration of the repository. */
+  all: string;
+  /** The migrations before `migration` (it and the later ones removed). */
+  before: string;
+}
+
+/**
+ * Sets up a test of migration `migration` (a folder name) on `kind`: before all tests, a new empty database (on
+ * PostgreSQL, a temporary one) and the two migrations folders; after them, everything removed.
+ */
+export function useMigrationFixture(
+  kind: "postgres" | "pglite",
+  migration: string | undefined,
+): MigrationFixture {
+  const tmp = tempDir("migration");
+  const fixture = {
+    all: path.join(tmp.dir, "all"),
+    before: path.join(tmp.dir, "before"),
+  } as MigrationFixture;
+  let drop = async () => {};
+  beforeAll(async () => {
+    if (kind === "postgres") {
+      const temp = await createTempPostgresDatabase();
+      fixture.db = await openDatabase({ kind: "postgres", url: temp.url });
+      drop = temp.drop;
+    } else {
+      fixture.db = await openDatabase({ kind: "pglite", dir: "memory://" });
+    }
+    copyMigrations(fixture.all);
+    copyMigrations(fixture.before);
+    for (const name of repoMigrationNames().filter((n) => migration && n >= migration))
+      fs.rmSync(path.join(fixture.before, name), { recursive: true });
+  });
+  afterAll(async () => {
+    await fixture.db?.close();
+    await drop();
+    tmp.remove();
+  });
+  return fixture;
 }
