@@ -30,9 +30,12 @@ export function checkTarget(req: IncomingMessage): Problem | "*" | undefined {
     }
     req.url = `${absolute.pathname}${absolute.search}`;
   }
-  const q = (req.url ?? "/").indexOf("?");
+  const target = req.url ?? "/";
+  // Only a path with escapes can be badly encoded; most requests skip the decode.
+  if (!target.includes("%")) return undefined;
+  const q = target.indexOf("?");
   try {
-    decodeURIComponent(q < 0 ? (req.url ?? "/") : (req.url ?? "/").slice(0, q));
+    decodeURIComponent(q < 0 ? target : target.slice(0, q));
   } catch {
     return problems.malformedRequest("The request path is not valid percent-encoding.");
   }
