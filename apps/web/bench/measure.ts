@@ -5,8 +5,20 @@
  */
 import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import autocannon from "autocannon";
+import { type CommandOptions, WEB_DIR } from "../test/instances/production-server.ts";
 import { addDelta, commandCalls } from "./redis.ts";
+
+/**
+ * Where a benched server writes its log: `bench-results/<name>.log`, a file, so that its log lines never cost the
+ * load generator's CPU (in production they go to a collector, not to the clients).
+ */
+export function serverLog(name: string): Pick<CommandOptions, "logFile"> {
+  const dir = path.join(WEB_DIR, "bench-results");
+  fs.mkdirSync(dir, { recursive: true });
+  return { logFile: path.join(dir, `${name}.log`) };
+}
 
 /** A benched request. */
 export interface Scenario {

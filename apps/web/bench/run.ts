@@ -39,7 +39,7 @@ import {
 } from "../test/instances/production-server.ts";
 import { freePort } from "../test/support/common.ts";
 import { measureFloods } from "./floods.ts";
-import { loadAverage, type Measurement, measureRounds, round, rssMb, Tally } from "./measure.ts";
+import { loadAverage, type Measurement, measureRounds, round, rssMb, serverLog, Tally } from "./measure.ts";
 import { options } from "./options.ts";
 import { deletePrefix } from "./redis.ts";
 import { scenarios as benchScenarios } from "./scenarios.ts";
@@ -105,11 +105,14 @@ async function main(): Promise<void> {
       log("Starting the project (PETSTORE_SERVE=all) ...");
       // The default per-address budgets: the floods are to meet them as they would in production.
       const { ANONYMOUS_PER_MINUTE: _, ...defaults } = common;
-      const all = await startProductionServer(ports[0] as number, {
-        ...defaults,
-        RATE_LIMIT_PREFIX: PREFIX,
-        PETSTORE_SERVE: "all",
-      });
+      const all = await startProductionServer(
+        ports[0] as number,
+        { ...defaults, RATE_LIMIT_PREFIX: PREFIX, PETSTORE_SERVE: "all" },
+        90_000,
+        SERVER_BUNDLE,
+        [],
+        serverLog("all"),
+      );
       servers.push(all);
       const results = await measureFloods(all, { key, petId: pet.id, metricsToken: METRICS_TOKEN, log });
       writeResults({ mode: "floods", animals, loadAtStart, results });
@@ -123,6 +126,7 @@ async function main(): Promise<void> {
       90_000,
       SERVER_BUNDLE,
       [...options.apiNodeOptions, ...profiling],
+      serverLog("api"),
     );
     servers.push(api);
     const reference = await startProductionServer(
@@ -130,6 +134,8 @@ async function main(): Promise<void> {
       { ...common, RATE_LIMIT_PREFIX: `${PREFIX}:ref` },
       90_000,
       "bench/reference.ts",
+      [],
+      serverLog("reference"),
     );
     servers.push(reference);
     const third = await startProductionServer(
@@ -138,6 +144,7 @@ async function main(): Promise<void> {
       90_000,
       SERVER_BUNDLE,
       THIRD.env.PETSTORE_SERVE === "api" ? options.apiNodeOptions : [],
+      serverLog(THIRD.name.replace(/[^a-z]+/g, "-")),
     );
     servers.push(third);
     const targets = [api, reference, third];

@@ -43,6 +43,7 @@ import {
   round,
   runOnce,
   type Scenario,
+  serverLog,
   status,
   Tally,
 } from "./measure.ts";
@@ -178,13 +179,17 @@ async function main(): Promise<void> {
       90_000,
       SERVER_BUNDLE,
       options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.profileDir)}`] : [],
+      serverLog("webhooks-with"),
     );
     servers.push(withHooks);
-    const withoutHooks = await startProductionServer(portWithout, {
-      ...common,
-      DATABASE_URL: withoutDb.url,
-      RATE_LIMIT_PREFIX: `${PREFIX}:without`,
-    });
+    const withoutHooks = await startProductionServer(
+      portWithout,
+      { ...common, DATABASE_URL: withoutDb.url, RATE_LIMIT_PREFIX: `${PREFIX}:without` },
+      90_000,
+      SERVER_BUNDLE,
+      [],
+      serverLog("webhooks-without"),
+    );
     servers.push(withoutHooks);
     const scenario = createPet(
       new Map([
