@@ -8,7 +8,7 @@
  * A reservation whose request died (no response after 60 s) may be taken over; one whose request the process cut
  * while stopping is released at once (`releaseInFlight`), so the client's retry runs instead of getting 409.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { AppError } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
 import type { CoreDeps } from "./deps.ts";
@@ -34,9 +34,7 @@ export function fingerprintBody(body: unknown): string {
               .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
           )
         : v;
-  return createHash("sha256")
-    .update(JSON.stringify(canonical(body)))
-    .digest("hex");
+  return hash("sha256", JSON.stringify(canonical(body)), "hex");
 }
 
 export function createIdempotencyService({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {

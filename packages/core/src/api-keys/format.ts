@@ -4,7 +4,7 @@
  * is rejected without a database look-up and secret scanners can recognise leaked keys.
  * Keys are stored only as their SHA-256 (hex); the first 12 characters are the display prefix.
  */
-import { createHash, randomInt } from "node:crypto";
+import { hash, randomInt } from "node:crypto";
 import { crc32 } from "node:zlib";
 
 export type KeyEnvironment = "production" | "staging";
@@ -48,8 +48,8 @@ export function parseApiKey(key: string): KeyEnvironment | undefined {
   return match[1] === "live" ? "production" : "staging";
 }
 
-/** SHA-256 of the whole key, lower-case hex: what the database stores. */
-export const hashApiKey = (key: string): string => createHash("sha256").update(key).digest("hex");
+/** SHA-256 of the whole key, lower-case hex: what the database stores. One-shot `hash`: it runs on every request. */
+export const hashApiKey = (key: string): string => hash("sha256", key, "hex");
 
 /** Display prefix: the first 12 characters (e.g. `pet_live_4Fz`). */
 export const displayPrefix = (key: string): string => key.slice(0, KEY_PREFIX_LENGTH);
