@@ -258,6 +258,27 @@ describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
     expect(limiter.metrics()).toMatchObject({ checks: 7, admitted: 1, denied: 6, banned: 2, bans: 1 });
   });
 
+  it("applies a ban issued on another instance within a second even while the key's windows have room", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    let clock = Date.now();
+    const ban = { threshold: 1, windowSeconds: 600, baseSeconds: 900 };
+    const issuer = make({ ban }, { now: () => clock });
+    const other = make({ ban }, { now: () => clock });
+    const keyId = randomUUID();
+    // The same key's counters, checked against different limits: the issuer's are used up, the other's are not.
+    const roomy = { keyId, perMinute: 100, perDay: 1000 };
+    const tight = { keyId, perMinute: 1, perDay: 1000 };
+    expect((await other.checkKey(roomy)).allowed).toBe(true);
+    const codes: (string | undefined)[] = [];
+    for (let i = 0; i < 4 && codes.at(-1) !== "key_banned"; i++) codes.push((await issuer.checkKey(tight)).code);
+    expect(codes.at(-1)).toBe("key_banned");
+
+    // The other instance read "not banned" less than a second ago: it does not ask the store again yet.
+    expect((await other.checkKey(roomy)).allowed).toBe(true);
+    clock += 1_000;
+    expect((await other.checkKey(roomy)).code).toBe("key_banned");
+  });
+
   it("doubles the ban for each further ban on the same UTC day and starts over the next day", async () => {
     await clearOfBoundary(60_000, 5_000);
     let clock = Date.now();

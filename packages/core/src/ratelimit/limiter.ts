@@ -2,19 +2,20 @@
  * The rate limiter (docs/contract.md section 3 "Rate limits"; docs/interface.md "Limits").
  *
  * Per API key two fixed windows, a minute and a UTC day (@upstash/ratelimit `fixedWindow`, windows.ts: buckets
- * are `floor(Date.now() / window)`, so the day bucket turns at 00:00 UTC), plus a ban. A check sends three
- * commands at once (ban GET, minute and day `limit`), which the store pipelines: one store round trip for an
- * admitted request. A denied request then costs one more round trip, the DENY script, which refunds the request's
+ * are `floor(Date.now() / window)`, so the day bucket turns at 00:00 UTC), plus a ban. A check sends the minute
+ * and day `limit` at once, with a ban GET when the ban cache has not read the key's ban within the last second,
+ * and the store pipelines them: one store round trip for an admitted request. A denied request then costs one more round trip, the DENY script, which refunds the request's
  * increments of both windows (so a request denied by one window consumes neither budget, and a denied one leaves
  * no trace: each counter equals the admitted requests plus those still in flight) and logs the denial for the ban
  * in the same atomic call. A request that finds a ban running has its increments taken back (REFUND script).
  * Never over-admits: a request passes only if both windows' counters, after its own increment, are within limit.
- * Nothing is cached locally except running bans (ban-cache.ts): denials must reach the store to be counted for
- * bans across instances, and a `resetUsage` on another instance must apply at once.
+ * Nothing is cached locally except what the store last said of a key's ban (ban-cache.ts): denials must reach
+ * the store to be counted for bans across instances, and a `resetUsage` on another instance must apply at once.
  *
  * Ban: more than `ban.threshold` denials within `ban.windowSeconds` (sliding log in the store) bans the key for
  * `ban.baseSeconds * 2^(bans today - 1)`. The ban lives in the store (`<prefix>:ban:<key>`, value = end in ms)
- * and is cached locally until it ends, re-read from the store at most every 5 s.
+ * and is cached locally until it ends, re-read from the store at least every 5 s; that a key is not banned is
+ * cached for 1 s (ban-cache.ts says why that is safe).
  *
  * Store failures and timeouts (`storeTimeoutMs`) fail open, are counted in `metrics().storeFailures` and
  * logged at most once a minute (store-failures.ts). A circuit breaker (breaker.ts) sits in front of the store:
@@ -212,14 +213,18 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       stats.failOpen++;
       return failedOpen(at, limits);
     }
-    const cachedBan = bans.fresh(keyId, at);
-    if (cachedBan !== undefined) return deniedBy(banned(at, cachedBan, limits));
+    const known = bans.known(keyId, at);
+    if (typeof known === "number") return deniedBy(banned(at, known, limits));
 
     let results: [string | null, Hit, Hit];
     try {
-      // Started in the same tick: the store sends the three commands in one write (one round trip).
+      // Started in the same tick: the store sends the commands in one write (one round trip).
       results = await bounded(() =>
-        Promise.all([store.get(banKey(keyId)), hit(MINUTE, perMinute, keyId), hit(DAY, perDay, keyId)]),
+        Promise.all([
+          known === "clear" ? null : store.get(banKey(keyId)),
+          hit(MINUTE, perMinute, keyId),
+          hit(DAY, perDay, keyId),
+        ]),
       );
     } catch (err) {
       failures.failed("check", err);
@@ -233,7 +238,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       await failures.guarded("refund", () => runScript(store, REFUND, [minute.key, day.key], []));
       return deniedBy(banned(at, bannedUntil, limits));
     }
-    bans.delete(keyId);
+    if (known === undefined) bans.set(keyId, 0, at);
     if (minute.success && day.success) {
       stats.admitted++;
       return admitted(at, [windowState(minute, false), windowState(day, false)]);
