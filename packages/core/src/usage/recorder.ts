@@ -79,22 +79,40 @@ export interface RecentRequestStore {
 /** How many recent requests are kept per key. */
 export const RECENT_LIMIT = 100;
 
+/** Keys whose recent entries one flush interval holds at most; beyond it the oldest key's entries are dropped. */
+const MAX_RECENT_KEYS = 1_000;
+
 /**
- * The newest `limit` entries of each key in `entries` (oldest first), in their order. A flush hands only these to
- * the store, which keeps no more anyway: a busy key's 10,000 entries of one flush cost the event loop ~500 ms
- * of stream commands, its newest 100 ~3 ms.
+ * Each key's recent entries between two flushes, at most `RECENT_LIMIT` (plus a little slack, trimmed in batches)
+ * per key: the store keeps no more anyway, and a busy key's entries of one interval would otherwise live long
+ * enough to be promoted and collected as old objects (a flush of 10,000 entries also costs the event loop ~500 ms
+ * of stream commands, its newest 100 ~3 ms).
  */
-export function newestPerKey(entries: RecentRequest[], limit: number): RecentRequest[] {
-  const counts = new Map<string, number>();
-  const kept: RecentRequest[] = [];
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const entry = entries[i] as RecentRequest;
-    const seen = counts.get(entry.keyId) ?? 0;
-    if (seen >= limit) continue;
-    counts.set(entry.keyId, seen + 1);
-    kept.push(entry);
+class RecentBatch {
+  private byKey = new Map<string, RecentRequest[]>();
+
+  push(entry: RecentRequest): void {
+    let list = this.byKey.get(entry.keyId);
+    if (!list) {
+      if (this.byKey.size >= MAX_RECENT_KEYS) this.byKey.delete(this.byKey.keys().next().value as string);
+      list = [];
+      this.byKey.set(entry.keyId, list);
+    }
+    list.push(entry);
+    if (list.length >= RECENT_LIMIT + 64) list.splice(0, list.length - RECENT_LIMIT);
   }
-  return kept.reverse();
+
+  /** The newest `RECENT_LIMIT` entries of `keyId`, oldest first. */
+  of(keyId: string): RecentRequest[] {
+    return (this.byKey.get(keyId) ?? []).slice(-RECENT_LIMIT);
+  }
+
+  /** Every key's newest `RECENT_LIMIT` entries (each key's oldest first), emptying the batch. */
+  take(): RecentRequest[] {
+    const entries = [...this.byKey.values()].flatMap((list) => list.slice(-RECENT_LIMIT));
+    this.byKey = new Map();
+    return entries;
+  }
 }
 
 const HOUR_MS = 3_600_000;
@@ -114,7 +132,7 @@ export interface AnalyticsRecorderOptions {
 export class AnalyticsRecorder {
   private rows = new Map<string, UsageHourRow>();
   private inFlight: UsageHourRow[] = [];
-  private recentBatch: RecentRequest[] = [];
+  private readonly recentBatch = new RecentBatch();
   private running: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private lastRecentWarning = 0;
@@ -160,8 +178,6 @@ export class AnalyticsRecorder {
         clientIp: r.clientIp,
         requestId: r.requestId,
       });
-      // Bounded between flushes: only the newest entries can be kept anyway.
-      if (this.recentBatch.length > 20_000) this.recentBatch.splice(0, 10_000);
     }
   }
 
@@ -172,7 +188,7 @@ export class AnalyticsRecorder {
 
   /** Recent entries of `keyId` not yet handed to the store, oldest first. */
   pendingRecent(keyId: string): RecentRequest[] {
-    return this.recentBatch.filter((e) => e.keyId === keyId);
+    return this.recentBatch.of(keyId);
   }
 
   /** Forgets this instance's unflushed rows of `keyId` from `since` (Unix ms) on (usage reset). */
@@ -183,11 +199,10 @@ export class AnalyticsRecorder {
   /** Writes everything counted so far (one call at a time; concurrent callers wait). Never throws. */
   flush(): Promise<void> {
     if (this.running) return this.running.then(() => this.flush());
-    if (this.rows.size === 0 && this.recentBatch.length === 0) return Promise.resolve();
+    const recent = this.recentBatch.take();
+    if (this.rows.size === 0 && recent.length === 0) return Promise.resolve();
     const batch = [...this.rows.values()];
-    const recent = newestPerKey(this.recentBatch, RECENT_LIMIT);
     this.rows = new Map();
-    this.recentBatch = [];
     this.inFlight = batch;
     this.running = (async () => {
       const [rows, log] = await Promise.allSettled([
