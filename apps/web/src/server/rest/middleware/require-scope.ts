@@ -17,8 +17,9 @@ export const insufficientScopeChallenge = (scope: ApiKeyScope) =>
 export const requireScope = (scope: ApiKeyScope) => {
   const headers = { "WWW-Authenticate": insufficientScopeChallenge(scope) };
   const message = `This API key may not ${SCOPE_DESCRIPTIONS[scope]}: it lacks the ${scope} scope. An admin can add it to the key, or issue a key that has it.`;
-  return createMiddleware<RestEnv>(async (c, next) => {
-    if (c.get("caller")?.scopes.includes(scope)) return next();
-    throw new AppError("insufficient_scope", message, undefined, headers);
-  });
+  return createMiddleware<RestEnv>((c, next) =>
+    c.get("caller")?.scopes.includes(scope)
+      ? next()
+      : Promise.reject(new AppError("insufficient_scope", message, undefined, headers)),
+  );
 };

@@ -36,9 +36,9 @@ const lifecycleHeaders = (rt: Pick<Runtime, "config">) => ({
 /** Puts the lifecycle headers on every GET response on /pets/{petId}, errors included. */
 export const getPetLifecycle = (rt: Pick<Runtime, "config">) => {
   const headers = lifecycleHeaders(rt); // constant: built once, not per request
-  return createMiddleware<RestEnv>(async (c, next) => {
+  return createMiddleware<RestEnv>((c, next) => {
     if (c.req.method === "GET" || c.req.method === "HEAD") c.set("lifecycle", headers);
-    await next();
+    return next();
   });
 };
 
@@ -47,18 +47,19 @@ export const getPetLifecycle = (rt: Pick<Runtime, "config">) => {
  * the path is validated (and after `requireCaller`).
  */
 const sunsetGate = (rt: Pick<Runtime, "clock">) =>
-  createMiddleware<RestEnv>(async (c, next) => {
-    if (rt.clock() >= SUNSET_AT) {
-      return errorResponse(
-        {
-          code: "gone",
-          message: "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.",
-        },
-        c,
-      );
-    }
-    await next();
-  });
+  createMiddleware<RestEnv>((c, next) =>
+    rt.clock() < SUNSET_AT
+      ? next()
+      : Promise.resolve(
+          errorResponse(
+            {
+              code: "gone",
+              message: "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.",
+            },
+            c,
+          ),
+        ),
+  );
 
 const lifecycle = ["Deprecation", "Sunset", "Link"] as const;
 
