@@ -224,6 +224,30 @@ describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
     expect((await limiter.checkAnonymous(`${ip}-other`)).allowed).toBe(true);
   });
 
+  it("refuses an address whose budget is used up from memory until its window ends, even while the store fails", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    let storeDown = false;
+    const failing = new Proxy(opened.store, {
+      get(target, property) {
+        if (storeDown && property === "evalsha") return () => Promise.reject(new Error("store down"));
+        const value = Reflect.get(target, property);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const limiter = make({}, { store: failing });
+    const ip = `10.9.0.1-${randomUUID()}`;
+    for (let i = 0; i < 3; i++) expect((await limiter.checkAnonymous(ip)).allowed).toBe(true);
+    expect((await limiter.checkAnonymous(ip)).code).toBe("rate_limited");
+
+    storeDown = true;
+    const refused = await limiter.checkAnonymous(ip);
+    expect(refused).toMatchObject({ allowed: false, code: "rate_limited" });
+    expect(Number(rateLimitHeaders(refused)["Retry-After"])).toBeGreaterThanOrEqual(1);
+    // Another address has nothing refused in memory: its check needs the store, and fails open.
+    expect(await limiter.checkAnonymous(`${ip}-other`)).toMatchObject({ allowed: true, degraded: true });
+    expect(limiter.metrics().storeFailures).toBe(1);
+  });
+
   it("bans after more than `threshold` denials, shares the ban across instances, and unbans", async () => {
     await clearOfBoundary(60_000, 5_000);
     const bansSeen: { keyId: string; until: Date; banNumber: number }[] = [];
@@ -270,7 +294,8 @@ describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
     const tight = { keyId, perMinute: 1, perDay: 1000 };
     expect((await other.checkKey(roomy)).allowed).toBe(true);
     const codes: (string | undefined)[] = [];
-    for (let i = 0; i < 4 && codes.at(-1) !== "key_banned"; i++) codes.push((await issuer.checkKey(tight)).code);
+    for (let i = 0; i < 4 && codes.at(-1) !== "key_banned"; i++)
+      codes.push((await issuer.checkKey(tight)).code);
     expect(codes.at(-1)).toBe("key_banned");
 
     // The other instance read "not banned" less than a second ago: it does not ask the store again yet.

@@ -10,6 +10,11 @@ export interface WindowSpec {
   name: WindowName;
   ms: number;
   prefix: string;
+  /**
+   * An identifier found over the limit is refused from memory until the window ends (the engine's
+   * `ephemeralCache`): the client-address windows, where no ban counts denials and no usage reset frees a window.
+   */
+  refuseFromMemory?: boolean;
 }
 
 /** A window together with the limit that applies to this caller. */

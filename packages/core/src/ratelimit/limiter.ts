@@ -24,7 +24,8 @@
  * when to use the store again.
  *
  * Requests without a valid key count per client address (`checkAnonymous`), in the API's bucket or the
- * dashboard's (`scope`). A look-up of a key the caches do not know is counted in the API's bucket first, and
+ * dashboard's (`scope`); once an address's bucket is used up, this instance refuses it from memory until the
+ * window ends, so a flood from one address costs no store round trip after its first denial. A look-up of a key the caches do not know is counted in the API's bucket first, and
  * given back with `refundAnonymous` when the key proves valid or cannot be checked: only failed
  * authentications use up a client address's budget, and once it is used up, unknown keys from that address
  * cost no database look-up.
@@ -131,8 +132,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const MINUTE: WindowSpec = { name: "minute", ms: minuteMs, prefix: `${p}:rl:min` };
   const DAY: WindowSpec = { name: "day", ms: DAY_MS, prefix: `${p}:rl:day` };
   const ANON: Record<AnonymousScope, WindowSpec> = {
-    api: { name: "minute", ms: minuteMs, prefix: `${p}:rl:ip` },
-    dashboard: { name: "minute", ms: minuteMs, prefix: `${p}:rl:dash` },
+    api: { name: "minute", ms: minuteMs, prefix: `${p}:rl:ip`, refuseFromMemory: true },
+    dashboard: { name: "minute", ms: minuteMs, prefix: `${p}:rl:dash`, refuseFromMemory: true },
   };
   const anonymousLimit: Record<AnonymousScope, number> = {
     api: config.anonymousPerMinute,

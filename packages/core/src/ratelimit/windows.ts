@@ -8,14 +8,17 @@
  * and the minute and day scripts started in the same tick leave together: one store round trip (the stores
  * auto-pipeline them, redis-store.ts and upstash-store.ts).
  *
- * ephemeralCache is OFF: (a) denials must reach the store to be counted for bans across instances anyway; (b) a
- * banned key is short-circuited locally by the ban cache (ban-cache.ts); (c) the cache would outlive `resetUsage`
- * done on another instance (a day window blocked until midnight) and would cache denials that are only transient
- * while concurrent requests' refunds are in flight. The engine's own `timeout` is off (it would answer limit 0 /
+ * ephemeralCache is OFF for key windows: (a) denials must reach the store to be counted for bans across instances
+ * anyway; (b) a banned key is short-circuited locally by the ban cache (ban-cache.ts); (c) the cache would outlive
+ * `resetUsage` done on another instance (a day window blocked until midnight) and would cache denials that are
+ * only transient while concurrent requests' refunds are in flight. It is ON (bounded) for the client-address
+ * windows (`refuseFromMemory`), where none of that applies: an address over its limit stays refused until the
+ * window ends, and a refund given back meanwhile (a key that proved valid) can only matter for that window. The engine's own `timeout` is off (it would answer limit 0 /
  * reset 0): the limiter bounds every store call with its own timer.
  */
 import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis as UpstashRedis } from "@upstash/redis";
+import { BoundedMap } from "../bounded-map.ts";
 import { type WindowSpec, windowSeconds } from "./decisions.ts";
 import type { RateLimitStore } from "./store.ts";
 import type { WindowState } from "./types.ts";
@@ -33,6 +36,8 @@ export interface Hit {
 }
 
 const MAX_ENGINES = 1_000;
+/** Identifiers an engine refuses from memory at most (the oldest are forgotten first). */
+const MAX_REFUSED = 10_000;
 
 /** The counter key of `identifier` in `spec`'s bucket at `t` (Unix ms, the engine's clock `Date.now()`). */
 export function counterKey(spec: WindowSpec, identifier: string, t = Date.now()): string {
@@ -58,7 +63,7 @@ export function fixedWindows(store: RateLimitStore): {
         redis: store as unknown as UpstashRedis,
         limiter: Ratelimit.fixedWindow(limit, `${spec.ms} ms`),
         prefix: spec.prefix,
-        ephemeralCache: false,
+        ephemeralCache: spec.refuseFromMemory ? new BoundedMap<string, number>(MAX_REFUSED) : false,
         analytics: false,
         timeout: 0,
         enableTelemetry: false,
