@@ -143,6 +143,8 @@ export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps)
     lookup: verifier.lookup,
     /** Claims the look-up of a key `peek` did not know, for the requests that arrive meanwhile (verifier.ts). */
     claim: verifier.claim,
+    /** Keys read from the database to verify bearer tokens since the process started (verifier.ts). */
+    keysRead: verifier.keysRead,
 
     /**
      * Resolves a bearer token to its caller, or `undefined` when the key is malformed, unknown, revoked,

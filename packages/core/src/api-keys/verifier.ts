@@ -75,8 +75,11 @@ export function createKeyVerifier(deps: {
   /** Claimed look-ups by key hash (requests, not background refreshes). */
   const pending = new Map<string, Promise<ApiCaller | undefined | null>>();
   const lastUsedWritten = new Map<string, number>();
+  /** Keys read from the database since the process started (background refreshes included). */
+  let keysRead = 0;
 
   const loader = new DataLoader<string, KeyWithPlan | null, string>(async (hashes) => {
+    keysRead += hashes.length;
     const rows = await prisma.apiKey.findMany({
       where: { hash: { in: [...new Set(hashes)] } },
       include: { plan: true },
@@ -202,6 +205,9 @@ export function createKeyVerifier(deps: {
     forget(keyId: string): void {
       for (const [hash, entry] of valid) if (entry.key.id === keyId) valid.delete(hash);
     },
+
+    /** Keys this process has read from the database to verify a bearer token (a count; for /metrics). */
+    keysRead: (): number => keysRead,
   };
 }
 

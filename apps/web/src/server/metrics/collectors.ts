@@ -19,6 +19,8 @@ export interface ScrapeState {
   storeUp?: { store: string; up: 0 | 1; breakerOpen: 0 | 1 };
   /** 1 when this instance answers /readyz with 200, else 0 (draining, database down). */
   ready: 0 | 1;
+  /** Keys this instance has read from the database to verify bearer tokens. */
+  keysRead?: number;
   /** API keys whose ban has not ended yet (all instances: read from the database); absent when unknown. */
   activeBans?: number;
   /** Webhook delivery (webhooks.ts). */
@@ -36,6 +38,7 @@ export async function observeRuntime(rt: Runtime | undefined, draining = false):
   const store = readiness.checks.rateLimitStore;
   return {
     limiter: rt.rateLimiter.metrics(),
+    keysRead: rt.apiKeys.keysRead(),
     databaseUp: readiness.checks.database.ok ? 1 : 0,
     ready: readiness.status === "ok" ? 1 : 0,
     ...(store
@@ -99,6 +102,15 @@ export function registerScrapeCollectors(registry: Registry, scrape: { state?: S
     collect() {
       this.reset();
       this.inc(scrape.state?.limiter?.bans ?? 0);
+    },
+  });
+  new Counter({
+    name: "petstore_api_key_lookups_total",
+    help: "API keys this instance read from the database to verify a bearer token (keys its caches did not know, and background refreshes of keys in use).",
+    registers,
+    collect() {
+      this.reset();
+      this.inc(scrape.state?.keysRead ?? 0);
     },
   });
   new Gauge({
