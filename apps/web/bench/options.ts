@@ -4,6 +4,7 @@
  * the command line or when their variable is `1`/`true`. Throws a ZodError naming the bad option.
  */
 import { z } from "zod";
+import { API_ROLE_NODE_ARGS } from "../test/instances/production-server.ts";
 
 const positive = z.coerce.number().positive();
 /** An on/off option: on for `1` or `true`. */
@@ -43,10 +44,10 @@ export function readOptions<S extends z.ZodObject>(
 }
 
 /**
- * Node options of the bench's API-only instance: none, as docs/operations.md "Roles" recommends unless memory is
- * tighter than throughput (then `--max-semi-space-size=8 --max-old-space-size=96`; docs/performance.md).
+ * Node options of the bench's API-only instance: those `npm run start:api` runs it with (docs/operations.md
+ * "Roles"; docs/performance.md says why).
  */
-export const API_NODE_OPTIONS = "";
+export const API_NODE_OPTIONS = API_ROLE_NODE_ARGS.join(" ");
 
 const Options = z.object({
   duration: positive.default(12),

@@ -21,6 +21,18 @@ const BUILD_ID = path.join(WEB_DIR, ".next", "BUILD_ID");
 export const SERVER_BUNDLE = "dist/server.js";
 
 /**
+ * The Node options `npm run start:api` runs the API role with (apps/web/package.json), for the tests and benches
+ * that run that role as it is deployed. @throws when the script no longer has the `exec node <options>
+ * dist/server.js` shape.
+ */
+export const API_ROLE_NODE_ARGS: string[] = (() => {
+  const scripts = JSON.parse(fs.readFileSync(path.join(WEB_DIR, "package.json"), "utf8")).scripts;
+  const options = /\bexec node ((?:--\S+ )*)dist\/server\.js$/.exec(scripts["start:api"] ?? "")?.[1];
+  if (options === undefined) throw new Error(`unexpected start:api script: ${scripts["start:api"]}`);
+  return options.split(" ").filter(Boolean);
+})();
+
+/**
  * Runs `npm run build` in apps/web unless `.next/BUILD_ID` and the server bundle exist. When another build is running
  * (Next refuses a second one), waits up to `waitMs` for its BUILD_ID instead.
  * @returns whether this call built.

@@ -12,10 +12,12 @@ import { randomUUID } from "node:crypto";
 import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  API_ROLE_NODE_ARGS,
   ensureBuild,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
+  SERVER_BUNDLE,
   startProductionServer,
   WEB_DIR,
 } from "../instances/production-server.ts";
@@ -49,15 +51,22 @@ describe("deploys", () => {
   const issue = async (name: string) =>
     db.rt.apiKeys.create({ name, plan: "enterprise", perMinute: 1_000_000, perDay: 10_000_000 }, "test");
 
+  // The API role as `npm run start:api` runs it, heap options included.
   const start = (port: number, env: Record<string, string> = {}) =>
-    startProductionServer(port, {
-      DATABASE_URL: db.url,
-      REDIS_URL,
-      RATE_LIMIT_PREFIX: prefix,
-      PETSTORE_SERVE: "api",
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      ...env,
-    });
+    startProductionServer(
+      port,
+      {
+        DATABASE_URL: db.url,
+        REDIS_URL,
+        RATE_LIMIT_PREFIX: prefix,
+        PETSTORE_SERVE: "api",
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        ...env,
+      },
+      90_000,
+      SERVER_BUNDLE,
+      API_ROLE_NODE_ARGS,
+    );
 
   it("drains on SIGTERM: not ready at once, serves meanwhile with Connection: close, then exits 0 with every request counted", async () => {
     const { key, id } = await issue("drain");
@@ -157,9 +166,9 @@ describe("deploys", () => {
     expect(await countedRequests(db, id)).toBe(answers);
   }, 120_000);
 
-  it("stops the server when `npm run start` gets SIGTERM, leaving nothing running", async () => {
+  it("stops the API role's server when `npm run start:api` gets SIGTERM, leaving nothing running", async () => {
     const port = await freePort();
-    const npm = spawn("npm", ["run", "-s", "start"], {
+    const npm = spawn("npm", ["run", "-s", "start:api"], {
       cwd: WEB_DIR,
       env: {
         PATH: process.env.PATH ?? "",
@@ -167,7 +176,6 @@ describe("deploys", () => {
         NODE_ENV: "production",
         PORT: String(port),
         DATABASE_URL: db.url,
-        PETSTORE_SERVE: "api",
         SHUTDOWN_DRAIN_MS: "0",
         LOG_LEVEL: "warn",
       },
@@ -178,6 +186,8 @@ describe("deploys", () => {
     const group = npm.pid as number;
     try {
       await msUntil(async () => (await timed(`http://127.0.0.1:${port}/readyz`)).status === 200, 60_000);
+      // The API role: the dashboard is not served here.
+      expect((await timed(`http://127.0.0.1:${port}/admin`)).status).toBe(404);
       process.kill(group, "SIGTERM");
       await Promise.race([exited, sleep(10_000)]);
       await msUntil(async () => (await timed(`http://127.0.0.1:${port}/healthz`)).status === 0, 5_000);
