@@ -115,6 +115,7 @@ const envSchema = z
     RATE_LIMIT_BREAKER_COOLDOWN_MS: positiveInt.default(5000),
     ANONYMOUS_PER_MINUTE: positiveInt.default(60),
     DASHBOARD_ANONYMOUS_PER_MINUTE: positiveInt.default(60),
+    METRICS_SCRAPES_PER_MINUTE: positiveInt.default(60),
     BAN_THRESHOLD: positiveInt.default(30),
     BAN_WINDOW_SECONDS: positiveInt.default(600),
     BAN_BASE_SECONDS: positiveInt.default(900),
@@ -218,6 +219,8 @@ export interface Config {
     anonymousPerMinute: number;
     /** Requests per minute per client address to /api/trpc and the sign-in page without a known session. */
     dashboardAnonymousPerMinute: number;
+    /** GET /metrics requests per minute per client address (a scraper sends a few). */
+    metricsScrapesPerMinute: number;
     ban: { threshold: number; windowSeconds: number; baseSeconds: number };
   };
   trustProxy: boolean;
@@ -347,6 +350,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       breaker: { failures: e.RATE_LIMIT_BREAKER_FAILURES, cooldownMs: e.RATE_LIMIT_BREAKER_COOLDOWN_MS },
       anonymousPerMinute: e.ANONYMOUS_PER_MINUTE,
       dashboardAnonymousPerMinute: e.DASHBOARD_ANONYMOUS_PER_MINUTE,
+      metricsScrapesPerMinute: e.METRICS_SCRAPES_PER_MINUTE,
       ban: {
         threshold: e.BAN_THRESHOLD,
         windowSeconds: e.BAN_WINDOW_SECONDS,

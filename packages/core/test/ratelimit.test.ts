@@ -41,6 +41,7 @@ const baseConfig = (kind: StoreKind, prefix: string): RateLimitConfig => ({
   breaker: { failures: 3, cooldownMs: 5000 },
   anonymousPerMinute: 3,
   dashboardAnonymousPerMinute: 3,
+  metricsScrapesPerMinute: 3,
   ban: { threshold: 1000, windowSeconds: 600, baseSeconds: 900 },
 });
 

@@ -9,7 +9,7 @@
  *   most once a second.
  */
 import { generateApiKey } from "@petstore/core";
-import { sleep } from "@petstore/core/testing";
+import { clearOfBoundary, sleep } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
 import { startProductionServer } from "../instances/production-server.ts";
 import { freePort } from "../support/common.ts";
@@ -104,7 +104,11 @@ describe("dashboard traffic without a session", () => {
 
 describe("/metrics in production", () => {
   const TOKEN = "metrics-token-0123456789abcdef";
-  const app = useProductionApp({ PETSTORE_ENV: "production", METRICS_TOKEN: TOKEN });
+  const app = useProductionApp({
+    PETSTORE_ENV: "production",
+    METRICS_TOKEN: TOKEN,
+    METRICS_SCRAPES_PER_MINUTE: "12",
+  });
 
   it("refuses a scrape without the token and computes a scrape at most once a second", async () => {
     const scrape = (authorization?: string) =>
@@ -118,6 +122,27 @@ describe("/metrics in production", () => {
     expect(await (await scrape(`Bearer ${TOKEN}`)).text()).toBe(text);
     await sleep(1100);
     expect(await (await scrape(`Bearer ${TOKEN}`)).text()).not.toBe(text);
+  });
+
+  it("answers at most METRICS_SCRAPES_PER_MINUTE scrapes a minute per client address, then a JSON 429", async () => {
+    await clearOfBoundary(60_000, 10_000);
+    const scrape = (ip: string) =>
+      fetch(`${app.baseUrl}/metrics`, {
+        headers: { authorization: `Bearer ${TOKEN}`, "x-forwarded-for": ip },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await scrape("203.0.113.70");
+      await r.body?.cancel();
+      statuses.push(r.status);
+    }
+    expect(statuses).toEqual([...Array(12).fill(200), ...Array(8).fill(429)]);
+    const refused = await scrape("203.0.113.70");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toMatchObject({ code: "rate_limited" });
+    // The scraper at another address is not affected.
+    expect((await scrape("203.0.113.71")).status).toBe(200);
   });
 
   it("will not start in production without a token, unless metrics are off", async () => {

@@ -134,10 +134,12 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const ANON: Record<AnonymousScope, WindowSpec> = {
     api: { name: "minute", ms: minuteMs, prefix: `${p}:rl:ip`, refuseFromMemory: true },
     dashboard: { name: "minute", ms: minuteMs, prefix: `${p}:rl:dash`, refuseFromMemory: true },
+    metrics: { name: "minute", ms: minuteMs, prefix: `${p}:rl:metrics`, refuseFromMemory: true },
   };
   const anonymousLimit: Record<AnonymousScope, number> = {
     api: config.anonymousPerMinute,
     dashboard: config.dashboardAnonymousPerMinute,
+    metrics: config.metricsScrapesPerMinute,
   };
   /** Bounded by the timeout and the breaker: every store round trip of the request path goes through here. */
   const bounded = <T>(call: () => Promise<T>): Promise<T> =>

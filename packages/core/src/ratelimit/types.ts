@@ -11,7 +11,7 @@ export type RateLimitConfig = Config["rateLimit"];
 export type StoreKind = "redis" | "upstash" | "memory";
 
 /** Which per-address bucket a request without a valid key counts in: the API's or the dashboard's. */
-export type AnonymousScope = "api" | "dashboard";
+export type AnonymousScope = "api" | "dashboard" | "metrics";
 
 /** Name of a fixed window as it appears in the `RateLimit` / `RateLimit-Policy` headers. */
 export type WindowName = "minute" | "day";
@@ -103,7 +103,8 @@ export interface RateLimiter {
   checkKey(limits: KeyLimits, options?: { storeFailed?: boolean }): Promise<RateLimitDecision>;
   /**
    * Checks and counts one request without a valid key, per client address: in the API's bucket
-   * (`anonymousPerMinute`, the default) or the dashboard's (`dashboardAnonymousPerMinute`). Never throws.
+   * (`anonymousPerMinute`, the default), the dashboard's (`dashboardAnonymousPerMinute`) or that of /metrics
+   * (`metricsScrapesPerMinute`). Never throws.
    */
   checkAnonymous(ip: string, scope?: AnonymousScope): Promise<RateLimitDecision>;
   /**

@@ -1,11 +1,14 @@
 /**
  * GET /metrics: the process's metrics in the Prometheus text format (docs/contract.md section 5; names in
- * docs/operations.md "Metrics"). Outside /v1, so neither authenticated by API keys nor counted by the API's
- * rate limiter.
+ * docs/operations.md "Metrics"). Outside /v1, so neither authenticated by API keys nor counted in the API's
+ * buckets.
  * - METRICS_ENABLED off: 404 `not_found`.
  * - METRICS_TOKEN set (required in production, packages/config): the scrape must send
  *   `Authorization: Bearer <token>`, else 401 `unauthorized` (JSON error body; `WWW-Authenticate: Bearer`),
  *   compared in constant time on SHA-256 digests so neither the token nor its length leaks through timing.
+ * - Every request counts against its client address's scrape budget (`METRICS_SCRAPES_PER_MINUTE`, docs/contract.md
+ *   section 5), checked first: beyond it, 429 `rate_limited` with Retry-After, from memory until the minute
+ *   ends. A scraper sends a few a minute; a flood, even with the token, gets cheap refusals instead of the text.
  * - A scrape is computed at most once per second per instance: scrapes within that second, or while one is
  *   being computed, get the same text, so a flood of scrapes costs no more than one a second.
  * Every answer carries `Cache-Control: no-store`.
@@ -13,7 +16,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Config } from "@petstore/config";
 import type { Problem } from "@petstore/contracts";
-import type { Runtime } from "@petstore/core";
+import { type Runtime, rateLimitHeaders } from "@petstore/core";
+import { trustedClientIp } from "../client-ip.ts";
 import { errorResponse } from "../http/error-answer.ts";
 import { observeRuntime } from "./collectors.ts";
 import { getMetrics } from "./registry.ts";
@@ -64,6 +68,23 @@ export function metricsEndpoint(
     const metrics = getMetrics();
     if (!metrics)
       return refuse({ code: "not_found", message: "Metrics are disabled (METRICS_ENABLED)." }, request);
+    const rt = await runtime();
+    if (rt) {
+      const ip = trustedClientIp(request.headers, rt.config.trustProxy);
+      const decision = await rt.rateLimiter.checkAnonymous(ip, "metrics");
+      if (!decision.allowed) {
+        const headers = rateLimitHeaders(decision);
+        const retry = headers["Retry-After"] ?? "1";
+        return refuse(
+          {
+            code: "rate_limited",
+            message: `Too many scrapes from this address: ${decision.reported?.limit ?? ""} per minute. Retry after ${retry} s.`,
+            headers,
+          },
+          request,
+        );
+      }
+    }
     if (
       settings.token !== undefined &&
       !bearerMatches(request.headers.get("authorization"), settings.token)
