@@ -25,6 +25,8 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     body?: string;
     requests?: Array<RawRequest & { setupRequest?: (request: RawRequest) => RawRequest }>;
+    /** Runs the load in this many worker threads (then no `response` events, and no function options). */
+    workers?: number;
   }
   interface Result {
     requests: Histogram;

@@ -15,8 +15,8 @@
  * loaded machine distorts least), each project role's ratios to the reference, the RSS of each server after
  * the run, and the load average. Written to bench-results/latest.json.
  *
- * `--floods` (BENCH_FLOODS=1) measures instead what anonymous floods leave of a real key's getPet on the
- * all-in-one instance: getPet alone and getPet beside each flood (forged keys, signed-out /api/trpc calls,
+ * `--floods` (BENCH_FLOODS=1) measures instead what anonymous floods leave of a real key's getPet on an
+ * API-only instance and on an all-in-one instance: getPet alone and getPet beside each flood (forged keys, signed-out /api/trpc calls,
  * /metrics with its token), alternating (bench/floods.ts). `--metrics` / `--analytics` (BENCH_METRICS=1,
  * BENCH_ANALYTICS=1) make the third server an API-only instance with metrics or usage analytics off, for their
  * cost. Options (bench/options.ts): --duration, --rounds, --connections, --warmup, --api-node-options (replaces
@@ -102,19 +102,25 @@ async function main(): Promise<void> {
     const ports = await Promise.all([freePort(), freePort(), freePort()]);
 
     if (options.floods) {
-      log("Starting the project (PETSTORE_SERVE=all) ...");
       // The default per-address budgets: the floods are to meet them as they would in production.
       const { ANONYMOUS_PER_MINUTE: _, ...defaults } = common;
-      const all = await startProductionServer(
-        ports[0] as number,
-        { ...defaults, RATE_LIMIT_PREFIX: PREFIX, PETSTORE_SERVE: "all" },
-        90_000,
-        SERVER_BUNDLE,
-        [],
-        serverLog("all"),
-      );
-      servers.push(all);
-      const results = await measureFloods(all, { key, petId: pet.id, metricsToken: METRICS_TOKEN, log });
+      const results: Record<string, Awaited<ReturnType<typeof measureFloods>>> = {};
+      // An API-only instance (as `npm run start:api` runs it), then an all-in-one one: in the second, the
+      // dashboard flood's first calls reach Next, whose AsyncLocalStorage then costs every promise of the process.
+      for (const role of ["api", "all"] as const) {
+        log(`Starting the project (PETSTORE_SERVE=${role}) ...`);
+        const server = await startProductionServer(
+          ports[0] as number,
+          { ...defaults, RATE_LIMIT_PREFIX: `${PREFIX}:${role}`, PETSTORE_SERVE: role },
+          90_000,
+          SERVER_BUNDLE,
+          role === "api" ? options.apiNodeOptions : [],
+          serverLog(`floods-${role}`),
+        );
+        servers.push(server);
+        results[role] = await measureFloods(server, { key, petId: pet.id, metricsToken: METRICS_TOKEN, log });
+        await server.stop();
+      }
       writeResults({ mode: "floods", animals, loadAtStart, results });
       return;
     }
