@@ -6,6 +6,8 @@
 import { execFileSync } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
+import { z } from "zod";
+import { readOptions } from "./options.ts";
 
 /** The password of the accounts the suites create. */
 export const PASSWORD = "correct horse battery staple";
@@ -38,9 +40,12 @@ export function freePortSync(): number {
  * FC_RUNS and FC_SEED override them (to run longer, or to replay a seed fast-check reported).
  */
 export function propertyRuns(runs: number, seed: number) {
-  return {
-    numRuns: Number(process.env.FC_RUNS ?? runs),
-    seed: Number(process.env.FC_SEED ?? seed),
-    endOnFailure: true,
-  } as const;
+  const given = readOptions(
+    z.object({
+      runs: z.coerce.number().int().positive().default(runs),
+      seed: z.coerce.number().int().default(seed),
+    }),
+    { runs: { env: "FC_RUNS" }, seed: { env: "FC_SEED" } },
+  );
+  return { numRuns: given.runs, seed: given.seed, endOnFailure: true } as const;
 }
