@@ -5,6 +5,8 @@
  * output all translate through `translateError`, so one failure reads the same everywhere:
  * - a domain error (`AppError`) stays as it is;
  * - a database that cannot be reached is 503 `service_unavailable` with `Retry-After`;
+ * - a transaction aborted by a concurrent one (deadlock, serialization failure) is 409 `conflict`: nothing was
+ *   written, and the same request can be sent again;
  * - anything else is 500 `internal_error`, whose message names no internal detail.
  * Imports nothing but contracts, so light entry points (server.ts) can load it (`@petstore/core/errors`).
  */
@@ -53,27 +55,53 @@ const CONNECTION_KINDS = new Set([
   "TooManyConnections",
 ]);
 
+type ErrorLike = {
+  name?: string;
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  kind?: unknown;
+  originalCode?: unknown;
+  errors?: unknown;
+  meta?: { driverAdapterError?: { cause?: unknown } };
+};
+
+/** `error` and its causes, at most six deep; a driver adapter's error reaches Prisma's error in `meta`. */
+function* causeChain(error: unknown): Generator<ErrorLike> {
+  for (let e: unknown = error, depth = 0; e && depth < 6; depth++) {
+    const err = e as ErrorLike;
+    yield err;
+    e = err.cause ?? err.meta?.driverAdapterError?.cause;
+  }
+}
+
+const hasCode = (err: ErrorLike, codes: Set<string>) =>
+  (typeof err.code === "string" && codes.has(err.code)) ||
+  (typeof err.originalCode === "string" && codes.has(err.originalCode));
+
 /** True when `error` (or its cause chain, or an AggregateError's members) says the database could not be reached. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 6; depth++) {
-    const err = e as {
-      name?: string;
-      code?: unknown;
-      message?: unknown;
-      cause?: unknown;
-      kind?: unknown;
-      originalCode?: unknown;
-      errors?: unknown;
-      meta?: { driverAdapterError?: { cause?: unknown } };
-    };
+  for (const err of causeChain(error)) {
     if (err.name === "PrismaClientInitializationError") return true;
-    if (typeof err.code === "string" && CONNECTION_CODES.has(err.code)) return true;
-    if (typeof err.originalCode === "string" && CONNECTION_CODES.has(err.originalCode)) return true;
+    if (hasCode(err, CONNECTION_CODES)) return true;
     if (typeof err.kind === "string" && CONNECTION_KINDS.has(err.kind)) return true;
     if (typeof err.message === "string" && CONNECTION_ERROR.test(err.message)) return true;
     if (Array.isArray(err.errors) && err.errors.some(isDatabaseUnavailable)) return true;
-    // A driver adapter's error reaches Prisma's error in `meta`, not in the cause chain.
-    e = err.cause ?? err.meta?.driverAdapterError?.cause;
+  }
+  return false;
+}
+
+/**
+ * Codes of a transaction PostgreSQL aborted because a concurrent one conflicted with it: a deadlock (40P01) or
+ * a serialization failure (40001), which Prisma reports as P2034. PostgreSQL's answer to both is "retry the
+ * transaction" (PostgreSQL manual, 13.4 "Data Consistency Checks at the Application Level").
+ */
+const WRITE_CONFLICT_CODES = new Set(["P2034", "40001", "40P01"]);
+
+/** True when `error` (or its cause chain) is a transaction aborted by a deadlock or a serialization failure. */
+export function isWriteConflict(error: unknown): boolean {
+  for (const err of causeChain(error)) {
+    if (hasCode(err, WRITE_CONFLICT_CODES) || err.kind === "TransactionWriteConflict") return true;
   }
   return false;
 }
@@ -103,6 +131,13 @@ export function translateError(thrown: unknown, context: { requestId?: string } 
   if (AppError.is(thrown)) return { error: thrown, kind: "domain" };
   if (isDatabaseUnavailable(thrown)) {
     return { error: Object.assign(unavailableError(), { cause: thrown }), kind: "unavailable" };
+  }
+  if (isWriteConflict(thrown)) {
+    const conflict = new AppError(
+      "conflict",
+      "A concurrent change conflicted with this one; retry the request.",
+    );
+    return { error: Object.assign(conflict, { cause: thrown }), kind: "domain" };
   }
   const message = context.requestId
     ? `An unexpected error occurred (request id ${context.requestId}).`

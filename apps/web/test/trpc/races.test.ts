@@ -16,14 +16,19 @@ import { type Caller, categoryId, type Harness, openHarness } from "./support";
 
 const params = propertyRuns(25, 20_301_219);
 
-/** The tRPC code a call ended with: `OK`, or its error code (anything else is rethrown). */
+/**
+ * The tRPC code a call ended with: `OK`, or its error code (anything else is rethrown). An unexpected error
+ * carries what caused it, so that a failing run names the database error behind a 500.
+ */
 async function outcome(call: Promise<unknown>): Promise<string> {
   try {
     await call;
     return "OK";
   } catch (error) {
-    if (error instanceof TRPCError) return error.code;
-    throw error;
+    if (!(error instanceof TRPCError)) throw error;
+    if (error.code !== "INTERNAL_SERVER_ERROR") return error.code;
+    const original = (error.cause as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+    return `${error.code} (${String(original?.code)}: ${String(original?.message)})`;
   }
 }
 
