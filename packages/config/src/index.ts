@@ -116,6 +116,7 @@ const envSchema = z
     ANONYMOUS_PER_MINUTE: positiveInt.default(60),
     DASHBOARD_ANONYMOUS_PER_MINUTE: positiveInt.default(60),
     METRICS_SCRAPES_PER_MINUTE: positiveInt.default(60),
+    ANONYMOUS_REFUSAL_DELAY_MS: nonNegativeInt.max(60_000).default(1000),
     BAN_THRESHOLD: positiveInt.default(30),
     BAN_WINDOW_SECONDS: positiveInt.default(600),
     BAN_BASE_SECONDS: positiveInt.default(900),
@@ -221,6 +222,11 @@ export interface Config {
     dashboardAnonymousPerMinute: number;
     /** GET /metrics requests per minute per client address (a scraper sends a few). */
     metricsScrapesPerMinute: number;
+    /**
+     * How long the 429 of an address over an anonymous budget is held before it is answered (ms; 0: at once),
+     * so that a client calling on while refused is slowed to one request per connection per delay.
+     */
+    anonymousRefusalDelayMs: number;
     ban: { threshold: number; windowSeconds: number; baseSeconds: number };
   };
   trustProxy: boolean;
@@ -351,6 +357,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       anonymousPerMinute: e.ANONYMOUS_PER_MINUTE,
       dashboardAnonymousPerMinute: e.DASHBOARD_ANONYMOUS_PER_MINUTE,
       metricsScrapesPerMinute: e.METRICS_SCRAPES_PER_MINUTE,
+      anonymousRefusalDelayMs: e.ANONYMOUS_REFUSAL_DELAY_MS,
       ban: {
         threshold: e.BAN_THRESHOLD,
         windowSeconds: e.BAN_WINDOW_SECONDS,

@@ -2,6 +2,7 @@ export * from "./api-keys/format.ts";
 export * from "./api-keys/policy.ts";
 export * from "./api-keys/search.ts";
 export * from "./api-keys/service.ts";
+export { KEY_CACHE_TTL_MS } from "./api-keys/verifier.ts";
 export * from "./api-keys/view.ts";
 export * from "./audit.ts";
 export * from "./audit-log.ts";

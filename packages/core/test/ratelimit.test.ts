@@ -10,6 +10,7 @@ import {
   createRedisStore,
   createUpstashStore,
   type RateLimitConfig,
+  type RateLimitDecision,
   type RateLimiter,
   type RateLimiterOptions,
   type RateLimitStore,
@@ -42,6 +43,7 @@ const baseConfig = (kind: StoreKind, prefix: string): RateLimitConfig => ({
   anonymousPerMinute: 3,
   dashboardAnonymousPerMinute: 3,
   metricsScrapesPerMinute: 3,
+  anonymousRefusalDelayMs: 0,
   ban: { threshold: 1000, windowSeconds: 600, baseSeconds: 900 },
 });
 
@@ -247,6 +249,30 @@ describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
     // Another address has nothing refused in memory: its check needs the store, and fails open.
     expect(await limiter.checkAnonymous(`${ip}-other`)).toMatchObject({ allowed: true, degraded: true });
     expect(limiter.metrics().storeFailures).toBe(1);
+  });
+
+  it("holds an anonymous refusal for the delay (never past its window), an admitted check not at all", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    const limiter = make({ anonymousRefusalDelayMs: 300 });
+    const ip = `10.8.0.1-${randomUUID()}`;
+    const timed = async (decision: RateLimitDecision) => {
+      const started = performance.now();
+      await limiter.holdRefusal(decision);
+      return performance.now() - started;
+    };
+    const admitted = await limiter.checkAnonymous(ip);
+    expect(await timed(admitted)).toBeLessThan(50);
+    for (let i = 0; i < 2; i++) await limiter.checkAnonymous(ip);
+    const refused = await limiter.checkAnonymous(ip);
+    expect(refused.allowed).toBe(false);
+    const holds = await Promise.all([timed(refused), timed(refused)]);
+    for (const ms of holds) expect(ms).toBeGreaterThanOrEqual(290);
+    // A refusal whose window ends sooner is held only until then.
+    const window = refused.reported;
+    if (!window) throw new Error("a refusal reports its window");
+    const endingSoon = { ...refused, reported: { ...window, resetMs: Date.now() + 60 } };
+    expect(await timed(endingSoon)).toBeLessThan(250);
+    expect(limiter.metrics().heldRefusals).toBe(0);
   });
 
   it("bans after more than `threshold` denials, shares the ban across instances, and unbans", async () => {

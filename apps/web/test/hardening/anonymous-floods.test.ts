@@ -6,9 +6,11 @@
  * - dashboard traffic without a session (tRPC calls, the sign-in page) is limited per client address, with a JSON
  *   429 and Retry-After, while a signed-in user from the same address is not;
  * - /metrics needs its token in production, start-up refuses production without one, and a scrape is computed at
- *   most once a second.
+ *   most once a second;
+ * - the 429 of an address over an anonymous budget is held before it is answered (ANONYMOUS_REFUSAL_DELAY_MS), in
+ *   every place such budgets apply, while a real key from the same address is answered at once.
  */
-import { generateApiKey } from "@petstore/core";
+import { generateApiKey, KEY_CACHE_TTL_MS } from "@petstore/core";
 import { clearOfBoundary, sleep } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
 import { startProductionServer } from "../instances/production-server.ts";
@@ -29,7 +31,8 @@ async function keysRead(app: ReturnType<typeof useProductionApp>): Promise<numbe
 }
 
 describe("forged API keys from one address", () => {
-  const app = useProductionApp({ ANONYMOUS_PER_MINUTE: "10" });
+  // Refusals answered at once: these tests count look-ups; the hold has tests of its own below.
+  const app = useProductionApp({ ANONYMOUS_PER_MINUTE: "10", ANONYMOUS_REFUSAL_DELAY_MS: "0" });
 
   it("cost database look-ups only within the address's anonymous budget", async () => {
     const real = () =>
@@ -58,6 +61,26 @@ describe("forged API keys from one address", () => {
       headers: { authorization: `Bearer ${forgedKey()}`, "x-forwarded-for": "203.0.113.51" },
     });
     expect(other.status).toBe(401);
+  });
+
+  it("does not lock out a real key idle for longer than its cache while its address's budget is used up", async () => {
+    const ip = "203.0.113.53";
+    const real = () =>
+      fetch(`${app.baseUrl}/v1/pets`, {
+        headers: { authorization: `Bearer ${app.key}`, "x-forwarded-for": ip },
+      }).then((r) => r.status);
+    expect(await real()).toBe(200);
+    const flood = await Promise.all(
+      Array.from({ length: 15 }, () =>
+        fetch(`${app.baseUrl}/v1/pets`, {
+          headers: { authorization: `Bearer ${forgedKey()}`, "x-forwarded-for": ip },
+        }).then((r) => r.status),
+      ),
+    );
+    expect(flood).toContain(429);
+    // The key's cache entry has expired: it is looked up again, without the address's used-up budget.
+    await sleep(KEY_CACHE_TTL_MS + 500);
+    expect(await real()).toBe(200);
   });
 
   it("remembers a key that failed, so repeating it costs no look-up", async () => {
@@ -164,5 +187,62 @@ describe("/metrics in production", () => {
     } finally {
       await off.stop();
     }
+  });
+});
+
+describe("refusals of an address over an anonymous budget", () => {
+  const DELAY_MS = 800;
+  const TOKEN = "metrics-token-0123456789abcdef";
+  const budgets = {
+    ANONYMOUS_PER_MINUTE: "2",
+    DASHBOARD_ANONYMOUS_PER_MINUTE: "2",
+    METRICS_SCRAPES_PER_MINUTE: "2",
+    ANONYMOUS_REFUSAL_DELAY_MS: String(DELAY_MS),
+    METRICS_TOKEN: TOKEN,
+  };
+  const all = useProductionApp(budgets);
+  const api = useProductionApp({ ...budgets, PETSTORE_SERVE: "api" });
+
+  /** Status and milliseconds of one request from `ip`. */
+  async function timed(url: string, ip: string, headers: Record<string, string> = {}) {
+    const started = performance.now();
+    const r = await fetch(url, { headers: { ...headers, "x-forwarded-for": ip } });
+    await r.body?.cancel();
+    return { status: r.status, ms: performance.now() - started, retryAfter: r.headers.get("retry-after") };
+  }
+
+  it.each([
+    ["/v1 without a key", () => all, "/v1/pets", {}],
+    ["/metrics", () => all, "/metrics", { authorization: `Bearer ${TOKEN}` }],
+    ["the dashboard without a session", () => all, "/api/trpc/auth.me", {}],
+    ["a dashboard path on an API-only instance", () => api, "/api/trpc/auth.me", {}],
+  ] as const)("are held for the delay on %s, concurrent ones side by side", async (_, app, path, headers) => {
+    await clearOfBoundary(60_000, 10_000);
+    const ip = `203.0.113.${80 + Math.floor(Math.random() * 100)}`;
+    const url = `${app().baseUrl}${path}`;
+    const first = [await timed(url, ip, headers), await timed(url, ip, headers)];
+    for (const r of first) expect(r.status).not.toBe(429);
+    for (const r of first) expect(r.ms).toBeLessThan(DELAY_MS / 2);
+    const refused = await Promise.all(Array.from({ length: 20 }, () => timed(url, ip, headers)));
+    for (const r of refused) {
+      expect(r.status).toBe(429);
+      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(r.ms).toBeGreaterThanOrEqual(DELAY_MS - 50);
+      // Held side by side, not one after another.
+      expect(r.ms).toBeLessThan(3 * DELAY_MS);
+    }
+  });
+
+  it("answer a real key from the same address at once meanwhile", async () => {
+    await clearOfBoundary(60_000, 10_000);
+    const ip = "203.0.113.79";
+    const key = { authorization: `Bearer ${api.key}` };
+    expect((await timed(`${api.baseUrl}/v1/pets`, ip, key)).status).toBe(200);
+    const held = Promise.all(Array.from({ length: 10 }, () => timed(`${api.baseUrl}/v1/pets`, ip)));
+    await sleep(DELAY_MS / 4);
+    const real = await timed(`${api.baseUrl}/v1/pets`, ip, key);
+    expect(real.status).toBe(200);
+    expect(real.ms).toBeLessThan(DELAY_MS / 2);
+    expect((await held).filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(8);
   });
 });

@@ -12,7 +12,9 @@
  * and concurrent requests with the same key wait for that one look-up instead of using budget of their own.
  *
  * A key in use is read again in the background once its entry is 2 s old, so a busy key never waits for the
- * database and never needs a look-up that the anonymous budget could refuse.
+ * database. A key whose entry is older than 4 s is still remembered as once valid (`wasValid`, up to 10,000 keys),
+ * so that a key idle for a while is looked up again without its client address's anonymous budget: a flood from
+ * that address cannot lock a real key out.
  */
 import type { ApiKeyScope, PlanName } from "@petstore/contracts";
 import type { PrismaClient } from "@petstore/db";
@@ -38,14 +40,15 @@ export interface ApiCaller {
 }
 
 /**
- * What memory alone says about a token: a caller, invalid, unknown (a database look-up is needed), or pending
+ * What memory alone says about a token: a caller, invalid, unknown (a database look-up is needed; `wasValid`
+ * when the key was valid when last read, longer than the cache's 4 s ago, so it is no forged key), or pending
  * (another request claimed the key's look-up: `result` resolves with the caller, `undefined` for an invalid key,
  * or `null` when that request gave the look-up up; it rejects when the database fails).
  */
 export type KeyCheck =
   | { kind: "valid"; caller: ApiCaller }
   | { kind: "invalid" }
-  | { kind: "unknown" }
+  | { kind: "unknown"; wasValid: boolean }
   | { kind: "pending"; result: Promise<ApiCaller | undefined | null> };
 
 /** The right to look a key up, taken by the first request that needs it (`claim`). */
@@ -158,7 +161,7 @@ export function createKeyVerifier(deps: {
       const refusedUntil = invalid.get(hash);
       if (refusedUntil !== undefined && refusedUntil > nowMs) return { kind: "invalid" };
       const result = pending.get(hash);
-      return result ? { kind: "pending", result } : { kind: "unknown" };
+      return result ? { kind: "pending", result } : { kind: "unknown", wasValid: cached !== undefined };
     },
 
     /** Reads `token`'s key from the database (see `lookup` above). */

@@ -23,6 +23,7 @@ export function disabledLimiter(
       return open();
     },
     refundAnonymous: async () => {},
+    holdRefusal: async () => {},
     isBanned: async () => null,
     unban: async () => {},
     resetUsage: async () => {},

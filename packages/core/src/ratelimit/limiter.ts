@@ -25,7 +25,8 @@
  *
  * Requests without a valid key count per client address (`checkAnonymous`), in the API's bucket or the
  * dashboard's (`scope`); once an address's bucket is used up, this instance refuses it from memory until the
- * window ends, so a flood from one address costs no store round trip after its first denial. A look-up of a key the caches do not know is counted in the API's bucket first, and
+ * window ends, so a flood from one address costs no store round trip after its first denial, and its refusals
+ * are answered only after `anonymousRefusalDelayMs` (`holdRefusal`, refusal-hold.ts). A look-up of a key the caches do not know is counted in the API's bucket first, and
  * given back with `refundAnonymous` when the key proves valid or cannot be checked: only failed
  * authentications use up a client address's budget, and once it is used up, unknown keys from that address
  * cost no database look-up.
@@ -46,6 +47,7 @@ import {
   type WindowSpec,
 } from "./decisions.ts";
 import { disabledLimiter } from "./disabled.ts";
+import { createRefusalHold } from "./refusal-hold.ts";
 import { DENY, REFUND } from "./scripts.ts";
 import { type RateLimitStore, runScript } from "./store.ts";
 import { storeFailures } from "./store-failures.ts";
@@ -94,6 +96,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     storeFailures: 0,
     failOpen: 0,
     bans: 0,
+    heldRefusals: 0,
   };
   if (!config.enabled) return disabledLimiter(config, stats, now);
 
@@ -119,6 +122,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       probeTimer.unref();
     },
   });
+  const refusals = createRefusalHold(config.anonymousRefusalDelayMs, now);
   const failures = storeFailures({ logger, store: config.store.kind, stats, now, timeoutMs, breaker });
   if (store.kind === "memory") {
     logger.warn(
@@ -313,7 +317,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       );
       return { store: store.kind, ok, breaker: breaker.state() };
     },
-    metrics: () => ({ ...stats }),
+    holdRefusal: (decision) => refusals.hold(decision),
+    metrics: () => ({ ...stats, heldRefusals: refusals.held() }),
     close() {
       closed = true;
       clearTimeout(probeTimer);

@@ -90,6 +90,8 @@ export interface RateLimitMetrics {
   failOpen: number;
   /** Bans issued by this instance. */
   bans: number;
+  /** Anonymous refusals being held right now (a gauge, not a counter). */
+  heldRefusals: number;
 }
 
 /** What `createRateLimiter` returns. Request-path methods never throw; admin methods reject on store failure. */
@@ -112,6 +114,12 @@ export interface RateLimiter {
    * that proved valid, or could not be made). Never throws.
    */
   refundAnonymous(ip: string, decision: RateLimitDecision): Promise<void>;
+  /**
+   * Resolves when the refusal `decision` of `checkAnonymous` may be answered: after `anonymousRefusalDelayMs`
+   * (never past the end of the refusing window), at once for an admitted decision or when too many refusals are
+   * held already (refusal-hold.ts). Never rejects.
+   */
+  holdRefusal(decision: RateLimitDecision): Promise<void>;
   /** The end of the key's ban, or null when not banned. Rejects when the store fails. */
   isBanned(keyId: string): Promise<Date | null>;
   /** Lifts a ban (store and local cache) and forgets the key's recent denials. Rejects when the store fails. */

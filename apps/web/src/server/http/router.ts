@@ -4,10 +4,11 @@
  * - `/v1` and below: the REST app (roles `all` and `api`); the `dashboard` role answers only
  *   `/v1/openapi.json` there (the API reference at /docs reads it) and 404 otherwise;
  * - GET and HEAD of /healthz, /readyz, /metrics: the operational endpoints, in every role;
- * - everything else: the dashboard (Next.js; roles `all` and `dashboard`), 404 in the `api` role. A request
- *   to the dashboard from a client without a session this process knows counts against that client address's
- *   dashboard bucket (`DASHBOARD_ANONYMOUS_PER_MINUTE`): anonymous traffic cannot starve the process, while
- *   signed-in staff are never limited. Next's static files are not counted.
+ * - everything else: the dashboard (Next.js; roles `all` and `dashboard`), 404 in the `api` role. Such a request
+ *   from a client without a session this process knows counts against that client address's dashboard bucket
+ *   (`DASHBOARD_ANONYMOUS_PER_MINUTE`), in the `api` role too: anonymous traffic cannot starve the process, while
+ *   signed-in staff are never limited. Once the bucket is used up, the 429 is held before it is answered
+ *   (`holdRefusal`). Next's static files are not counted.
  * While the database does not answer (checked at most once a second), dashboard pages get the styled 503 page
  * (unavailable-page.ts) instead of going to Next. Methods no route serves get a JSON 405, whatever the path; a
  * target the server cannot read a JSON 400 (request-target.ts); other methods on the probes a JSON 405. Every
@@ -93,6 +94,12 @@ export function createRouter(routes: Routes): Listener {
     res.writeHead(page.status, page.headers).end(req.method === "HEAD" ? undefined : page.body);
   }
 
+  /** The answer to a request whose routing threw (the limiter and the session cache never do). */
+  const failed = (req: IncomingMessage, res: ServerResponse) => (error: unknown) => {
+    process.stderr.write(`request failed: ${String(error)}\n`);
+    if (!res.headersSent) writeErrorAnswer(res, problems.internalError(), req.headers);
+  };
+
   /** `OPTIONS *`: the methods this server serves. */
   function serverOptions(req: IncomingMessage, res: ServerResponse) {
     const body = JSON.stringify({ allow: SERVED_METHODS });
@@ -111,27 +118,34 @@ export function createRouter(routes: Routes): Listener {
     next(req, res);
   }
 
-  async function gateThenDashboard(req: IncomingMessage, res: ServerResponse, next: Listener) {
+  /**
+   * Counts a request without a session this process knows against its client address's dashboard bucket; when
+   * the bucket is used up, answers the 429 (after the limiter's hold) and returns true.
+   */
+  async function refusedWithoutSession(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     stampClientIp(req, trustProxy);
-    const token = readCookie(req.headers.cookie, SESSION_COOKIE);
-    if (!runtime.sessions.isKnown(token)) {
-      const decision = await runtime.rateLimiter.checkAnonymous(
-        trustedClientIp({ get: (name) => (req.headers[name] as string | undefined) ?? null }, trustProxy),
-        "dashboard",
-      );
-      if (!decision.allowed) {
-        const headers = rateLimitHeaders(decision);
-        return writeErrorAnswer(
-          res,
-          {
-            code: "rate_limited",
-            message: `Too many requests without a session from this address: ${decision.reported?.limit ?? ""} per minute. Retry after ${headers["Retry-After"] ?? 1} s.`,
-            headers,
-          },
-          req.headers,
-        );
-      }
-    }
+    if (runtime.sessions.isKnown(readCookie(req.headers.cookie, SESSION_COOKIE))) return false;
+    const decision = await runtime.rateLimiter.checkAnonymous(
+      trustedClientIp({ get: (name) => (req.headers[name] as string | undefined) ?? null }, trustProxy),
+      "dashboard",
+    );
+    if (decision.allowed) return false;
+    await runtime.rateLimiter.holdRefusal(decision);
+    const headers = rateLimitHeaders(decision);
+    writeErrorAnswer(
+      res,
+      {
+        code: "rate_limited",
+        message: `Too many requests without a session from this address: ${decision.reported?.limit ?? ""} per minute. Retry after ${headers["Retry-After"] ?? 1} s.`,
+        headers,
+      },
+      req.headers,
+    );
+    return true;
+  }
+
+  async function gateThenDashboard(req: IncomingMessage, res: ServerResponse, next: Listener) {
+    if (await refusedWithoutSession(req, res)) return;
     const path = pathOf(req.url ?? "/");
     if (isPageRequest(req, path) && !(await databaseAnswers())) return unavailable(req, res);
     // Where a page that lost the database mid-render sent the browser: back to the dashboard once it answers.
@@ -163,19 +177,23 @@ export function createRouter(routes: Routes): Listener {
       return writeErrorAnswer(res, problems.methodNotAllowed(req.method ?? "", ["GET", "HEAD"]), req.headers);
     }
     if (!dashboard) {
-      return writeErrorAnswer(
-        res,
-        { code: "not_found", message: "This instance serves the API under /v1 only." },
-        req.headers,
+      void refusedWithoutSession(req, res).then(
+        (refused) => {
+          if (refused) return;
+          writeErrorAnswer(
+            res,
+            { code: "not_found", message: "This instance serves the API under /v1 only." },
+            req.headers,
+          );
+        },
+        failed(req, res),
       );
+      return;
     }
     if (STATIC.test(path)) {
       stampClientIp(req, trustProxy);
       return toDashboard(req, res, dashboard);
     }
-    void gateThenDashboard(req, res, dashboard).catch((error: unknown) => {
-      process.stderr.write(`request failed: ${String(error)}\n`);
-      if (!res.headersSent) writeErrorAnswer(res, problems.internalError(), req.headers);
-    });
+    void gateThenDashboard(req, res, dashboard).catch(failed(req, res));
   };
 }

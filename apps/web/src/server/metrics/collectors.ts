@@ -114,6 +114,14 @@ export function registerScrapeCollectors(registry: Registry, scrape: { state?: S
     },
   });
   new Gauge({
+    name: "petstore_rate_limit_held_refusals",
+    help: "Refusals of client addresses over an anonymous budget this instance is holding before it answers them.",
+    registers,
+    collect() {
+      this.set(scrape.state?.limiter?.heldRefusals ?? 0);
+    },
+  });
+  new Gauge({
     name: "petstore_rate_limit_active_bans",
     help: "API keys currently banned (all instances, from the database); NaN when the database did not answer.",
     registers,

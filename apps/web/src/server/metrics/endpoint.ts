@@ -73,6 +73,7 @@ export function metricsEndpoint(
       const ip = trustedClientIp(request.headers, rt.config.trustProxy);
       const decision = await rt.rateLimiter.checkAnonymous(ip, "metrics");
       if (!decision.allowed) {
+        await rt.rateLimiter.holdRefusal(decision);
         const headers = rateLimitHeaders(decision);
         const retry = headers["Retry-After"] ?? "1";
         return refuse(

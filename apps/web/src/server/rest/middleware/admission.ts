@@ -7,13 +7,14 @@
  *   against its client address's anonymous bucket. Failed authentication never costs a key anything.
  * - A key the caches do not know is looked up in the database only within the client address's anonymous
  *   budget: the look-up is counted in that bucket first (429 without a look-up once it is used up) and the
- *   count is given back when the key proves valid. Concurrent requests with a key being looked up wait for that
+ *   count is given back when the key proves valid. A key the caches knew as valid (`wasValid`) is looked up
+ *   again without the budget, so a flood from its address cannot lock it out. Concurrent requests with a key being looked up wait for that
  *   look-up instead. So a flood of forged keys costs at most the anonymous budget in database look-ups, however
  *   many keys it tries, while a valid key pays nothing.
  * - A key that cannot be checked because the database does not answer is 503 `service_unavailable` (core's
  *   error translator), never the anonymous bucket's 429.
  * Every answer carries the rate-limit headers of the decision; a denial is answered 429 `rate_limited` or
- * `key_banned` right here.
+ * `key_banned` right here, that of a client address's anonymous budget after the limiter's hold (`holdRefusal`).
  */
 import type { Problem } from "@petstore/contracts";
 import { type ApiCaller, type RateLimitDecision, type Runtime, rateLimitHeaders } from "@petstore/core";
@@ -67,8 +68,8 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
         continue;
       }
       const claim = rt.apiKeys.claim(token);
-      const budget = await rateLimiter.checkAnonymous(ip());
-      if (!budget.allowed) {
+      const budget = check.wasValid ? undefined : await rateLimiter.checkAnonymous(ip());
+      if (budget && !budget.allowed) {
         claim.release();
         return { decision: budget };
       }
@@ -76,13 +77,15 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
       try {
         caller = await claim.lookup();
       } catch (error) {
-        void rateLimiter.refundAnonymous(ip(), budget);
-        onBudget(budget);
+        if (budget) {
+          void rateLimiter.refundAnonymous(ip(), budget);
+          onBudget(budget);
+        }
         throw error;
       }
-      if (!caller) return { decision: budget };
-      void rateLimiter.refundAnonymous(ip(), budget);
-      return { caller, decision: await checkKey(caller, budget.degraded) };
+      if (!caller) return { decision: budget ?? (await rateLimiter.checkAnonymous(ip())) };
+      if (budget) void rateLimiter.refundAnonymous(ip(), budget);
+      return { caller, decision: await checkKey(caller, budget?.degraded) };
     }
     return { decision: await rateLimiter.checkAnonymous(ip()) };
   }
@@ -100,6 +103,7 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
     c.set("rateLimit", headers);
     if (!decision.allowed) {
       c.set("deniedBy", decision.code);
+      if (!caller) await rateLimiter.holdRefusal(decision);
       return errorResponse(denial(decision, headers), c);
     }
     await next();
