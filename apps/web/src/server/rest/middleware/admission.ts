@@ -77,10 +77,10 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
       try {
         caller = await claim.lookup();
       } catch (error) {
-        if (budget) {
-          void rateLimiter.refundAnonymous(ip(), budget);
-          onBudget(budget);
-        }
+        // The 503 carries the headers of the address's budget, as every answer without a caller does.
+        const charged = budget ?? (await rateLimiter.checkAnonymous(ip()));
+        void rateLimiter.refundAnonymous(ip(), charged);
+        onBudget(charged);
         throw error;
       }
       if (!caller) return { decision: budget ?? (await rateLimiter.checkAnonymous(ip())) };
