@@ -6,12 +6,13 @@
  * taking the CPU that keyed `/v1` traffic needs. A held refusal costs a timer and the request's objects; at most
  * `MAX_HELD_REFUSALS` are held at once, and beyond that a refusal is answered at once, as with `delayMs` 0.
  */
+import { setTimeout as delay } from "node:timers/promises";
 import type { RateLimitDecision } from "./types.ts";
 
 /** Refusals held at once per instance, bounding the memory a flood can hold (a few KB each). */
 export const MAX_HELD_REFUSALS = 2_000;
 
-const now = Promise.resolve();
+const atOnce = Promise.resolve();
 
 /**
  * `hold(decision)`: a promise that resolves once the refusal `decision` may be answered, at once for an admitted
@@ -24,17 +25,14 @@ export function createRefusalHold(
   let held = 0;
   return {
     hold(decision) {
-      if (decision.allowed || delayMs <= 0 || held >= MAX_HELD_REFUSALS) return now;
+      if (decision.allowed || delayMs <= 0 || held >= MAX_HELD_REFUSALS) return atOnce;
       const untilReset = (decision.reported?.resetMs ?? Number.POSITIVE_INFINITY) - clock();
       const ms = Math.min(delayMs, untilReset);
-      if (!(ms > 0)) return now;
+      if (!(ms > 0)) return atOnce;
       held++;
-      return new Promise((resolve) =>
-        setTimeout(() => {
-          held--;
-          resolve();
-        }, ms),
-      );
+      return delay(ms).finally(() => {
+        held--;
+      });
     },
     held: () => held,
   };
