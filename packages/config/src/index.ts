@@ -54,12 +54,15 @@ const corsOrigins = z
  * both opening a connection and waiting for a free one in the pool; `statementTimeoutMs` is the server's
  * `statement_timeout` and, with a little margin, the client's own read timeout (which catches a database that
  * stopped answering); `idleInTransactionTimeoutMs` is the server's `idle_in_transaction_session_timeout`.
+ * `maxParallelWorkersPerGather` is the sessions' `max_parallel_workers_per_gather` (0: every statement runs on one
+ * database core, so a dashboard count of a large table cannot take every core of the database host from /v1).
  */
 export interface DatabasePoolConfig {
   size: number;
   connectTimeoutMs: number;
   statementTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
+  maxParallelWorkersPerGather: number;
 }
 
 /** The pool bounds a PostgreSQL connection gets when its config names none (the variables' defaults). */
@@ -68,6 +71,7 @@ export const DEFAULT_DATABASE_POOL: DatabasePoolConfig = Object.freeze({
   connectTimeoutMs: 2000,
   statementTimeoutMs: 3000,
   idleInTransactionTimeoutMs: 10_000,
+  maxParallelWorkersPerGather: 0,
 });
 const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 
@@ -101,6 +105,7 @@ const envSchema = z
     DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt.default(
       DEFAULT_DATABASE_POOL.idleInTransactionTimeoutMs,
     ),
+    DATABASE_MAX_PARALLEL_WORKERS_PER_GATHER: nonNegativeInt.max(64).default(DEFAULT_DATABASE_POOL.maxParallelWorkersPerGather),
     PUBLIC_BASE_URL: originUrl.optional(),
     PRODUCTION_ORIGIN: originUrl.default("https://api.petstore.example"),
     STAGING_ORIGIN: originUrl.default("https://staging-api.petstore.example"),
@@ -337,6 +342,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
           statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
           idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+          maxParallelWorkersPerGather: e.DATABASE_MAX_PARALLEL_WORKERS_PER_GATHER,
         },
       }
     : { kind: "pglite", dir: pgliteDir(root, e.PGLITE_DIR) };

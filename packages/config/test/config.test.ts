@@ -106,6 +106,7 @@ describe("loadConfig", () => {
         connectTimeoutMs: 2000,
         statementTimeoutMs: 3000,
         idleInTransactionTimeoutMs: 10_000,
+        maxParallelWorkersPerGather: 0,
       },
     });
     const tuned = loadConfig({
@@ -114,9 +115,16 @@ describe("loadConfig", () => {
       DATABASE_CONNECT_TIMEOUT_MS: "500",
       DATABASE_STATEMENT_TIMEOUT_MS: "3000",
       DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "4000",
+      DATABASE_MAX_PARALLEL_WORKERS_PER_GATHER: "2",
     });
     expect(tuned.database).toMatchObject({
-      pool: { size: 20, connectTimeoutMs: 500, statementTimeoutMs: 3000, idleInTransactionTimeoutMs: 4000 },
+      pool: {
+        size: 20,
+        connectTimeoutMs: 500,
+        statementTimeoutMs: 3000,
+        idleInTransactionTimeoutMs: 4000,
+        maxParallelWorkersPerGather: 2,
+      },
     });
   });
 
@@ -195,6 +203,7 @@ describe("forOperatorCommands", () => {
         connectTimeoutMs: 2000,
         statementTimeoutMs: OPERATOR_STATEMENT_TIMEOUT_MS,
         idleInTransactionTimeoutMs: 10_000,
+        maxParallelWorkersPerGather: 0,
       },
     });
     expect(config.database).toMatchObject({ pool: { statementTimeoutMs: 3000 } });

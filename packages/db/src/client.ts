@@ -28,7 +28,8 @@ const READ_TIMEOUT_MARGIN_MS = 1000;
  * The pool behind @prisma/adapter-pg, with every wait bounded (docs/operations.md "Timeouts and limits"):
  * connecting and waiting for a free connection (`connectionTimeoutMillis`), each statement on the server
  * (`statement_timeout`) and on the client (`query_timeout`), transactions left idle
- * (`idle_in_transaction_session_timeout`); TCP keepalive notices dead peers; idle connections are closed after
+ * (`idle_in_transaction_session_timeout`), and each statement's parallel workers
+ * (`max_parallel_workers_per_gather`); TCP keepalive notices dead peers; idle connections are closed after
  * 30 s and every connection after 30 minutes.
  *
  * A statement the server never answered within the client's read timeout means a dead or silent connection (a
@@ -74,6 +75,7 @@ export function createPool(url: string, limits: DatabasePoolConfig): pg.Pool {
     statement_timeout: limits.statementTimeoutMs,
     query_timeout: limits.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
     idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+    options: `-c max_parallel_workers_per_gather=${limits.maxParallelWorkersPerGather}`,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     idleTimeoutMillis: 30_000,
