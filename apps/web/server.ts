@@ -15,7 +15,7 @@ import { MAX_HEADER_BYTES } from "@petstore/contracts";
 import { openRuntime, type Runtime } from "@petstore/core";
 import { endLogs } from "@petstore/core/logger";
 import { startUp } from "./src/server/bootstrap.ts";
-import { appDirectory, startDashboard } from "./src/server/dashboard.ts";
+import { appDirectory, startDashboard, yieldCpuToApi } from "./src/server/dashboard.ts";
 import { createConnections } from "./src/server/http/connections.ts";
 import { writeRawErrorAnswer } from "./src/server/http/error-answer.ts";
 import { fetchListener } from "./src/server/http/fetch-listener.ts";
@@ -64,6 +64,10 @@ async function main(): Promise<void> {
     config.serve === "api"
       ? undefined
       : await startDashboard({ dir: appDirectory(import.meta.dirname), dev, port: config.port });
+  if (config.serve === "dashboard") {
+    const refused = yieldCpuToApi(config.dashboardNice);
+    if (refused) runtime.logger.warn({ nice: config.dashboardNice, error: refused }, "could not lower CPU priority");
+  }
 
   const connections = createConnections(
     createRouter({ role: config.serve, runtime, api, ops, ...(dashboard ? { dashboard } : {}) }),

@@ -96,6 +96,7 @@ const envSchema = z
   .object({
     PORT: positiveInt.max(65535).default(3000),
     PETSTORE_SERVE: z.enum(["all", "api", "dashboard"]).default("all"),
+    DASHBOARD_NICE: nonNegativeInt.max(19).default(10),
     PETSTORE_ENV: z.enum(["production", "staging"]).default("staging"),
     DATABASE_URL: url(["postgres", "postgresql"]).optional(),
     PGLITE_DIR: z.string().min(1).optional(),
@@ -205,6 +206,8 @@ export interface Config {
   port: number;
   /** `api`: /v1, probes and /metrics, without Next; `dashboard`: dashboard, /api/trpc, /docs and probes; `all`. */
   serve: ServeRole;
+  /** Nice value (0-19) a `dashboard` instance lowers its main thread to, so API instances on its host win the CPU. */
+  dashboardNice: number;
   environment: "production" | "staging";
   database: DatabaseConfig;
   /** Origin this deployment is reached at (no trailing slash); Link and Location headers are built from it. */
@@ -349,6 +352,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const config: Config = {
     port: e.PORT,
     serve: e.PETSTORE_SERVE,
+    dashboardNice: e.DASHBOARD_NICE,
     environment: e.PETSTORE_ENV,
     database,
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`,

@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { translateError } from "@petstore/core/errors";
 import { writeErrorAnswer } from "./http/error-answer.ts";
@@ -14,6 +15,22 @@ export function appDirectory(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, "next.config.mjs"))) return dir;
     if (path.dirname(dir) === dir) throw new Error(`no next.config.mjs above ${start}`);
+  }
+}
+
+/**
+ * Lowers the scheduling priority of the calling thread (the event loop; on Linux a nice value is per thread) to
+ * `nice` (0-19; 0 leaves it), so that on a host shared with API instances a busy dashboard yields the CPU to
+ * `/v1` (docs/operations.md "Roles"). Raising a nice value needs no privilege. @returns the error message when
+ * the system refuses, else undefined.
+ */
+export function yieldCpuToApi(nice: number): string | undefined {
+  if (nice <= 0) return undefined;
+  try {
+    os.setPriority(Math.max(os.getPriority(), nice));
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
 }
 
