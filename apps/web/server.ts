@@ -66,7 +66,8 @@ async function main(): Promise<void> {
       : await startDashboard({ dir: appDirectory(import.meta.dirname), dev, port: config.port });
   if (config.serve === "dashboard") {
     const refused = yieldCpuToApi(config.dashboardNice);
-    if (refused) runtime.logger.warn({ nice: config.dashboardNice, error: refused }, "could not lower CPU priority");
+    if (refused)
+      runtime.logger.warn({ nice: config.dashboardNice, error: refused }, "could not lower CPU priority");
   }
 
   const connections = createConnections(

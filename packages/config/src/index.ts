@@ -106,7 +106,9 @@ const envSchema = z
     DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt.default(
       DEFAULT_DATABASE_POOL.idleInTransactionTimeoutMs,
     ),
-    DATABASE_MAX_PARALLEL_WORKERS_PER_GATHER: nonNegativeInt.max(64).default(DEFAULT_DATABASE_POOL.maxParallelWorkersPerGather),
+    DATABASE_MAX_PARALLEL_WORKERS_PER_GATHER: nonNegativeInt
+      .max(64)
+      .default(DEFAULT_DATABASE_POOL.maxParallelWorkersPerGather),
     PUBLIC_BASE_URL: originUrl.optional(),
     PRODUCTION_ORIGIN: originUrl.default("https://api.petstore.example"),
     STAGING_ORIGIN: originUrl.default("https://staging-api.petstore.example"),

@@ -4,7 +4,7 @@
  * `maxParallelWorkersPerGather` parallel workers (none by default), so one large scan cannot take every core
  * of the database host.
  */
-import { DEFAULT_DATABASE_POOL, type DatabasePoolConfig } from "@petstore/config";
+import { type DatabasePoolConfig, DEFAULT_DATABASE_POOL } from "@petstore/config";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, openDatabase } from "../src/index.ts";
 import type { TemporaryDatabase } from "../src/testing.ts";
@@ -54,7 +54,10 @@ describe("a pooled PostgreSQL session", () => {
   it("plans no parallel workers by default, and as many as configured", async () => {
     const serial = await withDatabase(DEFAULT_DATABASE_POOL, countPlan);
     expect(serial).not.toMatch(/Gather/);
-    const parallel = await withDatabase({ ...DEFAULT_DATABASE_POOL, maxParallelWorkersPerGather: 2 }, countPlan);
+    const parallel = await withDatabase(
+      { ...DEFAULT_DATABASE_POOL, maxParallelWorkersPerGather: 2 },
+      countPlan,
+    );
     expect(parallel).toMatch(/Workers Planned: [12]/);
   });
 });
