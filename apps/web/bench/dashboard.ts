@@ -39,8 +39,10 @@ import { databaseOf, openNamedDatabase, sleep } from "@petstore/core/testing";
 import { z } from "zod";
 import { SESSION_COOKIE } from "../src/server/trpc/cookies.ts";
 import {
+  API_ROLE,
   ensureBuild,
   type ProductionServer,
+  SERVER_BUNDLE,
   startProductionServer,
   WEB_DIR,
 } from "../test/instances/production-server.ts";
@@ -350,7 +352,13 @@ async function main(): Promise<void> {
     );
     // --split: /v1 goes to an instance of its own, as in a deployment with API-only instances.
     apiServer = options.split
-      ? await startProductionServer(await freePort(), { ...serverEnv, PETSTORE_SERVE: "api" })
+      ? await startProductionServer(
+          await freePort(),
+          { ...serverEnv, ...API_ROLE.env },
+          90_000,
+          SERVER_BUNDLE,
+          API_ROLE.nodeArgs,
+        )
       : server;
     const base = server.baseUrl;
     log(`Server up. Load average: ${loadAverage()}. Warming up ...`);

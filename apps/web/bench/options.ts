@@ -4,7 +4,7 @@
  * the command line or when their variable is `1`/`true`. Throws a ZodError naming the bad option.
  */
 import { z } from "zod";
-import { API_ROLE_NODE_ARGS } from "../test/instances/production-server.ts";
+import { API_ROLE } from "../test/instances/production-server.ts";
 import { flag, readOptions } from "../test/support/options.ts";
 
 export { flag, readOptions };
@@ -15,7 +15,12 @@ const positive = z.coerce.number().positive();
  * Node options of the bench's API-only instance: those `npm run start:api` runs it with (docs/operations.md
  * "Roles"; docs/performance.md says why).
  */
-export const API_NODE_OPTIONS = API_ROLE_NODE_ARGS.join(" ");
+export const API_NODE_OPTIONS = API_ROLE.nodeArgs.join(" ");
+
+/** Environment of the bench's API-only instance beyond the bench's own: what `npm run start:api` sets. */
+export const API_ENV = Object.entries(API_ROLE.env)
+  .map(([name, value]) => `${name}=${value}`)
+  .join(" ");
 
 const Options = z.object({
   duration: positive.default(12),
@@ -33,6 +38,18 @@ const Options = z.object({
     .string()
     .default(API_NODE_OPTIONS)
     .transform((v) => v.split(/\s+/).filter(Boolean)),
+  apiEnv: z
+    .string()
+    .regex(/^\s*(\w+=\S*(\s+|$))*$/, { message: "must be NAME=value pairs separated by spaces" })
+    .default(API_ENV)
+    .transform((v) =>
+      Object.fromEntries(
+        v
+          .split(/\s+/)
+          .filter(Boolean)
+          .map((pair) => pair.split("=", 2) as [string, string]),
+      ),
+    ),
   /** bench:webhooks: creates per second, and seconds, of the commit-to-delivery run. */
   webhookRate: positive.default(100),
   webhookSeconds: positive.default(30),
@@ -51,6 +68,7 @@ export const options = readOptions(Options, {
   logLevel: { env: "BENCH_LOG_LEVEL" },
   only: { arg: "only", env: "BENCH_ONLY" },
   apiNodeOptions: { arg: "api-node-options", env: "BENCH_API_NODE_OPTIONS" },
+  apiEnv: { arg: "api-env", env: "BENCH_API_ENV" },
   webhookRate: { arg: "webhook-rate", env: "BENCH_WEBHOOK_RATE" },
   webhookSeconds: { arg: "webhook-seconds", env: "BENCH_WEBHOOK_SECONDS" },
 });

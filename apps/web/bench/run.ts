@@ -20,7 +20,8 @@
  * /metrics with its token), alternating (bench/floods.ts). `--metrics` / `--analytics` (BENCH_METRICS=1,
  * BENCH_ANALYTICS=1) make the third server an API-only instance with metrics or usage analytics off, for their
  * cost. Options (bench/options.ts): --duration, --rounds, --connections, --warmup, --api-node-options (replaces
- * the API-only instance's recommended Node options, e.g. `--api-node-options=` for none); BENCH_PROFILE=<dir> starts
+ * the API-only instance's recommended Node options, e.g. `--api-node-options=` for none), --api-env (replaces the
+ * environment `start:api` adds, e.g. `--api-env="PETSTORE_SERVE=api"`); BENCH_PROFILE=<dir> starts
  * the API-only server under `node --cpu-prof` (summarise with bench/profile.ts).
  */
 import { randomUUID } from "node:crypto";
@@ -111,7 +112,12 @@ async function main(): Promise<void> {
         log(`Starting the project (PETSTORE_SERVE=${role}) ...`);
         const server = await startProductionServer(
           ports[0] as number,
-          { ...defaults, RATE_LIMIT_PREFIX: `${PREFIX}:${role}`, PETSTORE_SERVE: role },
+          {
+            ...defaults,
+            RATE_LIMIT_PREFIX: `${PREFIX}:${role}`,
+            ...(role === "api" ? options.apiEnv : {}),
+            PETSTORE_SERVE: role,
+          },
           90_000,
           SERVER_BUNDLE,
           role === "api" ? options.apiNodeOptions : [],
@@ -128,7 +134,7 @@ async function main(): Promise<void> {
     log(`Starting the project (PETSTORE_SERVE=api), the reference and the project (${THIRD.name}) ...`);
     const api = await startProductionServer(
       ports[0] as number,
-      { ...common, RATE_LIMIT_PREFIX: PREFIX, PETSTORE_SERVE: "api" },
+      { ...common, RATE_LIMIT_PREFIX: PREFIX, ...options.apiEnv, PETSTORE_SERVE: "api" },
       90_000,
       SERVER_BUNDLE,
       [...options.apiNodeOptions, ...profiling],
@@ -146,7 +152,12 @@ async function main(): Promise<void> {
     servers.push(reference);
     const third = await startProductionServer(
       ports[2] as number,
-      { ...common, RATE_LIMIT_PREFIX: `${PREFIX}:third`, ...THIRD.env },
+      {
+        ...common,
+        RATE_LIMIT_PREFIX: `${PREFIX}:third`,
+        ...(THIRD.env.PETSTORE_SERVE === "api" ? options.apiEnv : {}),
+        ...THIRD.env,
+      },
       90_000,
       SERVER_BUNDLE,
       THIRD.env.PETSTORE_SERVE === "api" ? options.apiNodeOptions : [],

@@ -21,15 +21,20 @@ const BUILD_ID = path.join(WEB_DIR, ".next", "BUILD_ID");
 export const SERVER_BUNDLE = "dist/server.js";
 
 /**
- * The Node options `npm run start:api` runs the API role with (apps/web/package.json), for the tests and benches
- * that run that role as it is deployed. @throws when the script no longer has the `exec node <options>
- * dist/server.js` shape.
+ * How `npm run start:api` runs the API role (apps/web/package.json), for the tests and benches that run that role
+ * as it is deployed: the environment it sets (`env`, PETSTORE_SERVE=api among it) and its Node options
+ * (`nodeArgs`). @throws when the script no longer has the `NAME=value ... exec node <options> dist/server.js` shape.
  */
-export const API_ROLE_NODE_ARGS: string[] = (() => {
+export const API_ROLE: { env: Record<string, string>; nodeArgs: string[] } = (() => {
   const scripts = JSON.parse(fs.readFileSync(path.join(WEB_DIR, "package.json"), "utf8")).scripts;
-  const options = /\bexec node ((?:--\S+ )*)dist\/server\.js$/.exec(scripts["start:api"] ?? "")?.[1];
-  if (options === undefined) throw new Error(`unexpected start:api script: ${scripts["start:api"]}`);
-  return options.split(" ").filter(Boolean);
+  const script: string = scripts["start:api"] ?? "";
+  const shape = /^((?:\w+=\S+ )*)exec node ((?:--\S+ )*)dist\/server\.js$/.exec(script);
+  if (!shape) throw new Error(`unexpected start:api script: ${script}`);
+  const pairs = (shape[1] ?? "").split(" ").filter(Boolean);
+  return {
+    env: Object.fromEntries(pairs.map((pair) => pair.split("=", 2) as [string, string])),
+    nodeArgs: (shape[2] ?? "").split(" ").filter(Boolean),
+  };
 })();
 
 /**

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  API_ROLE_NODE_ARGS,
+  API_ROLE,
   ensureBuild,
   type PreparedDatabase,
   type ProductionServer,
@@ -51,7 +51,7 @@ describe("deploys", () => {
   const issue = async (name: string) =>
     db.rt.apiKeys.create({ name, plan: "enterprise", perMinute: 1_000_000, perDay: 10_000_000 }, "test");
 
-  // The API role as `npm run start:api` runs it, heap options included.
+  // The API role as `npm run start:api` runs it, memory settings included.
   const start = (port: number, env: Record<string, string> = {}) =>
     startProductionServer(
       port,
@@ -59,13 +59,13 @@ describe("deploys", () => {
         DATABASE_URL: db.url,
         REDIS_URL,
         RATE_LIMIT_PREFIX: prefix,
-        PETSTORE_SERVE: "api",
+        ...API_ROLE.env,
         PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         ...env,
       },
       90_000,
       SERVER_BUNDLE,
-      API_ROLE_NODE_ARGS,
+      API_ROLE.nodeArgs,
     );
 
   it("drains on SIGTERM: not ready at once, serves meanwhile with Connection: close, then exits 0 with every request counted", async () => {
