@@ -133,6 +133,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
 function bindSources(recorder: AnalyticsRecorder) {
   return {
     pendingRows: () => recorder.pendingRows(),
+    flushCount: () => recorder.flushCount(),
+    settled: () => recorder.settled(),
     pendingRecent: (keyId: string) => recorder.pendingRecent(keyId),
     dropPending: (keyId: string, since: number) => recorder.dropPending(keyId, since),
     recent: recorder.recentStore,

@@ -100,6 +100,8 @@ describe.each(["PostgreSQL", "PGlite"] as const)("usage figures summed in the da
         { prisma, clock: () => new Date(now) },
         {
           pendingRows: () => recorder.pendingRows(),
+          flushCount: () => recorder.flushCount(),
+          settled: () => recorder.settled(),
           pendingRecent: () => [],
           dropPending: (keyId, since) => recorder.dropPending(keyId, since),
           recent: recorder.recentStore,

@@ -15,7 +15,7 @@ import {
   RECENT_LIMIT,
   type RecentRequest,
 } from "./recorder.ts";
-import { isAdmitted, type UsageSources, utcDayMs } from "./rows.ts";
+import { isAdmitted, readWithPending, type UsageSources, utcDayMs } from "./rows.ts";
 import { type Sum, storedTraffic } from "./sums.ts";
 
 const HOUR_MS = 3_600_000;
@@ -83,7 +83,10 @@ export function createAnalyticsQueries(
       const firstHour = now - (now % HOUR_MS) - 23 * HOUR_MS;
       const hourRange = { from: firstHour, to: firstHour + 24 * HOUR_MS };
       const dayRange = { from: firstDay, to: firstDay + days * DAY_MS };
-      const stored = await storedTraffic(prisma, keyId, hourRange, dayRange, today);
+      const [stored, pending] = await readWithPending(
+        sources,
+        async (rows) => [await storedTraffic(prisma, keyId, hourRange, dayRange, today), rows] as const,
+      );
       const hourly = series(firstHour, HOUR_MS, 24, (ms) => new Date(ms).toISOString());
       const daily = series(firstDay, DAY_MS, days, (ms) => new Date(ms).toISOString().slice(0, 10));
       const ops = new Map(OPERATIONS.map((o) => [o, zeroCounts()]));
@@ -103,7 +106,7 @@ export function createAnalyticsQueries(
         const op = ops.get(o.operation as Operation);
         if (op && isOutcome(o.outcome)) op[o.outcome] += o.requests;
       }
-      for (const r of sources.pendingRows()) {
+      for (const r of pending) {
         if (keyId !== undefined && r.apiKeyId !== keyId) continue;
         if (r.hour >= hourRange.from && r.hour < hourRange.to) {
           add(hourly[Math.floor((r.hour - firstHour) / HOUR_MS)], r.outcome, r);

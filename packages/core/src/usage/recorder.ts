@@ -134,6 +134,7 @@ export class AnalyticsRecorder {
   private inFlight: UsageHourRow[] = [];
   private readonly recentBatch = new RecentBatch();
   private running: Promise<void> | null = null;
+  private flushesBegun = 0;
   private readonly timer: NodeJS.Timeout;
   private lastRecentWarning = 0;
   /** Flushes that failed to write rows (they are retried). */
@@ -186,6 +187,16 @@ export class AnalyticsRecorder {
     return [...this.inFlight, ...this.rows.values()];
   }
 
+  /** Flushes begun so far: a read of pending rows and stored ones is consistent when this did not change. */
+  flushCount(): number {
+    return this.flushesBegun;
+  }
+
+  /** Resolves when no flush is under way (a flush never rejects). */
+  settled(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
   /** Recent entries of `keyId` not yet handed to the store, oldest first. */
   pendingRecent(keyId: string): RecentRequest[] {
     return this.recentBatch.of(keyId);
@@ -204,6 +215,7 @@ export class AnalyticsRecorder {
     const batch = [...this.rows.values()];
     this.rows = new Map();
     this.inFlight = batch;
+    this.flushesBegun++;
     this.running = (async () => {
       const [rows, log] = await Promise.allSettled([
         batch.length ? this.opts.write(batch) : Promise.resolve(),

@@ -9,6 +9,10 @@ import type { RecentRequest, RecentRequestStore, UsageHourRow } from "./recorder
 /** Where unflushed counts and recent requests come from (the AnalyticsRecorder, or nothing). */
 export interface UsageSources {
   pendingRows(): UsageHourRow[];
+  /** Flushes begun so far (AnalyticsRecorder.flushCount). */
+  flushCount(): number;
+  /** Resolves when no flush is under way. */
+  settled(): Promise<void>;
   pendingRecent(keyId: string): RecentRequest[];
   dropPending(keyId: string, since: number): void;
   recent: RecentRequestStore;
@@ -17,10 +21,30 @@ export interface UsageSources {
 /** Sources when analytics are off: nothing pending, no recent requests. */
 export const noUsageSources: UsageSources = {
   pendingRows: () => [],
+  flushCount: () => 0,
+  settled: async () => {},
   pendingRecent: () => [],
   dropPending: () => {},
   recent: { append: async () => {}, list: async () => [], close: async () => {} },
 };
+
+/**
+ * Runs `read` over this instance's pending rows and the database so that no row is counted in both or in
+ * neither: a flush moves rows from one to the other, and between its commit and its end they are in both. So it
+ * waits for a flush under way, and reads again (at most twice more) when a flush began meanwhile.
+ * @returns what the last `read` returned.
+ */
+export async function readWithPending<T>(
+  sources: UsageSources,
+  read: (pending: UsageHourRow[]) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    await sources.settled();
+    const begun = sources.flushCount();
+    const result = await read(sources.pendingRows());
+    if (sources.flushCount() === begun || attempt === 3) return result;
+  }
+}
 
 /** Outcomes of requests that reached the API (counted as "requests"); 429s are counted apart. */
 export const ADMITTED = ["2xx", "4xx", "5xx"] as const;
@@ -38,20 +62,22 @@ export async function admittedByKey(
   until: number,
   keyIds?: string[],
 ): Promise<Map<string, number>> {
-  const groups = await prisma.usageHour.groupBy({
-    by: ["apiKeyId"],
-    where: {
-      hour: { gte: new Date(since), lt: new Date(until) },
-      outcome: { in: [...ADMITTED] },
-      ...(keyIds ? { apiKeyId: { in: keyIds } } : {}),
-    },
-    _sum: { requests: true },
+  return readWithPending(sources, async (pending) => {
+    const groups = await prisma.usageHour.groupBy({
+      by: ["apiKeyId"],
+      where: {
+        hour: { gte: new Date(since), lt: new Date(until) },
+        outcome: { in: [...ADMITTED] },
+        ...(keyIds ? { apiKeyId: { in: keyIds } } : {}),
+      },
+      _sum: { requests: true },
+    });
+    const totals = new Map(groups.map((g) => [g.apiKeyId, g._sum.requests ?? 0]));
+    for (const p of pending) {
+      if (p.hour < since || p.hour >= until || !isAdmitted(p.outcome)) continue;
+      if (keyIds && !keyIds.includes(p.apiKeyId)) continue;
+      totals.set(p.apiKeyId, (totals.get(p.apiKeyId) ?? 0) + p.requests);
+    }
+    return totals;
   });
-  const totals = new Map(groups.map((g) => [g.apiKeyId, g._sum.requests ?? 0]));
-  for (const p of sources.pendingRows()) {
-    if (p.hour < since || p.hour >= until || !isAdmitted(p.outcome)) continue;
-    if (keyIds && !keyIds.includes(p.apiKeyId)) continue;
-    totals.set(p.apiKeyId, (totals.get(p.apiKeyId) ?? 0) + p.requests);
-  }
-  return totals;
 }

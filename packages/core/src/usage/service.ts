@@ -14,8 +14,15 @@ import { countByStatus, type StatusCount } from "../pets/status-counts.ts";
 import { DAY_MS, isoDay, utcDayStart } from "../utc-day.ts";
 import { createAnalyticsQueries } from "./analytics.ts";
 import { deleteKeyHours, purgeAnalyticsOlderThan } from "./flush.ts";
-import { NO_KEY } from "./recorder.ts";
-import { admittedByKey, isAdmitted, isDenied, noUsageSources, type UsageSources } from "./rows.ts";
+import { NO_KEY, type UsageHourRow } from "./recorder.ts";
+import {
+  admittedByKey,
+  isAdmitted,
+  isDenied,
+  noUsageSources,
+  readWithPending,
+  type UsageSources,
+} from "./rows.ts";
 import { bansPerDay, keyDayTotals, storedDays } from "./sums.ts";
 
 /** One UTC day of one key. */
@@ -45,6 +52,25 @@ export interface KeyOverview {
 
 const isoDayOf = (ms: number) => isoDay(new Date(ms));
 
+/** Unflushed admitted requests per key of the UTC day starting at `today` (0) and of the day before (1). */
+function pendingByKeyDay(rows: UsageHourRow[], today: number) {
+  const pending = new Map<string, { keyId: string; day: 0 | 1; requests: number }>();
+  for (const r of rows) {
+    if (
+      r.apiKeyId === NO_KEY ||
+      !isAdmitted(r.outcome) ||
+      r.hour < today - DAY_MS ||
+      r.hour >= today + DAY_MS
+    )
+      continue;
+    const day = r.hour >= today ? 0 : 1;
+    const entry = pending.get(`${r.apiKeyId}|${day}`) ?? { keyId: r.apiKeyId, day, requests: 0 };
+    entry.requests += r.requests;
+    pending.set(`${r.apiKeyId}|${day}`, entry);
+  }
+  return [...pending.values()];
+}
+
 /**
  * @param deps Prisma and the clock
  * @param sources this instance's unflushed counts and the recent-requests store (the analytics recorder)
@@ -68,8 +94,11 @@ export function createUsageService(
     async daily(keyId: string, days: number): Promise<UsageDay[]> {
       const first = utcDayStart(clock().getTime()) - (days - 1) * DAY_MS;
       const end = first + days * DAY_MS;
-      const [stored, bans] = await Promise.all([
-        storedDays(prisma, keyId, first, end),
+      const [[stored, pending], bans] = await Promise.all([
+        readWithPending(
+          sources,
+          async (rows) => [await storedDays(prisma, keyId, first, end), rows] as const,
+        ),
         bansPerDay(prisma, keyId, first, end),
       ]);
       const out: UsageDay[] = Array.from({ length: days }, (_, i) => ({
@@ -87,7 +116,7 @@ export function createUsageService(
         d.deprecatedGet += s.deprecatedGet;
         d.rateLimited += s.rateLimited;
       }
-      for (const r of sources.pendingRows()) {
+      for (const r of pending) {
         const d = r.apiKeyId === keyId && r.hour >= first && r.hour < end ? at(r.hour) : undefined;
         if (!d) continue;
         if (isAdmitted(r.outcome)) {
@@ -128,28 +157,13 @@ export function createUsageService(
     async keyOverview(): Promise<KeyOverview> {
       const now = clock();
       const today = utcDayStart(now.getTime());
-      // This instance's unflushed admitted requests per key, today (0) and yesterday (1).
-      const pending = new Map<string, { keyId: string; day: 0 | 1; requests: number }>();
-      for (const r of sources.pendingRows()) {
-        if (
-          r.apiKeyId === NO_KEY ||
-          !isAdmitted(r.outcome) ||
-          r.hour < today - DAY_MS ||
-          r.hour >= today + DAY_MS
-        )
-          continue;
-        const day = r.hour >= today ? 0 : 1;
-        const entry = pending.get(`${r.apiKeyId}|${day}`) ?? { keyId: r.apiKeyId, day, requests: 0 };
-        entry.requests += r.requests;
-        pending.set(`${r.apiKeyId}|${day}`, entry);
-      }
       const [planGroups, totals] = await Promise.all([
         prisma.apiKey.groupBy({
           by: ["planName"],
           where: liveWhere(now),
           _count: { _all: true },
         }),
-        keyDayTotals(prisma, today, [...pending.values()], 5),
+        readWithPending(sources, (rows) => keyDayTotals(prisma, today, pendingByKeyDay(rows, today), 5)),
       ]);
       return {
         keysByPlan: PLAN_NAMES.map((plan) => ({
