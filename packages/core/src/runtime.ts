@@ -20,6 +20,7 @@ import { ensureServerSecret } from "./secrets.ts";
 import { purgeAnalyticsOlderThan, usageHourWriter } from "./usage/flush.ts";
 import { createRecentRequestStore } from "./usage/recent.ts";
 import { AnalyticsRecorder } from "./usage/recorder.ts";
+import { usageSourcesOf } from "./usage/rows.ts";
 import { purgeWebhookMessages } from "./webhooks/index.ts";
 
 export interface Runtime extends ReturnType<typeof createCore>, DatabaseOperations {
@@ -80,7 +81,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   // The usage service reads the recorder's unflushed counts; the limiter reports bans to the key service.
   const core = createCore(
     { prisma: db.prisma, config, clock, logger },
-    { cursorSecret, ...(analytics ? { usageSources: bindSources(analytics) } : {}) },
+    { cursorSecret, ...(analytics ? { usageSources: usageSourcesOf(analytics) } : {}) },
   );
   const rateLimiter = createRateLimiter({
     config: config.rateLimit,
@@ -127,16 +128,4 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   registerDatabase(runtime, db);
   return runtime;
-}
-
-/** The recorder as the usage service reads it. */
-function bindSources(recorder: AnalyticsRecorder) {
-  return {
-    pendingRows: () => recorder.pendingRows(),
-    flushCount: () => recorder.flushCount(),
-    settled: () => recorder.settled(),
-    pendingRecent: (keyId: string) => recorder.pendingRecent(keyId),
-    dropPending: (keyId: string, since: number) => recorder.dropPending(keyId, since),
-    recent: recorder.recentStore,
-  };
 }

@@ -13,6 +13,7 @@ import { openRuntime, type Runtime } from "../src/runtime.ts";
 import { databaseOf } from "../src/testing/index.ts";
 import { usageHourWriter } from "../src/usage/flush.ts";
 import { AnalyticsRecorder } from "../src/usage/recorder.ts";
+import { usageSourcesOf } from "../src/usage/rows.ts";
 import { createUsageService } from "../src/usage/service.ts";
 
 const NOW = Date.parse("2031-03-10T12:34:00Z");
@@ -62,17 +63,7 @@ describe.each(["PostgreSQL", "PGlite"] as const)("usage figures during a flush o
       logger: createLogger("silent"),
       intervalMs: 1e9,
     });
-    const usage = createUsageService(
-      { prisma, clock: () => new Date(NOW) },
-      {
-        pendingRows: () => recorder.pendingRows(),
-        flushCount: () => recorder.flushCount(),
-        settled: () => recorder.settled(),
-        pendingRecent: () => [],
-        dropPending: (keyId, since) => recorder.dropPending(keyId, since),
-        recent: recorder.recentStore,
-      },
-    );
+    const usage = createUsageService({ prisma, clock: () => new Date(NOW) }, usageSourcesOf(recorder));
     for (let i = 0; i < 7; i++)
       recorder.record({
         keyId: key.id,

@@ -15,6 +15,7 @@ import { openRuntime, type Runtime } from "../src/runtime.ts";
 import { databaseOf } from "../src/testing/index.ts";
 import { usageHourWriter } from "../src/usage/flush.ts";
 import { AnalyticsRecorder, OPERATIONS, OUTCOMES, type UsageHourRow } from "../src/usage/recorder.ts";
+import { usageSourcesOf } from "../src/usage/rows.ts";
 import { createUsageService, type UsageService } from "../src/usage/service.ts";
 import { DAY_MS } from "../src/utc-day.ts";
 import {
@@ -96,17 +97,7 @@ describe.each(["PostgreSQL", "PGlite"] as const)("usage figures summed in the da
         logger: createLogger("silent"),
         intervalMs: 1e9,
       });
-      const usage = createUsageService(
-        { prisma, clock: () => new Date(now) },
-        {
-          pendingRows: () => recorder.pendingRows(),
-          flushCount: () => recorder.flushCount(),
-          settled: () => recorder.settled(),
-          pendingRecent: () => [],
-          dropPending: (keyId, since) => recorder.dropPending(keyId, since),
-          recent: recorder.recentStore,
-        },
-      );
+      const usage = createUsageService({ prisma, clock: () => new Date(now) }, usageSourcesOf(recorder));
       return { recorder, usage };
     });
   });

@@ -4,7 +4,7 @@
  */
 import type { PrismaClient } from "@petstore/db";
 import { utcDayStart } from "../utc-day.ts";
-import type { RecentRequest, RecentRequestStore, UsageHourRow } from "./recorder.ts";
+import type { AnalyticsRecorder, RecentRequest, RecentRequestStore, UsageHourRow } from "./recorder.ts";
 
 /** Where unflushed counts and recent requests come from (the AnalyticsRecorder, or nothing). */
 export interface UsageSources {
@@ -16,6 +16,18 @@ export interface UsageSources {
   pendingRecent(keyId: string): RecentRequest[];
   dropPending(keyId: string, since: number): void;
   recent: RecentRequestStore;
+}
+
+/** The recorder as the usage figures read it. */
+export function usageSourcesOf(recorder: AnalyticsRecorder): UsageSources {
+  return {
+    pendingRows: () => recorder.pendingRows(),
+    flushCount: () => recorder.flushCount(),
+    settled: () => recorder.settled(),
+    pendingRecent: (keyId) => recorder.pendingRecent(keyId),
+    dropPending: (keyId, since) => recorder.dropPending(keyId, since),
+    recent: recorder.recentStore,
+  };
 }
 
 /** Sources when analytics are off: nothing pending, no recent requests. */
