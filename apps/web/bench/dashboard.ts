@@ -16,8 +16,8 @@
  *    and the server process's CPU time per call (its /proc ticks around each call, averaged: Node's share
  *    of the work; PostgreSQL's is not in it).
  *    Plus the audit CSV export of the whole 90 days: rows, bytes, seconds, and whether it is complete.
- * 4. /v1 under a dashboard in use: `GET /v1/pets?limit=20` at a steady `--rate` (default 40 req/s, 8
- *    connections) for `--round-seconds` (default 5) per condition in `--rounds` rounds (default 6) rotating
+ * 4. /v1 under a dashboard in use: `GET /v1/pets?limit=20` at a steady `--rate` (default 40 req/s, evenly
+ *    spaced and open-loop, from a worker thread: bench/steady-load.ts) for `--round-seconds` (default 5) per condition in `--rounds` rounds (default 6) rotating
  *    three conditions: without the dashboard; with a simulated admin who loads those pages in a loop, each
  *    page's calls in one batched request (as the browser's httpBatchLink sends them), `--admin-pause-ms`
  *    (default 1000) between pages, an admin clicking briskly; and the same admin flat out (no pause: a stress
@@ -47,9 +47,10 @@ import {
   WEB_DIR,
 } from "../test/instances/production-server.ts";
 import { freePort } from "../test/support/common.ts";
-import { cpuMs, loadAverage, round, runOnce, type Scenario, status, Tally } from "./measure.ts";
+import { cpuMs, loadAverage, round, Tally } from "./measure.ts";
 import { flag, readOptions } from "./options.ts";
 import { deletePrefix } from "./redis.ts";
+import { steadyLoad } from "./steady-load.ts";
 
 const options = readOptions(
   z.object({
@@ -384,18 +385,12 @@ async function main(): Promise<void> {
         `without the dashboard, with an admin loading the pages (${options.adminPauseMs} ms between pages) and ` +
         "with the admin loading them flat out ...",
     );
-    const v1: Scenario = {
-      name: "GET /v1/pets?limit=20",
-      options: (url) => ({
-        url: `${url}/v1/pets?limit=20`,
-        headers: { authorization: `Bearer ${key}` },
-        overallRate: options.rate,
-      }),
-      once: (url) =>
-        status(fetch(`${url}/v1/pets?limit=20`, { headers: { authorization: `Bearer ${key}` } })),
+    const v1 = {
+      url: `${apiServer.baseUrl}/v1/pets?limit=20`,
+      headers: { authorization: `Bearer ${key}` },
+      rate: options.rate,
     };
-    const target = { baseUrl: apiServer.baseUrl, pid: apiServer.pid };
-    await runOnce(v1, target, 3, 8);
+    await steadyLoad({ ...v1, seconds: 3 });
     const conditions = [
       { name: "without the dashboard", pauseMs: undefined as number | undefined },
       { name: `with an admin (${options.adminPauseMs} ms between pages)`, pauseMs: options.adminPauseMs },
@@ -425,13 +420,16 @@ async function main(): Promise<void> {
           }
         })();
         const roundTally = new Tally();
-        await runOnce(v1, target, options.roundSeconds, 8, roundTally);
+        const measured = await steadyLoad({ ...v1, seconds: options.roundSeconds });
         running = false;
         await loop;
+        roundTally.latencies = measured.latenciesMs;
+        roundTally.seconds = measured.seconds;
+        roundTally.statusCodes = measured.statusCodes;
         condition.roundP99s.push(roundTally.result().p99Ms);
         condition.tally.latencies.push(...roundTally.latencies);
         condition.tally.seconds += roundTally.seconds;
-        condition.tally.errors += roundTally.errors;
+        condition.tally.errors += measured.errors;
         for (const [code, n] of Object.entries(roundTally.statusCodes))
           condition.tally.statusCodes[code] = (condition.tally.statusCodes[code] ?? 0) + n;
       }
