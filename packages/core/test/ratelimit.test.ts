@@ -377,6 +377,87 @@ describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
   it("reports health", async () => {
     expect(await make().health()).toEqual({ store: kind, ok: true, breaker: "closed" });
   });
+
+  /** The shared store, counting the scripts run through it (each window check is one). */
+  const countingScripts = () => {
+    const counted = { scripts: 0 };
+    const store: RateLimitStore = {
+      ...opened.store,
+      evalsha: (sha, keys, args) => {
+        counted.scripts++;
+        return opened.store.evalsha(sha, keys, args);
+      },
+      eval: (script, keys, args) => {
+        counted.scripts++;
+        return opened.store.eval(script, keys, args);
+      },
+    };
+    return { store, counted };
+  };
+
+  it("counts a key's concurrent checks with one check per window once it knows the key's room, in arrival order", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    const { store, counted } = countingScripts();
+    const limiter = make({}, { store });
+    const limits = { keyId: randomUUID(), perMinute: 100, perDay: 1000 };
+    expect((await limiter.checkKey(limits)).windows.map((w) => w.remaining)).toEqual([99, 999]);
+    counted.scripts = 0;
+    const decisions = await Promise.all(Array.from({ length: 20 }, () => limiter.checkKey(limits)));
+    expect(counted.scripts).toBe(2);
+    expect(decisions.every((d) => d.allowed)).toBe(true);
+    // Exactly what 20 requests made one after another would have been told.
+    expect(decisions.map((d) => rateLimitHeaders(d)["X-RateLimit-Remaining"])).toEqual(
+      Array.from({ length: 20 }, (_, i) => String(98 - i)),
+    );
+    expect(decisions.map((d) => d.windows[1]?.remaining)).toEqual(
+      Array.from({ length: 20 }, (_, i) => 998 - i),
+    );
+    expect((await limiter.checkKey(limits)).windows.map((w) => w.remaining)).toEqual([78, 978]);
+    expect(limiter.metrics()).toMatchObject({ checks: 22, admitted: 22, denied: 0 });
+  });
+
+  it("counts a group that no longer fits one by one: another instance used the room, exactly the limit passes", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    const { store, counted } = countingScripts();
+    const here = make({}, { store });
+    const elsewhere = make();
+    const limits = { keyId: randomUUID(), perMinute: 10, perDay: 100 };
+    expect((await here.checkKey(limits)).allowed).toBe(true); // here: 9 left
+    for (let i = 0; i < 8; i++) expect((await elsewhere.checkKey(limits)).allowed).toBe(true); // 1 left
+    counted.scripts = 0;
+    const decisions = await Promise.all(Array.from({ length: 5 }, () => here.checkKey(limits)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(1);
+    expect(decisions.filter((d) => !d.allowed).map((d) => d.reported?.name)).toEqual(Array(4).fill("minute"));
+    // The group's 2 window checks and its refund, then each request's 2 window checks, and a refund for each denial.
+    expect(counted.scripts).toBe(2 + 1 + 5 * 2 + 4);
+    // Neither the group's count nor the denied requests used any budget: 10 admitted in all.
+    const next = await elsewhere.checkKey(limits);
+    expect(next.allowed).toBe(false);
+    expect(next.windows.find((w) => w.name === "day")?.remaining).toBe(90);
+  });
+
+  it("answers a group that finds a ban key_banned and gives its counts back", async () => {
+    await clearOfBoundary(60_000, 5_000);
+    let clock = Date.now();
+    const ban = { threshold: 1, windowSeconds: 600, baseSeconds: 900 };
+    const limiter = make({ ban }, { now: () => clock });
+    const issuer = make({ ban }, { now: () => clock });
+    const keyId = randomUUID();
+    const roomy = { keyId, perMinute: 100, perDay: 1000 };
+    const tight = { keyId, perMinute: 2, perDay: 1000 };
+    expect((await limiter.checkKey(roomy)).allowed).toBe(true); // knows the room: 99
+    const codes: (string | undefined)[] = [];
+    for (let i = 0; i < 5 && codes.at(-1) !== "key_banned"; i++)
+      codes.push((await issuer.checkKey(tight)).code);
+    expect(codes.at(-1)).toBe("key_banned");
+    clock += 1_000; // "not banned" is no longer trusted: the group reads the ban
+    const decisions = await Promise.all(Array.from({ length: 6 }, () => limiter.checkKey(roomy)));
+    expect(decisions.map((d) => d.code)).toEqual(Array(6).fill("key_banned"));
+    await limiter.unban(keyId);
+    // Its first request, the issuer's one admitted (the counters are the key's) and this one: the group's 6 were
+    // given back.
+    expect((await limiter.checkKey(roomy)).windows.map((w) => w.remaining)).toEqual([97, 997]);
+  });
 });
 
 describe("rate limiter when the store fails", () => {

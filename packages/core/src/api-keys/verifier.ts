@@ -22,7 +22,7 @@ import DataLoader from "dataloader";
 import type { Logger } from "pino";
 import { BoundedMap } from "../bounded-map.ts";
 import type { Clock } from "../deps.ts";
-import { endOfTurn } from "../pets/batched-reads.ts";
+import { endOfTurn } from "../end-of-turn.ts";
 import { hashApiKey, type KeyEnvironment, parseApiKey } from "./format.ts";
 import { effectiveLimits, isLive } from "./policy.ts";
 import type { KeyWithPlan } from "./view.ts";

@@ -11,6 +11,7 @@
 import type { PetStatus } from "@petstore/contracts";
 import { type Pet, Prisma } from "@petstore/db";
 import DataLoader from "dataloader";
+import { endOfTurn } from "../end-of-turn.ts";
 
 /** One page request: animals with id above `afterId`, optionally of one `status`, at most `take` of them. */
 export interface PageQuery {
@@ -22,12 +23,6 @@ export interface PageQuery {
 export type PetRowView = Pick<Pet, "id" | "name" | "categoryId" | "status">;
 
 type RawQuerier = { $queryRaw: Prisma.TransactionClient["$queryRaw"] };
-
-/**
- * DataLoader options: no cache, and the batch runs at the end of the current event-loop turn, so that requests
- * that arrived on other sockets meanwhile join it.
- */
-export const endOfTurn = { cache: false, batchScheduleFn: (dispatch: () => void) => setImmediate(dispatch) };
 
 const pageKey = (q: PageQuery) => `${q.afterId}:${q.status ?? ""}:${q.take}`;
 

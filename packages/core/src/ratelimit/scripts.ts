@@ -31,16 +31,18 @@ function defineScript(lua: string, run: Script["run"]): Script {
 }
 
 /**
- * REFUND: takes back one request from each fixed-window counter in KEYS that still exists (a refund never
- * recreates an expired or reset window). Reply: 0.
+ * REFUND: takes back ARGV[1] requests (default 1) from each fixed-window counter in KEYS that still exists (a
+ * refund never recreates an expired or reset window). Reply: 0.
  */
 export const REFUND = defineScript(
-  `for i = 1, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('DECR', KEYS[i]) end
+  `local n = tonumber(ARGV[1] or '1')
+for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('DECRBY', KEYS[i], n) end
 end
 return 0`,
-  (db, keys) => {
-    for (const key of keys) if (db.exists(key)) db.incrBy(key, -1);
+  (db, keys, args) => {
+    const n = args.length ? Number(args[0]) : 1;
+    for (const key of keys) if (db.exists(key)) db.incrBy(key, -n);
     return 0;
   },
 );

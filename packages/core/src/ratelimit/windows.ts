@@ -46,11 +46,12 @@ export function counterKey(spec: WindowSpec, identifier: string, t = Date.now())
 
 /**
  * Counts requests in fixed windows of `store` with @upstash/ratelimit.
- * @returns `hit(spec, limit, identifier)`: counts one request of `identifier` in `spec`'s current bucket and
- *   resolves its `Hit`; rejects with what the store throws.
+ * @returns `hit(spec, limit, identifier, count = 1)`: counts `count` requests of `identifier` in `spec`'s
+ *   current bucket (the engine's `rate`) and resolves the `Hit` of the last of them; rejects with what the store
+ *   throws.
  */
 export function fixedWindows(store: RateLimitStore): {
-  hit(spec: WindowSpec, limit: number, identifier: string): Promise<Hit>;
+  hit(spec: WindowSpec, limit: number, identifier: string, count?: number): Promise<Hit>;
 } {
   // One engine per (window, limit): @upstash/ratelimit fixes the limit per instance; keys do not depend on it.
   const engines = new Map<string, Ratelimit>();
@@ -74,8 +75,8 @@ export function fixedWindows(store: RateLimitStore): {
   };
 
   return {
-    async hit(spec, limit, identifier) {
-      const r = await engine(spec, limit).limit(identifier);
+    async hit(spec, limit, identifier, count = 1) {
+      const r = await engine(spec, limit).limit(identifier, count === 1 ? undefined : { rate: count });
       r.pending.catch(() => {});
       if (r.reason === "timeout" || r.reset === 0) throw new Error("rate-limit engine timed out");
       const bucket = Math.round(r.reset / spec.ms) - 1;
@@ -91,12 +92,15 @@ export function fixedWindows(store: RateLimitStore): {
   };
 }
 
-/** Window state after the check; a refunded hit gives its slot back. */
-export function windowState(h: Hit, refunded: boolean): WindowState {
+/**
+ * Window state after the check; a refunded hit gives its slot back. `later`: requests counted after this one by
+ * the same hit (a group counted together), whose slots were still free when this one was counted.
+ */
+export function windowState(h: Hit, refunded: boolean, later = 0): WindowState {
   return {
     name: h.spec.name,
     limit: h.limit,
-    remaining: refunded && h.success ? Math.min(h.limit, h.remaining + 1) : h.remaining,
+    remaining: refunded && h.success ? Math.min(h.limit, h.remaining + 1) : h.remaining + later,
     resetMs: h.resetMs,
     windowSeconds: windowSeconds(h.spec),
   };
