@@ -11,8 +11,8 @@
 import type { NewPet } from "@petstore/contracts";
 import { type Pet, Prisma } from "@petstore/db";
 import DataLoader from "dataloader";
-import { animalJsonSql, outboxCtes, type QueuedListener } from "../webhooks/outbox.ts";
 import { endOfTurn } from "../end-of-turn.ts";
+import { animalJsonSql, outboxCtes, type QueuedListener } from "../webhooks/outbox.ts";
 import { isRefusedForData } from "./database-errors.ts";
 
 export type InsertedPet = Pick<Pet, "id" | "name" | "categoryId" | "status" | "createdAt" | "updatedAt">;
