@@ -220,6 +220,8 @@ describe("refusals of an address over an anonymous budget", () => {
     await clearOfBoundary(60_000, 10_000);
     const ip = `203.0.113.${80 + Math.floor(Math.random() * 100)}`;
     const url = `${app().baseUrl}${path}`;
+    // From another address: the path's first answer (Next loading the route) is not what is measured.
+    await timed(url, `198.51.100.${Math.floor(Math.random() * 250)}`, headers);
     const first = [await timed(url, ip, headers), await timed(url, ip, headers)];
     for (const r of first) expect(r.status).not.toBe(429);
     for (const r of first) expect(r.ms).toBeLessThan(DELAY_MS / 2);
