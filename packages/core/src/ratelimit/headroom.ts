@@ -1,5 +1,5 @@
 /**
- * What this instance last learned of each key's room in its windows (limiter.ts): the checks of one key made in
+ * What this instance last learned of each key's room in its windows (key-checks.ts): the checks of one key made in
  * the same event-loop turn are counted in one store round trip only when the room the store last reported fits
  * them all. So a key far from its limits pays one round trip per turn, however many requests it sends, while a key
  * near a limit, or not seen in its current windows yet, is counted request by request, exactly as when each
