@@ -181,9 +181,10 @@ export function createKeyChecks(ctx: KeyChecksContext) {
   const keyChecks = new DataLoader<KeyCheck, RateLimitDecision, KeyCheck>(async (checks) => {
     const groups = new Map<string, KeyCheck[]>();
     for (const c of checks) {
-      const group = groups.get(roomOf(c.limits));
+      const id = roomOf(c.limits);
+      const group = groups.get(id);
       if (group) group.push(c);
-      else groups.set(roomOf(c.limits), [c]);
+      else groups.set(id, [c]);
     }
     const decided = new Map<KeyCheck, RateLimitDecision>();
     await Promise.all(
