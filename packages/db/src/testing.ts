@@ -1,9 +1,13 @@
 /**
- * Test support: a throwaway PostgreSQL database per test run, created on the server the tests use
- * (`TEST_POSTGRES_URL`-style admin URL passed in; default postgresql://postgres@127.0.0.1:5432/postgres).
+ * Test support: throwaway PostgreSQL databases on the server the tests use (admin URL passed in; default
+ * postgresql://postgres@127.0.0.1:5432/postgres), empty or already migrated. A migrated one is a copy of a
+ * template database that is migrated once per version of `prisma/migrations` (`CREATE DATABASE ... TEMPLATE`),
+ * so a test pays for a file copy, not for the schema engine.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
+import { deployMigrations } from "./migrate/deploy.ts";
+import { defaultMigrationPaths, readMigrationsList } from "./migrate/files.ts";
 
 export const DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
 
@@ -27,12 +31,83 @@ export interface TemporaryDatabase {
 }
 
 /** Creates an empty database named `<prefix>_<random>`. */
-export async function createTemporaryDatabase(
+export function createTemporaryDatabase(
   prefix = "petstore_test",
   adminUrl = DEFAULT_ADMIN_URL,
 ): Promise<TemporaryDatabase> {
+  return createDatabaseFrom(undefined, prefix, adminUrl);
+}
+
+/**
+ * Creates a database named `<prefix>_<random>` with every migration of `prisma/migrations` applied (plans
+ * are not seeded: `openRuntime` does that). Open it without the `migrate` prepare hook.
+ * @throws MigrationError when the migrations do not apply; the server's error otherwise.
+ */
+export async function createMigratedDatabase(
+  prefix = "petstore_test",
+  adminUrl = DEFAULT_ADMIN_URL,
+): Promise<TemporaryDatabase> {
+  return createDatabaseFrom(await migratedTemplate(adminUrl), prefix, adminUrl);
+}
+
+const templates = new Map<string, Promise<string>>();
+
+/**
+ * The name of the migrated template database for the current migrations (`petstore_template_<hash>`), created
+ * when missing. Test processes running at once serialise on an advisory lock, so one of them migrates and
+ * the others find it; templates of other migration versions are dropped then.
+ */
+function migratedTemplate(adminUrl: string): Promise<string> {
+  let template = templates.get(adminUrl);
+  if (!template) {
+    template = createTemplate(adminUrl);
+    templates.set(adminUrl, template);
+    template.catch(() => templates.delete(adminUrl));
+  }
+  return template;
+}
+
+async function createTemplate(adminUrl: string): Promise<string> {
+  const { migrationsDir } = defaultMigrationPaths();
+  const list = await readMigrationsList(migrationsDir);
+  const name = `petstore_template_${createHash("sha256").update(JSON.stringify(list)).digest("hex").slice(0, 16)}`;
+  return withAdmin(adminUrl, async (admin) => {
+    await admin.query("SELECT pg_advisory_lock(hashtext('petstore_template'))");
+    try {
+      const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+      if (found.rowCount !== 0) return name;
+      const stale = await admin.query<{ datname: string }>(
+        "SELECT datname FROM pg_database WHERE datname LIKE 'petstore_template_%'",
+      );
+      for (const { datname } of stale.rows)
+        await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+      // Built under a scratch name and renamed when complete, so a crash never leaves a half-migrated template.
+      const scratch = `${name}_building`;
+      await admin.query(`DROP DATABASE IF EXISTS "${scratch}" WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE "${scratch}"`);
+      await deployMigrations({ kind: "postgres", url: urlOf(adminUrl, scratch) });
+      await admin.query(`ALTER DATABASE "${scratch}" RENAME TO "${name}"`);
+      return name;
+    } finally {
+      await admin.query("SELECT pg_advisory_unlock(hashtext('petstore_template'))");
+    }
+  });
+}
+
+function urlOf(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function createDatabaseFrom(
+  template: string | undefined,
+  prefix: string,
+  adminUrl: string,
+): Promise<TemporaryDatabase> {
   const name = `${prefix}_${randomBytes(6).toString("hex")}`.toLowerCase().replace(/[^a-z0-9_]/g, "_");
-  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE "${name}"`));
+  const from = template ? ` TEMPLATE "${template}"` : "";
+  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE "${name}"${from}`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {

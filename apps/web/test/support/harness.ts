@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
-import { createTemporaryDatabase, databaseOf } from "@petstore/core/testing";
+import { createMigratedDatabase, databaseOf } from "@petstore/core/testing";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
 import { markCustomServer } from "../../src/server/runtime.ts";
@@ -37,7 +37,7 @@ export async function startTestServer(
   kind: DatabaseKind,
   options: TestServerOptions = {},
 ): Promise<TestServer> {
-  const temp = kind === "postgres" ? await createTemporaryDatabase("petstore_rest") : undefined;
+  const temp = kind === "postgres" ? await createMigratedDatabase("petstore_rest") : undefined;
   let now: Date | undefined = options.now;
   const clock: Clock = () => now ?? new Date();
   const config = loadConfig({
@@ -48,7 +48,12 @@ export async function startTestServer(
     ANONYMOUS_PER_MINUTE: "1000000",
     ...options.env,
   });
-  const rt = await openRuntime({ config, clock, logger: createLogger("silent"), prepare: migrate });
+  const rt = await openRuntime({
+    config,
+    clock,
+    logger: createLogger("silent"),
+    ...(temp ? {} : { prepare: migrate }),
+  });
   const categories = await Promise.all(
     // Upsert, so that a server restarted on the same database (PGLITE_DIR or DATABASE_URL given) starts again.
     ["dogs", "cats", "birds"].map((name) =>

@@ -5,6 +5,7 @@
  * Application code never imports it (Biome `noRestrictedImports` in biome.json; docs/architecture.md).
  */
 export {
+  createMigratedDatabase,
   createTemporaryDatabase,
   type NamedDatabase,
   openNamedDatabase,
