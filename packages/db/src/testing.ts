@@ -5,6 +5,9 @@
  * so a test pays for a file copy, not for the schema engine.
  */
 import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { deployMigrations } from "./migrate/deploy.ts";
 import { defaultMigrationPaths, readMigrationsList } from "./migrate/files.ts";
@@ -67,10 +70,14 @@ function migratedTemplate(adminUrl: string): Promise<string> {
   return template;
 }
 
+/** A short hash of the migrations folder's content: templates are made again when a migration changes. */
+async function migrationsVersion(): Promise<string> {
+  const list = await readMigrationsList(defaultMigrationPaths().migrationsDir);
+  return createHash("sha256").update(JSON.stringify(list)).digest("hex").slice(0, 16);
+}
+
 async function createTemplate(adminUrl: string): Promise<string> {
-  const { migrationsDir } = defaultMigrationPaths();
-  const list = await readMigrationsList(migrationsDir);
-  const name = `petstore_template_${createHash("sha256").update(JSON.stringify(list)).digest("hex").slice(0, 16)}`;
+  const name = `petstore_template_${await migrationsVersion()}`;
   return withAdmin(adminUrl, async (admin) => {
     await admin.query("SELECT pg_advisory_lock(hashtext('petstore_template'))");
     try {
@@ -153,4 +160,47 @@ export async function openNamedDatabase(name: string, adminUrl = DEFAULT_ADMIN_U
       await withAdmin(adminUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
   };
+}
+
+/** An embedded PGlite data folder made for a test (`createMigratedPGliteDir`). */
+export interface TemporaryPGliteDir {
+  /** Absolute path: pass it as `PGLITE_DIR`. */
+  dir: string;
+  /** Deletes the folder (close the database first). */
+  remove(): Promise<void>;
+}
+
+let pgliteTemplate: Promise<string> | undefined;
+
+/**
+ * A fresh PGlite data folder with every migration applied: a copy of a template folder that is made once per
+ * version of `prisma/migrations` under the system's temporary folder (PGlite's start on an existing folder skips
+ * its initdb, so this is also faster than `memory://`). Open it without the `migrate` prepare hook.
+ * @throws MigrationError when the migrations do not apply.
+ */
+export async function createMigratedPGliteDir(prefix = "petstore_pglite"): Promise<TemporaryPGliteDir> {
+  pgliteTemplate ??= createPGliteTemplate();
+  pgliteTemplate.catch(() => {
+    pgliteTemplate = undefined;
+  });
+  const template = await pgliteTemplate;
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), `${prefix}-`));
+  await fs.promises.cp(template, dir, { recursive: true });
+  return { dir, remove: () => fs.promises.rm(dir, { recursive: true, force: true }) };
+}
+
+async function createPGliteTemplate(): Promise<string> {
+  const template = path.join(os.tmpdir(), `petstore-pglite-template-${await migrationsVersion()}`);
+  if (fs.existsSync(template)) return template;
+  // Built in a scratch folder and renamed when complete: a crash never leaves a half-migrated template, and of
+  // two processes building at once, the second rename fails and that process uses the first one's folder.
+  const scratch = await fs.promises.mkdtemp(`${template}-building-`);
+  await deployMigrations({ kind: "pglite", dir: scratch });
+  try {
+    await fs.promises.rename(scratch, template);
+  } catch (error) {
+    if (!fs.existsSync(template)) throw error;
+    await fs.promises.rm(scratch, { recursive: true, force: true });
+  }
+  return template;
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
-import { createMigratedDatabase, databaseOf } from "@petstore/core/testing";
+import { createMigratedDatabase, createMigratedPGliteDir, databaseOf } from "@petstore/core/testing";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
 import { markCustomServer } from "../../src/server/runtime.ts";
@@ -37,11 +37,14 @@ export async function startTestServer(
   kind: DatabaseKind,
   options: TestServerOptions = {},
 ): Promise<TestServer> {
-  const temp = kind === "postgres" ? await createMigratedDatabase("petstore_rest") : undefined;
+  // A database named in `env` (a restart on the same store) is migrated here; otherwise a migrated copy is made.
+  const given = options.env?.DATABASE_URL ?? options.env?.PGLITE_DIR;
+  const temp = !given && kind === "postgres" ? await createMigratedDatabase("petstore_rest") : undefined;
+  const folder = !given && kind === "pglite" ? await createMigratedPGliteDir("petstore_rest") : undefined;
   let now: Date | undefined = options.now;
   const clock: Clock = () => now ?? new Date();
   const config = loadConfig({
-    ...(temp ? { DATABASE_URL: temp.url } : { PGLITE_DIR: "memory://" }),
+    ...(temp ? { DATABASE_URL: temp.url } : { PGLITE_DIR: folder?.dir ?? "memory://" }),
     PUBLIC_BASE_URL: "https://api.test.example",
     LOG_LEVEL: "silent",
     // Many anonymous calls come from 127.0.0.1 in these tests; rate-limit tests lower it again.
@@ -52,7 +55,7 @@ export async function startTestServer(
     config,
     clock,
     logger: createLogger("silent"),
-    ...(temp ? {} : { prepare: migrate }),
+    ...(given ? { prepare: migrate } : {}),
   });
   const categories = await Promise.all(
     // Upsert, so that a server restarted on the same database (PGLITE_DIR or DATABASE_URL given) starts again.
@@ -82,6 +85,7 @@ export async function startTestServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rt.close();
       await temp?.drop();
+      await folder?.remove();
     },
   };
 }

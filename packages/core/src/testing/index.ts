@@ -6,10 +6,12 @@
  */
 export {
   createMigratedDatabase,
+  createMigratedPGliteDir,
   createTemporaryDatabase,
   type NamedDatabase,
   openNamedDatabase,
   type TemporaryDatabase,
+  type TemporaryPGliteDir,
 } from "@petstore/db/testing";
 export { databaseOf } from "../database/operations.ts";
 export * from "./rate-limit-stores.ts";
