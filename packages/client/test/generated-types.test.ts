@@ -20,5 +20,5 @@ describe("generated client types", () => {
     expect(getPet?.deprecated).toBe(true);
     if (getPet) getPet.deprecated = false;
     expect(await schemaSourceFrom(changed)).not.toBe(committed);
-  }, 180_000);
+  });
 });

@@ -8,7 +8,7 @@ import { problems, restErrorCodes } from "@petstore/contracts";
 import { fingerprintBody } from "@petstore/core";
 import { databaseOf } from "@petstore/core/testing";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { documentServers } from "../../src/server/rest/openapi-document.ts";
+import { documentServers, openApiDocument } from "../../src/server/rest/openapi-document.ts";
 import { DATABASE_KINDS } from "../support/harness.ts";
 import type { OpenApiResponseValidator } from "../support/openapi-validator.ts";
 import { type CallResult, expectError, rawRequest, seedPets, useServer } from "./support.ts";
@@ -339,6 +339,12 @@ describe.each(DATABASE_KINDS)("HTTP conventions (%s)", (kind) => {
       const text = await (await fetch(`${t.s.baseUrl}/v1/openapi.json`)).text();
       expect(text).toContain('"maximum":9223372036854775807,');
       expect(text).not.toContain("9223372036854776000");
+    });
+
+    it("is, byte for byte, the text built from the declarations without a runtime", async () => {
+      // The client's types are generated from the runtime-free text (npm run -s -w @petstore/web openapi).
+      const text = await (await fetch(`${t.s.baseUrl}/v1/openapi.json`)).text();
+      expect(text).toBe(openApiDocument(t.s.rt.config));
     });
 
     it("describes the 405 every path answers, with Allow", () => {

@@ -3,12 +3,20 @@
  * (never hand-written). Needs no key; still rate limited like everything under /v1. Cacheable by anyone for
  * 5 minutes, with an ETag for revalidation; its compressed forms are made once.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { MAX_PET_ID } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { cacheableJsonResponse, entityTag } from "./conditional.ts";
 import { precompressed } from "./content-coding.ts";
 import type { RestEnv } from "./env.ts";
+import { registerSharedComponents } from "./openapi-shared.ts";
+import { createPetRoute } from "./operations/create-pet.ts";
+import { getPetRoute } from "./operations/get-pet.ts";
+import { listPetsRoute } from "./operations/list-pets.ts";
+import { listStoreOrdersRoute } from "./operations/list-store-orders.ts";
+
+/** The operations' declarations, in the order `createRestApp` registers them (the document lists them so). */
+const documentedOperations = [listPetsRoute, createPetRoute, getPetRoute, listStoreOrdersRoute];
 
 const DESCRIPTION = `Inventory of the animals offered by the pet store.
 
@@ -26,6 +34,9 @@ Allow (the response \`#/components/responses/MethodNotAllowed\`).`;
 
 type Server = { url: string; description: string };
 
+/** What the document depends on besides the operations' declarations: the deployment's addresses. */
+export type DocumentConfig = Pick<Runtime["config"], "publicBaseUrl" | "servers">;
+
 /** Anyone (browsers, shared caches, tools) may keep the document 5 minutes; it changes only with a deployment. */
 export const DOCUMENT_CACHING = "public, max-age=300";
 
@@ -34,7 +45,7 @@ export const DOCUMENT_CACHING = "public, max-age=300";
  * first server (the /docs page, generated clients) call the deployment that served the document; then
  * production and staging, each listed once.
  */
-export function documentServers(config: Runtime["config"]): Server[] {
+export function documentServers(config: DocumentConfig): Server[] {
   const here = `${config.publicBaseUrl}/v1`;
   const { production, staging } = config.servers;
   const which = here === production ? " (production)" : here === staging ? " (staging)" : "";
@@ -52,24 +63,49 @@ export function documentServers(config: Runtime["config"]): Server[] {
 const INT64_MAXIMUM_AS_DOUBLE = `"maximum":${Number(MAX_PET_ID)}`;
 const INT64_MAXIMUM = `"maximum":${MAX_PET_ID}`;
 
-export function registerOpenApiDocument(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
-  const config = {
+/** The document's top-level fields (everything but paths and components) for a deployment. */
+function documentObject(config: DocumentConfig) {
+  return {
     openapi: "3.1.0",
     info: { title: "Pet Store API", version: "1.0.0", description: DESCRIPTION },
-    servers: documentServers(rt.config),
+    servers: documentServers(config),
     tags: [
       { name: "pets", description: "Animals of the inventory" },
       { name: "store", description: "Store operations" },
     ],
   };
+}
+
+/** The served text of the document `app`'s registry generates for `config`. */
+function documentText(app: OpenAPIHono<RestEnv>, config: DocumentConfig): string {
+  return JSON.stringify(app.getOpenAPI31Document(documentObject(config))).replaceAll(
+    INT64_MAXIMUM_AS_DOUBLE,
+    INT64_MAXIMUM,
+  );
+}
+
+/**
+ * The text `GET /v1/openapi.json` serves for a deployment with `config`, from the operations' module-level
+ * declarations alone: no runtime, database or handler is involved (the client's types are generated from it).
+ * Registers the shared components and the operations in the order `createRestApp` does, so the text is
+ * byte-identical to the served one (apps/web's REST tests compare the two).
+ */
+export function openApiDocument(config: DocumentConfig): string {
+  const app = new OpenAPIHono<RestEnv>();
+  registerSharedComponents(app);
+  for (const { middleware: _middleware, ...route } of documentedOperations) {
+    app.openAPIRegistry.registerPath(route);
+  }
+  return documentText(app, config);
+}
+
+/** Serves `app`'s document at /openapi.json (relative to the app's mount point, /v1). */
+export function registerOpenApiDocument(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
   // The document is the same for every request: generated, serialised, tagged and compressed once, on the first.
   let document: { text: string; etag: string } | undefined;
   app.get("/openapi.json", (c) => {
     if (!document) {
-      const text = JSON.stringify(app.getOpenAPI31Document(config)).replaceAll(
-        INT64_MAXIMUM_AS_DOUBLE,
-        INT64_MAXIMUM,
-      );
+      const text = documentText(app, rt.config);
       document = { text: precompressed(text), etag: entityTag(text) };
     }
     return cacheableJsonResponse(c, document.text, { etag: document.etag, cacheControl: DOCUMENT_CACHING });
