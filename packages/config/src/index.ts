@@ -89,6 +89,13 @@ const durationList = z
   )
   .refine((steps) => steps.every((ms) => ms <= 24 * 3_600_000), { message: "each step must be at most 24h" });
 
+/**
+ * Bounds of PASSWORD_HASH_COST, the scrypt cost of new password hashes as log2 N: 2^10 is cheap enough for test
+ * suites that create many accounts, 2^15 the production default, 2^20 (1 GiB of memory per hash) the most a
+ * dashboard instance may spend on one sign-in.
+ */
+export const PASSWORD_HASH_COST = Object.freeze({ min: 10, default: 15, max: 20 });
+
 /** The retry schedule of docs/contract.md section 6: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
 
@@ -132,6 +139,10 @@ const envSchema = z
     CORS_ALLOWED_ORIGINS: corsOrigins.default("*"),
     SESSION_IDLE_HOURS: positiveInt.default(12),
     SESSION_MAX_DAYS: positiveInt.max(365).default(30),
+    PASSWORD_HASH_COST: positiveInt
+      .min(PASSWORD_HASH_COST.min)
+      .max(PASSWORD_HASH_COST.max)
+      .default(PASSWORD_HASH_COST.default),
     CURSOR_SECRET: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
     METRICS_ENABLED: booleanFlag.default(true),
     METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
@@ -249,6 +260,11 @@ export interface Config {
   sessionIdleHours: number;
   /** A dashboard session ends this long after sign-in, however much it is used. */
   sessionMaxDays: number;
+  /**
+   * scrypt cost of new password hashes as log2 N (PASSWORD_HASH_COST, 10 to 20, default 15). Each stored hash
+   * keeps the cost it was made with, so changing it never breaks a sign-in.
+   */
+  passwordHashCost: number;
   /**
    * Key that signs listPets cursors. Unset: a random key generated once and kept in the database, shared by
    * every instance on that database (docs/contract.md section 1, "Paging").
@@ -382,6 +398,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     sessionIdleHours: e.SESSION_IDLE_HOURS,
     sessionMaxDays: e.SESSION_MAX_DAYS,
+    passwordHashCost: e.PASSWORD_HASH_COST,
     ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
     metrics: { enabled: e.METRICS_ENABLED, ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}) },
     analytics: { enabled: e.ANALYTICS_ENABLED, retentionDays: e.ANALYTICS_RETENTION_DAYS },

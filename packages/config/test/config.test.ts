@@ -43,6 +43,9 @@ describe("loadConfig", () => {
     ["ANALYTICS_RETENTION_DAYS", "ninety"],
     ["SESSION_MAX_DAYS", "0"],
     ["SESSION_MAX_DAYS", "366"],
+    ["PASSWORD_HASH_COST", "9"],
+    ["PASSWORD_HASH_COST", "21"],
+    ["PASSWORD_HASH_COST", "fifteen"],
     ["WEBHOOKS_ALLOW_PRIVATE_TARGETS", "sure"],
     ["WEBHOOKS_RETRY_SCHEDULE", "5 seconds"],
     ["WEBHOOKS_RETRY_SCHEDULE", "5s,,5m"],
@@ -163,6 +166,12 @@ describe("loadConfig", () => {
       sessionIdleHours: 2,
       sessionMaxDays: 7,
     });
+  });
+
+  it("hashes new passwords at scrypt cost 2^15 by default; PASSWORD_HASH_COST lowers it to 2^10 at least", () => {
+    expect(loadConfig({}).passwordHashCost).toBe(15);
+    expect(loadConfig({ PASSWORD_HASH_COST: "10" }).passwordHashCost).toBe(10);
+    expect(loadConfig({ PASSWORD_HASH_COST: "17" }).passwordHashCost).toBe(17);
   });
 
   it("keeps an in-memory PGlite location as given", () => {

@@ -45,7 +45,7 @@ export function createScaleSeeder({ prisma, config, clock }: Pick<CoreDeps, "pri
           "the scale data set goes into a new, empty database.",
       );
     // Nobody knows this password: the scale users fill lists, they never sign in.
-    const passwordHash = await hashPassword(randomBytes(24).toString("base64url"));
+    const passwordHash = await hashPassword(randomBytes(24).toString("base64url"), config.passwordHashCost);
     return seedScaleData(prisma, { now: clock(), passwordHash });
   };
 }

@@ -126,7 +126,10 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
         );
       }
       if (user === undefined) user = await prisma.user.findUnique({ where: { email: input.email } });
-      const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
+      const matches = await verifyPassword(
+        input.password,
+        user?.passwordHash ?? (await decoyPasswordHash(config.passwordHashCost)),
+      );
       if (!user || !matches || !user.active) {
         await writeAudit(prisma, {
           actor: ANONYMOUS_ACTOR,

@@ -46,7 +46,7 @@ function toView(u: UserWithSessionCount): UserView {
   };
 }
 
-export function createUserService({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
+export function createUserService({ prisma, clock, config }: Pick<CoreDeps, "prisma" | "clock" | "config">) {
   const notFound = (id: string) => new AppError("not_found", `No user with id ${id}.`);
   /** Prisma `include` counting the sessions that have not expired. */
   const liveSessions = () => ({
@@ -83,11 +83,11 @@ export function createUserService({ prisma, clock }: Pick<CoreDeps, "prisma" | "
 
   return {
     /**
-     * Creates a user with a scrypt-hashed password (used by `petstore users create` and the dashboard).
+     * Creates a user with a scrypt-hashed password at the configured cost (used by `petstore users create` and the dashboard).
      * @throws AppError validation_failed (path `email`) when the email is already in use.
      */
     async create(input: UserCreate, actor: Actor): Promise<UserView> {
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await hashPassword(input.password, config.passwordHashCost);
       try {
         return await prisma.$transaction(async (tx) => {
           const row = await tx.user.create({
