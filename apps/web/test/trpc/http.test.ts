@@ -1,7 +1,7 @@
 /** Request helpers of the tRPC handler: same-origin guard, client IP, cookies, error masking. */
 import { AppError } from "@petstore/contracts";
 import { TRPCError } from "@trpc/server";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { processSlot } from "../../src/server/runtime";
 import { DRAIN_BYTES, DRAIN_MS, withBoundedBody } from "../../src/server/trpc/body-limit";
 import { clearedSessionCookie, readCookie, sessionCookie } from "../../src/server/trpc/cookies";
@@ -183,36 +183,59 @@ describe("request body cap", () => {
     expect(pulled).toBeLessThan(DRAIN_BYTES + 5 * 1024 * 1024);
   });
   it("stops waiting for a refused stream that stalls after DRAIN_MS", async () => {
-    let cancelled = false;
-    const stream = new ReadableStream({
-      pull() {
-        return new Promise(() => {});
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
-    const started = Date.now();
-    expect(await withBoundedBody(post(stream, { "content-length": "999999" }), 16)).toBeUndefined();
-    expect(cancelled).toBe(true);
-    expect(Date.now() - started).toBeLessThan(DRAIN_MS + 1_000);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let cancelled = false;
+      const stream = new ReadableStream({
+        pull() {
+          return new Promise(() => {});
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      let answered = false;
+      const answer = withBoundedBody(post(stream, { "content-length": "999999" }), 16).finally(() => {
+        answered = true;
+      });
+      // Waiting 1 ms before DRAIN_MS, answered at DRAIN_MS.
+      await vi.advanceTimersByTimeAsync(DRAIN_MS - 1);
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(answered).toBe(true);
+      expect(await answer).toBeUndefined();
+      expect(cancelled).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
   it("stops reading a refused stream that trickles after DRAIN_MS", async () => {
-    let cancelled = false;
-    const stream = new ReadableStream({
-      async pull(controller) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        controller.enqueue(new Uint8Array(1024));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
-    const started = Date.now();
-    expect(await withBoundedBody(post(stream, { "content-length": "999999" }), 16)).toBeUndefined();
-    expect(cancelled).toBe(true);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(DRAIN_MS - 50);
-    expect(Date.now() - started).toBeLessThan(DRAIN_MS + 1_000);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let cancelled = false;
+      const stream = new ReadableStream({
+        async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          controller.enqueue(new Uint8Array(1024));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      let answered = false;
+      const answer = withBoundedBody(post(stream, { "content-length": "999999" }), 16).finally(() => {
+        answered = true;
+      });
+      // Still reading and dropping 50 ms before DRAIN_MS, done at DRAIN_MS.
+      await vi.advanceTimersByTimeAsync(DRAIN_MS - 50);
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(50);
+      expect(answered).toBe(true);
+      expect(await answer).toBeUndefined();
+      expect(cancelled).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
   it("answers refusals made before tRPC in tRPC's error shape, with the headers of every JSON error", async () => {
     const r = trpcErrorResponse({ code: "payload_too_large", message: "Too big." }, "req-42");

@@ -6,13 +6,13 @@
  */
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { migrate } from "@petstore/core/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/core/testing";
+import { createMigratedDatabase, type TemporaryDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processSlot } from "../../src/server/runtime.ts";
 import { handleTrpcRequest } from "../../src/server/trpc/handler";
 import { PASSWORD } from "../support/common.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
+import { TEST_PASSWORD_HASH_COST } from "./support";
 
 const ORIGIN = "http://dashboard.test";
 const EMAIL = "admin@outage.test";
@@ -39,11 +39,16 @@ describe("tRPC while PostgreSQL is down", () => {
 
   beforeAll(async () => {
     await proxy.open();
-    database = await createTemporaryDatabase("petstore_trpc_outage");
+    database = await createMigratedDatabase("petstore_trpc_outage");
     const url = new URL(database.url);
     url.port = String(proxy.port);
-    const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: "silent", PUBLIC_BASE_URL: ORIGIN });
-    rt = await openRuntime({ config, logger: createLogger("silent"), prepare: migrate });
+    const config = loadConfig({
+      DATABASE_URL: url.toString(),
+      LOG_LEVEL: "silent",
+      PUBLIC_BASE_URL: ORIGIN,
+      PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
+    });
+    rt = await openRuntime({ config, logger: createLogger("silent") });
     await rt.users.create({ email: EMAIL, name: "Ada", role: "admin", password: PASSWORD }, "test");
     // The handler takes the process runtime from here (src/server/runtime.ts).
     processSlot().runtime = Promise.resolve(rt);

@@ -1,7 +1,8 @@
 /**
- * tRPC test harness: a fresh PostgreSQL database (migrated and seeded), a runtime on it with a movable
- * clock, one admin and one staff user, and callers that invoke procedures in-process exactly as the HTTP
- * handler would (`createCaller` with an inner context holding a real session).
+ * tRPC test harness: a fresh PostgreSQL database (cloned from the migrated template, then seeded), a runtime on
+ * it with a movable clock, one admin and one staff user, and callers that invoke procedures in-process exactly as
+ * the HTTP handler would (`createCaller` with an inner context holding a real session). Passwords are hashed at
+ * the lowest scrypt cost (`TEST_PASSWORD_HASH_COST`): the cost itself is tested in users.test.ts.
  */
 import { loadConfig } from "@petstore/config";
 import {
@@ -12,8 +13,7 @@ import {
   openRuntime,
   type Runtime,
 } from "@petstore/core";
-import { migrate } from "@petstore/core/migrate";
-import { createTemporaryDatabase, databaseOf, type TemporaryDatabase } from "@petstore/core/testing";
+import { createMigratedDatabase, databaseOf, type TemporaryDatabase } from "@petstore/core/testing";
 import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { expect } from "vitest";
@@ -24,6 +24,9 @@ import { createCaller } from "../../src/server/trpc/router";
 import { PASSWORD } from "../support/common.ts";
 
 export { PASSWORD };
+
+/** PASSWORD_HASH_COST of the harness: scrypt at N = 2^10, so that creating and signing in users costs little. */
+export const TEST_PASSWORD_HASH_COST = "10";
 
 export type Caller = ReturnType<typeof createCaller>;
 
@@ -43,18 +46,22 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Opens the harness (`env`: further configuration variables); call `close()` in afterAll. */
+/**
+ * Opens the harness on a database of its own (`env`: further configuration variables, which may override the
+ * harness's own such as PASSWORD_HASH_COST); call `close()` in afterAll.
+ */
 export async function openHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const db = await createTemporaryDatabase("petstore_trpc");
+  const db = await createMigratedDatabase("petstore_trpc");
   let now: Date | undefined;
   const clock: Clock = () => now ?? new Date();
   const config = loadConfig({
     DATABASE_URL: db.url,
     LOG_LEVEL: "silent",
     PUBLIC_BASE_URL: "http://dashboard.test",
+    PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
     ...env,
   });
-  const rt = await openRuntime({ config, clock, logger: createLogger("silent"), prepare: migrate });
+  const rt = await openRuntime({ config, clock, logger: createLogger("silent") });
   await rt.seed();
   const admin = await rt.users.create(
     { email: "admin@example.com", name: "Ada Admin", role: "admin", password: PASSWORD },

@@ -1,6 +1,16 @@
+import { loadConfig } from "@petstore/config";
+import { createUserService } from "@petstore/core";
 import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, expectTrpcError, type Harness, openHarness, PASSWORD, shapeOf } from "./support";
+import {
+  type Caller,
+  expectTrpcError,
+  type Harness,
+  openHarness,
+  PASSWORD,
+  shapeOf,
+  TEST_PASSWORD_HASH_COST,
+} from "./support";
 
 describe("users procedures (admin)", () => {
   let h: Harness;
@@ -105,5 +115,31 @@ describe("users procedures (admin)", () => {
     await expect(h.rt.users.setRole({ id: h.admin.id, role: "staff" }, "cli:root")).rejects.toMatchObject({
       code: "conflict",
     });
+  });
+
+  it("hashes new passwords at the configured scrypt cost, N = 2^15 by default; a stored hash keeps its own", async () => {
+    const prisma = databaseOf(h.rt).prisma;
+    const hashOf = async (email: string) =>
+      (await prisma.user.findUniqueOrThrow({ where: { email } })).passwordHash;
+    // The harness configures PASSWORD_HASH_COST=10.
+    expect(TEST_PASSWORD_HASH_COST).toBe("10");
+    expect(await hashOf("staff@example.com")).toMatch(/^scrypt\$1024\$8\$1\$/);
+    // The same service under the default configuration.
+    const byDefault = createUserService({
+      prisma,
+      clock: h.rt.clock,
+      config: loadConfig({ DATABASE_URL: h.db.url, LOG_LEVEL: "silent" }),
+    });
+    await byDefault.create(
+      { email: "default.cost@example.com", name: "Dee Fault", role: "staff", password: PASSWORD },
+      "test",
+    );
+    expect(await hashOf("default.cost@example.com")).toMatch(
+      /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/,
+    );
+    // Verified at the cost it names: it signs in on this runtime, which hashes at 2^10.
+    const { caller } = await h.signedIn("default.cost@example.com");
+    expect(await caller.auth.me()).toMatchObject({ email: "default.cost@example.com" });
+    await expectTrpcError(h.signedIn("default.cost@example.com", "not the password at all"), "UNAUTHORIZED");
   });
 });
