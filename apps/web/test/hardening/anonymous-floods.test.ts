@@ -1,21 +1,24 @@
 /**
  * Nothing anonymous can make the API's process do unbounded work (docs/contract.md sections 3 and 4), against
- * the production server:
+ * the app served in process (in-process.ts, its clock standing still where a window must not turn):
  * - forged keys (well-formed, valid checksum, unknown) cost database look-ups only within the client address's
  *   anonymous budget, and a repeated one none at all (negative cache);
  * - dashboard traffic without a session (tRPC calls, the sign-in page) is limited per client address, with a JSON
  *   429 and Retry-After, while a signed-in user from the same address is not;
- * - /metrics needs its token in production, start-up refuses production without one, and a scrape is computed at
- *   most once a second;
- * - the 429 of an address over an anonymous budget is held before it is answered (ANONYMOUS_REFUSAL_DELAY_MS), in
- *   every place such budgets apply, while a real key from the same address is answered at once.
+ * - /metrics needs its token in production, and a scrape is computed at most once a second.
+ * That start-up refuses production without a token, and the holding of refusals in every place anonymous
+ * budgets apply, are tested on the production server (production-server.test.ts).
  */
 import { generateApiKey, KEY_CACHE_TTL_MS } from "@petstore/core";
-import { clearOfBoundary, sleep } from "@petstore/core/testing";
+import { sleep } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
-import { startProductionServer } from "../instances/production-server.ts";
-import { freePort } from "../support/common.ts";
-import { STAFF, signIn, trpc, useProductionApp } from "./support.ts";
+import { type InProcessApp, useInProcessApp } from "./in-process.ts";
+import { STAFF, signIn, trpc } from "./support.ts";
+
+/** `offsetMs` into the minute after the app's current time (a time the app's clock may move to). */
+function startOfNextMinute(app: InProcessApp, offsetMs: number): Date {
+  return new Date((Math.floor(app.now().getTime() / 60_000) + 1) * 60_000 + offsetMs);
+}
 
 /** A key of the staging format with a correct checksum that no database holds. */
 const forgedKey = () => generateApiKey("staging");
@@ -24,7 +27,7 @@ const forgedKey = () => generateApiKey("staging");
  * Keys the server has read from the database so far: its `petstore_api_key_lookups_total` (a scrape is computed
  * at most once a second, hence the wait). NaN when the metric is missing, which fails every comparison.
  */
-async function keysRead(app: ReturnType<typeof useProductionApp>): Promise<number> {
+async function keysRead(app: InProcessApp): Promise<number> {
   await sleep(1_100);
   const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
   return Number(/^petstore_api_key_lookups_total (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
@@ -32,9 +35,10 @@ async function keysRead(app: ReturnType<typeof useProductionApp>): Promise<numbe
 
 describe("forged API keys from one address", () => {
   // Refusals answered at once: these tests count look-ups; the hold has tests of its own below.
-  const app = useProductionApp({ ANONYMOUS_PER_MINUTE: "10", ANONYMOUS_REFUSAL_DELAY_MS: "0" });
+  const app = useInProcessApp({ ANONYMOUS_PER_MINUTE: "10", ANONYMOUS_REFUSAL_DELAY_MS: "0" });
 
   it("cost database look-ups only within the address's anonymous budget", async () => {
+    app.setNow(startOfNextMinute(app, 5_000));
     const real = () =>
       fetch(`${app.baseUrl}/v1/pets`, {
         headers: { authorization: `Bearer ${app.key}`, "x-forwarded-for": "203.0.113.50" },
@@ -65,6 +69,8 @@ describe("forged API keys from one address", () => {
 
   it("does not lock out a real key idle for longer than its cache while its address's budget is used up", async () => {
     const ip = "203.0.113.53";
+    // One minute window throughout: the next one, 5 s in, never back.
+    app.setNow(startOfNextMinute(app, 5_000));
     const real = () =>
       fetch(`${app.baseUrl}/v1/pets`, {
         headers: { authorization: `Bearer ${app.key}`, "x-forwarded-for": ip },
@@ -79,7 +85,7 @@ describe("forged API keys from one address", () => {
     );
     expect(flood).toContain(429);
     // The key's cache entry has expired: it is looked up again, without the address's used-up budget.
-    await sleep(KEY_CACHE_TTL_MS + 500);
+    app.setNow(new Date(app.now().getTime() + KEY_CACHE_TTL_MS + 500));
     expect(await real()).toBe(200);
   });
 
@@ -99,11 +105,11 @@ describe("forged API keys from one address", () => {
 });
 
 describe("dashboard traffic without a session", () => {
-  const app = useProductionApp({ DASHBOARD_ANONYMOUS_PER_MINUTE: "8" });
+  const app = useInProcessApp({ DASHBOARD_ANONYMOUS_PER_MINUTE: "8" });
 
   it("is limited per client address with a JSON 429, while a signed-in user from the same address is not", async () => {
     // All within one minute window: a window that turned mid-test would grant a second budget.
-    await clearOfBoundary(60_000, 10_000);
+    app.setNow(startOfNextMinute(app, 5_000));
     const ip = "203.0.113.60";
     const token = await signIn(app, STAFF, ip); // one of the address's 8
     const calls = await Promise.all(
@@ -129,7 +135,7 @@ describe("dashboard traffic without a session", () => {
 
 describe("/metrics in production", () => {
   const TOKEN = "metrics-token-0123456789abcdef";
-  const app = useProductionApp({
+  const app = useInProcessApp({
     PETSTORE_ENV: "production",
     METRICS_TOKEN: TOKEN,
     METRICS_SCRAPES_PER_MINUTE: "12",
@@ -150,7 +156,7 @@ describe("/metrics in production", () => {
   });
 
   it("answers at most METRICS_SCRAPES_PER_MINUTE scrapes a minute per client address, then a JSON 429", async () => {
-    await clearOfBoundary(60_000, 10_000);
+    app.setNow(startOfNextMinute(app, 5_000));
     const scrape = (ip: string) =>
       fetch(`${app.baseUrl}/metrics`, {
         headers: { authorization: `Bearer ${TOKEN}`, "x-forwarded-for": ip },
@@ -168,83 +174,5 @@ describe("/metrics in production", () => {
     expect(await refused.json()).toMatchObject({ code: "rate_limited" });
     // The scraper at another address is not affected.
     expect((await scrape("203.0.113.71")).status).toBe(200);
-  });
-
-  it("will not start in production without a token, unless metrics are off", async () => {
-    const port = await freePort();
-    const refused = startProductionServer(port, {
-      DATABASE_URL: app.db.url,
-      PETSTORE_ENV: "production",
-    });
-    await expect(refused).rejects.toThrow(/METRICS_TOKEN/);
-    const off = await startProductionServer(await freePort(), {
-      DATABASE_URL: app.db.url,
-      PETSTORE_ENV: "production",
-      METRICS_ENABLED: "false",
-    });
-    try {
-      expect((await fetch(`${off.baseUrl}/metrics`)).status).toBe(404);
-    } finally {
-      await off.stop();
-    }
-  });
-});
-
-describe("refusals of an address over an anonymous budget", () => {
-  const DELAY_MS = 800;
-  const TOKEN = "metrics-token-0123456789abcdef";
-  const budgets = {
-    ANONYMOUS_PER_MINUTE: "2",
-    DASHBOARD_ANONYMOUS_PER_MINUTE: "2",
-    METRICS_SCRAPES_PER_MINUTE: "2",
-    ANONYMOUS_REFUSAL_DELAY_MS: String(DELAY_MS),
-    METRICS_TOKEN: TOKEN,
-  };
-  const all = useProductionApp(budgets);
-  const api = useProductionApp({ ...budgets, PETSTORE_SERVE: "api" });
-
-  /** Status and milliseconds of one request from `ip`. */
-  async function timed(url: string, ip: string, headers: Record<string, string> = {}) {
-    const started = performance.now();
-    const r = await fetch(url, { headers: { ...headers, "x-forwarded-for": ip } });
-    await r.body?.cancel();
-    return { status: r.status, ms: performance.now() - started, retryAfter: r.headers.get("retry-after") };
-  }
-
-  it.each([
-    ["/v1 without a key", () => all, "/v1/pets", {}],
-    ["/metrics", () => all, "/metrics", { authorization: `Bearer ${TOKEN}` }],
-    ["the dashboard without a session", () => all, "/api/trpc/auth.me", {}],
-    ["a dashboard path on an API-only instance", () => api, "/api/trpc/auth.me", {}],
-  ] as const)("are held for the delay on %s, concurrent ones side by side", async (_, app, path, headers) => {
-    await clearOfBoundary(60_000, 10_000);
-    const ip = `203.0.113.${80 + Math.floor(Math.random() * 100)}`;
-    const url = `${app().baseUrl}${path}`;
-    // From another address: the path's first answer (Next loading the route) is not what is measured.
-    await timed(url, `198.51.100.${Math.floor(Math.random() * 250)}`, headers);
-    const first = [await timed(url, ip, headers), await timed(url, ip, headers)];
-    for (const r of first) expect(r.status).not.toBe(429);
-    for (const r of first) expect(r.ms).toBeLessThan(DELAY_MS / 2);
-    const refused = await Promise.all(Array.from({ length: 20 }, () => timed(url, ip, headers)));
-    for (const r of refused) {
-      expect(r.status).toBe(429);
-      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
-      expect(r.ms).toBeGreaterThanOrEqual(DELAY_MS - 50);
-      // Held side by side, not one after another.
-      expect(r.ms).toBeLessThan(3 * DELAY_MS);
-    }
-  });
-
-  it("answer a real key from the same address at once meanwhile", async () => {
-    await clearOfBoundary(60_000, 10_000);
-    const ip = "203.0.113.79";
-    const key = { authorization: `Bearer ${api.key}` };
-    expect((await timed(`${api.baseUrl}/v1/pets`, ip, key)).status).toBe(200);
-    const held = Promise.all(Array.from({ length: 10 }, () => timed(`${api.baseUrl}/v1/pets`, ip)));
-    await sleep(DELAY_MS / 4);
-    const real = await timed(`${api.baseUrl}/v1/pets`, ip, key);
-    expect(real.status).toBe(200);
-    expect(real.ms).toBeLessThan(DELAY_MS / 2);
-    expect((await held).filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(8);
   });
 });

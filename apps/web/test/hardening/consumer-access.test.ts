@@ -1,13 +1,14 @@
 /**
- * What an outside API consumer gets, over HTTP against the production build: restricted keys (docs/contract.md
+ * What an outside API consumer gets, over HTTP against the app served in process (in-process.ts): restricted keys (docs/contract.md
  * section 2, "Scopes"; a change made by another instance applies within 5 s), browser access (section 1,
  * "Browsers (CORS)") and conditional GET with compression (section 1, "Conditional requests and compression").
  */
 import http from "node:http";
 import zlib from "node:zlib";
-import { databaseOf, pollUntil } from "@petstore/core/testing";
+import { databaseOf } from "@petstore/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, type App, rest, signIn, trpc, useProductionApp } from "./support.ts";
+import { type InProcessApp, startRestInstance, useInProcessApp } from "./in-process.ts";
+import { ADMIN, rest, signIn, type Target, trpc } from "./support.ts";
 
 const ORIGIN = "https://editor.swagger.example";
 const WRITE_CHALLENGE = 'Bearer realm="petstore", error="insufficient_scope", scope="pets:write"';
@@ -15,7 +16,7 @@ const READ_CHALLENGE = 'Bearer realm="petstore", error="insufficient_scope", sco
 
 /** A request whose body is read as the bytes sent (fetch would decode them). */
 function raw(
-  app: App,
+  app: Target,
   path: string,
   headers: Record<string, string>,
   method = "GET",
@@ -38,8 +39,8 @@ function raw(
   });
 }
 
-describe("restricted keys, browsers and conditional GET (production server)", () => {
-  const app: App = useProductionApp({ ANONYMOUS_PER_MINUTE: "40" });
+describe("restricted keys, browsers and conditional GET", () => {
+  const app: InProcessApp = useInProcessApp({ ANONYMOUS_PER_MINUTE: "40" });
   let categoryId = 0;
   let petId = 0;
 
@@ -93,13 +94,24 @@ describe("restricted keys, browsers and conditional GET (production server)", ()
 
     it("applies a change of scopes made elsewhere (another instance, the dashboard) within 5 s", async () => {
       const key = await issue(["pets:read"]);
+      // The server's clock stands still unless moved (it stays where this test leaves it: it never goes back).
+      const changedAt = app.now().getTime();
+      app.setNow(new Date(changedAt));
       expect((await createWith(key.key)).status).toBe(403);
-      // Another instance (this test's own runtime) changes the key: the server's cache lets it go within 5 s.
-      const changedAt = Date.now();
-      await app.db.rt.apiKeys.changeScopes(key.id, ["pets:write"], "test");
-      const created = await pollUntil(async () => (await createWith(key.key)).status === 201, 6_000);
+      // Another instance changes the key: the server's cache lets it go within 5 s.
+      const elsewhere = await startRestInstance(app.db.url);
+      try {
+        await elsewhere.rt.apiKeys.changeScopes(key.id, ["pets:write"], "test");
+      } finally {
+        await elsewhere.close();
+      }
+      let created = false;
+      for (let elapsed = 0; elapsed <= 6_000 && !created; elapsed += 250) {
+        app.setNow(new Date(changedAt + elapsed));
+        created = (await createWith(key.key)).status === 201;
+      }
       expect(created).toBe(true);
-      expect(Date.now() - changedAt).toBeLessThan(5_000);
+      expect(app.now().getTime() - changedAt).toBeLessThan(5_000);
       expect((await rest(app, "/v1/pets?limit=1", withKey(key.key))).headers.get("www-authenticate")).toBe(
         READ_CHALLENGE,
       );
@@ -207,8 +219,8 @@ describe("restricted keys, browsers and conditional GET (production server)", ()
   });
 });
 
-describe("browsers from listed origins only (production server, CORS_ALLOWED_ORIGINS)", () => {
-  const app: App = useProductionApp({ CORS_ALLOWED_ORIGINS: `${ORIGIN},https://tools.example.com` });
+describe("browsers from listed origins only (CORS_ALLOWED_ORIGINS)", () => {
+  const app: InProcessApp = useInProcessApp({ CORS_ALLOWED_ORIGINS: `${ORIGIN},https://tools.example.com` });
 
   it("echoes a listed origin with Vary: Origin and gives another none", async () => {
     const listed = await fetch(`${app.baseUrl}/v1/openapi.json`, { headers: { Origin: ORIGIN } });

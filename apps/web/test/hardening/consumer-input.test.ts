@@ -1,14 +1,15 @@
 /**
- * What an outside API consumer meets, over HTTP against the production build (docs/contract.md section 1): a
+ * What an outside API consumer meets, over HTTP against the app served in process (in-process.ts; docs/contract.md section 1): a
  * body that is not UTF-8 is refused and changes nothing, validation messages are plain words, and the
  * OpenAPI document lists this deployment first and states its limits exactly.
  */
 import { databaseOf } from "@petstore/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type App, rest, useProductionApp } from "./support.ts";
+import { type InProcessApp, useInProcessApp } from "./in-process.ts";
+import { rest } from "./support.ts";
 
-describe("consumer input and the document (production server)", () => {
-  const app: App = useProductionApp();
+describe("consumer input and the document", () => {
+  const app: InProcessApp = useInProcessApp();
   let categoryId = 0;
 
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 /**
- * Input handling (docs/contract.md section 1 "Text that people type"), over HTTP against the production build: a NUL in any text is a 400 (never a 500),
+ * Input handling (docs/contract.md section 1 "Text that people type"), over HTTP against the app served in
+ * process (in-process.ts: the REST app and the tRPC API behind server.ts's router): a NUL in any text is a 400 (never a 500),
  * names need a visible character and may not carry bidi overrides, searches take `%` and `_` literally,
  * cursors cannot be forged with a secret from the source and are range-checked, and ids and `limit` are
  * plain decimals without leading zeros.
@@ -7,17 +8,8 @@
 import { createHmac } from "node:crypto";
 import { databaseOf } from "@petstore/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN,
-  type App,
-  type Reply,
-  rest,
-  STAFF,
-  signIn,
-  trpc,
-  trpcCode,
-  useProductionApp,
-} from "./support.ts";
+import { type InProcessApp, startRestInstance, useInProcessApp } from "./in-process.ts";
+import { ADMIN, type Reply, rest, STAFF, signIn, trpc, trpcCode } from "./support.ts";
 
 interface ErrorBody {
   code: string;
@@ -49,8 +41,8 @@ function expectTrpcBadRequest(r: Reply, path?: string): void {
   if (path) expect(data.details?.map((d) => d.path)).toContain(path);
 }
 
-describe("text, cursors and numbers (production server, no CURSOR_SECRET)", () => {
-  const app: App = useProductionApp();
+describe("text, cursors and numbers (no CURSOR_SECRET)", () => {
+  const app: InProcessApp = useInProcessApp();
   let staff = "";
   let admin = "";
   let categoryId = 0;
@@ -152,20 +144,14 @@ describe("text, cursors and numbers (production server, no CURSOR_SECRET)", () =
     );
     expect(Number(stored[0]?.count)).toBe(1);
     // A second server on the same database (another instance, or this one restarted) accepts it.
-    const { startProductionServer } = await import("../instances/production-server.ts");
-    const { freePort } = await import("../support/common.ts");
-    const port = await freePort();
-    const other = await startProductionServer(port, {
-      DATABASE_URL: app.db.url,
-      PUBLIC_BASE_URL: app.baseUrl,
-    });
+    const other = await startRestInstance(app.db.url, { PUBLIC_BASE_URL: app.baseUrl });
     try {
       const r = await fetch(`${other.baseUrl}${new URL(next ?? "").pathname}${new URL(next ?? "").search}`, {
         headers: { Authorization: `Bearer ${app.key}` },
       });
       expect(r.status).toBe(200);
     } finally {
-      await other.stop();
+      await other.close();
     }
   });
 
@@ -178,9 +164,9 @@ describe("text, cursors and numbers (production server, no CURSOR_SECRET)", () =
   });
 });
 
-describe("cursors with CURSOR_SECRET (production server)", () => {
+describe("cursors with CURSOR_SECRET", () => {
   const SECRET = "test-cursor-secret-0123456789abcdef0123456789";
-  const app: App = useProductionApp({ CURSOR_SECRET: SECRET });
+  const app: InProcessApp = useInProcessApp({ CURSOR_SECRET: SECRET });
 
   it("answers a validly signed cursor whose id is beyond int64 with 400, not 500", async () => {
     for (const afterId of ["9999999999999999999", "9223372036854775808"]) {

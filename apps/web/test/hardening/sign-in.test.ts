@@ -1,5 +1,6 @@
 /**
- * Sign-in throttling (docs/operations.md "Dashboard security"), over HTTP against the production build: the throttle cannot be raced by a batch or
+ * Sign-in throttling (docs/operations.md "Dashboard security"), over HTTP against the dashboard's tRPC API served
+ * in process behind server.ts's router (in-process.ts): the throttle cannot be raced by a batch or
  * by parallel requests, one client cannot lock an account for everyone, strangers cannot lock out a browser
  * holding the account's device cookie, IPv6 clients count per /64, throttled answers carry
  * Retry-After, /api/trpc refuses oversized bodies and batches, the cookie's Secure flag ignores a
@@ -8,25 +9,16 @@
 
 import { databaseOf, pollUntil } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
-import {
-  ADMIN,
-  batchCodes,
-  PASSWORD,
-  STAFF,
-  signIn,
-  trpc,
-  trpcBatch,
-  trpcCode,
-  useProductionApp,
-} from "./support.ts";
+import { useInProcessApp } from "./in-process.ts";
+import { ADMIN, batchCodes, PASSWORD, STAFF, signIn, trpc, trpcBatch, trpcCode } from "./support.ts";
 
 const wrong = (email: string, i: number) => ({
   path: "auth.signIn",
   input: { email, password: `wrong ${i}` },
 });
 
-describe("sign-in throttle (production server, TRUST_PROXY on)", () => {
-  const app = useProductionApp();
+describe("sign-in throttle (TRUST_PROXY on)", () => {
+  const app = useInProcessApp();
 
   it("checks at most 5 passwords of one batch and refuses the right one after them", async () => {
     const ip = "203.0.113.1";
@@ -224,8 +216,8 @@ describe("sign-in throttle (production server, TRUST_PROXY on)", () => {
   });
 });
 
-describe("session cookie without TRUST_PROXY (production server)", () => {
-  const app = useProductionApp({ TRUST_PROXY: "0" });
+describe("session cookie without TRUST_PROXY", () => {
+  const app = useInProcessApp({ TRUST_PROXY: "0" });
 
   it("does not mark the cookie Secure because a client says X-Forwarded-Proto: https", async () => {
     const r = await trpc(

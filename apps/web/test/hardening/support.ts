@@ -1,16 +1,18 @@
 /**
- * Hardening tests run over HTTP against the production build (`node dist/server.js` over `next build`):
- * `useProductionApp` starts one server per describe block on a fresh, seeded PostgreSQL
- * database with an admin, a staff user and an API key; `trpc`/`trpcBatch` call the dashboard API the way its
+ * Hardening tests that need the deployed process run over HTTP against the production build (`node dist/server.js`
+ * over `next build`): `useProductionApp(s)` starts servers for a describe block, each on a fresh, seeded
+ * PostgreSQL database with an admin, a staff user and an API key (the rest run in process: in-process.ts); `trpc`/`trpcBatch` call the dashboard API the way its
  * browser client does (optionally from a given client address: the servers run with TRUST_PROXY on, so the
  * last X-Forwarded-For hop is the client).
  */
+import { loadConfig } from "@petstore/config";
+import { createLogger, openRuntime, type Runtime } from "@petstore/core";
+import { createMigratedDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll } from "vitest";
 import {
   ensureBuild,
   type PreparedDatabase,
   type ProductionServer,
-  prepareDatabase,
   startProductionServer,
 } from "../instances/production-server.ts";
 import { freePort, PASSWORD } from "../support/common.ts";
@@ -20,7 +22,13 @@ export { PASSWORD };
 export const ADMIN = "admin@hardening.test";
 export const STAFF = "staff@hardening.test";
 
-export interface App {
+/** What the request helpers below need of an app: where it listens and its key. */
+export interface Target {
+  baseUrl: string;
+  key: string;
+}
+
+export interface App extends Target {
   server: ProductionServer;
   db: PreparedDatabase;
   baseUrl: string;
@@ -28,38 +36,90 @@ export interface App {
   key: string;
 }
 
-/** Starts a production server with `env` before the block's tests, stops it after them. */
-export function useProductionApp(env: Record<string, string> = {}): App {
-  const app = {} as App;
-  beforeAll(async () => {
-    await ensureBuild((line) => process.stdout.write(`${line}\n`));
-    app.db = await prepareDatabase("petstore_hardening");
+/**
+ * A migrated (template clone), seeded PostgreSQL database with the hardening accounts (cheap password hashes)
+ * and a generous enterprise key, and a production server with `env` on it.
+ * @throws when the database cannot be made or the server does not start (nothing is left behind).
+ */
+export async function startProductionApp(env: Record<string, string> = {}): Promise<App> {
+  const temp = await createMigratedDatabase("petstore_hardening");
+  let rt: Runtime | undefined;
+  try {
+    const config = loadConfig({ DATABASE_URL: temp.url, LOG_LEVEL: "silent", PASSWORD_HASH_COST: "10" });
+    const opened = await openRuntime({ config, logger: createLogger("silent") });
+    rt = opened;
+    await opened.seed();
     for (const [email, role] of [
       [ADMIN, "admin"],
       [STAFF, "staff"],
     ] as const) {
-      await app.db.rt.users.create({ email, name: role, role, password: PASSWORD }, "test");
+      await opened.users.create({ email, name: role, role, password: PASSWORD }, "test");
     }
-    app.key = (
-      await app.db.rt.apiKeys.create(
+    const key = (
+      await opened.apiKeys.create(
         { name: "hardening", plan: "enterprise", perMinute: 100_000, perDay: 1_000_000 },
         "test",
       )
     ).key;
     const port = await freePort();
-    app.server = await startProductionServer(port, {
-      DATABASE_URL: app.db.url,
+    const server = await startProductionServer(port, {
+      DATABASE_URL: temp.url,
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       TRUST_PROXY: "1",
       ...env,
     });
-    app.baseUrl = app.server.baseUrl;
+    let dropped = false;
+    const db: PreparedDatabase = {
+      url: temp.url,
+      rt: opened,
+      async drop() {
+        if (dropped) return;
+        dropped = true;
+        await opened.close();
+        await temp.drop();
+      },
+    };
+    return { server, db, baseUrl: server.baseUrl, key };
+  } catch (error) {
+    await rt?.close();
+    await temp.drop();
+    throw error;
+  }
+}
+
+/** Stops an app's server and drops its database. */
+async function stopApp(app: Partial<App>): Promise<void> {
+  await app.server?.stop();
+  await app.db?.drop();
+}
+
+/** Starts a production server with `env` before the block's tests, stops it after them. */
+export function useProductionApp(env: Record<string, string> = {}): App {
+  return useProductionApps({ app: env }).app;
+}
+
+/**
+ * Starts one production server per entry of `envs`, side by side, before the block's tests (each on a database
+ * of its own), and stops them after. @returns the apps by name, filled in once they have started.
+ */
+export function useProductionApps<Name extends string>(
+  envs: Record<Name, Record<string, string>>,
+): Record<Name, App> {
+  const apps = Object.fromEntries(Object.keys(envs).map((name) => [name, {}])) as Record<Name, App>;
+  beforeAll(async () => {
+    await ensureBuild((line) => process.stdout.write(`${line}\n`));
+    const names = Object.keys(envs) as Name[];
+    const started = await Promise.allSettled(names.map((name) => startProductionApp(envs[name])));
+    started.forEach((result, i) => {
+      if (result.status === "fulfilled") Object.assign(apps[names[i] as Name], result.value);
+    });
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
   }, 900_000);
   afterAll(async () => {
-    await app.server?.stop();
-    await app.db?.drop();
+    await Promise.all(Object.values<App>(apps).map(stopApp));
   });
-  return app;
+  return apps;
 }
 
 export interface Reply {
@@ -98,7 +158,7 @@ function headersFor(options: CallOptions): Record<string, string> {
 
 /** One tRPC call: queries as GET, mutations as POST. */
 export async function trpc(
-  app: App,
+  app: Target,
   kind: "query" | "mutation",
   path: string,
   input: unknown,
@@ -120,7 +180,7 @@ export async function trpc(
 
 /** A batch of mutations in one POST (`?batch=1`), as httpBatchLink sends it. */
 export async function trpcBatch(
-  app: App,
+  app: Target,
   calls: { path: string; input: unknown }[],
   options: CallOptions = {},
 ): Promise<Reply> {
@@ -146,7 +206,7 @@ export function batchCodes(r: Reply): string[] {
 }
 
 /** Signs in over HTTP and returns the session token. @throws when the sign-in fails. */
-export async function signIn(app: App, email: string, ip = "198.51.100.200"): Promise<string> {
+export async function signIn(app: Target, email: string, ip = "198.51.100.200"): Promise<string> {
   const r = await trpc(app, "mutation", "auth.signIn", { email, password: PASSWORD }, { ip });
   const token = /petstore_session=([^;]+)/.exec(r.headers.get("set-cookie") ?? "")?.[1];
   if (r.status !== 200 || !token) throw new Error(`sign-in failed: ${r.status} ${r.text}`);
@@ -154,7 +214,7 @@ export async function signIn(app: App, email: string, ip = "198.51.100.200"): Pr
 }
 
 /** Sends a REST request with the app's key. */
-export async function rest(app: App, path: string, init: RequestInit = {}): Promise<Reply> {
+export async function rest(app: Target, path: string, init: RequestInit = {}): Promise<Reply> {
   return reply(
     await fetch(`${app.baseUrl}${path}`, {
       ...init,

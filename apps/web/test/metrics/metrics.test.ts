@@ -3,7 +3,8 @@
  * Prometheus text-format parser as a scraper would: request counts by route/method/status and the latency
  * histogram after real /v1 traffic (200, 401, 404, 429), the limiter's decisions and the ban gauge after a ban,
  * the health gauges (and the store at 0 while Redis is unreachable), process metrics; the bearer token; that
- * scrapes cost no rate limit and are not themselves counted; /v1/metrics is not it; METRICS_ENABLED=0 turns it off.
+ * scrapes cost no rate limit and are not themselves counted; /v1/metrics is not it. That metrics switched off
+ * answer 404 is tested with the production server of test/hardening/production-server.test.ts.
  */
 import { randomUUID } from "node:crypto";
 import net from "node:net";
@@ -235,27 +236,22 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
-describe("GET /metrics without a token, while Redis is unreachable, and switched off", () => {
+describe("GET /metrics without a token while Redis is unreachable", () => {
   let db: PreparedDatabase;
   let down: ProductionServer | undefined;
-  let off: ProductionServer | undefined;
 
   beforeAll(async () => {
     await ensureBuild((line) => process.stdout.write(`${line}\n`));
     db = await prepareDatabase("petstore_metrics");
-    [down, off] = await Promise.all([
-      startProductionServer(await freePort(), {
-        DATABASE_URL: db.url,
-        REDIS_URL: `redis://127.0.0.1:${await deadPort()}`,
-        RATE_LIMIT_STORE_TIMEOUT_MS: "300",
-      }),
-      startProductionServer(await freePort(), { DATABASE_URL: db.url, METRICS_ENABLED: "0" }),
-    ]);
+    down = await startProductionServer(await freePort(), {
+      DATABASE_URL: db.url,
+      REDIS_URL: `redis://127.0.0.1:${await deadPort()}`,
+      RATE_LIMIT_STORE_TIMEOUT_MS: "300",
+    });
   }, 900_000);
 
   afterAll(async () => {
     await down?.stop();
-    await off?.stop();
     await db?.drop();
   });
 
@@ -271,14 +267,5 @@ describe("GET /metrics without a token, while Redis is unreachable, and switched
     );
     expect(value(s, "petstore_rate_limit_store_failures_total")).toBeGreaterThanOrEqual(1);
     expect(value(s, "petstore_http_requests_total", { route: "/v1/pets", status: "401" })).toBe(1);
-  });
-
-  it("answers 404 with METRICS_ENABLED=0", async () => {
-    const base = off?.baseUrl ?? "";
-    expect((await get(base, "/v1/pets?limit=1")).status).toBe(401);
-    const s = await scrape(base);
-    expect(s.status).toBe(404);
-    expect(JSON.parse(s.text)).toMatchObject({ code: "not_found" });
-    expect(s.headers.get("cache-control")).toBe("no-store");
   });
 });
