@@ -8,6 +8,7 @@
 import { ConfigError } from "@petstore/config";
 import { AppError, type ErrorBody } from "@petstore/contracts";
 import { translateError } from "@petstore/core/errors";
+import type { CliIo } from "./io.ts";
 import { USAGE, UsageError } from "./usage.ts";
 
 export interface Failure {
@@ -50,15 +51,15 @@ export function failureOf(error: unknown): Failure {
   };
 }
 
-/** Prints the report of `error` (as JSON when `json`) and returns the exit code. */
-export function reportFailure(error: unknown, json: boolean): 1 | 2 {
+/** Prints the report of `error` on `io` (as JSON when `json`) and returns the exit code. */
+export function reportFailure(error: unknown, json: boolean, io: Pick<CliIo, "stdout" | "stderr">): 1 | 2 {
   const failure = failureOf(error);
   if (!json) {
-    process.stderr.write(failure.text);
+    io.stderr(failure.text);
   } else {
-    process.stdout.write(`${JSON.stringify(failure.body)}\n`);
+    io.stdout(`${JSON.stringify(failure.body)}\n`);
     if (failure.body.code === "internal_error" || failure.body.code === "service_unavailable")
-      process.stderr.write(failure.text);
+      io.stderr(failure.text);
   }
   return failure.exitCode;
 }

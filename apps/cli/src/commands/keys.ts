@@ -12,6 +12,7 @@ import {
 } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { z } from "zod";
+import type { Output } from "../io.ts";
 import { parseOptions, parseValue, UsageError } from "../usage.ts";
 
 const positiveNumber = z
@@ -20,13 +21,11 @@ const positiveNumber = z
   .transform(Number)
   .pipe(RateLimitValue);
 
-type Print = (line: string) => void;
-
 /** `--json` output of a new key (create, roll): `{"id","key","prefix","plan","scopes"}`. */
 const issuedJson = (key: Awaited<ReturnType<Runtime["apiKeys"]["create"]>>) =>
   JSON.stringify({ id: key.id, key: key.key, prefix: key.prefix, plan: key.plan, scopes: key.scopes });
 
-async function create(rt: Runtime, args: string[], actor: string, print: Print) {
+async function create(rt: Runtime, args: string[], actor: string, out: Output) {
   const { values } = parseOptions(args, {
     name: { type: "string" },
     plan: { type: "string" },
@@ -58,25 +57,27 @@ async function create(rt: Runtime, args: string[], actor: string, print: Print) 
   );
   const key = await rt.apiKeys.create(input, actor);
   if (values.json) {
-    print(issuedJson(key));
+    out.print(issuedJson(key));
   } else {
-    print(
+    out.print(
       `Created key ${key.prefix}… (id ${key.id}, plan ${key.plan}, scopes ${key.scopes.join(",")}${key.expiresAt ? `, expires ${key.expiresAt}` : ""})`,
     );
-    print("");
-    print(`  ${key.key}`);
-    print("");
-    print("Store it now: the secret is shown only this once.");
+    out.print("");
+    out.print(`  ${key.key}`);
+    out.print("");
+    out.print("Store it now: the secret is shown only this once.");
   }
 }
 
-async function list(rt: Runtime, args: string[], print: Print) {
+async function list(rt: Runtime, args: string[], out: Output) {
   const { values } = parseOptions(args, { json: { type: "boolean" } });
   // Requests today come from the usage service, the same figure every dashboard screen shows.
   const keys = await rt.usage.withRequestsToday(await rt.apiKeys.list());
-  if (values.json) return print(JSON.stringify(keys));
+  if (values.json) return out.print(JSON.stringify(keys));
   if (keys.length === 0)
-    return print("No API keys yet. Create one with: npm run petstore -- keys create --name N --plan free");
+    return out.print(
+      "No API keys yet. Create one with: npm run petstore -- keys create --name N --plan free",
+    );
   const rows = keys.map((k) => ({
     id: k.id,
     prefix: k.prefix,
@@ -89,22 +90,22 @@ async function list(rt: Runtime, args: string[], print: Print) {
     "last used": k.lastUsedAt ?? "never",
     "requests today": k.requestsToday,
   }));
-  console.table(rows);
+  out.table(rows);
 }
 
 /** Runs `keys <sub> ...`. @throws UsageError for bad arguments. */
-export async function keysCommand(rt: Runtime, args: string[], actor: string, print: Print): Promise<void> {
+export async function keysCommand(rt: Runtime, args: string[], actor: string, out: Output): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
     case "create":
-      return create(rt, rest, actor, print);
+      return create(rt, rest, actor, out);
     case "list":
-      return list(rt, rest, print);
+      return list(rt, rest, out);
     case "revoke": {
       const { positionals } = parseOptions(rest, {}, 1);
       if (!positionals[0]) throw new UsageError("keys revoke needs an id or prefix");
       const key = await rt.apiKeys.revoke(positionals[0], actor);
-      return print(`Revoked ${key.prefix}… (${key.id}) at ${key.revokedAt}`);
+      return out.print(`Revoked ${key.prefix}… (${key.id}) at ${key.revokedAt}`);
     }
     case "roll": {
       const { values, positionals } = parseOptions(
@@ -118,14 +119,14 @@ export async function keysCommand(rt: Runtime, args: string[], actor: string, pr
           ? DEFAULT_ROLL_GRACE_SECONDS
           : parseValue(DurationText.pipe(RollGraceSeconds), values.grace, "--grace (0 to 7d)");
       const key = await rt.apiKeys.roll(positionals[0], grace, actor);
-      if (values.json) return print(issuedJson(key));
-      print(
+      if (values.json) return out.print(issuedJson(key));
+      out.print(
         `New key ${key.prefix}… (id ${key.id}); the old key ${grace === 0 ? "is revoked" : `keeps working for ${values.grace ?? durationText(grace)}`}.`,
       );
-      print("");
-      print(`  ${key.key}`);
-      print("");
-      return print("Store it now: the secret is shown only this once.");
+      out.print("");
+      out.print(`  ${key.key}`);
+      out.print("");
+      return out.print("Store it now: the secret is shown only this once.");
     }
     case "scopes": {
       const { values, positionals } = parseOptions(
@@ -137,8 +138,9 @@ export async function keysCommand(rt: Runtime, args: string[], actor: string, pr
       if (values.scopes === undefined) throw new UsageError("keys scopes needs --scopes");
       const scopes = parseValue(ApiKeyScopes, scopeList(values.scopes), "--scopes");
       const key = await rt.apiKeys.changeScopes(positionals[0], scopes, actor);
-      if (values.json) return print(JSON.stringify({ id: key.id, prefix: key.prefix, scopes: key.scopes }));
-      return print(
+      if (values.json)
+        return out.print(JSON.stringify({ id: key.id, prefix: key.prefix, scopes: key.scopes }));
+      return out.print(
         `${key.prefix}… (${key.id}) now has the scopes ${key.scopes.join(", ")}; every server applies them within 5 s.`,
       );
     }
@@ -146,7 +148,7 @@ export async function keysCommand(rt: Runtime, args: string[], actor: string, pr
       const { positionals } = parseOptions(rest, {}, 1);
       if (!positionals[0]) throw new UsageError("keys unban needs an id or prefix");
       const key = await rt.unbanApiKey(positionals[0], actor);
-      return print(`Lifted the ban of ${key.prefix}… (${key.id})`);
+      return out.print(`Lifted the ban of ${key.prefix}… (${key.id})`);
     }
     default:
       throw new UsageError(

@@ -4,23 +4,10 @@
  */
 import { UserCreate } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
+import type { Output } from "../io.ts";
 import { parseOptions, parseValue, UsageError } from "../usage.ts";
 
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write("Password (then Enter, Ctrl-D): ");
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks)
-    .toString("utf8")
-    .replace(/\r?\n$/, "");
-}
-
-export async function usersCommand(
-  rt: Runtime,
-  args: string[],
-  actor: string,
-  print: (line: string) => void,
-): Promise<void> {
+export async function usersCommand(rt: Runtime, args: string[], actor: string, out: Output): Promise<void> {
   const [sub, ...rest] = args;
   if (sub !== "create")
     throw new UsageError(sub ? `Unknown users command: ${sub}` : "users needs a command: create");
@@ -36,12 +23,11 @@ export async function usersCommand(
   const input = { email: values.email, name: values.name, role: values.role };
   // Options first, so a bad one is reported before the password is asked for.
   parseValue(UserCreate.omit({ password: true }), input, "user options");
+  const password = await out.readInput("Password (then Enter, Ctrl-D): ");
   const user = await rt.users.create(
-    parseValue(UserCreate, { ...input, password: await readStdin() }, "user options", {
-      password: "password (stdin)",
-    }),
+    parseValue(UserCreate, { ...input, password }, "user options", { password: "password (stdin)" }),
     actor,
   );
-  if (values.json) return print(JSON.stringify({ id: user.id, email: user.email, role: user.role }));
-  print(`Created ${user.role} ${user.email} (${user.id})`);
+  if (values.json) return out.print(JSON.stringify({ id: user.id, email: user.email, role: user.role }));
+  out.print(`Created ${user.role} ${user.email} (${user.id})`);
 }

@@ -18,9 +18,8 @@ import {
 } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { z } from "zod";
+import type { Output } from "../io.ts";
 import { parseOptions, parseValue, UsageError } from "../usage.ts";
-
-type Print = (line: string) => void;
 
 /** `--since`/`--until`: an ISO date and time, or a duration ago. */
 const instantOrAgo = z.string().transform((value, ctx) => {
@@ -42,7 +41,7 @@ const endpointRef = (args: string[], what: string) => {
   return { id: parseValue(WebhookEndpointId, positionals[0], "<id>"), json: values.json ?? false };
 };
 
-async function create(rt: Runtime, args: string[], actor: string, print: Print) {
+async function create(rt: Runtime, args: string[], actor: string, out: Output) {
   const { values } = parseOptions(args, {
     url: { type: "string" },
     events: { type: "string" },
@@ -64,7 +63,7 @@ async function create(rt: Runtime, args: string[], actor: string, print: Print) 
     actor,
   );
   if (values.json)
-    return print(
+    return out.print(
       JSON.stringify({
         id: created.id,
         url: created.url,
@@ -72,18 +71,18 @@ async function create(rt: Runtime, args: string[], actor: string, print: Print) 
         secret: created.secret,
       }),
     );
-  print(`Registered webhook endpoint ${created.id} for ${created.eventTypes.join(", ")}: ${created.url}`);
-  print("");
-  print(`  ${created.secret}`);
-  print("");
-  print("Store this signing secret now: it is shown only this once.");
+  out.print(`Registered webhook endpoint ${created.id} for ${created.eventTypes.join(", ")}: ${created.url}`);
+  out.print("");
+  out.print(`  ${created.secret}`);
+  out.print("");
+  out.print("Store this signing secret now: it is shown only this once.");
 }
 
-async function list(rt: Runtime, args: string[], print: Print) {
+async function list(rt: Runtime, args: string[], out: Output) {
   const { values } = parseOptions(args, { json: { type: "boolean" } });
   const endpoints = await rt.webhooks.list();
   if (values.json)
-    return print(
+    return out.print(
       JSON.stringify(
         endpoints.map((e) => ({
           id: e.id,
@@ -99,10 +98,10 @@ async function list(rt: Runtime, args: string[], print: Print) {
       ),
     );
   if (endpoints.length === 0)
-    return print(
+    return out.print(
       "No webhook endpoints yet. Add one with: npm run petstore -- webhooks create --url U --events pet.created",
     );
-  console.table(
+  out.table(
     endpoints.map((e) => ({
       id: e.id,
       url: e.url,
@@ -114,28 +113,29 @@ async function list(rt: Runtime, args: string[], print: Print) {
   );
 }
 
-async function rotate(rt: Runtime, args: string[], actor: string, print: Print) {
+async function rotate(rt: Runtime, args: string[], actor: string, out: Output) {
   const { values, positionals } = parseOptions(args, { json: { type: "boolean" } }, 1);
   if (!positionals[0]) throw new UsageError("webhooks rotate needs an endpoint id");
   const rotated = await rt.webhooks.rotate(parseValue(WebhookEndpointId, positionals[0], "<id>"), actor);
-  if (values.json) return print(JSON.stringify({ id: rotated.id, url: rotated.url, secret: rotated.secret }));
-  print(
+  if (values.json)
+    return out.print(JSON.stringify({ id: rotated.id, url: rotated.url, secret: rotated.secret }));
+  out.print(
     `New signing secret for ${rotated.url}; the old one also signs every delivery for the next 24 hours.`,
   );
-  print("");
-  print(`  ${rotated.secret}`);
-  print("");
-  print("Store it now: it is shown only this once.");
+  out.print("");
+  out.print(`  ${rotated.secret}`);
+  out.print("");
+  out.print("Store it now: it is shown only this once.");
 }
 
-async function test(rt: Runtime, args: string[], actor: string, print: Print) {
+async function test(rt: Runtime, args: string[], actor: string, out: Output) {
   const { values, positionals } = parseOptions(args, { json: { type: "boolean" } }, 1);
   if (!positionals[0]) throw new UsageError("webhooks test needs an endpoint id");
   const id = parseValue(WebhookEndpointId, positionals[0], "<id>");
   const { messageId, attempt } = await rt.webhooks.sendTest(id, actor);
   const delivered = attempt?.outcome === "succeeded";
   if (values.json) {
-    print(
+    out.print(
       JSON.stringify({
         messageId,
         outcome: attempt?.outcome ?? null,
@@ -145,19 +145,19 @@ async function test(rt: Runtime, args: string[], actor: string, print: Print) {
       }),
     );
   } else if (delivered) {
-    print(`Delivered test message ${messageId}: ${attempt?.status} in ${attempt?.durationMs} ms.`);
+    out.print(`Delivered test message ${messageId}: ${attempt?.status} in ${attempt?.durationMs} ms.`);
   } else {
     const why = attempt?.status
       ? `the endpoint answered ${attempt.status}`
       : (attempt?.error ?? "no attempt was made");
-    print(
+    out.print(
       `Test message ${messageId} was not delivered: ${why}.${attempt?.outcome === "retrying" ? " It will be retried." : ""}`,
     );
   }
-  if (!delivered) process.exitCode = 1;
+  if (!delivered) out.exitCode = 1;
 }
 
-async function replay(rt: Runtime, args: string[], actor: string, print: Print) {
+async function replay(rt: Runtime, args: string[], actor: string, out: Output) {
   const { values, positionals } = parseOptions(
     args,
     {
@@ -197,8 +197,8 @@ async function replay(rt: Runtime, args: string[], actor: string, print: Print) 
     );
     queued = await rt.webhooks.replayRange(input, actor);
   }
-  if (values.json) return print(JSON.stringify({ queued }));
-  print(
+  if (values.json) return out.print(JSON.stringify({ queued }));
+  out.print(
     queued === 0
       ? "Nothing to replay."
       : `Queued ${queued} deliver${queued === 1 ? "y" : "ies"}; the server sends them with their original webhook-id.`,
@@ -210,23 +210,23 @@ export async function webhooksCommand(
   rt: Runtime,
   args: string[],
   actor: string,
-  print: Print,
+  out: Output,
 ): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
     case "create":
-      return create(rt, rest, actor, print);
+      return create(rt, rest, actor, out);
     case "list":
-      return list(rt, rest, print);
+      return list(rt, rest, out);
     case "enable": {
       const ref = endpointRef(rest, "enable");
       const endpoint = await rt.webhooks.enable(ref.id, actor);
-      return print(ref.json ? JSON.stringify(endpoint) : `Enabled ${endpoint.url} (${endpoint.id}).`);
+      return out.print(ref.json ? JSON.stringify(endpoint) : `Enabled ${endpoint.url} (${endpoint.id}).`);
     }
     case "disable": {
       const ref = endpointRef(rest, "disable");
       const endpoint = await rt.webhooks.disable(ref.id, actor);
-      return print(
+      return out.print(
         ref.json
           ? JSON.stringify(endpoint)
           : `Disabled ${endpoint.url} (${endpoint.id}); deliveries still waiting for it have failed.`,
@@ -235,18 +235,18 @@ export async function webhooksCommand(
     case "delete": {
       const ref = endpointRef(rest, "delete");
       await rt.webhooks.remove(ref.id, actor);
-      return print(
+      return out.print(
         ref.json
           ? JSON.stringify({ id: ref.id })
           : `Deleted webhook endpoint ${ref.id} and its delivery log.`,
       );
     }
     case "rotate":
-      return rotate(rt, rest, actor, print);
+      return rotate(rt, rest, actor, out);
     case "test":
-      return test(rt, rest, actor, print);
+      return test(rt, rest, actor, out);
     case "replay":
-      return replay(rt, rest, actor, print);
+      return replay(rt, rest, actor, out);
     default:
       throw new UsageError(
         sub
