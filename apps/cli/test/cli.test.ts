@@ -1,62 +1,30 @@
 /**
- * The petstore command as an operator runs it: a real process against a real database (a fresh PostgreSQL
- * database, and an embedded PGlite folder for the default set-up).
+ * The petstore command as an operator runs it, called in this process (`main`) against a real, migrated
+ * PostgreSQL database: what it prints, in which format, and its exit codes. process.test.ts starts the real
+ * process for the checks of the process entry, migrating a fresh database and the embedded database.
  */
-import { spawnSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { ErrorBody } from "@petstore/contracts";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/core/testing";
+import { createMigratedDatabase, type TemporaryDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const MAIN = path.join(import.meta.dirname, "../src/main.ts");
-
-function petstore(args: string[], env: Record<string, string>, input?: string) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", MAIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "warn", ...env },
-    input,
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { errorBodyOf, petstore } from "./support.ts";
 
 describe("petstore command on PostgreSQL", () => {
   let db: TemporaryDatabase;
   let env: Record<string, string>;
   beforeAll(async () => {
-    db = await createTemporaryDatabase("petstore_cli");
+    db = await createMigratedDatabase("petstore_cli");
     env = { DATABASE_URL: db.url };
-    const migrated = petstore(["db", "migrate"], env);
-    expect(migrated.stderr).toBe("");
-    expect(migrated.code).toBe(0);
   });
   afterAll(() => db?.drop());
 
-  it("migrates with statements longer than the request path's bound (operator commands have their own)", async () => {
-    const fresh = await createTemporaryDatabase("petstore_cli_bound");
-    try {
-      const migrated = petstore(["db", "migrate"], {
-        DATABASE_URL: fresh.url,
-        DATABASE_STATEMENT_TIMEOUT_MS: "1",
-      });
-      expect(migrated.stderr).toBe("");
-      expect(migrated.code).toBe(0);
-      expect(migrated.stdout).toMatch(/Applied \d+ migration/);
-    } finally {
-      await fresh.drop();
-    }
-  });
-
-  it("says when there is nothing to migrate", () => {
-    const again = petstore(["db", "migrate"], env);
+  it("says when there is nothing to migrate", async () => {
+    const again = await petstore(["db", "migrate"], env);
+    expect(again.stderr).toBe("");
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("up to date");
   });
 
-  it("issues a key with --json as one line {id, key, prefix, plan, scopes}, lists, revokes it", () => {
-    const created = petstore(["keys", "create", "--name", "Acme", "--plan", "pro", "--json"], env);
+  it("issues a key with --json as one line {id, key, prefix, plan, scopes}, lists, revokes it", async () => {
+    const created = await petstore(["keys", "create", "--name", "Acme", "--plan", "pro", "--json"], env);
     expect(created.code).toBe(0);
     const lines = created.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
@@ -66,7 +34,7 @@ describe("petstore command on PostgreSQL", () => {
     expect(key.plan).toBe("pro");
     expect(key.scopes).toEqual(["pets:read", "pets:write"]);
 
-    const listed = JSON.parse(petstore(["keys", "list", "--json"], env).stdout);
+    const listed = JSON.parse((await petstore(["keys", "list", "--json"], env)).stdout);
     const row = listed.find((k: { id: string }) => k.id === key.id);
     expect(row).toMatchObject({
       name: "Acme",
@@ -78,45 +46,46 @@ describe("petstore command on PostgreSQL", () => {
     });
     expect(JSON.stringify(listed)).not.toContain(key.key);
 
-    const revoked = petstore(["keys", "revoke", key.prefix], env);
+    const revoked = await petstore(["keys", "revoke", key.prefix], env);
     expect(revoked.code).toBe(0);
-    const after = JSON.parse(petstore(["keys", "list", "--json"], env).stdout);
+    const after = JSON.parse((await petstore(["keys", "list", "--json"], env)).stdout);
     expect(after.find((k: { id: string }) => k.id === key.id).state).toBe("revoked");
   });
 
-  it("refuses seed --scale on a database that holds data, and in production", () => {
-    expect(petstore(["keys", "create", "--name", "Already here", "--plan", "free"], env).code).toBe(0);
-    const busy = petstore(["db", "seed", "--scale", "--json"], env);
+  it("refuses seed --scale on a database that holds data, and in production", async () => {
+    const here = await petstore(["keys", "create", "--name", "Already here", "--plan", "free"], env);
+    expect(here.code).toBe(0);
+    const busy = await petstore(["db", "seed", "--scale", "--json"], env);
     expect(busy.code).toBe(1);
     expect(JSON.parse(busy.stdout)).toMatchObject({ code: "conflict", status: 409 });
     expect(JSON.parse(busy.stdout).message).toMatch(/already holds data .* new, empty database/);
-    const production = petstore(["db", "seed", "--scale"], {
+    const production = await petstore(["db", "seed", "--scale"], {
       ...env,
       PETSTORE_ENV: "production",
       METRICS_ENABLED: "false",
     });
     expect(production.code).toBe(1);
     expect(production.stderr).toMatch(/never added in production/);
-    const stray = petstore(["db", "seed", "--big"], env);
+    const stray = await petstore(["db", "seed", "--big"], env);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toMatch(/--big/);
   });
 
-  it("rolls a key, printing the new secret once", () => {
+  it("rolls a key, printing the new secret once", async () => {
     const created = JSON.parse(
-      petstore(["keys", "create", "--name", "Roll", "--plan", "free", "--json"], env).stdout,
+      (await petstore(["keys", "create", "--name", "Roll", "--plan", "free", "--json"], env)).stdout,
     );
-    const rolled = petstore(["keys", "roll", created.id, "--grace", "1h", "--json"], env);
+    const rolled = await petstore(["keys", "roll", created.id, "--grace", "1h", "--json"], env);
     expect(rolled.code).toBe(0);
     const fresh = JSON.parse(rolled.stdout);
     expect(fresh.id).not.toBe(created.id);
     expect(fresh.plan).toBe("free");
-    const again = petstore(["keys", "roll", fresh.id], env);
+    const again = await petstore(["keys", "roll", fresh.id], env);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("the old key keeps working for 24h");
     // The first key, in its grace period, is rolled no more: the answer names the key to roll instead.
     const newest = /New key (pet_test_\w+)…/.exec(again.stdout)?.[1];
-    const twice = petstore(["keys", "roll", created.id, "--json"], env);
+    const twice = await petstore(["keys", "roll", created.id, "--json"], env);
     expect(twice.code).toBe(1);
     expect(JSON.parse(twice.stdout)).toEqual({
       code: "conflict",
@@ -125,21 +94,21 @@ describe("petstore command on PostgreSQL", () => {
     });
   });
 
-  it("issues a key with fewer scopes, changes them, and a roll keeps them", () => {
-    const created = petstore(
+  it("issues a key with fewer scopes, changes them, and a roll keeps them", async () => {
+    const created = await petstore(
       ["keys", "create", "--name", "Shop window", "--plan", "free", "--scopes", "pets:read", "--json"],
       env,
     );
     expect(created.code).toBe(0);
     const key = JSON.parse(created.stdout);
     expect(key.scopes).toEqual(["pets:read"]);
-    const text = petstore(
+    const text = await petstore(
       ["keys", "create", "--name", "Text", "--plan", "free", "--scopes", " pets:write , "],
       env,
     );
     expect(text.stdout).toContain("scopes pets:write");
 
-    const changed = petstore(
+    const changed = await petstore(
       ["keys", "scopes", key.prefix, "--scopes", "pets:write,pets:read", "--json"],
       env,
     );
@@ -149,17 +118,17 @@ describe("petstore command on PostgreSQL", () => {
       prefix: key.prefix,
       scopes: ["pets:read", "pets:write"],
     });
-    expect(petstore(["keys", "scopes", key.id, "--scopes", "pets:write"], env).stdout).toContain(
+    expect((await petstore(["keys", "scopes", key.id, "--scopes", "pets:write"], env)).stdout).toContain(
       "now has the scopes pets:write",
     );
-    const rolled = JSON.parse(petstore(["keys", "roll", key.id, "--json"], env).stdout);
+    const rolled = JSON.parse((await petstore(["keys", "roll", key.id, "--json"], env)).stdout);
     expect(rolled.scopes).toEqual(["pets:write"]);
-    const listed = JSON.parse(petstore(["keys", "list", "--json"], env).stdout);
+    const listed = JSON.parse((await petstore(["keys", "list", "--json"], env)).stdout);
     expect(listed.find((k: { id: string }) => k.id === rolled.id).scopes).toEqual(["pets:write"]);
   });
 
-  it("purges stale rows on demand (db purge), reporting what it deleted", () => {
-    const purged = petstore(["db", "purge", "--json"], env);
+  it("purges stale rows on demand (db purge), reporting what it deleted", async () => {
+    const purged = await petstore(["db", "purge", "--json"], env);
     expect(purged.stderr).toBe("");
     expect(purged.code).toBe(0);
     const report = JSON.parse(purged.stdout);
@@ -171,21 +140,25 @@ describe("petstore command on PostgreSQL", () => {
       "usageHours",
       "webhookMessages",
     ]);
-    expect(petstore(["db", "purge"], env).stdout).toMatch(/^Purged: idempotencyRecords 0, sessions 0/);
+    expect((await petstore(["db", "purge"], env)).stdout).toMatch(
+      /^Purged: idempotencyRecords 0, sessions 0/,
+    );
   });
 
-  it("shows the plans with the spec's limits", () => {
-    const plans = JSON.parse(petstore(["plans", "list", "--json"], env).stdout);
+  it("shows the plans with the spec's limits", async () => {
+    const plans = JSON.parse((await petstore(["plans", "list", "--json"], env)).stdout);
     expect(plans).toEqual([
       { name: "free", perMinute: 60, perDay: 1000 },
       { name: "pro", perMinute: 300, perDay: 10000 },
       { name: "business", perMinute: 1000, perDay: 100000 },
       { name: "enterprise", perMinute: null, perDay: null },
     ]);
+    // Without --json, a table on stdout.
+    expect((await petstore(["plans", "list"], env)).stdout).toMatch(/│ 'free'\s+│ 60\s+│ 1000/);
   });
 
-  it("creates a dashboard user with the password from stdin", () => {
-    const created = petstore(
+  it("creates a dashboard user with the password from stdin", async () => {
+    const created = await petstore(
       [
         "users",
         "create",
@@ -227,31 +200,22 @@ describe("petstore command on PostgreSQL", () => {
     [["users", "create", "--email", "nope", "--name", "Al", "--role", "staff"], "Invalid --email"],
     [["users", "create", "--email", "a@example.com", "--name", "Al", "--role", "root"], "Invalid --role"],
     [["db", "drop"], "Unknown db command"],
-  ])("exits 2 with a clear message for %j", (args, message) => {
-    const result = petstore(args as string[], env);
+  ])("exits 2 with a clear message for %j", async (args, message) => {
+    const result = await petstore(args as string[], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
   });
 
-  it("exits 1 with a message (no stack) for an unknown key", () => {
-    const result = petstore(["keys", "revoke", "pet_test_zzz"], env);
+  it("exits 1 with a message (no stack) for an unknown key", async () => {
+    const result = await petstore(["keys", "revoke", "pet_test_zzz"], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("No API key");
     expect(result.stderr).not.toContain("    at ");
   });
 
   describe("failures with --json print the API's Error body on stdout", () => {
-    function errorBodyOf(result: ReturnType<typeof petstore>) {
-      const lines = result.stdout.trim().split("\n");
-      expect(lines).toHaveLength(1);
-      const body = JSON.parse(lines[0] as string);
-      // The same fields, types and codes as the REST API's Error body (and @petstore/client's errors).
-      expect(ErrorBody.strict().parse(body)).toEqual(body);
-      return body;
-    }
-
-    it("a missing key: not_found, exit 1", () => {
-      const result = petstore(["keys", "roll", "pet_test_zzz", "--json"], env);
+    it("a missing key: not_found, exit 1", async () => {
+      const result = await petstore(["keys", "roll", "pet_test_zzz", "--json"], env);
       expect(result.code).toBe(1);
       expect(result.stderr).toBe("");
       const body = errorBodyOf(result);
@@ -259,8 +223,8 @@ describe("petstore command on PostgreSQL", () => {
       expect(body.message).toContain("No API key");
     });
 
-    it("a value that breaks its schema: validation_failed naming the option, exit 2", () => {
-      const result = petstore(["keys", "create", "--name", "x", "--plan", "gold", "--json"], env);
+    it("a value that breaks its schema: validation_failed naming the option, exit 2", async () => {
+      const result = await petstore(["keys", "create", "--name", "x", "--plan", "gold", "--json"], env);
       expect(result.code).toBe(2);
       expect(result.stderr).toBe("");
       const body = errorBodyOf(result);
@@ -269,9 +233,9 @@ describe("petstore command on PostgreSQL", () => {
       expect(body.details).toEqual([{ path: "--plan", message: expect.any(String) }]);
     });
 
-    it("an unreachable database: service_unavailable (503) like the API, exit 1", () => {
+    it("an unreachable database: service_unavailable (503) like the API, exit 1", async () => {
       // Nothing listens on port 1: the same outage the API answers with 503.
-      const result = petstore(["keys", "list", "--json"], {
+      const result = await petstore(["keys", "list", "--json"], {
         DATABASE_URL: "postgresql://postgres@127.0.0.1:1/petstore",
       });
       expect(result.code).toBe(1);
@@ -283,8 +247,8 @@ describe("petstore command on PostgreSQL", () => {
       expect(result.stderr).toContain("127.0.0.1:1");
     });
 
-    it("an unknown option: invalid_request, exit 2", () => {
-      const result = petstore(["keys", "list", "--json", "--colour", "red"], env);
+    it("an unknown option: invalid_request, exit 2", async () => {
+      const result = await petstore(["keys", "list", "--json", "--colour", "red"], env);
       expect(result.code).toBe(2);
       const body = errorBodyOf(result);
       expect(body).toMatchObject({ code: "invalid_request", status: 400 });
@@ -292,8 +256,8 @@ describe("petstore command on PostgreSQL", () => {
       expect(body.details).toBeUndefined();
     });
 
-    it("a bad environment variable: validation_failed naming it, exit 2", () => {
-      const result = petstore(["plans", "list", "--json"], { ...env, PETSTORE_ENV: "prod" });
+    it("a bad environment variable: validation_failed naming it, exit 2", async () => {
+      const result = await petstore(["plans", "list", "--json"], { ...env, PETSTORE_ENV: "prod" });
       expect(result.code).toBe(2);
       const body = errorBodyOf(result);
       expect(body).toMatchObject({ code: "validation_failed", status: 400 });
@@ -302,42 +266,17 @@ describe("petstore command on PostgreSQL", () => {
       ]);
     });
 
-    it("without --json the same failure stays a message on stderr", () => {
-      const result = petstore(["keys", "roll", "pet_test_zzz"], env);
+    it("without --json the same failure stays a message on stderr", async () => {
+      const result = await petstore(["keys", "roll", "pet_test_zzz"], env);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe("");
       expect(result.stderr).toMatch(/^petstore: No API key/);
     });
   });
 
-  it("stops on a bad environment variable, naming it", () => {
-    const result = petstore(["plans", "list"], { ...env, PETSTORE_ENV: "prod" });
+  it("stops on a bad environment variable, naming it", async () => {
+    const result = await petstore(["plans", "list"], { ...env, PETSTORE_ENV: "prod" });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("PETSTORE_ENV");
-  });
-});
-
-describe("petstore command on the embedded database", () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "petstore-cli-"));
-  });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-  it("migrates and seeds idempotently", () => {
-    const env = { PGLITE_DIR: dir };
-    const first = petstore(["db", "seed"], env);
-    expect(first.code).toBe(0);
-    const second = petstore(["db", "seed"], env);
-    expect(second.code).toBe(0);
-    const counts = (out: string) => JSON.parse(out.replace(/^Seeded: /, ""));
-    expect(counts(second.stdout).pets).toBe(counts(first.stdout).pets);
-    expect(counts(second.stdout).categories).toBe(6);
-  });
-
-  it("refuses seed --scale with a message saying it needs PostgreSQL", () => {
-    const refused = petstore(["db", "seed", "--scale"], { PGLITE_DIR: dir });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/needs PostgreSQL \(set DATABASE_URL/);
   });
 });

@@ -1,51 +1,29 @@
 /**
- * `petstore webhooks …` as an operator runs it (docs/contract.md section 6), against a fresh PostgreSQL database
- * and a loopback receiver: create prints `{id, url, events, secret}` once, list shows state and why an endpoint
- * is disabled, test delivers a signed message (exit code 1 when it is not delivered), rotate signs with both
+ * `petstore webhooks …` as an operator runs it (docs/contract.md section 6), called in this process (`main`)
+ * against a migrated PostgreSQL database and a loopback receiver: create prints `{id, url, events, secret}`
+ * once, list shows state and why an endpoint is disabled (as JSON, or a table), test delivers a signed message (exit code 1 when it is not delivered), rotate signs with both
  * secrets, replay re-sends with the same webhook-id, every change is audited, and bad input exits with 2 and a
  * plain message. Without WEBHOOKS_ALLOW_PRIVATE_TARGETS a loopback or http URL is refused.
  */
-import { spawn } from "node:child_process";
-import path from "node:path";
 import {
-  createTemporaryDatabase,
+  createMigratedDatabase,
   startWebhookReceiver,
   type TemporaryDatabase,
   type WebhookReceiver,
 } from "@petstore/core/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const MAIN = path.join(import.meta.dirname, "../src/main.ts");
-
-/** Runs the command without blocking this process (the receiver answers from it). */
-function petstore(args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "warn", ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { petstore } from "./support.ts";
 
 describe("petstore webhooks on PostgreSQL", () => {
   let db: TemporaryDatabase;
   let env: Record<string, string>;
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    db = await createTemporaryDatabase("petstore_cli_webhooks");
+    db = await createMigratedDatabase("petstore_cli_webhooks");
     receiver = await startWebhookReceiver();
     env = { DATABASE_URL: db.url, WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true" };
-    expect((await petstore(["db", "migrate"], env)).code).toBe(0);
-  }, 120_000);
+  });
   afterAll(async () => {
     await receiver?.close();
     await db?.drop();
@@ -109,6 +87,8 @@ describe("petstore webhooks on PostgreSQL", () => {
         disabledReason: expect.stringMatching(/^Disabled by cli:/),
       }),
     ]);
+    const table = (await petstore(["webhooks", "list"], env)).stdout;
+    expect(table).toMatch(new RegExp(`'${endpoint.id}'.*'disabled'.*'Disabled by cli:`));
     const replayDisabled = await petstore(
       ["webhooks", "replay", "--endpoint", endpoint.id, "--since", "1h"],
       env,
@@ -122,7 +102,7 @@ describe("petstore webhooks on PostgreSQL", () => {
     const replayed = await petstore(["webhooks", "replay", messageId, "--json"], env);
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(JSON.parse(replayed.stdout)).toEqual({ queued: 1 });
-  }, 120_000);
+  });
 
   it.each([
     [["webhooks", "create", "--url", "https://example.com/h", "--events", "pet.eaten"], "--events"],
