@@ -1,5 +1,5 @@
 /**
- * The e2e server: creates a fresh PostgreSQL database, migrates and seeds it, creates the test accounts
+ * The e2e server: creates a fresh PostgreSQL database (a copy of the migrated template), seeds it, creates the test accounts
  * through the core users service, builds the app (`next build`, unless E2E_SKIP_BUILD=1) and runs the
  * production server (`node dist/server.js`, as `npm start` does) on E2E_PORT. On SIGTERM/SIGINT it stops the server and drops the
  * database. Playwright starts it as its `webServer`; it can also be run by hand:
@@ -12,8 +12,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime } from "@petstore/core";
-import { migrate } from "@petstore/core/migrate";
-import { createTemporaryDatabase } from "@petstore/core/testing";
+import { createMigratedDatabase } from "@petstore/core/testing";
 import { e2e, ensureE2eEnv, writeState } from "./accounts";
 
 ensureE2eEnv();
@@ -22,7 +21,7 @@ const require = createRequire(import.meta.url);
 const nextBin = require.resolve("next/dist/bin/next");
 const port = String(process.env.E2E_PORT);
 
-const db = await createTemporaryDatabase("petstore_e2e");
+const db = await createMigratedDatabase("petstore_e2e");
 const env = {
   ...process.env,
   DATABASE_URL: db.url,
@@ -38,11 +37,13 @@ const env = {
   // traffic has tests of its own (test/hardening).
   DASHBOARD_ANONYMOUS_PER_MINUTE: "100000",
   SHUTDOWN_DRAIN_MS: "0",
+  // Sign-ins are many and their cost is not the subject here (packages/core's password tests check the default).
+  PASSWORD_HASH_COST: "10",
   NEXT_TELEMETRY_DISABLED: "1",
 };
 try {
   const config = loadConfig(env);
-  const rt = await openRuntime({ config, logger: createLogger("silent"), prepare: migrate });
+  const rt = await openRuntime({ config, logger: createLogger("silent") });
   await rt.seed();
   for (const [account, role] of [
     [e2e.admin, "admin"],
