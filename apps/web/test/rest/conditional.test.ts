@@ -8,7 +8,6 @@ import http from "node:http";
 import zlib from "node:zlib";
 import { databaseOf } from "@petstore/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_KINDS } from "../support/harness.ts";
 import { type Ctx, nextLink, pathOf, seedPets, useServer } from "./support.ts";
 
 /** A GET whose body is read as the bytes sent (fetch would decode them), with exactly `headers`. */
@@ -38,8 +37,8 @@ function getRaw(
 
 const STRONG = /^"[A-Za-z0-9_-]{27}"$/;
 
-describe.each(DATABASE_KINDS)("conditional GET and compression (%s)", (kind) => {
-  const t: Ctx = useServer(kind);
+describe("conditional GET and compression (postgres)", () => {
+  const t: Ctx = useServer("postgres");
   let ids: number[] = [];
 
   beforeAll(async () => {
@@ -94,12 +93,12 @@ describe.each(DATABASE_KINDS)("conditional GET and compression (%s)", (kind) => 
       const etag = before.headers.get("etag") ?? "";
       await databaseOf(t.s.rt).prisma.pet.update({
         where: { id: BigInt(ids[1] ?? 0) },
-        data: { name: `renamed ${kind}` },
+        data: { name: `renamed pg` },
       });
       const after = await get(path, { "if-none-match": etag });
       expect(after.status).toBe(200);
       expect(after.headers.get("etag")).not.toBe(etag);
-      expect(JSON.stringify(after.body)).toContain(`renamed ${kind}`);
+      expect(JSON.stringify(after.body)).toContain(`renamed pg`);
     });
 
     it("gives the last page a new tag when a next link appears, though its animals are the same", async () => {

@@ -11,7 +11,7 @@ const ORIGIN = "https://editor.swagger.example";
 
 /** A browser's preflight of `method` with `headers` to `path`. */
 const preflight = (t: Ctx, path: string, origin = ORIGIN, method = "POST") =>
-  fetch(`${t.s.baseUrl}${path}`, {
+  t.s.fetch(path, {
     method: "OPTIONS",
     headers: {
       origin,

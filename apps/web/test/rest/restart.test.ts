@@ -3,29 +3,33 @@
  * embedded PGlite folder given as PGLITE_DIR, or the same PostgreSQL database) still has the animals,
  * keys and idempotency records of the first run, and keeps assigning increasing ids.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/core/testing";
+import {
+  createMigratedDatabase,
+  createMigratedPGliteDir,
+  type TemporaryDatabase,
+  type TemporaryPGliteDir,
+} from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_KINDS, startTestServer, type TestServer } from "../support/harness.ts";
-import { OpenApiResponseValidator } from "../support/openapi-validator.ts";
-import { type Ctx, makeCtx } from "./support.ts";
+import { type DatabaseKind, startTestServer, type TestServer } from "../support/harness.ts";
+import { type Ctx, ctxFor } from "./support.ts";
 
 type Animal = { id: number; name: string; categoryId: number; status?: string };
 
-describe.each(DATABASE_KINDS)("restart (%s)", (kind) => {
+// The subject is the database itself: both kinds keep this suite.
+describe.each(["postgres", "pglite"] as DatabaseKind[])("restart (%s)", (kind) => {
   let dir = "";
+  let folder: TemporaryPGliteDir | undefined;
   let database: TemporaryDatabase | undefined;
   let env: Record<string, string> = {};
   const open: TestServer[] = [];
 
   beforeAll(async () => {
     if (kind === "pglite") {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), "petstore-restart-"));
+      folder = await createMigratedPGliteDir("petstore-restart");
+      dir = folder.dir;
       env = { PGLITE_DIR: dir };
     } else {
-      database = await createTemporaryDatabase("petstore_rest_restart");
+      database = await createMigratedDatabase("petstore_rest_restart");
       env = { DATABASE_URL: database.url };
     }
   });
@@ -33,14 +37,13 @@ describe.each(DATABASE_KINDS)("restart (%s)", (kind) => {
   afterAll(async () => {
     for (const s of open) await s.close().catch(() => undefined);
     await database?.drop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await folder?.remove();
   });
 
   async function start(): Promise<Ctx> {
-    const s = await startTestServer(kind, { env });
+    const s = await startTestServer(kind, { env, migrated: true });
     open.push(s);
-    const doc = (await (await fetch(`${s.baseUrl}/v1/openapi.json`)).json()) as Record<string, unknown>;
-    return makeCtx(s, new OpenApiResponseValidator(doc), doc);
+    return ctxFor(s);
   }
 
   it("keeps animals, keys and idempotency records across a restart", async () => {

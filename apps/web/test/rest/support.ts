@@ -1,7 +1,8 @@
 /**
  * Helpers shared by the REST suites: a server per describe block (`useServer`), and `call`, which sends a
- * request, reads the body and checks the response both against the served OpenAPI document (for a
- * documented operation) and against the invariants of every /v1 response (docs/contract.md section 1).
+ * request (in-process by default, over the socket for a suite about HTTP itself; harness.ts), reads the body
+ * and checks the response both against the served OpenAPI document (for a documented operation) and against
+ * the invariants of every /v1 response (docs/contract.md section 1).
  */
 import net from "node:net";
 import { databaseOf } from "@petstore/core/testing";
@@ -17,6 +18,12 @@ import {
 import { OpenApiResponseValidator } from "../support/openapi-validator.ts";
 
 export type OperationId = "listPets" | "createPet" | "getPet" | "listStoreOrders";
+
+/**
+ * How `call` reaches the server: `in-process` hands a `Request` to the REST fetch handler after the client
+ * address stamp (no socket, no HTTP parsing); `socket` sends it with `fetch` over HTTP/1.1 to `baseUrl`.
+ */
+export type Transport = "in-process" | "socket";
 
 export interface CallResult {
   status: number;
@@ -91,14 +98,18 @@ export function expectCommonResponse(r: CallResult, errorSchema: (body: unknown)
   }
 }
 
-/** Starts a server for `kind` before the block's tests and closes it after them. */
-export function useServer(kind: DatabaseKind, options: TestServerOptions = {}): Ctx {
+/**
+ * Starts a server for `kind` before the block's tests (`call` going through `options.transport`, in-process
+ * unless said) and closes it after them.
+ */
+export function useServer(
+  kind: DatabaseKind,
+  options: TestServerOptions & { transport?: Transport } = {},
+): Ctx {
   const ctx = {} as Ctx;
   beforeAll(async () => {
     const s = await startTestServer(kind, options);
-    const docResponse = await fetch(`${s.baseUrl}/v1/openapi.json`);
-    const doc = (await docResponse.json()) as Record<string, unknown>;
-    Object.assign(ctx, makeCtx(s, new OpenApiResponseValidator(doc), doc));
+    Object.assign(ctx, await ctxFor(s, options.transport));
   });
   afterAll(async () => {
     await ctx.s?.close();
@@ -106,14 +117,29 @@ export function useServer(kind: DatabaseKind, options: TestServerOptions = {}): 
   return ctx;
 }
 
-export function makeCtx(s: TestServer, v: OpenApiResponseValidator, doc: Record<string, unknown>): Ctx {
+/** A `Ctx` for the running server `s`, its OpenAPI document read from it; `call` goes through `transport`. */
+export async function ctxFor(s: TestServer, transport: Transport = "in-process"): Promise<Ctx> {
+  const doc = (await (await s.fetch("/v1/openapi.json")).json()) as Record<string, unknown>;
+  return makeCtx(s, new OpenApiResponseValidator(doc), doc, transport);
+}
+
+/** A `Ctx` for `s`, checking responses with `v` and `doc`; `call` goes through `transport`. */
+export function makeCtx(
+  s: TestServer,
+  v: OpenApiResponseValidator,
+  doc: Record<string, unknown>,
+  transport: Transport = "in-process",
+): Ctx {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
   ajv.addSchema(doc, "openapi.json");
   const errorSchema = ajv.compile({ $ref: "openapi.json#/components/schemas/Error" });
   const auth = (key = s.key) => ({ authorization: `Bearer ${key}` });
   const call: Ctx["call"] = async (operationId, path, init = {}) => {
-    const response = await fetch(`${s.baseUrl}${path}`, { redirect: "manual", ...init });
+    const response =
+      transport === "socket"
+        ? await fetch(`${s.baseUrl}${path}`, { redirect: "manual", ...init })
+        : await s.fetch(path, init);
     const text = await response.text();
     let body: unknown;
     if (text !== "") {
@@ -149,6 +175,22 @@ export function makeCtx(s: TestServer, v: OpenApiResponseValidator, doc: Record<
       }),
     petCount: () => databaseOf(s.rt).prisma.pet.count(),
   };
+}
+
+/** Asserts `r` reveals nothing of a failure's internals (SQL, table names, file paths, the thrown message). */
+export function expectNoLeak(r: CallResult): void {
+  for (const fragment of ["SELECT", "api_keys", "node_modules", "relation", "violates", "$1", "boom"]) {
+    expect(r.text).not.toContain(fragment);
+  }
+}
+
+/** Asserts `r` is the 503 `service_unavailable` of an unreachable database: Retry-After, nothing internal. */
+export function expectUnavailable(r: CallResult): void {
+  const e = expectError(r, 503, "service_unavailable");
+  expect(r.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+  expect(e.message.length).toBeGreaterThan(0);
+  expectNoLeak(r);
+  expect(r.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|5432|PGlite|closed/i);
 }
 
 /** Asserts `r` is the Error `code` with `status` and returns its body. */

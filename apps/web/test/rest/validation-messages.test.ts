@@ -117,7 +117,7 @@ const key = (c: Pick<Case, "operation" | "in" | "field" | "rule">) =>
   `${c.operation} ${c.in} ${c.field} ${c.rule}`;
 
 describe("validation messages", () => {
-  const t = useServer("pglite");
+  const t = useServer("postgres");
   let doc: Json;
 
   beforeAll(() => {

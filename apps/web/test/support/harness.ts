@@ -1,25 +1,43 @@
 /**
- * Test harness: a real REST server over real HTTP on a fresh database (a new PostgreSQL database per run, or an
- * in-memory PGlite), mounted as server.ts mounts it (`fetchListener` over the REST fetch handler), with seeded
- * plans and categories and an issued API key. The clock is injectable. The Next route mount (hosts without
- * server.ts) has its own test against `next start` (test/instances/next-start.test.ts).
+ * Test harness: the REST API on a fresh database (PostgreSQL: a database cloned from the migrated template;
+ * PGlite: a data folder copied from the migrated template folder), with seeded categories, an issued API key
+ * and an injectable clock. It is reachable two ways:
+ * - in-process (`fetch`): a `Request` handed to the REST fetch handler after the client-address stamp server.ts
+ *   puts on every request (client-ip.ts `stampClientIp`: X-Forwarded-For only with TRUST_PROXY), as if sent
+ *   from 127.0.0.1. The suites about the API's behaviour go this way.
+ * - over a real socket (`baseUrl`), mounted as server.ts mounts it (`fetchListener` over the same handler), for
+ *   what is about HTTP itself: raw header bytes, bytes on the wire, Content-Length, the socket's address.
+ * The Next route mount (hosts without server.ts) has its own test against `next start`
+ * (test/instances/next-start.test.ts).
  */
-import http from "node:http";
+import http, { type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
 import { createMigratedDatabase, createMigratedPGliteDir, databaseOf } from "@petstore/core/testing";
+import { CLIENT_IP_HEADER, stampClientIp } from "../../src/server/client-ip.ts";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
-import { createRestFetch } from "../../src/server/rest/handler.ts";
+import { createRestFetch, type RestFetch } from "../../src/server/rest/handler.ts";
 import { markCustomServer } from "../../src/server/runtime.ts";
 
 export type DatabaseKind = "postgres" | "pglite";
-export const DATABASE_KINDS: DatabaseKind[] = ["postgres", "pglite"];
+
+/** The peer address of every in-process request (what the socket of a local client says). */
+export const IN_PROCESS_PEER = "127.0.0.1";
+
+/** `fetch(path, init)` against one server: `path` is resolved against its base URL. */
+export type PathFetch = (path: string, init?: RequestInit) => Promise<Response>;
 
 export interface TestServer {
+  /** `http://127.0.0.1:<port>`: the real socket, for tests about HTTP itself. */
   baseUrl: string;
-  /** A valid free-plan key unless `plan` says otherwise. */
+  /**
+   * Serves `path` with `init` in-process (`inProcessFetch`): the handler and client-address stamp the socket
+   * uses, no HTTP parsing. Bodies are never decoded: send no `accept-encoding` to read them as text.
+   */
+  fetch: PathFetch;
+  /** A valid enterprise key (100 000 requests a minute). */
   key: string;
   rt: Runtime;
   categoryIds: number[];
@@ -29,22 +47,59 @@ export interface TestServer {
 }
 
 export interface TestServerOptions {
+  /** Configuration on top of the harness's; a DATABASE_URL or PGLITE_DIR here is used instead of a fresh one. */
   env?: Record<string, string>;
+  /** True when the database `env` names is migrated already (else the runtime migrates it when it opens). */
+  migrated?: boolean;
   now?: Date;
 }
 
+/** The byte length a client announces in Content-Length for `body`; undefined for a stream or no body. */
+function sizeOf(body: RequestInit["body"]): number | undefined {
+  if (typeof body === "string") return Buffer.byteLength(body);
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return body.byteLength;
+  return undefined;
+}
+
+/**
+ * A `fetch` that hands requests to `handler` in-process, as `fetchListener` would after reading them from a
+ * socket of `IN_PROCESS_PEER`: `stampClientIp` (the function server.ts runs) sets the client address header,
+ * replacing any a client sent, from X-Forwarded-For only when `trustProxy`; a sized body gets the
+ * Content-Length a client sends, a stream none (chunked).
+ */
+export function inProcessFetch(handler: RestFetch, baseUrl: string, trustProxy: boolean): PathFetch {
+  return (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    const size = sizeOf(init.body);
+    if (size !== undefined && !headers.has("content-length")) headers.set("content-length", String(size));
+    const message = {
+      headers: Object.fromEntries(headers),
+      rawHeaders: [...headers].flat(),
+      socket: { remoteAddress: IN_PROCESS_PEER },
+    } as unknown as IncomingMessage;
+    stampClientIp(message, trustProxy);
+    headers.set(CLIENT_IP_HEADER, String(message.headers[CLIENT_IP_HEADER]));
+    return handler(new Request(new URL(path, baseUrl), { ...init, headers }));
+  };
+}
+
+/**
+ * Opens a runtime on a fresh migrated database of `kind` (or on the one `options.env` names, migrating it),
+ * seeds three categories (upserted: a restart on the same database finds them), issues a key, and listens on a
+ * free port of 127.0.0.1. `close()` stops listening, closes the runtime and removes the fresh database.
+ */
 export async function startTestServer(
   kind: DatabaseKind,
   options: TestServerOptions = {},
 ): Promise<TestServer> {
-  // A database named in `env` (a restart on the same store) is migrated here; otherwise a migrated copy is made.
-  const given = options.env?.DATABASE_URL ?? options.env?.PGLITE_DIR;
-  const temp = !given && kind === "postgres" ? await createMigratedDatabase("petstore_rest") : undefined;
-  const folder = !given && kind === "pglite" ? await createMigratedPGliteDir("petstore_rest") : undefined;
+  const given = options.env?.DATABASE_URL !== undefined || options.env?.PGLITE_DIR !== undefined;
+  const pg = kind === "postgres" && !given ? await createMigratedDatabase("petstore_rest") : undefined;
+  const lite = kind === "pglite" && !given ? await createMigratedPGliteDir("petstore-rest") : undefined;
   let now: Date | undefined = options.now;
   const clock: Clock = () => now ?? new Date();
   const config = loadConfig({
-    ...(temp ? { DATABASE_URL: temp.url } : { PGLITE_DIR: folder?.dir ?? "memory://" }),
+    ...(pg ? { DATABASE_URL: pg.url } : {}),
+    ...(lite ? { PGLITE_DIR: lite.dir } : {}),
     PUBLIC_BASE_URL: "https://api.test.example",
     LOG_LEVEL: "silent",
     // Many anonymous calls come from 127.0.0.1 in these tests; rate-limit tests lower it again.
@@ -55,10 +110,9 @@ export async function startTestServer(
     config,
     clock,
     logger: createLogger("silent"),
-    ...(given ? { prepare: migrate } : {}),
+    ...(given && !options.migrated ? { prepare: migrate } : {}),
   });
   const categories = await Promise.all(
-    // Upsert, so that a server restarted on the same database (PGLITE_DIR or DATABASE_URL given) starts again.
     ["dogs", "cats", "birds"].map((name) =>
       databaseOf(rt).prisma.category.upsert({ where: { name }, create: { name }, update: {} }),
     ),
@@ -67,14 +121,16 @@ export async function startTestServer(
     { name: "test", plan: "enterprise", perMinute: 100_000, perDay: 1_000_000 },
     "test",
   );
-  const fetch = createRestFetch(async () => rt);
+  const handler = createRestFetch(async () => rt);
   // This process plays server.ts: it stamps the client address (socket, or X-Forwarded-For with TRUST_PROXY).
   markCustomServer();
-  const server = http.createServer(fetchListener(fetch, config.trustProxy)).listen(0, "127.0.0.1");
+  const server = http.createServer(fetchListener(handler, config.trustProxy)).listen(0, "127.0.0.1");
   if (!server.listening) await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
+    fetch: inProcessFetch(handler, baseUrl, config.trustProxy),
     key: issued.key,
     rt,
     categoryIds: categories.map((c) => Number(c.id)),
@@ -82,10 +138,11 @@ export async function startTestServer(
       now = date;
     },
     async close() {
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rt.close();
-      await temp?.drop();
-      await folder?.remove();
+      await pg?.drop();
+      await lite?.remove();
     },
   };
 }
