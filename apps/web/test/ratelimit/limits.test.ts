@@ -1,21 +1,24 @@
 /**
- * Rate limits over HTTP (docs/contract.md section 3; docs/interface.md "Limits"), for each store (in-process memory,
- * Redis over TCP, Upstash REST through a local bridge to Redis): headers on every /v1 response and their
- * agreement with the window end, exact admission under concurrency, the minute and the UTC-day window, the
- * per-IP bucket of requests without a valid key (X-Forwarded-For only with TRUST_PROXY), failed authentication
- * never costing a key anything, bans and unbans, a plan change applying within 5 s, and usage counters.
+ * Rate limits of the REST API (docs/contract.md section 3; docs/interface.md "Limits"), on the in-process memory
+ * store and on Redis (the Upstash REST store is covered store by store in packages/core): headers on every /v1
+ * response and their agreement with the window end, exact admission under concurrency, the minute and the UTC-day
+ * window, the per-IP bucket of requests without a valid key (X-Forwarded-For only with TRUST_PROXY), failed
+ * authentication never costing a key anything, bans and unbans, a plan change applying within 5 s, usage
+ * counters, and the readiness report of a store that answers.
  *
- * Real time is used where the answer may depend on it only through the window ends (then the test keeps clear
- * of a minute boundary); where time must move (a window ending, a ban, the 4 s key cache) `Date` is faked and
- * frozen: @upstash/ratelimit computes its buckets from `Date.now()`, and the harness clock follows `Date` too.
+ * Every test freezes `Date` (`freezeAt`) far from minute and day boundaries, and moves it where time must pass
+ * (a window ending, a ban, the 4 s key cache): the limiter's window buckets follow `Date.now()`, and the harness
+ * clock follows `Date` too. Requests go in-process, but for the one whose subject is the socket's peer address.
  */
 
 import { databaseOf, eventually } from "@petstore/core/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { readinessOf } from "../../src/server/readiness.ts";
 import {
-  clearOfBoundary,
   DAY_MS,
   expectConsistentHeaders,
+  freezeAt,
+  frozenNoon,
   MINUTE_MS,
   type Reply,
   STORE_KINDS,
@@ -25,9 +28,6 @@ import {
 
 const PETS = "/v1/pets?limit=1";
 const BAN_SECONDS = 900;
-
-/** A frozen instant 10 s into a minute at noon UTC of the current day, far from minute and day boundaries. */
-const frozenNoon = () => Math.floor(Date.now() / DAY_MS) * DAY_MS + 12 * 3_600_000 + 10_000;
 
 afterEach(() => {
   vi.useRealTimers();
@@ -42,8 +42,18 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
   /** A fresh client address per call, so tests do not share anonymous buckets. */
   const freshIp = () => `198.51.100.${++ipSeq}`;
 
+  it("reports ready for /readyz while the store answers", async () => {
+    expect(await readinessOf(t.s.rt)).toEqual({
+      status: "ok",
+      checks: {
+        database: { ok: true, detail: "postgres" },
+        rateLimitStore: { ok: true, detail: kind, breaker: "closed" },
+      },
+    });
+  });
+
   it("puts consistent headers on 200, 404, 401 and 429 responses", async () => {
-    await clearOfBoundary(MINUTE_MS, 10_000);
+    freezeAt(frozenNoon());
     const { key } = await t.issue("enterprise", 3, 1000);
     const ok = await t.req(PETS, { key, op: "listPets" });
     expect(ok.status).toBe(200);
@@ -89,7 +99,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
   });
 
   it("admits exactly 60 of 200 concurrent requests of a free key; the denials ban it (default settings)", async () => {
-    await clearOfBoundary(MINUTE_MS, 15_000);
+    freezeAt(frozenNoon());
     const { key, id } = await t.issue("free");
     const replies = await Promise.all(Array.from({ length: 200 }, () => t.req(PETS, { key })));
     expect(count(replies, 200)).toBe(60);
@@ -133,7 +143,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
   });
 
   it("counts remaining down one by one to 0, then denies until the window's end", async () => {
-    await clearOfBoundary(MINUTE_MS, 10_000);
+    freezeAt(frozenNoon());
     const { key } = await t.issue("free");
     const seen: number[] = [];
     let reset: number | undefined;
@@ -154,8 +164,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
 
   it("enforces the UTC-day window of an Enterprise key, resetting at midnight UTC", async () => {
     // Per-minute never exceeds per-day (docs/contract.md section 2): the day binds once earlier minutes used it.
-    const start = frozenNoon();
-    vi.useFakeTimers({ toFake: ["Date"], now: start });
+    const start = freezeAt(frozenNoon());
     const { key } = await t.issue("enterprise", 4, 6);
     for (let i = 0; i < 4; i++) expect((await t.req(PETS, { key })).status).toBe(200);
     vi.setSystemTime(start + MINUTE_MS);
@@ -182,8 +191,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
   });
 
   it("resets the minute window at its end", async () => {
-    const start = frozenNoon();
-    vi.useFakeTimers({ toFake: ["Date"], now: start });
+    const start = freezeAt(frozenNoon());
     const end = (Math.floor(start / MINUTE_MS) + 1) * MINUTE_MS;
     const { key } = await t.issue("enterprise", 2, 1000);
     expect((await t.req(PETS, { key })).status).toBe(200);
@@ -209,7 +217,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
   });
 
   it("limits requests without a valid key per client IP, taken from X-Forwarded-For (TRUST_PROXY)", async () => {
-    await clearOfBoundary(MINUTE_MS, 10_000);
+    freezeAt(frozenNoon());
     const ip = freshIp();
     for (let i = 0; i < 5; i++) {
       const r = await t.req(PETS, { forwardedFor: ip, op: "listPets" });
@@ -240,7 +248,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
   });
 
   it("never counts failed authentication against a key", async () => {
-    await clearOfBoundary(MINUTE_MS, 10_000);
+    freezeAt(frozenNoon());
     const { key, id } = await t.issue("enterprise", 5, 50);
     const revoked = await t.issue("enterprise", 5, 50);
     await t.s.rt.apiKeys.revoke(revoked.id, "test");
@@ -274,8 +282,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
   });
 
   it("applies a plan change within 5 s", async () => {
-    const start = frozenNoon();
-    vi.useFakeTimers({ toFake: ["Date"], now: start });
+    const start = freezeAt(frozenNoon());
     const { key } = await t.issue("free");
     const before = await t.req(PETS, { key });
     expect(before.rl.policy).toEqual({ minute: { q: 60, w: 60 }, day: { q: 1000, w: 86_400 } });
@@ -292,15 +299,15 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
     }
   });
 
-  describe("with BAN_THRESHOLD=3", () => {
+  describe("with BAN_THRESHOLD=3, without TRUST_PROXY", () => {
     const t = useRateLimitServer(kind, `${kind}-ban`, {
       BAN_THRESHOLD: "3",
       BAN_BASE_SECONDS: String(BAN_SECONDS),
+      ANONYMOUS_PER_MINUTE: "5",
     });
 
     it("bans a key denied more than BAN_THRESHOLD times, doubling the ban the same day; unban restores it", async () => {
-      const start = frozenNoon();
-      vi.useFakeTimers({ toFake: ["Date"], now: start });
+      const start = freezeAt(frozenNoon());
       const { key, id } = await t.issue("enterprise", 2, 1000);
       const prisma = databaseOf(t.s.rt).prisma;
       for (let i = 0; i < 2; i++) expect((await t.req(PETS, { key })).status).toBe(200);
@@ -355,8 +362,7 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
     });
 
     it("flushes per-key usage counters (requests, 429s, bans, deprecated getPet calls) to the hourly rows", async () => {
-      const start = frozenNoon();
-      vi.useFakeTimers({ toFake: ["Date"], now: start });
+      const start = freezeAt(frozenNoon());
       const { key, id } = await t.issue("enterprise", 2, 1000);
       expect((await t.req("/v1/pets/999999", { key })).status).toBe(404);
       expect((await t.req(PETS, { key })).status).toBe(200);
@@ -384,16 +390,13 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
         { requests: 3, rateLimited: 5, bans: 1, deprecatedGet: 1 },
       ]);
     });
-  });
-
-  describe("without TRUST_PROXY", () => {
-    const u = useRateLimitServer(kind, `${kind}-untrusted`, { ANONYMOUS_PER_MINUTE: "5" });
 
     it("ignores X-Forwarded-For and limits by the socket address", async () => {
-      await clearOfBoundary(MINUTE_MS, 10_000);
+      // A minute of its own: the address's bucket is not the one the key look-ups above used.
+      freezeAt(frozenNoon() - 30 * MINUTE_MS);
       const replies: Reply[] = [];
       for (let i = 0; i < 6; i++)
-        replies.push(await u.req(PETS, { forwardedFor: `192.0.2.${i + 1}`, op: "listPets" }));
+        replies.push(await t.req(PETS, { forwardedFor: `192.0.2.${i + 1}`, op: "listPets", socket: true }));
       expect(replies.map((r) => r.status)).toEqual([401, 401, 401, 401, 401, 429]);
       expect(replies.map((r) => r.rl.remaining)).toEqual([4, 3, 2, 1, 0, 0]);
       for (const r of replies) expectConsistentHeaders(r, { window: "minute" });

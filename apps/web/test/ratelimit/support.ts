@@ -1,29 +1,43 @@
 /**
- * Helpers of the REST-level rate-limit suites (docs/contract.md section 3; docs/interface.md "Limits"): the three
- * stores as server environments (memory; Redis with a key prefix per test run, deleted afterwards; Upstash
- * REST through the local bridge to the same Redis from packages/core/test), a server per describe block,
- * requests that record when they were sent, and the parsed, cross-checked rate-limit headers.
+ * Helpers of the REST-level rate-limit suites (docs/contract.md section 3; docs/interface.md "Limits"): the stores
+ * as server environments (memory; Redis with a key prefix per server, deleted afterwards), a server per describe
+ * block, requests (in-process by default, harness.ts) that record when they were sent, and the parsed,
+ * cross-checked rate-limit headers. The Upstash REST store is covered store by store in packages/core
+ * (test/ratelimit.test.ts, through a local bridge to Redis): nothing over HTTP depends on which store counts.
  */
 import { randomUUID } from "node:crypto";
-import { deleteKeys, startUpstashBridge } from "@petstore/core/testing";
-import { afterAll, beforeAll, expect } from "vitest";
-import { startTestServer, type TestServer } from "../support/harness.ts";
+import { deleteKeys } from "@petstore/core/testing";
+import { afterAll, beforeAll, expect, vi } from "vitest";
+import { type PathFetch, startTestServer, type TestServer } from "../support/harness.ts";
 import { OpenApiResponseValidator } from "../support/openapi-validator.ts";
 
 export { clearOfBoundary, deleteKeys, sleep } from "@petstore/core/testing";
 
-export type StoreKind = "memory" | "redis" | "upstash";
-export const STORE_KINDS: StoreKind[] = ["memory", "redis", "upstash"];
+export type StoreKind = "memory" | "redis";
+export const STORE_KINDS: StoreKind[] = ["memory", "redis"];
 export const REDIS_URL = "redis://127.0.0.1:6379";
 /** Redis key prefix of this test run; each server gets `<RUN_PREFIX>:<name>`, deleted when it closes. */
 export const RUN_PREFIX = `petstore-test:web-rl:${process.pid}:${randomUUID().slice(0, 8)}`;
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 
+/** A frozen instant 10 s into a minute at noon UTC of the current day, far from minute and day boundaries. */
+export const frozenNoon = () => Math.floor(Date.now() / DAY_MS) * DAY_MS + 12 * 3_600_000 + 10_000;
+
+/**
+ * Freezes `Date` (only `Date`: timers run) at `ms`, the clock of the window buckets (`Date.now()` inside the
+ * limiter) and of the harness runtime (its clock follows `Date` unless set); `vi.useRealTimers()` thaws it.
+ * @returns `ms`
+ */
+export function freezeAt(ms: number): number {
+  vi.useFakeTimers({ toFake: ["Date"], now: ms });
+  return ms;
+}
+
 export interface StoreHandle {
   /** Environment selecting the store (passed to loadConfig). */
   env: Record<string, string>;
-  /** Stops the bridge and deletes the store's keys; call after the server is closed. */
+  /** Deletes the store's keys; call after the server is closed. */
   close(): Promise<void>;
 }
 
@@ -31,20 +45,7 @@ export interface StoreHandle {
 export async function openStore(kind: StoreKind, name: string): Promise<StoreHandle> {
   const prefix = `${RUN_PREFIX}:${name}`;
   if (kind === "memory") return { env: {}, close: async () => {} };
-  if (kind === "redis")
-    return { env: { REDIS_URL, RATE_LIMIT_PREFIX: prefix }, close: () => deleteKeys(prefix) };
-  const bridge = await startUpstashBridge();
-  return {
-    env: {
-      UPSTASH_REDIS_REST_URL: bridge.url,
-      UPSTASH_REDIS_REST_TOKEN: bridge.token,
-      RATE_LIMIT_PREFIX: prefix,
-    },
-    async close() {
-      await bridge.close();
-      await deleteKeys(prefix);
-    },
-  };
+  return { env: { REDIS_URL, RATE_LIMIT_PREFIX: prefix }, close: () => deleteKeys(prefix) };
 }
 
 export type OperationId = "listPets" | "createPet" | "getPet";
@@ -60,6 +61,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Operation to validate the response against (the served OpenAPI document); null for none. */
   op?: OperationId | null;
+  /** Over the socket (for what depends on it: its peer address) instead of in-process. */
+  socket?: boolean;
 }
 
 /** Parsed rate-limit headers of one response. */
@@ -193,19 +196,29 @@ export interface RlServer {
   req(path: string, options?: RequestOptions): Promise<Reply>;
 }
 
-/** Sends a request to `baseUrl` + `path` and parses the rate-limit headers. */
+/** `s`'s fetch: in-process, or over the socket when `socket`. */
+export const fetchOf =
+  (s: TestServer, socket = false): PathFetch =>
+  (path, init) =>
+    socket ? fetch(`${s.baseUrl}${path}`, init) : s.fetch(path, init);
+
+/**
+ * Sends a request to `path` through `target` (a `PathFetch`, or a base URL to reach over the socket) and parses
+ * the rate-limit headers.
+ */
 export async function send(
-  baseUrl: string,
+  target: PathFetch | string,
   path: string,
   o: RequestOptions = {},
 ): Promise<Omit<Reply, "rl"> & { rl: RateLimitHeaders | null; text: string }> {
+  const fetcher: PathFetch = typeof target === "string" ? (p, init) => fetch(`${target}${p}`, init) : target;
   const headers: Record<string, string> = {};
   if (o.key) headers.authorization = `Bearer ${o.key}`;
   if (o.authorization !== undefined) headers.authorization = o.authorization;
   if (o.forwardedFor) headers["x-forwarded-for"] = o.forwardedFor;
   if (o.body !== undefined) headers["content-type"] = "application/json";
   const sentAt = Date.now();
-  const response = await fetch(`${baseUrl}${path}`, {
+  const response = await fetcher(path, {
     method: o.method ?? "GET",
     headers,
     body: o.body === undefined ? undefined : JSON.stringify(o.body),
@@ -223,7 +236,11 @@ export async function send(
   };
 }
 
-/** Starts a PostgreSQL-backed test server on `kind`'s store for the describe block (closed after it). */
+/**
+ * Starts a PostgreSQL-backed test server on `kind`'s store for the describe block (closed after it), its
+ * anonymous refusals answered at once (ANONYMOUS_REFUSAL_DELAY_MS=0: the hold has its own suite,
+ * test/hardening/anonymous-floods.test.ts), `env` on top.
+ */
 export function useRateLimitServer(
   kind: StoreKind,
   name: string,
@@ -233,12 +250,12 @@ export function useRateLimitServer(
   let store: StoreHandle | undefined;
   beforeAll(async () => {
     store = await openStore(kind, name);
-    const s = await startTestServer("postgres", { env: { ...store.env, ...env } });
+    const s = await startTestServer("postgres", {
+      env: { ...store.env, ANONYMOUS_REFUSAL_DELAY_MS: "0", ...env },
+    });
     ctx.s = s;
     // Fetched with the harness key, so that it costs the anonymous bucket of 127.0.0.1 nothing.
-    const doc = await fetch(`${s.baseUrl}/v1/openapi.json`, {
-      headers: { authorization: `Bearer ${s.key}` },
-    });
+    const doc = await s.fetch("/v1/openapi.json", { headers: { authorization: `Bearer ${s.key}` } });
     ctx.v = new OpenApiResponseValidator((await doc.json()) as Record<string, unknown>);
   });
   afterAll(async () => {
@@ -258,7 +275,7 @@ export function useRateLimitServer(
     return { id: issued.id, key: issued.key };
   };
   ctx.req = async (path, o = {}) => {
-    const r = await send(ctx.s.baseUrl, path, o);
+    const r = await send(fetchOf(ctx.s, o.socket), path, o);
     expect(r.rl, `rate-limit headers on ${r.status} ${path}`).not.toBeNull();
     if (o.op)
       expect(ctx.v.check(o.op, new Response(null, { status: r.status, headers: r.headers }), r.text)).toEqual(
