@@ -189,8 +189,9 @@ describe("createPet (postgres)", () => {
           controller.close();
         },
       });
+      // Over the socket: a chunked body, as a client streams it.
       const r = await noRowCreated(t, () =>
-        t.call("createPet", "/v1/pets", {
+        t.viaSocket().call("createPet", "/v1/pets", {
           method: "POST",
           headers: { ...t.auth(), "content-type": "application/json" },
           body,
@@ -236,8 +237,9 @@ describe("createPet (postgres)", () => {
           controller.close();
         },
       });
+      // Over the socket: a chunked body, as a client streams it.
       const r = await noRowCreated(t, () =>
-        t.call("createPet", "/v1/pets", {
+        t.viaSocket().call("createPet", "/v1/pets", {
           method: "POST",
           headers: { ...t.auth(), "content-type": "application/json" },
           body,

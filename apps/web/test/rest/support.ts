@@ -56,6 +56,8 @@ export interface Ctx {
   create(body: unknown, headers?: Record<string, string>): Promise<CallResult>;
   /** Number of animals in the database. */
   petCount(): Promise<number>;
+  /** This context with `call` (and `create`) over the socket, for a test whose subject is HTTP on the wire. */
+  viaSocket(): Ctx;
 }
 
 const SECRET_KEY = /pet_(live|test)_[0-9A-Za-z]{38}/;
@@ -161,12 +163,18 @@ export function makeCtx(
     if (init.method !== "HEAD") expectCommonResponse(result, (b) => errorSchema(b));
     return result;
   };
-  return {
+  let socket: Ctx | undefined;
+  const ctx: Ctx = {
     s,
     v,
     doc,
     auth,
     call,
+    viaSocket: () => {
+      if (transport === "socket") return ctx;
+      socket ??= makeCtx(s, v, doc, "socket");
+      return socket;
+    },
     create: (body, headers = {}) =>
       call("createPet", "/v1/pets", {
         method: "POST",
@@ -175,6 +183,7 @@ export function makeCtx(
       }),
     petCount: () => databaseOf(s.rt).prisma.pet.count(),
   };
+  return ctx;
 }
 
 /** Asserts `r` reveals nothing of a failure's internals (SQL, table names, file paths, the thrown message). */
