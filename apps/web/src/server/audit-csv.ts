@@ -1,8 +1,9 @@
 /**
  * The audit log as CSV (RFC 4180, via papaparse): one header row, then one row per entry; every field
  * quoted, quotes doubled, every line ended with CRLF. Fields that a spreadsheet would run as a formula
- * (starting with `=`, `+`, `-`, `@`, tab or carriage return) get a leading `'` (papaparse's `escapeFormulae`),
- * so an animal called `=HYPERLINK(...)` stays text (OWASP "CSV Injection").
+ * (starting with `=`, `+`, `-`, `@`, tab or carriage return, whatever follows) get a leading `'`
+ * (papaparse's `escapeFormulae` with FORMULA_START), so an animal called `=HYPERLINK(...)` stays text
+ * (OWASP "CSV Injection").
  */
 import type { AuditLogEntry } from "@petstore/core";
 import Papa from "papaparse";
@@ -21,7 +22,14 @@ export const AUDIT_CSV_COLUMNS = [
 
 const json = (value: unknown) => (value === null || value === undefined ? "" : JSON.stringify(value));
 
-const CSV_OPTIONS = { quotes: true, escapeFormulae: true, newline: "\r\n", header: false } as const;
+/**
+ * A field a spreadsheet would run as a formula: its first character alone decides. papaparse's default
+ * (`/^[=+\-@\t\r].*$/`) also asks that no line terminator follow, since `.` matches none of LF, CR, U+2028 or
+ * U+2029, so `=HYPERLINK(...)` holding one of them would pass unescaped.
+ */
+export const FORMULA_START = /^[=+\-@\t\r]/;
+
+const CSV_OPTIONS = { quotes: true, escapeFormulae: FORMULA_START, newline: "\r\n", header: false } as const;
 
 /** CSV lines (each ended with CRLF) of `rows`, with the header line first when `header`. */
 export function auditCsvLines(rows: AuditLogEntry[], header = false): string {

