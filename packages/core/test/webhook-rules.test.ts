@@ -10,7 +10,13 @@ import { startWebhookReceiver } from "../src/testing/webhook-receiver.ts";
 import { petUpdatedData } from "../src/webhooks/outbox.ts";
 import { JITTER, nextDelayMs, retryAfterMs } from "../src/webhooks/retry.ts";
 import { createSender } from "../src/webhooks/sender.ts";
-import { checkTarget, guardedLookup, isPublicAddress } from "../src/webhooks/targets.ts";
+import {
+  BlockedAddressError,
+  blockedLiteral,
+  checkTarget,
+  guardedLookup,
+  isPublicAddress,
+} from "../src/webhooks/targets.ts";
 
 const SCHEDULE = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
@@ -58,6 +64,52 @@ describe("webhook targets", () => {
     ])
       expect(isPublicAddress(a), a).toBe(false);
   });
+
+  // IPv6 addresses that are not global unicast, or that carry an IPv4 address a gateway would call on.
+  const reservedV6: [string, string][] = [
+    ["::127.0.0.1", "IPv4-compatible (::/96), loopback inside"],
+    ["::a00:1", "IPv4-compatible (::/96), 10.0.0.1 inside"],
+    ["::8.8.8.8", "IPv4-compatible (::/96), deprecated even with a public IPv4"],
+    ["::ffff:0:a00:1", "IPv4-translated (RFC 6145)"],
+    ["64:ff9b::10.0.0.1", "NAT64 (64:ff9b::/96), private IPv4 inside"],
+    ["64:ff9b::7f00:1", "NAT64 (64:ff9b::/96), loopback inside"],
+    ["64:ff9b:1::a00:1", "local-use NAT64 (64:ff9b:1::/48)"],
+    ["2002:a00:1::1", "6to4 (2002::/16), 10.0.0.1 inside"],
+    ["2002:7f00:1::1", "6to4 (2002::/16), loopback inside"],
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo (2001::/32)"],
+    ["2001:0:a00:1::", "Teredo (2001::/32), private server"],
+    ["100::1", "discard-only (100::/64)"],
+    ["2001:db8::1", "documentation"],
+    ["3fff::1", "documentation (3fff::/20)"],
+    ["fec0::1", "deprecated site-local"],
+    ["5f00::1", "segment routing"],
+    ["4000::1", "outside global unicast 2000::/3"],
+    ["::2:0:0:1", "reserved ::/8"],
+  ];
+
+  it.each(reservedV6)("refuses [%s] (%s) when saved, when sending and in a DNS answer", async (address) => {
+    const url = `https://[${address}]/h`;
+    const refused = await checkTarget(url, false).catch((e: unknown) => e);
+    expect(AppError.is(refused), url).toBe(true);
+    expect((refused as AppError).message).toMatch(/private, loopback or reserved/);
+    expect(blockedLiteral(new URL(url), false), url).toBeInstanceOf(BlockedAddressError);
+    expect(isPublicAddress(address), address).toBe(false);
+    expect(isPublicAddress(new URL(url).hostname.slice(1, -1)), address).toBe(false);
+    const answer = ((_host: string, _options: dns.LookupOptions, callback: (...args: unknown[]) => void) =>
+      callback(null, [{ address, family: 6 }])) as unknown as typeof dns.lookup;
+    const error = await new Promise((done) => guardedLookup(answer)("hook.example", {}, (e) => done(e)));
+    expect(error, address).toBeInstanceOf(BlockedAddressError);
+  });
+
+  it.each(["2606:4700::1111", "2001:4860:4860::8888", "2a00:1450:4001::200e", "::ffff:8.8.8.8"])(
+    "accepts the public address %s everywhere",
+    async (address) => {
+      const url = `https://[${address}]/h`;
+      expect(await checkTarget(url, false)).toBe(new URL(url).href);
+      expect(blockedLiteral(new URL(url), false)).toBeUndefined();
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
 
   it("refuses at connection time a host that now resolves to a private address (DNS rebinding)", async () => {
     const receiver = await startWebhookReceiver();

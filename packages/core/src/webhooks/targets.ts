@@ -1,7 +1,9 @@
 /**
  * Which URLs webhooks may call (docs/contract.md section 6, "Safety"): `https` only, and only hosts whose every
  * address is a public unicast address (ipaddr.js's classification: not private, loopback, link-local, unique
- * local, carrier-grade NAT, multicast, reserved, …). Checked when an endpoint is saved (`checkTarget`) and
+ * local, carrier-grade NAT, multicast, reserved, NAT64, 6to4, Teredo, …; for IPv6, also inside the global
+ * unicast space 2000::/3, so IPv4-compatible `::a.b.c.d` and unassigned space are refused). Checked when an
+ * endpoint is saved (`checkTarget`) and
  * again when each connection is made (`guardedLookup` and `blockedLiteral`), so a name that resolves to a
  * public address at save time and to a private one later (DNS rebinding) still cannot reach the private
  * network. WEBHOOKS_ALLOW_PRIVATE_TARGETS (development and tests) lifts both rules.
@@ -14,10 +16,31 @@ import ipaddr from "ipaddr.js";
 /** How long the save-time check waits for DNS. */
 const RESOLVE_TIMEOUT_MS = 5_000;
 
-/** True for a public unicast address (IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry). */
+/** The global unicast IPv6 space (RFC 4291 section 2.4, IANA "IPv6 Address Space"); the rest is not routable. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
+
+/**
+ * IPv4-compatible IPv6 addresses (::/96, RFC 4291 section 2.5.5.1, deprecated). Matched with node's own address
+ * parser: ipaddr.js reads the text `::a.b.c.d` as the IPv4-mapped `::ffff:a.b.c.d`, and so as the IPv4 address,
+ * while the system connects to `::a.b.c.d` itself (and prints DNS answers in ::/96 in that form).
+ */
+const IPV4_COMPATIBLE = new net.BlockList();
+IPV4_COMPATIBLE.addSubnet("::", 96, "ipv6");
+
+/**
+ * True for a public unicast address: an IPv4 address ipaddr.js classifies as `unicast`, an IPv4-mapped IPv6
+ * address (::ffff:0:0/96) judged as the IPv4 address it carries, or an IPv6 address classified `unicast` inside
+ * 2000::/3. Every other range is refused, those that carry an IPv4 address a gateway would forward to included
+ * (IPv4-compatible ::/96, NAT64 64:ff9b::/96 and 64:ff9b:1::/48 (RFC 6052, RFC 8215), 6to4 2002::/16
+ * (RFC 3056), Teredo 2001::/32 (RFC 4380), IPv4-translated ::ffff:0:0:0/96 (RFC 6145)). False for anything that
+ * is not an IP address.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === "unicast";
+  if (net.isIPv6(address) && IPV4_COMPATIBLE.check(address, "ipv6")) return false;
+  const parsed = ipaddr.process(address);
+  if (parsed.range() !== "unicast") return false;
+  return parsed.kind() === "ipv4" || parsed.match(GLOBAL_UNICAST_V6);
 }
 
 /** Raised (as a connection error) when a webhook would connect to an address that is not public. */
