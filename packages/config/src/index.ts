@@ -136,6 +136,8 @@ const envSchema = z
     BAN_WINDOW_SECONDS: positiveInt.default(600),
     BAN_BASE_SECONDS: positiveInt.default(900),
     TRUST_PROXY: booleanFlag.default(false),
+    CLIENT_IPV4_PREFIX: positiveInt.min(16).max(32).default(32),
+    CLIENT_IPV6_PREFIX: positiveInt.min(32).max(128).default(64),
     CORS_ALLOWED_ORIGINS: corsOrigins.default("*"),
     SESSION_IDLE_HOURS: positiveInt.default(12),
     SESSION_MAX_DAYS: positiveInt.max(365).default(30),
@@ -251,6 +253,12 @@ export interface Config {
     ban: { threshold: number; windowSeconds: number; baseSeconds: number };
   };
   trustProxy: boolean;
+  /**
+   * Prefix lengths (bits) that make one client in every budget kept per client: the anonymous budgets of the
+   * API, the dashboard and /metrics, and the sign-in throttle (CLIENT_IPV4_PREFIX, 16 to 32, default 32;
+   * CLIENT_IPV6_PREFIX, 32 to 128, default 64: a subscriber's network, RFC 6177).
+   */
+  clientPrefixes: { ipv4: number; ipv6: number };
   /**
    * Browser origins allowed to call /v1 (CORS; docs/operations.md "Browsers"): `*` (any, the default: keys are
    * bearer tokens, never cookies) or a list of origins, which narrows it.
@@ -393,6 +401,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
     },
     trustProxy: e.TRUST_PROXY,
+    clientPrefixes: { ipv4: e.CLIENT_IPV4_PREFIX, ipv6: e.CLIENT_IPV6_PREFIX },
     cors: {
       allowedOrigins: e.CORS_ALLOWED_ORIGINS === "*" ? "*" : Object.freeze([...e.CORS_ALLOWED_ORIGINS]),
     },

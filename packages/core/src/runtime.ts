@@ -85,6 +85,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   );
   const rateLimiter = createRateLimiter({
     config: config.rateLimit,
+    clientPrefixes: config.clientPrefixes,
     logger,
     now: () => clock().getTime(),
     onBan: (keyId, until, info) =>

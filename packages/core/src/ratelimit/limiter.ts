@@ -18,9 +18,10 @@
  * timeout, the store's connection is replaced (a silent one is never answered again), and one probe decides
  * when to use the store again.
  *
- * Requests without a valid key count per client address (`checkAnonymous`), in the API's bucket or the
- * dashboard's (`scope`); once an address's bucket is used up, this instance refuses it from memory until the
- * window ends, so a flood from one address costs no store round trip after its first denial, and its refusals
+ * Requests without a valid key count per client network (`checkAnonymous`; client-network.ts: the address,
+ * or by default the /64 of an IPv6 one), in the API's bucket, the dashboard's or /metrics' (`scope`); once an
+ * network's bucket is used up, this instance refuses it from memory until the window ends, so a flood from one
+ * network costs no store round trip after its first denial, and its refusals
  * are answered only after `anonymousRefusalDelayMs` (`holdRefusal`, refusal-hold.ts). A look-up of a key the caches do not know is counted in the API's bucket first, and
  * given back with `refundAnonymous` when the key proves valid or cannot be checked: only failed
  * authentications use up a client address's budget, and once it is used up, unknown keys from that address
@@ -29,6 +30,7 @@
  * Clocks: window buckets follow `Date.now()` (inside @upstash/ratelimit); `now()` drives ban times, the ban
  * cache, the usage day and `at`/`t=`/Retry-After. Both are the same clock in production.
  */
+import { type ClientPrefixes, clientNetwork, DEFAULT_CLIENT_PREFIXES } from "../client-network.ts";
 import { BanCache } from "./ban-cache.ts";
 import { createStoreBreaker } from "./breaker.ts";
 import { createStore } from "./create-store.ts";
@@ -64,6 +66,8 @@ export interface RateLimiterOptions {
   minuteWindowMs?: number;
   /** Use this store instead of building one from `config.store` (it is then not closed by `close()`). */
   store?: RateLimitStore;
+  /** What makes one client of the anonymous budgets (`Config["clientPrefixes"]`; default IPv4 /32, IPv6 /64). */
+  clientPrefixes?: ClientPrefixes;
 }
 
 /**
@@ -74,6 +78,7 @@ export interface RateLimiterOptions {
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const { config, logger } = opts;
   const now = opts.now ?? Date.now;
+  const prefixes = opts.clientPrefixes ?? DEFAULT_CLIENT_PREFIXES;
   const timeoutMs = config.storeTimeoutMs;
   const stats: RateLimitMetrics = {
     checks: 0,
@@ -182,7 +187,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     const limit = anonymousLimit[scope];
     let h: Hit;
     try {
-      h = await bounded(() => hit(spec, limit, ip));
+      h = await bounded(() => hit(spec, limit, clientNetwork(ip, prefixes)));
     } catch (err) {
       failures.failed("check", err);
       stats.failOpen++;
@@ -205,7 +210,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       stats.admitted--;
       const bucket = Math.round(window.resetMs / ANON.api.ms) - 1;
       await failures.guarded("refund", () =>
-        runScript(store, REFUND, [`${ANON.api.prefix}:${ip}:${bucket}`], []),
+        runScript(store, REFUND, [`${ANON.api.prefix}:${clientNetwork(ip, prefixes)}:${bucket}`], []),
       );
     },
     async isBanned(keyId) {

@@ -104,7 +104,8 @@ export interface RateLimiter {
    */
   checkKey(limits: KeyLimits, options?: { storeFailed?: boolean }): Promise<RateLimitDecision>;
   /**
-   * Checks and counts one request without a valid key, per client address: in the API's bucket
+   * Checks and counts one request without a valid key, per client network (`ip` grouped by the limiter's
+   * `clientPrefixes`, client-network.ts): in the API's bucket
    * (`anonymousPerMinute`, the default), the dashboard's (`dashboardAnonymousPerMinute`) or that of /metrics
    * (`metricsScrapesPerMinute`). Never throws.
    */

@@ -3,8 +3,8 @@
  * so that no batch or burst of parallel attempts can outrun it.
  *
  * An attempt without a valid device cookie for its account (device-cookie.ts) counts in three buckets (rows
- * of SignInThrottle), keyed by the client's network (client-network.ts: the address, or the /64 of an IPv6
- * one):
+ * of SignInThrottle), keyed by the client's network (client-network.ts: by default the address, or the /64 of
+ * an IPv6 one):
  * - per account and client (`account-client:<email> <network>`): 5 failures, then back-off;
  * - per client (`client:<network>`): 20 failures over any accounts, then back-off;
  * - per account (`account:<email>`): 100 failures of such attempts from all clients, then a block of 15
@@ -30,8 +30,8 @@
  */
 import { Prisma, type PrismaClient } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
+import { type ClientPrefixes, clientNetwork, DEFAULT_CLIENT_PREFIXES } from "../client-network.ts";
 import { type CoreDeps, SYSTEM_ACTOR } from "../deps.ts";
-import { clientNetwork } from "./client-network.ts";
 
 export interface BucketRule {
   /** Failures admitted before the bucket blocks. */
@@ -105,9 +105,12 @@ export function blockMs(rule: BucketRule, failures: number): number {
  * The buckets an attempt counts in, sorted by key (the lock order): its device's alone when it has a
  * valid device token for the account, else per account and client, per client, and per account.
  */
-export function signInBuckets(attempt: SignInAttempt): Bucket[] {
+export function signInBuckets(
+  attempt: SignInAttempt,
+  prefixes: ClientPrefixes = DEFAULT_CLIENT_PREFIXES,
+): Bucket[] {
   if (attempt.device) return [{ scope: "device", key: `device:${attempt.device}` }];
-  const network = clientNetwork(attempt.ip);
+  const network = clientNetwork(attempt.ip, prefixes);
   const buckets: Bucket[] = [
     { scope: "accountClient", key: `account-client:${attempt.email} ${network}` },
     { scope: "client", key: `client:${network}` },
@@ -133,7 +136,8 @@ export function createSignInThrottle({
   prisma,
   clock,
   logger,
-}: Pick<CoreDeps, "prisma" | "clock" | "logger">) {
+  config,
+}: Pick<CoreDeps, "prisma" | "clock" | "logger"> & { config: Pick<CoreDeps["config"], "clientPrefixes"> }) {
   let lastPurge = 0;
 
   /** The row as it counts at `now`: forgotten rows start from zero. */
@@ -205,7 +209,7 @@ export function createSignInThrottle({
     async admit(attempt: SignInAttempt): Promise<Admission> {
       const now = clock();
       const at = now.getTime();
-      const buckets = signInBuckets(attempt);
+      const buckets = signInBuckets(attempt, config.clientPrefixes);
       const keys = buckets.map((bucket) => bucket.key);
       const seen = await prisma.signInThrottle.findMany({ where: { bucket: { in: keys } } });
       const early = blockOf(buckets, seen, at);
@@ -249,7 +253,7 @@ export function createSignInThrottle({
      * block, when back under the threshold).
      */
     async succeeded(attempt: SignInAttempt): Promise<void> {
-      const buckets = signInBuckets(attempt);
+      const buckets = signInBuckets(attempt, config.clientPrefixes);
       const key = (scope: BucketScope) => buckets.find((bucket) => bucket.scope === scope)?.key ?? "";
       if (attempt.device) {
         await prisma.signInThrottle.deleteMany({ where: { bucket: key("device") } });
