@@ -1,7 +1,8 @@
 /**
  * Runs the production server (`node dist/server.js`, as `npm start` does, over the `next build` output) as child
- * processes, for the multi-instance tests and the benchmark: build when there is no build yet, a migrated and
- * seeded temporary PostgreSQL database, free ports, start (waiting until /readyz answers) and stop.
+ * processes, for the multi-instance tests and the benchmark: build when there is no build yet, a migrated (cloned
+ * from the migrated template) and seeded temporary PostgreSQL database, free ports, start (waiting until /readyz
+ * answers) and stop.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -9,8 +10,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { migrate } from "@petstore/core/migrate";
-import { createTemporaryDatabase, sleep } from "@petstore/core/testing";
+import { createMigratedDatabase, sleep } from "@petstore/core/testing";
 
 /** apps/web */
 export const WEB_DIR = path.resolve(import.meta.dirname, "../..");
@@ -76,12 +76,15 @@ export interface PreparedDatabase {
   drop(): Promise<void>;
 }
 
-/** A temporary PostgreSQL database with the migrations applied and the reference/demo data seeded. */
+/**
+ * A temporary PostgreSQL database with the migrations applied (a clone of the migrated template:
+ * `createMigratedDatabase`) and the reference/demo data seeded.
+ */
 export async function prepareDatabase(prefix = "petstore_instances"): Promise<PreparedDatabase> {
-  const temp = await createTemporaryDatabase(prefix);
+  const temp = await createMigratedDatabase(prefix);
   try {
     const config = loadConfig({ DATABASE_URL: temp.url, LOG_LEVEL: "silent" });
-    const rt = await openRuntime({ config, logger: createLogger("silent"), prepare: migrate });
+    const rt = await openRuntime({ config, logger: createLogger("silent") });
     await rt.seed();
     let dropped = false;
     return {

@@ -1,0 +1,315 @@
+/**
+ * Production servers in the API role, run as `npm run start:api` runs them (its environment and Node options),
+ * sharing a database and Redis, all started at once: one for the connection tests, one for the drain test, and a
+ * pair for the rolling restart. (The connection tests leave their instance with abandoned requests: it is
+ * killed, not drained.)
+ *
+ * What one connection can make a server hold (docs/operations.md "Timeouts and limits"):
+ * - clients that pipeline many requests and never read the answers: requests of a connection are served one at a
+ *   time and stop while its answers are not read, so the server's memory stays bounded and other clients are
+ *   served as usual;
+ * - a body dripped byte by byte: answered 408 `request_timeout` (JSON) once HTTP_REQUEST_TIMEOUT_MS has passed.
+ *
+ * Zero-error deploys (docs/operations.md "Deploying"):
+ * - a rolling restart of the two instances under load, with a client that retries on the other instance: no
+ *   create fails, none is lost or made twice, and the usage counts equal the requests answered;
+ * - on SIGTERM an instance answers /readyz 503 at once and keeps serving for SHUTDOWN_DRAIN_MS, every answer then
+ *   closing its connection; then it refuses new connections, finishes what runs, flushes the usage counts (every
+ *   answered request counted) and exits 0;
+ * - a SIGTERM to the process `npm run start:api` began reaches the server: nothing is left running.
+ */
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import { databaseOf, deleteKeys } from "@petstore/core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  API_ROLE,
+  ensureBuild,
+  type PreparedDatabase,
+  type ProductionServer,
+  prepareDatabase,
+  SERVER_BUNDLE,
+  startProductionServer,
+  WEB_DIR,
+} from "../instances/production-server.ts";
+import { freePort } from "../support/common.ts";
+import { msUntil, sleep, timed } from "./support.ts";
+
+const REDIS_URL = "redis://127.0.0.1:6379";
+/** How long a stopping instance keeps serving (the drain test measures it). */
+const DRAIN_MS = 1500;
+
+/** Requests the usage table counts for `keyId` (docs/contract.md section 4: every status but 429). */
+async function countedRequests(db: PreparedDatabase, keyId: string): Promise<number> {
+  const rows = await databaseOf(db.rt).prisma.usageHour.findMany({ where: { apiKeyId: keyId } });
+  return rows
+    .filter((r) => r.outcome !== "rate_limited" && r.outcome !== "key_banned")
+    .reduce((sum, r) => sum + r.requests, 0);
+}
+
+/** Resident memory of process `pid` in MB. */
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+describe("API-role production servers", () => {
+  let db: PreparedDatabase;
+  let categoryId: number;
+  const prefix = `petstore-test:api-role:${randomUUID().slice(0, 8)}`;
+  /** The instance of the connection tests. */
+  let connected: ProductionServer;
+  /** The instance of the drain test. */
+  let drained: ProductionServer;
+  /** The pair the rolling restart restarts, and their ports. */
+  let pair: ProductionServer[] = [];
+  let ports: number[] = [];
+  /** Every instance started, stopped after the tests. */
+  const servers: ProductionServer[] = [];
+
+  // The API role as `npm run start:api` runs it, memory settings included.
+  const start = async (port: number) => {
+    const server = await startProductionServer(
+      port,
+      {
+        DATABASE_URL: db.url,
+        REDIS_URL,
+        RATE_LIMIT_PREFIX: prefix,
+        ...API_ROLE.env,
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
+        HTTP_HEADERS_TIMEOUT_MS: "2000",
+        HTTP_REQUEST_TIMEOUT_MS: "2000",
+      },
+      90_000,
+      SERVER_BUNDLE,
+      API_ROLE.nodeArgs,
+    );
+    servers.push(server);
+    return server;
+  };
+
+  beforeAll(async () => {
+    await ensureBuild((line) => process.stdout.write(`${line}\n`));
+    db = await prepareDatabase("petstore_api_role");
+    categoryId = (await db.rt.categories.list())[0]?.id ?? 1;
+    ports = [await freePort(), await freePort()];
+    [connected, drained, ...pair] = await Promise.all([
+      freePort().then(start),
+      freePort().then(start),
+      ...ports.map(start),
+    ]);
+  }, 300_000);
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await db?.drop();
+    await deleteKeys(prefix);
+  });
+
+  const issue = async (name: string) =>
+    db.rt.apiKeys.create({ name, plan: "enterprise", perMinute: 1_000_000, perDay: 10_000_000 }, "test");
+
+  describe("slow readers and dripped bodies", () => {
+    afterAll(() => connected?.signal("SIGKILL"));
+
+    it("keeps its memory bounded under 200 connections pipelining 200 requests each without reading", async () => {
+      const server = connected;
+      const { key } = await issue("slow readers");
+      const request = `GET /v1/pets/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+      const sockets: net.Socket[] = [];
+      try {
+        for (let i = 0; i < 200; i++) {
+          const socket = net.connect(server.port, "127.0.0.1");
+          socket.on("error", () => undefined);
+          socket.pause(); // never reads
+          socket.write(request.repeat(200));
+          sockets.push(socket);
+        }
+        const normal: number[] = [];
+        let peak = 0;
+        for (let i = 0; i < 20; i++) {
+          await sleep(250);
+          peak = Math.max(peak, rssMb(server.pid as number));
+          const r = await timed(`${server.baseUrl}/v1/pets?limit=1`, {
+            headers: { authorization: `Bearer ${key}` },
+          });
+          expect(r.status).toBe(200);
+          normal.push(r.ms);
+        }
+        expect(peak).toBeLessThan(400);
+        // Served as usual (a few ms each): the median, as one answer may wait out a stall of a busy machine.
+        expect(median(normal)).toBeLessThan(1000);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+      }
+    });
+
+    it("answers a dripped body 408 request_timeout (JSON) after HTTP_REQUEST_TIMEOUT_MS", async () => {
+      const server = connected;
+      const { key } = await issue("dripped body");
+      const socket = net.connect(server.port, "127.0.0.1");
+      let answer = "";
+      socket.on("data", (chunk) => {
+        answer += chunk.toString();
+      });
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      socket.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+      );
+      const started = performance.now();
+      // The 99 bytes left would take 50 s at this pace.
+      const drip = setInterval(() => socket.write(" "), 500);
+      await Promise.race([closed, sleep(15_000)]);
+      clearInterval(drip);
+      socket.destroy();
+      // 2 s and the server's check interval, with room for a busy machine.
+      expect(performance.now() - started).toBeLessThan(8000);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toMatch(/content-type: application\/json/i);
+      expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({
+        code: "request_timeout",
+        status: 408,
+      });
+    });
+  });
+
+  describe("deploys", () => {
+    it("restarts two instances one after the other under load: no error, no lost or doubled create, every request counted", async () => {
+      const { key, id } = await issue("rolling");
+      let stop = false;
+      let answers = 0;
+      const failures: string[] = [];
+      const names: string[] = [];
+      const worker = async (w: number) => {
+        for (let n = 0; !stop; n++) {
+          const name = `rolling ${w}-${n}`;
+          const idempotencyKey = randomUUID();
+          let done = false;
+          for (let attempt = 0; attempt < 40 && !done; attempt++) {
+            const port = ports[(w + n + attempt) % 2] as number;
+            const r = await timed(`http://127.0.0.1:${port}/v1/pets`, {
+              method: "POST",
+              headers: {
+                authorization: `Bearer ${key}`,
+                "content-type": "application/json",
+                "idempotency-key": idempotencyKey,
+              },
+              body: JSON.stringify({ name, categoryId }),
+            });
+            if (r.status !== 0) answers++;
+            if (r.status === 201) done = true;
+            else if (r.status !== 0 && r.status !== 503 && r.status !== 409)
+              failures.push(`${r.status} ${r.text}`);
+            else await sleep(50);
+          }
+          if (done) names.push(name);
+          else failures.push(`gave up on ${name}`);
+        }
+      };
+      const load = Promise.all(Array.from({ length: 32 }, (_, w) => worker(w)));
+      try {
+        await sleep(1500);
+        for (const i of [0, 1]) {
+          const old = pair[i] as ProductionServer;
+          old.signal("SIGTERM");
+          expect(await old.exited).toBe(0);
+          pair[i] = await start(ports[i] as number);
+          await sleep(1500);
+        }
+      } finally {
+        stop = true;
+        await load;
+        // A stop flushes the usage counts.
+        await Promise.all(pair.map((s) => s.stop()));
+      }
+      expect(failures).toEqual([]);
+      expect(names.length).toBeGreaterThan(100);
+      const rows = await databaseOf(db.rt).prisma.pet.groupBy({
+        by: ["name"],
+        where: { name: { startsWith: "rolling " } },
+        _count: { _all: true },
+      });
+      expect(rows.length).toBe(names.length);
+      expect(rows.filter((r) => r._count._all !== 1)).toEqual([]);
+      expect(await countedRequests(db, id)).toBe(answers);
+    }, 120_000);
+
+    it("drains on SIGTERM: not ready at once, serves meanwhile with Connection: close, then exits 0 with every request counted", async () => {
+      const server = drained;
+      const { key, id } = await issue("drain");
+      const headers = { authorization: `Bearer ${key}` };
+      let answered = 0;
+      for (let i = 0; i < 5; i++) {
+        const r = await timed(`${server.baseUrl}/v1/pets?limit=1`, { headers });
+        expect(r.headers.get("connection")).not.toBe("close");
+        answered++;
+      }
+      server.signal("SIGTERM");
+      const started = performance.now();
+      // At once: as soon as the process has taken the signal.
+      let ready = await timed(`${server.baseUrl}/readyz`);
+      const notReadyAfter = await msUntil(async () => {
+        ready = await timed(`${server.baseUrl}/readyz`);
+        return ready.status === 503;
+      }, 1000);
+      expect(notReadyAfter).toBeLessThan(1000);
+      expect(JSON.parse(ready.text)).toMatchObject({ status: "unavailable", draining: true });
+      // Still serving while the load balancer notices, each answer closing its connection.
+      const during = await timed(`${server.baseUrl}/v1/pets?limit=1`, { headers });
+      expect(during.status).toBe(200);
+      expect(during.headers.get("connection")).toBe("close");
+      answered++;
+      expect(performance.now() - started).toBeLessThan(DRAIN_MS);
+      const refusedAfter = await msUntil(
+        async () => (await timed(`${server.baseUrl}/healthz`)).status === 0,
+        10_000,
+      );
+      expect(refusedAfter).toBeGreaterThan(DRAIN_MS - 500);
+      expect(await server.exited).toBe(0);
+      expect(await countedRequests(db, id)).toBe(answered);
+    });
+
+    it("stops the API role's server when `npm run start:api` gets SIGTERM, leaving nothing running", async () => {
+      const port = await freePort();
+      const npm = spawn("npm", ["run", "-s", "start:api"], {
+        cwd: WEB_DIR,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "",
+          NODE_ENV: "production",
+          PORT: String(port),
+          DATABASE_URL: db.url,
+          SHUTDOWN_DRAIN_MS: "0",
+          LOG_LEVEL: "warn",
+        },
+        stdio: "ignore",
+        detached: true,
+      });
+      const exited = new Promise<number | null>((resolve) => npm.once("exit", resolve));
+      const group = npm.pid as number;
+      try {
+        await msUntil(async () => (await timed(`http://127.0.0.1:${port}/readyz`)).status === 200, 60_000);
+        // The API role: the dashboard is not served here.
+        expect((await timed(`http://127.0.0.1:${port}/admin`)).status).toBe(404);
+        process.kill(group, "SIGTERM");
+        await Promise.race([exited, sleep(10_000)]);
+        await msUntil(async () => (await timed(`http://127.0.0.1:${port}/healthz`)).status === 0, 5_000);
+        // Nothing of the process group is left: no orphaned server.
+        await msUntil(async () => {
+          try {
+            process.kill(-group, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        }, 5_000);
+      } finally {
+        try {
+          process.kill(-group, "SIGKILL");
+        } catch {}
+      }
+    });
+  });
+});
