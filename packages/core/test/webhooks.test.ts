@@ -338,6 +338,50 @@ describe.each(["pglite", "postgres"] as const)("webhooks on %s", (kind) => {
     });
   });
 
+  it("replays a message only to endpoints subscribed to its type (a test message to its own endpoint)", async () => {
+    const pets = await endpoint(["pet.created"]);
+    const categories = await endpoint(["category.created"]);
+    await rt.pets.create({ name: "Subscribed", categoryId });
+    const [got] = await receiver.waitFor(pets.at);
+    const id = got?.headers["webhook-id"] as string;
+    const refused = await rt.webhooks
+      .replayMessage({ messageId: id, endpointId: categories.id }, "test")
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({
+      code: "validation_failed",
+      message: expect.stringMatching(/not subscribed to pet\.created/),
+      details: [{ path: "endpointId", message: expect.stringMatching(/not subscribed to pet\.created/) }],
+    });
+    const [delivered] = await eventually(async () => {
+      const { deliveries } = await rt.webhooks.message(id);
+      expect(deliveries[0]?.state).toBe("succeeded");
+      return deliveries;
+    });
+    expect(delivered?.endpointId).toBe(pets.id);
+    expect((await rt.webhooks.message(id)).deliveries).toHaveLength(1);
+    // The replay to the subscribed endpoint fails, for the range replay of failed deliveries below.
+    receiver.respond((r) => (pets.at(r) ? { status: 500 } : { status: 204 }));
+    expect(await rt.webhooks.replayMessage({ messageId: id, endpointId: pets.id }, "test")).toBe(1);
+    await eventually(async () => expect((await rt.webhooks.message(id)).deliveries[0]?.state).toBe("failed"));
+
+    const test = await rt.webhooks.sendTest(categories.id, "test");
+    await expect(
+      rt.webhooks.replayMessage({ messageId: test.messageId, endpointId: pets.id }, "test"),
+    ).rejects.toMatchObject({ code: "validation_failed" });
+    expect(
+      await rt.webhooks.replayMessage({ messageId: test.messageId, endpointId: categories.id }, "test"),
+    ).toBe(1);
+
+    // An endpoint that no longer subscribes gets nothing from a replay to every endpoint, nor from a range.
+    await rt.webhooks.update({ id: pets.id, eventTypes: ["category.created"] }, "test");
+    expect(await rt.webhooks.replayMessage({ messageId: id }, "test")).toBe(0);
+    const writtenAt = Number.parseInt(id.slice(4, 16), 16);
+    const range = { endpointId: pets.id, since: new Date(writtenAt).toISOString() };
+    expect(await rt.webhooks.replayRange({ ...range, failedOnly: false }, "test")).toBe(0);
+    expect(await rt.webhooks.replayRange({ ...range, failedOnly: true }, "test")).toBe(0);
+    expect(receiver.received.filter(categories.at).map((r) => r.headers["webhook-id"])).not.toContain(id);
+  });
+
   it("keeps delivering to other endpoints while one times out", async () => {
     const slow = await endpoint(["category.created"]);
     const fast = await endpoint(["category.created"]);

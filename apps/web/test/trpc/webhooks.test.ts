@@ -5,9 +5,9 @@
  * replayed; every change is in the audit log under the endpoint's URL. A target that is not https or not public
  * is refused beside the URL field, in plain words.
  */
-import { startWebhookReceiver, type WebhookReceiver } from "@petstore/core/testing";
+import { databaseOf, startWebhookReceiver, type WebhookReceiver } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
+import { type Caller, categoryId, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
 
 describe("webhooks procedures", () => {
   let h: Harness;
@@ -107,6 +107,34 @@ describe("webhooks procedures", () => {
     expect(audit.rows[0]?.entityName).toBe(`${receiver.origin}/dashboard`);
     expect(JSON.stringify(audit.rows)).not.toContain(created.secret);
     expect(JSON.stringify(audit.rows)).not.toContain(rotated.secret);
+  });
+
+  it("replays a message only to an endpoint subscribed to its type, and queues nothing otherwise", async () => {
+    const pets = await admin.webhooks.create({ url: `${receiver.origin}/pets`, eventTypes: ["pet.created"] });
+    const others = await admin.webhooks.create({
+      url: `${receiver.origin}/others`,
+      eventTypes: ["category.created"],
+    });
+    await admin.pets.create({ name: "Replayed", categoryId: await categoryId(h.rt, "dogs") });
+    const { prisma } = databaseOf(h.rt);
+    const event = await prisma.webhookEvent.findFirstOrThrow({ where: { type: "pet.created" } });
+    const before = await prisma.webhookDelivery.count();
+    const error = await expectTrpcError(
+      admin.webhooks.replayMessage({ messageId: event.id, endpointId: others.id }),
+      "BAD_REQUEST",
+    );
+    expect(error.message).toBe(
+      `The webhook endpoint ${receiver.origin}/others is not subscribed to pet.created messages; add the type to its event types to replay this message to it.`,
+    );
+    expect(shapeOf(error).data.details).toEqual([
+      { path: "endpointId", message: "is not subscribed to pet.created" },
+    ]);
+    expect(await prisma.webhookDelivery.count()).toBe(before);
+    expect(await admin.webhooks.replayMessage({ messageId: event.id, endpointId: pets.id })).toEqual({
+      queued: 1,
+    });
+    await admin.webhooks.remove({ id: pets.id });
+    await admin.webhooks.remove({ id: others.id });
   });
 
   it("refuses a URL that is not https or not public, beside the field", async () => {

@@ -23,6 +23,13 @@ import { messageIdFloor } from "./outbox.ts";
 import { failPendingOf } from "./queue.ts";
 import { checkTarget } from "./targets.ts";
 
+/**
+ * SQL condition: the endpoint `ep` of a delivery subscribes to messages of the type `type` (an SQL text
+ * expression). A test message counts as subscribed: its only delivery is to the endpoint it was sent to.
+ */
+const subscribed = (type: Prisma.Sql) =>
+  Prisma.sql`(${type} = ANY (ep."eventTypes") OR ${type} = ${WEBHOOK_TEST_EVENT_TYPE}::text)`;
+
 /** How long a rotated-out secret still signs deliveries (docs/contract.md section 6). */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
 
@@ -205,6 +212,20 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
         `The webhook endpoint ${endpoint.url} is disabled; enable it before replaying messages to it.`,
       );
     return endpoint;
+  }
+
+  /**
+   * Refuses to replay `event` to `endpoint` unless the endpoint subscribes to its type now, or the event is a
+   * test message sent to that endpoint. @throws AppError validation_failed (path endpointId).
+   */
+  function requireSubscribed(endpoint: WebhookEndpoint, event: { type: string; data: string }) {
+    if (endpoint.eventTypes.includes(event.type)) return;
+    if (event.type === WEBHOOK_TEST_EVENT_TYPE && JSON.parse(event.data).endpointId === endpoint.id) return;
+    throw new AppError(
+      "validation_failed",
+      `The webhook endpoint ${endpoint.url} is not subscribed to ${event.type} messages; add the type to its event types to replay this message to it.`,
+      [{ path: "endpointId", message: `is not subscribed to ${event.type}` }],
+    );
   }
 
   return {
@@ -475,13 +496,15 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
 
     /**
      * Sends a message again, with the same `webhook-id`: to `endpointId`, or to every enabled endpoint it was
-     * queued for. @returns deliveries queued. @throws AppError not_found, conflict (endpoint disabled).
+     * queued for that still subscribes to its type (a test message: to the endpoint it was sent to).
+     * @returns deliveries queued. @throws AppError not_found, conflict (endpoint disabled), validation_failed
+     * (path endpointId: the endpoint does not subscribe to the message's type; nothing is queued).
      */
     async replayMessage(input: WebhookReplayMessage, actor: Actor): Promise<number> {
       const event = await prisma.webhookEvent.findUnique({ where: { id: input.messageId } });
       if (!event) throw new AppError("not_found", `No webhook message with id ${input.messageId}.`);
       if (input.endpointId) {
-        await requireEnabled(input.endpointId);
+        requireSubscribed(await requireEnabled(input.endpointId), event);
         return queueReplays(
           Prisma.sql`SELECT ${event.id}::text AS "eventId", ${input.endpointId}::uuid AS "endpointId"`,
           actor,
@@ -491,7 +514,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
       return queueReplays(
         Prisma.sql`SELECT d."eventId", d."endpointId" FROM "WebhookDelivery" d
                    JOIN "WebhookEndpoint" ep ON ep."id" = d."endpointId" AND ep."enabled"
-                   WHERE d."eventId" = ${event.id}`,
+                   WHERE d."eventId" = ${event.id} AND ${subscribed(Prisma.sql`${event.type}::text`)}`,
         actor,
         { messageId: event.id },
       );
@@ -499,8 +522,9 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
 
     /**
      * Sends again every message of the endpoint's event types written in `[since, until)`, or with
-     * `failedOnly` those whose delivery to it failed, each with its own `webhook-id`. Messages it never got
-     * (it was disabled, say) are included unless `failedOnly`. @returns deliveries queued.
+     * `failedOnly` those whose delivery to it failed (of the types it subscribes to now, or its test messages),
+     * each with its own `webhook-id`. Messages it never got (it was disabled, say) are included unless
+     * `failedOnly`. @returns deliveries queued.
      */
     async replayRange(input: WebhookReplayRange, actor: Actor): Promise<number> {
       const endpoint = await requireEnabled(input.endpointId);
@@ -510,8 +534,10 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
       const [from, to] = [messageIdFloor(since), messageIdFloor(until)];
       const pairs = input.failedOnly
         ? Prisma.sql`SELECT d."eventId", d."endpointId" FROM "WebhookDelivery" d
+                     JOIN "WebhookEvent" e ON e."id" = d."eventId"
+                     JOIN "WebhookEndpoint" ep ON ep."id" = d."endpointId"
                      WHERE d."endpointId" = ${endpoint.id}::uuid AND d."state" = 'failed'
-                       AND d."eventId" >= ${from} AND d."eventId" < ${to}`
+                       AND d."eventId" >= ${from} AND d."eventId" < ${to} AND ${subscribed(Prisma.sql`e."type"`)}`
         : Prisma.sql`SELECT e."id" AS "eventId", ${endpoint.id}::uuid AS "endpointId" FROM "WebhookEvent" e
                      WHERE e."type" = ANY (${endpoint.eventTypes}::text[]) AND e."id" >= ${from} AND e."id" < ${to}`;
       return queueReplays(pairs, actor, {
