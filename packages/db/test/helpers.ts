@@ -6,7 +6,12 @@ import { getConfig } from "@petstore/config";
 import { afterAll, beforeAll } from "vitest";
 import { type Database, openDatabase } from "../src/index.ts";
 import { defaultMigrationPaths } from "../src/migrate/index.ts";
-import { createTemporaryDatabase, DEFAULT_ADMIN_URL, type TemporaryDatabase } from "../src/testing.ts";
+import {
+  createMigratedDatabase,
+  createTemporaryDatabase,
+  DEFAULT_ADMIN_URL,
+  type TemporaryDatabase,
+} from "../src/testing.ts";
 
 /** URL of the server's `postgres` database: the configured server when DATABASE_URL is set, else local. */
 function adminUrl(): string {
@@ -19,6 +24,14 @@ function adminUrl(): string {
 /** Creates an empty database with a unique name on the tests' server. @returns its URL and a `drop()`. */
 export function createTempPostgresDatabase(): Promise<TemporaryDatabase> {
   return createTemporaryDatabase("petstore_test", adminUrl());
+}
+
+/**
+ * Creates a database with every migration applied (a copy of the migrated template) on the tests' server, for
+ * tests that need the schema but are not about migrating. @returns its URL and a `drop()`.
+ */
+export function createMigratedPostgresDatabase(): Promise<TemporaryDatabase> {
+  return createMigratedDatabase("petstore_test", adminUrl());
 }
 
 /** A fresh temp folder. @returns its path and a `remove()`. */

@@ -6,8 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, openDatabase, seedScaleData } from "../src/index.ts";
-import { deployMigrations } from "../src/migrate/index.ts";
-import { createTempPostgresDatabase } from "./helpers.ts";
+import { createMigratedPostgresDatabase } from "./helpers.ts";
 
 describe("seedScaleData on PostgreSQL", () => {
   let db: Database;
@@ -15,10 +14,9 @@ describe("seedScaleData on PostgreSQL", () => {
   const now = new Date("2026-06-01T10:30:00Z");
 
   beforeAll(async () => {
-    const temp = await createTempPostgresDatabase();
+    const temp = await createMigratedPostgresDatabase();
     drop = temp.drop;
     db = await openDatabase({ kind: "postgres", url: temp.url });
-    await deployMigrations(db);
   });
   afterAll(async () => {
     await db?.close();
