@@ -78,6 +78,33 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
   const { prisma, clock, config, logger } = deps;
   const throttle = createSignInThrottle(deps);
   const known = createKnownSessions();
+  /** Reads of sessions the known list holds for longer than its TTL, by token hash (isKnown). */
+  const rechecks = new Map<string, Promise<boolean>>();
+
+  /** Reads the session of `tokenHash` again and remembers it when live, else forgets it. Never rejects. */
+  async function recheck(tokenHash: string): Promise<boolean> {
+    try {
+      const session = await prisma.session.findUnique({
+        where: { tokenHash },
+        select: { expiresAt: true, createdAt: true, user: { select: { active: true } } },
+      });
+      const now = clock();
+      if (session && isLive(session, now)) {
+        known.remember(tokenHash, session.expiresAt, now.getTime());
+        return true;
+      }
+      known.forget(tokenHash);
+      return false;
+    } catch {
+      // The database does not answer: budgeted like an anonymous caller this time (the dashboard cannot
+      // serve it anyway); the entry stays for the next request.
+      return false;
+    }
+  }
+
+  /** Whether a session is live at `now`: within its idle expiry and its absolute end, its user active. */
+  const isLive = (session: { expiresAt: Date; createdAt: Date; user: { active: boolean } }, now: Date) =>
+    session.expiresAt > now && sessionEndsAt(session.createdAt, config) > now && session.user.active;
   // The device-cookie key is generated once per database (secrets.ts) and read on the first sign-in.
   let codec: Promise<DeviceCookieCodec> | undefined;
   const deviceCookies = () => {
@@ -91,9 +118,24 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
   return {
     throttle,
 
-    /** Whether `token` is a session this process saw valid lately (known.ts); no I/O, never an access check. */
-    isKnown(token: string | undefined): boolean {
-      return !!token && token.length <= 100 && known.has(hashToken(token), clock().getTime());
+    /**
+     * Whether `token` is a live session, never an access check (known.ts): answered from memory when this
+     * process read it valid less than KNOWN_SESSION_TTL_MS ago (true) or never (false); a session read valid
+     * longer ago is read again, one read per token at a time, and the answer is a promise (false when the
+     * database fails). Never throws or rejects.
+     */
+    isKnown(token: string | undefined): boolean | Promise<boolean> {
+      if (!token || token.length > 100) return false;
+      const tokenHash = hashToken(token);
+      const state = known.state(tokenHash, clock().getTime());
+      if (state !== "recheck") return state === "known";
+      let pending = rechecks.get(tokenHash);
+      if (!pending) {
+        pending = recheck(tokenHash);
+        rechecks.set(tokenHash, pending);
+        void pending.finally(() => rechecks.delete(tokenHash));
+      }
+      return pending;
     },
 
     /**
@@ -171,7 +213,7 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
         });
         return row;
       });
-      known.remember(hashToken(token), expiresAt);
+      known.remember(hashToken(token), expiresAt, now.getTime());
       logger.info({ event: "signIn", userId: user.id }, "dashboard sign-in");
       return {
         token,
@@ -193,13 +235,12 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
         where: { tokenHash: hashToken(token) },
         include: { user: true },
       });
-      if (!session) return undefined;
+      if (!session) {
+        known.forget(hashToken(token));
+        return undefined;
+      }
       const now = clock();
-      if (
-        session.expiresAt <= now ||
-        sessionEndsAt(session.createdAt, config) <= now ||
-        !session.user.active
-      ) {
+      if (!isLive(session, now)) {
         known.forget(session.tokenHash);
         await prisma.session.deleteMany({ where: { id: session.id } });
         return undefined;
@@ -212,7 +253,7 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
           data: { lastSeenAt: now, expiresAt, ...(client ? { ip: client.ip } : {}) },
         });
       }
-      known.remember(session.tokenHash, expiresAt);
+      known.remember(session.tokenHash, expiresAt, now.getTime());
       const { user } = session;
       return {
         sessionId: session.id,

@@ -124,7 +124,8 @@ export function createRouter(routes: Routes): Listener {
    */
   async function refusedWithoutSession(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     stampClientIp(req, trustProxy);
-    if (runtime.sessions.isKnown(readCookie(req.headers.cookie, SESSION_COOKIE))) return false;
+    const known = runtime.sessions.isKnown(readCookie(req.headers.cookie, SESSION_COOKIE));
+    if (known === true || (known !== false && (await known))) return false;
     const decision = await runtime.rateLimiter.checkAnonymous(
       trustedClientIp({ get: (name) => (req.headers[name] as string | undefined) ?? null }, trustProxy),
       "dashboard",
