@@ -191,7 +191,8 @@ export function createRouter(routes: Routes): Listener {
       );
       return;
     }
-    if (STATIC.test(path)) {
+    // A path with an empty segment is no file: Next redirects it to the merged path (counted like any page).
+    if (STATIC.test(path) && !path.includes("//")) {
       stampClientIp(req, trustProxy);
       return toDashboard(req, res, dashboard);
     }
