@@ -6,7 +6,8 @@
  *   without reading the answers made the server hold hundreds of requests in progress per connection. Here the
  *   next one starts when the previous answer is finished and the socket has drained what was written: a client
  *   that does not read stops being served, and its socket stops being read. At most `MAX_WAITING` parsed
- *   requests wait per connection; a client that sends more is disconnected.
+ *   requests wait per connection; a client that sends more is disconnected, and neither that request nor any
+ *   other Node still parses from the data already read is tracked or handled.
  * - The requests in progress are tracked, so that a stop can send `Connection: close` on every answer still to
  *   come and wait for them (lifecycle.ts).
  */
@@ -81,8 +82,10 @@ export function createConnections(handle: Listener): Connections {
   };
 
   const listener: Listener = (req, res) => {
-    responses.add(res);
     const socket = req.socket as TrackedSocket;
+    // Node's parser goes on through the rest of the chunk it is reading after the socket is destroyed (past the
+    // cap, or by the client): those requests have no one to answer, are never tracked and cost nothing more.
+    if (socket.destroyed) return;
     let state = socket[STATE];
     if (!state) {
       const created: ConnectionState = { busy: false, waiting: [] };
@@ -91,11 +94,15 @@ export function createConnections(handle: Listener): Connections {
         for (const [, waitingRes] of created.waiting.splice(0)) finished(waitingRes);
       });
     }
-    if (!state.busy) return start(socket, state, req, res);
+    if (!state.busy) {
+      responses.add(res);
+      return start(socket, state, req, res);
+    }
     if (state.waiting.length >= MAX_WAITING) {
       socket.destroy();
       return;
     }
+    responses.add(res);
     state.waiting.push([req, res]);
     socket.pause();
   };
