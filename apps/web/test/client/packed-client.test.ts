@@ -1,9 +1,11 @@
 /**
- * `@petstore/client` as a consumer outside the repository gets it: `npm pack` of packages/client, the tarball
- * installed into a temporary project outside the workspace, the consumer's TypeScript (strict,
- * exactOptionalPropertyTypes, declarations checked: no skipLibCheck) compiled under moduleResolution nodenext
- * (an ES module and a CommonJS file) and bundler, by the workspace's TypeScript and by TypeScript 5.9, and the
- * compiled scripts run in plain Node (`import` and `require`) against the production server.
+ * `@petstore/client` as a consumer outside the repository gets it: `npm pack` of packages/client (its build, made
+ * by the workspace build, checked to be the build of the current sources), the tarball installed into a temporary
+ * project outside the workspace, the consumer's TypeScript (strict, exactOptionalPropertyTypes, declarations
+ * checked: no skipLibCheck; TypeScript's own lib files are left unchecked) compiled under moduleResolution
+ * nodenext (an ES module and a CommonJS file) and bundler, by the workspace's TypeScript and by TypeScript 5.9,
+ * and the compiled scripts run in plain Node (`import` and `require`) against the production server. The
+ * compilations run at once: each uses a tsconfig of its own.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -151,8 +153,17 @@ const STRICT = {
   exactOptionalPropertyTypes: true,
   noUncheckedIndexedAccess: true,
   skipLibCheck: false,
+  // TypeScript's own lib files (lib.dom.d.ts: most of a check's time) are not the package's declarations.
+  skipDefaultLibCheck: true,
   target: "ES2022",
 };
+
+/** Every file under `dir`, as paths relative to it, sorted. */
+const filesUnder = (dir: string): string[] =>
+  (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+    .sort();
 
 describe("@petstore/client packed and installed outside the workspace", () => {
   let work: string;
@@ -163,13 +174,31 @@ describe("@petstore/client packed and installed outside the workspace", () => {
   let key: string;
   let categoryId: number;
 
-  beforeAll(async () => {
-    await ensureBuild((line) => process.stdout.write(`${line}\n`));
-    work = fs.mkdtempSync(path.join(os.tmpdir(), "petstore-packed-client-"));
-    // `npm pack` builds the package first (its prepack script).
+  /** Starts the production server on a seeded database and issues the consumer's key. */
+  async function startServer() {
+    db = await prepareDatabase("petstore_packed_client");
+    server = await startProductionServer(await freePort(), {
+      DATABASE_URL: db.url,
+      PUBLIC_BASE_URL: "https://api.test.example",
+    });
+    key = (
+      await db.rt.apiKeys.create(
+        { name: "packed client", plan: "enterprise", perMinute: 10_000, perDay: 100_000 },
+        "test",
+      )
+    ).key;
+    categoryId = Number((await databaseOf(db.rt).prisma.category.findFirstOrThrow()).id);
+  }
+
+  /** Packs packages/client and installs the tarball into the consumer project. */
+  async function packAndInstall() {
+    // The workspace build (`npm run build`, before the tests) made dist/. Packing without the prepack script
+    // packs that build instead of making it again, which would empty dist/ under the test files importing it.
+    if (!fs.existsSync(path.join(CLIENT_DIR, "dist/index.js")))
+      await run("npm", ["run", "-s", "build"], CLIENT_DIR, { ...consumerEnv(), NODE_ENV: "development" });
     const packed = await run(
       "npm",
-      ["pack", "--json", "--pack-destination", work, "-w", "@petstore/client"],
+      ["pack", "--json", "--ignore-scripts", "--pack-destination", work, "-w", "@petstore/client"],
       REPOSITORY,
     );
     const [result] = JSON.parse(packed.stdout) as (typeof pack)[];
@@ -187,17 +216,20 @@ describe("@petstore/client packed and installed outside the workspace", () => {
     write("src/main.mts", ESM_SCRIPT);
     write("src/main.cts", CJS_SCRIPT);
     write("src/browser.ts", BROWSER_SCRIPT);
-    write("tsconfig.json", {
-      compilerOptions: {
-        ...STRICT,
-        module: "nodenext",
-        moduleResolution: "nodenext",
-        types: ["node"],
-        rootDir: "src",
-        outDir: "out",
-      },
-      include: ["src/*.mts", "src/*.cts"],
-    });
+    write(
+      "src/broken.mts",
+      ESM_SCRIPT.replace("// @ts-expect-error categoryId is required", "// (no directive)"),
+    );
+    const nodenext = {
+      ...STRICT,
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      types: ["node"],
+      rootDir: "src",
+      outDir: "out",
+    };
+    write("tsconfig.json", { compilerOptions: nodenext, include: ["src/main.mts", "src/main.cts"] });
+    write("tsconfig.broken.json", { compilerOptions: nodenext, include: ["src/broken.mts"] });
     write("tsconfig.bundler.json", {
       compilerOptions: {
         ...STRICT,
@@ -223,19 +255,12 @@ describe("@petstore/client packed and installed outside the workspace", () => {
       ],
       project,
     );
+  }
 
-    db = await prepareDatabase("petstore_packed_client");
-    server = await startProductionServer(await freePort(), {
-      DATABASE_URL: db.url,
-      PUBLIC_BASE_URL: "https://api.test.example",
-    });
-    key = (
-      await db.rt.apiKeys.create(
-        { name: "packed client", plan: "enterprise", perMinute: 10_000, perDay: 100_000 },
-        "test",
-      )
-    ).key;
-    categoryId = Number((await databaseOf(db.rt).prisma.category.findFirstOrThrow()).id);
+  beforeAll(async () => {
+    await ensureBuild((line) => process.stdout.write(`${line}\n`));
+    work = fs.mkdtempSync(path.join(os.tmpdir(), "petstore-packed-client-"));
+    await Promise.all([startServer(), packAndInstall()]);
   }, 900_000);
 
   afterAll(async () => {
@@ -265,32 +290,45 @@ describe("@petstore/client packed and installed outside the workspace", () => {
     expect(Object.keys(manifest.dependencies).sort()).toEqual(["http-link-header", "openapi-fetch"]);
   });
 
-  it.each(Object.entries(COMPILERS))(
+  it("packs the build of the current sources (what its prepack script builds)", async () => {
+    const fresh = path.join(work, "fresh-build");
+    await run(
+      process.execPath,
+      [COMPILERS.workspace, "-p", "tsconfig.build.json", "--outDir", fresh],
+      CLIENT_DIR,
+    );
+    const installed = path.join(project, "node_modules/@petstore/client/dist");
+    expect(filesUnder(installed)).toEqual(filesUnder(fresh));
+    for (const file of filesUnder(fresh))
+      expect(fs.readFileSync(path.join(installed, file), "utf8"), file).toBe(
+        fs.readFileSync(path.join(fresh, file), "utf8"),
+      );
+  });
+
+  it.concurrent.each(Object.entries(COMPILERS))(
     "type-checks the consumer under nodenext and bundler with TypeScript %s",
     async (_version, tsc) => {
-      await run(process.execPath, [tsc, "-p", "tsconfig.json", "--noEmit"], project);
-      await run(process.execPath, [tsc, "-p", "tsconfig.bundler.json"], project);
+      await Promise.all([
+        run(process.execPath, [tsc, "-p", "tsconfig.json", "--noEmit"], project),
+        run(process.execPath, [tsc, "-p", "tsconfig.bundler.json"], project),
+      ]);
     },
     300_000,
   );
 
-  it("reports a type error in the consumer (the check is real)", async () => {
-    const broken = ESM_SCRIPT.replace("// @ts-expect-error categoryId is required", "// (no directive)");
-    fs.writeFileSync(path.join(project, "src/broken.mts"), broken);
-    try {
-      const result = await run(
-        process.execPath,
-        [COMPILERS.workspace, "-p", "tsconfig.json", "--noEmit"],
-        project,
-      ).catch((error: Error) => error);
-      expect(result).toBeInstanceOf(Error);
-      expect(String(result)).toMatch(/broken\.mts.*categoryId/s);
-    } finally {
-      fs.rmSync(path.join(project, "src/broken.mts"));
-    }
+  it.concurrent("reports a type error in the consumer (the check is real)", async ({ expect }) => {
+    const result = await run(
+      process.execPath,
+      [COMPILERS.workspace, "-p", "tsconfig.broken.json", "--noEmit"],
+      project,
+    ).catch((error: Error) => error);
+    expect(result).toBeInstanceOf(Error);
+    expect(String(result)).toMatch(/broken\.mts.*categoryId/s);
   });
 
-  it("runs the compiled consumer in plain Node, as an ES module and through require(), against the production build", async () => {
+  it.concurrent("runs the compiled consumer in plain Node, as an ES module and through require(), against the production build", async ({
+    expect,
+  }) => {
     await run(process.execPath, [COMPILERS.workspace, "-p", "tsconfig.json"], project);
     const env = (name: string, idempotencyKey: string) =>
       consumerEnv({
