@@ -1,7 +1,8 @@
 /**
  * Client IP for anonymous rate limiting and the sign-in throttle (docs/contract.md section 3). The app's Node
  * server (server.ts, and the test harness) computes it from the socket, or, only when TRUST_PROXY is set, from
- * the right-most X-Forwarded-For entry (the address the trusted proxy saw), and passes it to the app in
+ * the right-most X-Forwarded-For entry (the address the trusted proxy saw; `trustedForwardedValue`, the rule
+ * X-Forwarded-Proto and X-Forwarded-Host are read by too), and passes it to the app in
  * `CLIENT_IP_HEADER`, overwriting anything a client sent under that name.
  * The app believes that header only when the custom server runs in this process (runtime.ts `isCustomServer`):
  * under plain `next start` a client could send it. There, with TRUST_PROXY the last X-Forwarded-For hop is used;
@@ -14,19 +15,32 @@ import { isCustomServer } from "./runtime.ts";
 
 export const CLIENT_IP_HEADER = "x-petstore-client-ip";
 
-/** The last hop of X-Forwarded-For values, or `undefined`. */
-function lastForwardedHop(forwarded: string | string[] | null | undefined): string | undefined {
-  return (Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? ""))
+/**
+ * How many proxies in front of the app are trusted when TRUST_PROXY is set: one, the operator's own, which
+ * appends its entry to each X-Forwarded-* list after whatever the client sent.
+ */
+const TRUSTED_HOPS = 1;
+
+/**
+ * The one trusted-hop rule for the list-valued forwarding headers, X-Forwarded-For, X-Forwarded-Proto and
+ * X-Forwarded-Host alike (their standard form, RFC 7239 `Forwarded`, lists one element per proxy the same way):
+ * the entry the trusted proxy added, counted from the right, so that no entry a client put in front of it is
+ * believed, and all three headers describe the same hop. Repeated header lines count as one list, in order.
+ * Use only when TRUST_PROXY is set.
+ * @returns the trimmed entry, or undefined when the header is absent or holds fewer entries.
+ */
+export function trustedForwardedValue(value: string | string[] | null | undefined): string | undefined {
+  return (Array.isArray(value) ? value.join(",") : (value ?? ""))
     .split(",")
-    .map((h) => h.trim())
+    .map((entry) => entry.trim())
     .filter(Boolean)
-    .at(-1);
+    .at(-TRUSTED_HOPS);
 }
 
-/** The client address of `req`: socket address, or the last X-Forwarded-For hop when `trustProxy`. */
+/** The client address of `req`: socket address, or the trusted X-Forwarded-For hop when `trustProxy`. */
 export function clientIpOf(req: IncomingMessage, trustProxy: boolean): string {
-  const last = trustProxy ? lastForwardedHop(req.headers["x-forwarded-for"]) : undefined;
-  return last ?? req.socket.remoteAddress ?? "unknown";
+  const forwarded = trustProxy ? trustedForwardedValue(req.headers["x-forwarded-for"]) : undefined;
+  return forwarded ?? req.socket.remoteAddress ?? "unknown";
 }
 
 /**
@@ -53,7 +67,7 @@ export function trustedClientIp(headers: Pick<Headers, "get">, trustProxy: boole
   const ip = isCustomServer()
     ? headers.get(CLIENT_IP_HEADER)?.trim()
     : trustProxy
-      ? lastForwardedHop(headers.get("x-forwarded-for"))
+      ? trustedForwardedValue(headers.get("x-forwarded-for"))
       : undefined;
   return ip ? ip.replace(/^::ffff:/, "").slice(0, 64) : "unknown";
 }

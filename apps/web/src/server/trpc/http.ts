@@ -3,7 +3,7 @@
  * over HTTPS (for the cookie's Secure flag), and the same-origin check that guards state-changing calls.
  */
 import type { Config } from "@petstore/config";
-import { trustedClientIp } from "../client-ip";
+import { trustedClientIp, trustedForwardedValue } from "../client-ip";
 
 type HeaderSource = Pick<Headers, "get">;
 
@@ -17,8 +17,9 @@ export function clientIp(headers: HeaderSource, config: Pick<Config, "trustProxy
 
 /**
  * True when the client reached this deployment over HTTPS: its public URL is https, or (only with
- * `TRUST_PROXY`) the proxy's X-Forwarded-Proto says https. The request URL's scheme is not evidence: the app
- * itself only listens on plain HTTP, and Next derives that scheme from a client-sent X-Forwarded-Proto.
+ * `TRUST_PROXY`) the trusted proxy's X-Forwarded-Proto entry (`trustedForwardedValue`: the same hop as the client
+ * address) says https. The request URL's scheme is not evidence: the app itself only listens on plain HTTP, and
+ * Next derives that scheme from a client-sent X-Forwarded-Proto.
  */
 export function isHttps(
   headers: HeaderSource,
@@ -26,13 +27,14 @@ export function isHttps(
 ): boolean {
   if (config.publicBaseUrl.startsWith("https:")) return true;
   return (
-    config.trustProxy && headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https"
+    config.trustProxy && trustedForwardedValue(headers.get("x-forwarded-proto"))?.toLowerCase() === "https"
   );
 }
 
 /**
  * Cross-site request guard for state-changing calls (used with SameSite=Lax cookies). Accepts the request
- * when its `Origin` is this deployment's public origin or matches the Host it was sent to; when a browser
+ * when its `Origin` is this deployment's public origin or matches the Host it was sent to (with `TRUST_PROXY`,
+ * the trusted proxy's X-Forwarded-Host entry, as `isHttps` reads X-Forwarded-Proto); when a browser
  * sent no Origin, `Sec-Fetch-Site` must say same-origin. Requests with neither header (not from a
  * browser, so carrying no ambient cookies an attacker could ride on) are accepted.
  */
@@ -54,6 +56,8 @@ export function isSameOrigin(
   } catch {
     return false;
   }
-  const host = (config.trustProxy ? headers.get("x-forwarded-host") : null) ?? headers.get("host");
-  return host !== null && host.split(",")[0]?.trim().toLowerCase() === originHost.toLowerCase();
+  const host =
+    (config.trustProxy ? trustedForwardedValue(headers.get("x-forwarded-host")) : undefined) ??
+    headers.get("host")?.trim();
+  return host !== undefined && host.toLowerCase() === originHost.toLowerCase();
 }
