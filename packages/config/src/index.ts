@@ -145,6 +145,8 @@ const envSchema = z
       .min(PASSWORD_HASH_COST.min)
       .max(PASSWORD_HASH_COST.max)
       .default(PASSWORD_HASH_COST.default),
+    PASSWORD_HASH_CONCURRENCY: positiveInt.max(64).default(2),
+    PASSWORD_HASH_QUEUE: nonNegativeInt.max(1000).default(8),
     CURSOR_SECRET: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
     METRICS_ENABLED: booleanFlag.default(true),
     METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
@@ -273,6 +275,13 @@ export interface Config {
    * keeps the cost it was made with, so changing it never breaks a sign-in.
    */
   passwordHashCost: number;
+  /**
+   * Password work of an instance (docs/contract.md section 4): `concurrency` hashes at once
+   * (PASSWORD_HASH_CONCURRENCY, 1 to 64, default 2), and at most `queue` sign-ins waiting for one
+   * (PASSWORD_HASH_QUEUE, 0 to 1000, default 8); a sign-in beyond both is refused at once (429, Retry-After 1),
+   * so a flood of sign-ins cannot take the CPU or libuv's thread pool (4 threads) from the API.
+   */
+  passwordHashing: { concurrency: number; queue: number };
   /**
    * Key that signs listPets cursors. Unset: a random key generated once and kept in the database, shared by
    * every instance on that database (docs/contract.md section 1, "Paging").
@@ -408,6 +417,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionIdleHours: e.SESSION_IDLE_HOURS,
     sessionMaxDays: e.SESSION_MAX_DAYS,
     passwordHashCost: e.PASSWORD_HASH_COST,
+    passwordHashing: { concurrency: e.PASSWORD_HASH_CONCURRENCY, queue: e.PASSWORD_HASH_QUEUE },
     ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
     metrics: { enabled: e.METRICS_ENABLED, ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}) },
     analytics: { enabled: e.ANALYTICS_ENABLED, retentionDays: e.ANALYTICS_RETENTION_DAYS },

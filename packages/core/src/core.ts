@@ -16,6 +16,7 @@ import { createUserSessionService } from "./sessions/manage.ts";
 import { createSessionService } from "./sessions/service.ts";
 import type { UsageSources } from "./usage/rows.ts";
 import { createUsageService } from "./usage/service.ts";
+import { createPasswordWork } from "./users/password.ts";
 import { createUserService } from "./users/service.ts";
 import { createWebhooks } from "./webhooks/index.ts";
 
@@ -26,6 +27,11 @@ import { createWebhooks } from "./webhooks/index.ts";
 export function createCore(deps: CoreDeps, options: { cursorSecret: string; usageSources?: UsageSources }) {
   // The services that write webhook events tell delivery when a change queued some (webhooks/outbox.ts).
   const webhooks = createWebhooks(deps);
+  // One cap on password hashing for the instance, shared by sign-ins and staff's user management.
+  const passwords = createPasswordWork(
+    deps.config.passwordHashing.concurrency,
+    deps.config.passwordHashing.queue,
+  );
   return {
     pets: createPetService(deps, options.cursorSecret, webhooks.queued),
     categories: createCategoryService(deps, webhooks.queued),
@@ -37,8 +43,8 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     },
     idempotency: createIdempotencyService(deps),
     plans: createPlanService(deps),
-    users: createUserService(deps),
-    sessions: createSessionService(deps),
+    users: createUserService(deps, passwords),
+    sessions: createSessionService(deps, passwords),
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
     usage: createUsageService(deps, options.usageSources),

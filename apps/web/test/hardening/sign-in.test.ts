@@ -18,7 +18,8 @@ const wrong = (email: string, i: number) => ({
 });
 
 describe("sign-in throttle (TRUST_PROXY on)", () => {
-  const app = useInProcessApp();
+  // Parallel sign-ins are the subject here, not the cap on password work (sign-in-work.test.ts in core).
+  const app = useInProcessApp({ PASSWORD_HASH_CONCURRENCY: "64" });
 
   it("checks at most 5 passwords of one batch and refuses the right one after them", async () => {
     const ip = "203.0.113.1";

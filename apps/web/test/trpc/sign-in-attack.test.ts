@@ -27,7 +27,8 @@ describe("sign-in under attack", () => {
   let h: Harness;
   const prisma = () => databaseOf(h.rt).prisma;
   beforeAll(async () => {
-    h = await openHarness();
+    // Parallel attackers are the subject here, not the cap on password work (sign-in-work.test.ts in core).
+    h = await openHarness({ PASSWORD_HASH_CONCURRENCY: "64" });
   });
   afterAll(() => h?.close());
   beforeEach(async () => {

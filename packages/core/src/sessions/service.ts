@@ -4,10 +4,16 @@
  * sliding the expiry (written at most once a minute), and `config.sessionMaxDays` after sign-in at the latest,
  * however much it is used (`sessionEndsAt`). Deactivated users' sessions resolve to nothing.
  *
- * `signIn` asks the throttle first (throttle.ts: the attempt is counted before the password is checked; an
- * attempt carrying a valid device token for the account, device-cookie.ts, is throttled on its own), then
- * checks the password (against a decoy hash for unknown emails so timing reveals nothing), and answers every
- * failure with the same message. A successful sign-in returns a fresh device cookie value for the browser.
+ * `signIn` first takes a slot of the instance's password work (users/password.ts `PasswordWork`: when none is
+ * free it waits in a short queue, and when that is full it is refused at once with Retry-After, before any
+ * database work), then asks the throttle (throttle.ts: the
+ * attempt is counted before the password is checked; an attempt carrying a valid device token for the
+ * account, device-cookie.ts, is throttled on its own), then checks the password outside any transaction, so
+ * that no database connection is held while scrypt runs (against a decoy hash at the configured cost for
+ * unknown emails, so that timing reveals nothing), and answers every failure with the same message. A
+ * successful sign-in rehashes a password stored at another cost than the configured one (so every account
+ * costs the same to check, and a raised cost reaches stored hashes) and returns a fresh device cookie value
+ * for the browser.
  * Sign-ins, sign-outs and failed sign-ins are in the audit log.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -16,7 +22,14 @@ import { AppError, type SignIn } from "@petstore/contracts";
 import { writeAudit } from "../audit.ts";
 import type { CoreDeps } from "../deps.ts";
 import { ensureServerSecret } from "../secrets.ts";
-import { decoyPasswordHash, verifyPassword } from "../users/password.ts";
+import {
+  createPasswordWork,
+  decoyPasswordHash,
+  hashPassword,
+  needsRehash,
+  type PasswordWork,
+  verifyPassword,
+} from "../users/password.ts";
 import type { UserRoleName } from "../users/service.ts";
 import { createDeviceCookieCodec, type DeviceCookieCodec } from "./device-cookie.ts";
 import { createKnownSessions } from "./known.ts";
@@ -55,6 +68,9 @@ export interface SignInClient {
 
 export const SIGN_IN_FAILED_MESSAGE = "The email or password is incorrect.";
 
+/** Retry-After of a sign-in refused because the instance is checking as many passwords as it may at once. */
+export const SIGN_IN_BUSY_RETRY_SECONDS = 1;
+
 /** Audit actor of a failed sign-in: nobody is known (the client's address is in the entry). */
 export const ANONYMOUS_ACTOR = "anonymous";
 
@@ -74,7 +90,17 @@ function slidExpiry(now: Date, createdAt: Date, config: Pick<Config, "sessionIdl
   return new Date(Math.min(idle, sessionEndsAt(createdAt, config).getTime()));
 }
 
-export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "config" | "logger">) {
+/**
+ * The session service; `passwords` is the instance's cap on password hashing (createCore shares one with the
+ * user service), by default a cap of its own.
+ */
+export function createSessionService(
+  deps: Pick<CoreDeps, "prisma" | "clock" | "config" | "logger">,
+  passwords: PasswordWork = createPasswordWork(
+    deps.config.passwordHashing.concurrency,
+    deps.config.passwordHashing.queue,
+  ),
+) {
   const { prisma, clock, config, logger } = deps;
   const throttle = createSignInThrottle(deps);
   const known = createKnownSessions();
@@ -115,6 +141,104 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
     return codec;
   };
 
+  /**
+   * `signIn` once it holds a slot of the password work, which it gives back (`release`) as soon as the
+   * password is checked (and rehashed).
+   */
+  async function signInWithSlot(
+    input: SignIn,
+    client: SignInClient,
+    release: () => void,
+  ): Promise<NewSession> {
+    const devices = await deviceCookies();
+    const presented = devices.tokens(client.deviceCookie, clock());
+    // The account is looked up before the throttle only when a correctly signed token may name it.
+    let user =
+      presented.length > 0 ? await prisma.user.findUnique({ where: { email: input.email } }) : undefined;
+    const attempt: SignInAttempt = {
+      email: input.email,
+      ip: client.ip,
+      device: presented.find((token) => user && token.userId === user.id)?.nonce,
+    };
+    const admission = await throttle.admit(attempt);
+    if (!admission.admitted) {
+      const minutes = Math.ceil(admission.retryAfterSeconds / 60);
+      throw new AppError(
+        "rate_limited",
+        `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+        undefined,
+        { "Retry-After": String(admission.retryAfterSeconds) },
+      );
+    }
+    if (user === undefined) user = await prisma.user.findUnique({ where: { email: input.email } });
+    const matches = await verifyPassword(
+      input.password,
+      user?.passwordHash ?? decoyPasswordHash(config.passwordHashCost),
+    );
+    const rehashed =
+      user && matches && needsRehash(user.passwordHash, config.passwordHashCost)
+        ? await hashPassword(input.password, config.passwordHashCost)
+        : undefined;
+    release();
+    if (!user || !matches || !user.active) {
+      await writeAudit(prisma, {
+        actor: ANONYMOUS_ACTOR,
+        action: "session.signInFailed",
+        entityType: "session",
+        entityId: input.email,
+        after: {
+          email: input.email,
+          ip: client.ip,
+          knownAccount: Boolean(user),
+          trustedDevice: Boolean(attempt.device),
+        },
+      });
+      logger.info({ event: "signIn.failed", ip: client.ip }, "dashboard sign-in failed");
+      throw new AppError("unauthorized", SIGN_IN_FAILED_MESSAGE);
+    }
+    await throttle.succeeded(attempt);
+    if (rehashed) {
+      // Unless the password changed meanwhile.
+      await prisma.user.updateMany({
+        where: { id: user.id, passwordHash: user.passwordHash },
+        data: { passwordHash: rehashed },
+      });
+    }
+    const token = randomBytes(32).toString("base64url");
+    const now = clock();
+    const expiresAt = slidExpiry(now, now, config);
+    const session = await prisma.$transaction(async (tx) => {
+      const row = await tx.session.create({
+        data: {
+          tokenHash: hashToken(token),
+          userId: user.id,
+          createdAt: now,
+          lastSeenAt: now,
+          expiresAt,
+          userAgent: client.userAgent?.slice(0, 512) || null,
+          ip: client.ip,
+        },
+      });
+      await writeAudit(tx, {
+        actor: `user:${user.email}`,
+        action: "session.signIn",
+        entityType: "session",
+        entityId: user.email,
+        after: { userId: user.id, ip: client.ip, trustedDevice: Boolean(attempt.device) },
+      });
+      return row;
+    });
+    known.remember(hashToken(token), expiresAt, now.getTime());
+    logger.info({ event: "signIn", userId: user.id }, "dashboard sign-in");
+    return {
+      token,
+      deviceCookie: devices.issue(client.deviceCookie, user.id, now),
+      sessionId: session.id,
+      expiresAt,
+      user: { id: user.id, email: user.email, name: user.name, role: user.role },
+    };
+  }
+
   return {
     throttle,
 
@@ -143,85 +267,26 @@ export function createSessionService(deps: Pick<CoreDeps, "prisma" | "clock" | "
      * password is checked; an attempt whose device cookie holds a valid token for this account counts only
      * against that token's own limit. Sign-ins and failed sign-ins are audited (entity `session`, id = the
      * email).
-     * @throws AppError rate_limited (with Retry-After, whole seconds) while throttled; unauthorized for a
-     *   wrong email, wrong password or inactive account, always with the same message.
+     * @throws AppError rate_limited (with Retry-After, whole seconds) while throttled, or (Retry-After 1) while
+     *   the instance checks as many passwords as it may and its queue is full; unauthorized for a wrong email,
+     *   wrong password or inactive account, always with the same message.
      */
     async signIn(input: SignIn, client: SignInClient): Promise<NewSession> {
-      const devices = await deviceCookies();
-      const presented = devices.tokens(client.deviceCookie, clock());
-      // The account is looked up before the throttle only when a correctly signed token may name it.
-      let user =
-        presented.length > 0 ? await prisma.user.findUnique({ where: { email: input.email } }) : undefined;
-      const attempt: SignInAttempt = {
-        email: input.email,
-        ip: client.ip,
-        device: presented.find((token) => user && token.userId === user.id)?.nonce,
-      };
-      const admission = await throttle.admit(attempt);
-      if (!admission.admitted) {
-        const minutes = Math.ceil(admission.retryAfterSeconds / 60);
+      const entered = passwords.enter();
+      if (!entered) {
         throw new AppError(
           "rate_limited",
-          `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+          "Too many sign-ins at this moment. Try again in a second.",
           undefined,
-          { "Retry-After": String(admission.retryAfterSeconds) },
+          { "Retry-After": String(SIGN_IN_BUSY_RETRY_SECONDS) },
         );
       }
-      if (user === undefined) user = await prisma.user.findUnique({ where: { email: input.email } });
-      const matches = await verifyPassword(
-        input.password,
-        user?.passwordHash ?? (await decoyPasswordHash(config.passwordHashCost)),
-      );
-      if (!user || !matches || !user.active) {
-        await writeAudit(prisma, {
-          actor: ANONYMOUS_ACTOR,
-          action: "session.signInFailed",
-          entityType: "session",
-          entityId: input.email,
-          after: {
-            email: input.email,
-            ip: client.ip,
-            knownAccount: Boolean(user),
-            trustedDevice: Boolean(attempt.device),
-          },
-        });
-        logger.info({ event: "signIn.failed", ip: client.ip }, "dashboard sign-in failed");
-        throw new AppError("unauthorized", SIGN_IN_FAILED_MESSAGE);
+      const release = await entered;
+      try {
+        return await signInWithSlot(input, client, release);
+      } finally {
+        release();
       }
-      await throttle.succeeded(attempt);
-      const token = randomBytes(32).toString("base64url");
-      const now = clock();
-      const expiresAt = slidExpiry(now, now, config);
-      const session = await prisma.$transaction(async (tx) => {
-        const row = await tx.session.create({
-          data: {
-            tokenHash: hashToken(token),
-            userId: user.id,
-            createdAt: now,
-            lastSeenAt: now,
-            expiresAt,
-            userAgent: client.userAgent?.slice(0, 512) || null,
-            ip: client.ip,
-          },
-        });
-        await writeAudit(tx, {
-          actor: `user:${user.email}`,
-          action: "session.signIn",
-          entityType: "session",
-          entityId: user.email,
-          after: { userId: user.id, ip: client.ip, trustedDevice: Boolean(attempt.device) },
-        });
-        return row;
-      });
-      known.remember(hashToken(token), expiresAt, now.getTime());
-      logger.info({ event: "signIn", userId: user.id }, "dashboard sign-in");
-      return {
-        token,
-        deviceCookie: devices.issue(client.deviceCookie, user.id, now),
-        sessionId: session.id,
-        expiresAt,
-        user: { id: user.id, email: user.email, name: user.name, role: user.role },
-      };
     },
 
     /**

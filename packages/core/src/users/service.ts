@@ -10,7 +10,7 @@ import { AppError, type UserCreate } from "@petstore/contracts";
 import { Prisma, type User } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
-import { hashPassword } from "./password.ts";
+import { createPasswordWork, type PasswordWork } from "./password.ts";
 
 export type UserRoleName = "staff" | "admin";
 
@@ -46,7 +46,17 @@ function toView(u: UserWithSessionCount): UserView {
   };
 }
 
-export function createUserService({ prisma, clock, config }: Pick<CoreDeps, "prisma" | "clock" | "config">) {
+/**
+ * The user service; `passwords` is the instance's cap on password hashing (createCore shares one with the
+ * sign-in), by default a cap of its own.
+ */
+export function createUserService(
+  { prisma, clock, config }: Pick<CoreDeps, "prisma" | "clock" | "config">,
+  passwords: PasswordWork = createPasswordWork(
+    config.passwordHashing.concurrency,
+    config.passwordHashing.queue,
+  ),
+) {
   const notFound = (id: string) => new AppError("not_found", `No user with id ${id}.`);
   /** Prisma `include` counting the sessions that have not expired. */
   const liveSessions = () => ({
@@ -83,11 +93,12 @@ export function createUserService({ prisma, clock, config }: Pick<CoreDeps, "pri
 
   return {
     /**
-     * Creates a user with a scrypt-hashed password at the configured cost (used by `petstore users create` and the dashboard).
+     * Creates a user with a scrypt-hashed password at the configured cost (used by `petstore users create` and the
+     * dashboard); the hash waits for a free slot of the instance's password work.
      * @throws AppError validation_failed (path `email`) when the email is already in use.
      */
     async create(input: UserCreate, actor: Actor): Promise<UserView> {
-      const passwordHash = await hashPassword(input.password, config.passwordHashCost);
+      const passwordHash = await passwords.hash(input.password, config.passwordHashCost);
       try {
         return await prisma.$transaction(async (tx) => {
           const row = await tx.user.create({
