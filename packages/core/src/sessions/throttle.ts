@@ -9,13 +9,18 @@
  * - per client (`client:<network>`): 20 failures over any accounts, then back-off;
  * - per account (`account:<email>`): 100 failures of such attempts from all clients, then a block of 15
  *   minutes for every attempt without a device cookie for the account (OWASP: lock-out of untrusted
- *   clients only), with an alert in the audit log.
+ *   clients only), with an alert in the audit log. Its count drains, 100 failures an hour (`drainSeconds`),
+ *   rather than staying until the bucket is forgotten: when a block ends a quarter of the count has drained,
+ *   so 25 more failures are needed to block again, never one; in the long run strangers can check at most
+ *   about 100 passwords an hour against one account, and keeping it blocked takes 25 failures (from at least 5
+ *   clients, each limited on its own) every 15 minutes.
  * An attempt with a valid device cookie for its account counts in one bucket only, its own
  * (`device:<nonce>`: 5 failures, then back-off): strangers' failures, per client or per account, never block
  * it (OWASP, "Slow Down Online Guessing Attacks with Device Cookies").
  * Back-off: once a bucket holds `threshold` failures it is blocked for `baseSeconds * 2^(failures -
- * threshold)`, at most `maxSeconds`; each further failure after a block doubles the next one. A bucket is
- * forgotten one hour after its last attempt or block end, whichever is later.
+ * threshold)`, at most `maxSeconds`; each further failure after a block doubles the next one (for the
+ * per-account bucket, whose count drains, the block is always 15 minutes). A bucket is forgotten one hour
+ * after its last attempt or block end, whichever is later.
  *
  * An attempt is refused when one of its buckets is blocked. It is first decided on a plain read, without a
  * transaction or a lock, and a refused attempt writes nothing but one counter increment: `refusals` of the
@@ -40,6 +45,12 @@ export interface BucketRule {
   baseSeconds: number;
   /** Longest block, seconds. */
   maxSeconds: number;
+  /**
+   * When set, the count drains: `threshold` failures in this many seconds (one every `drainSeconds /
+   * threshold`, counted from the bucket's last attempt), a leaky bucket; unset, failures stay until the
+   * bucket is forgotten.
+   */
+  drainSeconds?: number;
 }
 
 export type BucketScope = "accountClient" | "client" | "account" | "device";
@@ -47,8 +58,10 @@ export type BucketScope = "accountClient" | "client" | "account" | "device";
 export const SIGN_IN_RULES: Record<BucketScope, BucketRule> = {
   accountClient: { threshold: 5, baseSeconds: 60, maxSeconds: 3600 },
   client: { threshold: 20, baseSeconds: 60, maxSeconds: 3600 },
-  // A fixed block, so that an owner without a device cookie waits at most 15 minutes after the last failure.
-  account: { threshold: 100, baseSeconds: 900, maxSeconds: 900 },
+  // A fixed block, so that an owner without a device cookie waits at most 15 minutes; the draining count, so
+  // that one failure after a block cannot start the next (strangers could otherwise keep the account blocked
+  // with one request every 15 minutes).
+  account: { threshold: 100, baseSeconds: 900, maxSeconds: 900, drainSeconds: 3600 },
   device: { threshold: 5, baseSeconds: 60, maxSeconds: 3600 },
 };
 
@@ -99,6 +112,22 @@ export function blockMs(rule: BucketRule, failures: number): number {
   if (failures < rule.threshold) return 0;
   const exponent = Math.min(failures - rule.threshold, 30);
   return Math.min(rule.maxSeconds, rule.baseSeconds * 2 ** exponent) * 1000;
+}
+
+/**
+ * The failures `row` holds at `now` under `rule`: its count less what has drained since its last attempt
+ * (whole failures, rounded down, so that draining never runs ahead), or its count when `rule` does not drain.
+ */
+export function failuresAt(
+  rule: BucketRule,
+  row: { failures: number; lastAttemptAt: Date },
+  now: number,
+): number {
+  if (!rule.drainSeconds) return row.failures;
+  const drained = Math.floor(
+    ((now - row.lastAttemptAt.getTime()) * rule.threshold) / (rule.drainSeconds * 1000),
+  );
+  return Math.max(0, row.failures - Math.max(0, drained));
 }
 
 /**
@@ -229,8 +258,9 @@ export function createSignInThrottle({
             if (late) throw new RefusedAfterLock(late);
             for (const row of locked.map((r) => current(r, at))) {
               const scope = buckets.find((bucket) => bucket.key === row.bucket)?.scope ?? "client";
-              const failures = row.failures + 1;
-              const block = blockMs(SIGN_IN_RULES[scope], failures);
+              const rule = SIGN_IN_RULES[scope];
+              const failures = failuresAt(rule, row, at) + 1;
+              const block = blockMs(rule, failures);
               await tx.signInThrottle.update({
                 where: { bucket: row.bucket },
                 data: { failures, lastAttemptAt: now, blockedUntil: block > 0 ? new Date(at + block) : null },
