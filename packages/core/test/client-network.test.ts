@@ -8,6 +8,7 @@ import { loadConfig } from "@petstore/config";
 import { describe, expect, it } from "vitest";
 import { clientNetwork, DEFAULT_CLIENT_PREFIXES } from "../src/client-network.ts";
 import { createMemoryStore, createRateLimiter, type RateLimitConfig } from "../src/ratelimit/index.ts";
+import { signInBuckets } from "../src/sessions/throttle.ts";
 
 const silent = { warn() {}, error() {} };
 
@@ -88,4 +89,14 @@ it("the API budget gives a refund back to the network's bucket", async () => {
   expect((await rl.checkAnonymous("2001:db8:b:1::4")).allowed).toBe(true);
   expect((await rl.checkAnonymous("2001:db8:b:1::5")).allowed).toBe(false);
   await rl.close();
+});
+
+it("the sign-in throttle keys its per-client buckets by the same networks", () => {
+  const keys = (ip: string, prefixes = DEFAULT_CLIENT_PREFIXES) =>
+    signInBuckets({ email: "a@example.com", ip }, prefixes).map((bucket) => bucket.key);
+  expect(keys("2001:db8:c:1::7")).toEqual(keys("2001:db8:c:1:ffff::1"));
+  expect(keys("2001:db8:c:1::7")).toContain("client:2001:db8:c:1::/64");
+  expect(keys("::ffff:192.0.2.7")).toContain("client:192.0.2.7");
+  expect(keys("2001:db8:c:1::7", { ipv4: 24, ipv6: 48 })).toContain("client:2001:db8:c::/48");
+  expect(keys("192.0.2.7", { ipv4: 24, ipv6: 48 })).toContain("client:192.0.2.0/24");
 });
