@@ -6,17 +6,16 @@
  */
 import { randomUUID } from "node:crypto";
 import { loadConfig } from "@petstore/config";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 import { deleteKeys, REDIS_URL } from "../src/testing/rate-limit-stores.ts";
 import type { Operation, Outcome } from "../src/usage/recorder.ts";
+import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
 describe.each(["PostgreSQL", "PGlite"] as const)("analytics on %s", (kind) => {
-  let temp: TemporaryDatabase | undefined;
+  let database: TestDatabase | undefined;
   let a: Runtime;
   let b: Runtime | undefined;
   let now = new Date("2026-06-01T10:30:00Z");
@@ -32,23 +31,22 @@ describe.each(["PostgreSQL", "PGlite"] as const)("analytics on %s", (kind) => {
       }),
       logger: createLogger("silent"),
       clock: () => now,
-      prepare: deployMigrations,
     });
 
   beforeAll(async () => {
+    database = await createTestDatabase(kind, "petstore_analytics");
     if (kind === "PostgreSQL") {
-      temp = await createTemporaryDatabase("petstore_analytics");
-      const env = { DATABASE_URL: temp.url, REDIS_URL };
+      const env = { ...database.env, REDIS_URL };
       a = await open(env);
       b = await open(env);
     } else {
-      a = await open({ PGLITE_DIR: "memory://" });
+      a = await open(database.env);
     }
   });
   afterAll(async () => {
     await b?.close();
     await a?.close();
-    await temp?.drop();
+    await database?.remove();
     if (kind === "PostgreSQL") await deleteKeys(prefix);
   });
 

@@ -1,11 +1,11 @@
 import { loadConfig } from "@petstore/config";
 import { ENTERPRISE_NEEDS_LIMITS, PER_MINUTE_ABOVE_PER_DAY, PLAN_NAMES } from "@petstore/contracts";
-import { deployMigrations } from "@petstore/db/migrate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "../src/api-keys/format.ts";
 import { databaseOf } from "../src/database/operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
+import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
 describe("API key format (docs/contract.md section 2)", () => {
   it("has the environment prefix, 32 random base62 characters and a 6-character checksum", () => {
@@ -35,17 +35,21 @@ describe("API key format (docs/contract.md section 2)", () => {
 });
 
 describe("API key service on the embedded database", () => {
+  let database: TestDatabase;
   let rt: Runtime;
   let now = new Date("2026-06-01T12:00:00Z");
   beforeAll(async () => {
+    database = await createTestDatabase("pglite", "petstore_api_keys");
     rt = await openRuntime({
-      config: loadConfig({ PGLITE_DIR: "memory://", LOG_LEVEL: "silent" }),
+      config: loadConfig({ ...database.env, LOG_LEVEL: "silent" }),
       logger: createLogger("silent"),
       clock: () => now,
-      prepare: deployMigrations,
     });
   });
-  afterAll(() => rt?.close());
+  afterAll(async () => {
+    await rt?.close();
+    await database?.remove();
+  });
 
   it("authenticates a new key with its plan's limits and rejects the other deployment's keys", async () => {
     const issued = await rt.apiKeys.create({ name: "shop", plan: "pro" }, "test");

@@ -8,17 +8,16 @@
  * database refuses (unknown category) fails alone and writes nothing.
  */
 import { loadConfig } from "@petstore/config";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseOf } from "../src/database/operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { createPetInserter } from "../src/pets/batched-insert.ts";
 import { createPageLoader, createPetLoader } from "../src/pets/batched-reads.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
+import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
 describe.each(["PostgreSQL", "PGlite"] as const)("listPets pages on %s", (kind) => {
-  let temp: TemporaryDatabase | undefined;
+  let database: TestDatabase | undefined;
   let rt: Runtime;
   let categoryId: bigint;
   /** A page loader over the runtime's own Prisma client that counts the statements it sends. */
@@ -28,14 +27,13 @@ describe.each(["PostgreSQL", "PGlite"] as const)("listPets pages on %s", (kind) 
   let insert: ReturnType<typeof createPetInserter>;
 
   beforeAll(async () => {
-    temp = kind === "PostgreSQL" ? await createTemporaryDatabase("petstore_pages") : undefined;
+    database = await createTestDatabase(kind, "petstore_pages");
     rt = await openRuntime({
       config: loadConfig({
         LOG_LEVEL: "silent",
-        ...(temp ? { DATABASE_URL: temp.url } : { PGLITE_DIR: "memory://" }),
+        ...database.env,
       }),
       logger: createLogger("silent"),
-      prepare: deployMigrations,
     });
     const { prisma } = databaseOf(rt);
     categoryId = (await prisma.category.create({ data: { name: "pages" } })).id;
@@ -55,7 +53,7 @@ describe.each(["PostgreSQL", "PGlite"] as const)("listPets pages on %s", (kind) 
   });
   afterAll(async () => {
     await rt?.close();
-    await temp?.drop();
+    await database?.remove();
   });
 
   it("sends one statement for identical pages asked for together, and gives each caller the same rows", async () => {

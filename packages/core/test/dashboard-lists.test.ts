@@ -13,33 +13,31 @@
 import { loadConfig } from "@petstore/config";
 import { AUDIT_ACTIONS, COUNT_CAP, type PetSearch } from "@petstore/contracts";
 import type { Prisma } from "@petstore/db";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 import { databaseOf } from "../src/testing/index.ts";
+import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
 const WORDS = ["Rex", "bella", "BELLA", "Max 50%", "max_power", "Luna", "luna\\moon"];
 const AUDIT_ENTRIES = 12_345;
 
 describe.each(["PostgreSQL", "PGlite"] as const)("dashboard lists at scale on %s", (kind) => {
-  let temp: TemporaryDatabase | undefined;
+  let database: TestDatabase | undefined;
   let rt: Runtime;
   let prisma: ReturnType<typeof databaseOf>["prisma"];
   let categories: { id: number; name: string }[];
 
   beforeAll(async () => {
-    temp = kind === "PostgreSQL" ? await createTemporaryDatabase("petstore_lists") : undefined;
+    database = await createTestDatabase(kind, "petstore_lists");
     rt = await openRuntime({
       config: loadConfig({
         LOG_LEVEL: "silent",
         ANALYTICS_ENABLED: "false",
-        ...(temp ? { DATABASE_URL: temp.url } : { PGLITE_DIR: "memory://" }),
+        ...database.env,
       }),
       logger: createLogger("silent"),
-      prepare: deployMigrations,
     });
     prisma = databaseOf(rt).prisma;
     await rt.seed();
@@ -69,7 +67,7 @@ describe.each(["PostgreSQL", "PGlite"] as const)("dashboard lists at scale on %s
   });
   afterAll(async () => {
     await rt?.close();
-    await temp?.drop();
+    await database?.remove();
   });
 
   /** The animals of `input` by a plain query: Prisma's filters, ORDER BY, OFFSET and LIMIT. */

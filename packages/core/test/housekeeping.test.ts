@@ -4,14 +4,13 @@
  * PostgreSQL runs on one instance at a time (advisory lock). On PostgreSQL and on the embedded PGlite.
  */
 import { loadConfig } from "@petstore/config";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseOf } from "../src/database/operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 import { utcDay } from "../src/utc-day.ts";
 import { messageIdFloor } from "../src/webhooks/outbox.ts";
+import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
 const HOUR = 3_600_000;
 
@@ -24,23 +23,22 @@ const at = (ms: number) => new Date(now.getTime() + ms);
 
 describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
   let rt: Runtime;
-  let database: TemporaryDatabase | undefined;
+  let database: TestDatabase | undefined;
 
   beforeAll(async () => {
-    database = kind === "postgres" ? await createTemporaryDatabase("petstore_housekeeping") : undefined;
+    database = await createTestDatabase(kind, "petstore_housekeeping");
     rt = await openRuntime({
       config: loadConfig({
-        ...(database ? { DATABASE_URL: database.url } : { PGLITE_DIR: "memory://" }),
+        ...database.env,
         LOG_LEVEL: "silent",
       }),
       logger: createLogger("silent"),
       clock: () => now,
-      prepare: deployMigrations,
     });
   });
   afterAll(async () => {
     await rt?.close();
-    await database?.drop();
+    await database?.remove();
   });
 
   /** Writes one stale and one fresh row of every kind housekeeping looks at (names `old*` and `fresh*`). */
@@ -170,7 +168,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
     async () => {
       const keyId = await writeRows("c");
       const other = await openRuntime({
-        config: loadConfig({ DATABASE_URL: database?.url ?? "", LOG_LEVEL: "silent" }),
+        config: loadConfig({ ...database?.env, LOG_LEVEL: "silent" }),
         logger: createLogger("silent"),
         clock: () => now,
       });

@@ -5,8 +5,6 @@
  * On PostgreSQL and on the embedded PGlite.
  */
 import { loadConfig } from "@petstore/config";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
@@ -15,29 +13,29 @@ import { usageHourWriter } from "../src/usage/flush.ts";
 import { AnalyticsRecorder } from "../src/usage/recorder.ts";
 import { usageSourcesOf } from "../src/usage/rows.ts";
 import { createUsageService } from "../src/usage/service.ts";
+import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
 const NOW = Date.parse("2031-03-10T12:34:00Z");
 
 describe.each(["PostgreSQL", "PGlite"] as const)("usage figures during a flush on %s", (kind) => {
-  let temp: TemporaryDatabase | undefined;
+  let database: TestDatabase | undefined;
   let rt: Runtime;
 
   beforeAll(async () => {
-    temp = kind === "PostgreSQL" ? await createTemporaryDatabase("petstore_usage_flush") : undefined;
+    database = await createTestDatabase(kind, "petstore_usage_flush");
     rt = await openRuntime({
       config: loadConfig({
         LOG_LEVEL: "silent",
         ANALYTICS_ENABLED: "false",
-        ...(temp ? { DATABASE_URL: temp.url } : { PGLITE_DIR: "memory://" }),
+        ...database.env,
       }),
       logger: createLogger("silent"),
       clock: () => new Date(NOW),
-      prepare: deployMigrations,
     });
   });
   afterAll(async () => {
     await rt?.close();
-    await temp?.drop();
+    await database?.remove();
   });
 
   it("counts each request once when read between the flush's commit and its end", async () => {

@@ -6,8 +6,6 @@
  * purge. On PostgreSQL and on the embedded PGlite (docs/contract.md section 4 "Usage and analytics").
  */
 import { loadConfig } from "@petstore/config";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.ts";
@@ -18,6 +16,7 @@ import { AnalyticsRecorder, OPERATIONS, OUTCOMES, type UsageHourRow } from "../s
 import { usageSourcesOf } from "../src/usage/rows.ts";
 import { createUsageService, type UsageService } from "../src/usage/service.ts";
 import { DAY_MS } from "../src/utc-day.ts";
+import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 import {
   NO_KEY,
   type ReferenceRows,
@@ -67,23 +66,22 @@ const action = fc.oneof(
 );
 
 describe.each(["PostgreSQL", "PGlite"] as const)("usage figures summed in the database on %s", (kind) => {
-  let temp: TemporaryDatabase | undefined;
+  let database: TestDatabase | undefined;
   let rt: Runtime;
   let now = BASE;
   const keys: string[] = [];
   let instances: { recorder: AnalyticsRecorder; usage: UsageService }[] = [];
 
   beforeAll(async () => {
-    temp = kind === "PostgreSQL" ? await createTemporaryDatabase("petstore_usage_sums") : undefined;
+    database = await createTestDatabase(kind, "petstore_usage_sums");
     rt = await openRuntime({
       config: loadConfig({
         LOG_LEVEL: "silent",
         ANALYTICS_ENABLED: "false",
-        ...(temp ? { DATABASE_URL: temp.url } : { PGLITE_DIR: "memory://" }),
+        ...database.env,
       }),
       logger: createLogger("silent"),
       clock: () => new Date(now),
-      prepare: deployMigrations,
     });
     const prisma = databaseOf(rt).prisma;
     for (const name of ["a", "b", "c"])
@@ -104,7 +102,7 @@ describe.each(["PostgreSQL", "PGlite"] as const)("usage figures summed in the da
   afterAll(async () => {
     for (const i of instances) await i.recorder.close();
     await rt?.close();
-    await temp?.drop();
+    await database?.remove();
   });
 
   async function storedRows(): Promise<UsageHourRow[]> {

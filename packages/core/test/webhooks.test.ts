@@ -8,8 +8,6 @@
  * too long is disabled, and housekeeping purges messages older than 30 days with their attempts.
  */
 import { loadConfig } from "@petstore/config";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { databaseOf } from "../src/database/operations.ts";
@@ -22,6 +20,7 @@ import {
   type WebhookReceiver,
 } from "../src/testing/webhook-receiver.ts";
 import { messageIdFloor } from "../src/webhooks/outbox.ts";
+import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
 const TIMEOUT_MS = 1_500;
 
@@ -37,7 +36,7 @@ const verified = (secret: string, r: ReceivedWebhook) =>
 
 describe.each(["pglite", "postgres"] as const)("webhooks on %s", (kind) => {
   let rt: Runtime;
-  let database: TemporaryDatabase | undefined;
+  let database: TestDatabase | undefined;
   let receiver: WebhookReceiver;
   let categoryId: number;
   const endpoints: string[] = [];
@@ -55,10 +54,10 @@ describe.each(["pglite", "postgres"] as const)("webhooks on %s", (kind) => {
   }
 
   beforeAll(async () => {
-    database = kind === "postgres" ? await createTemporaryDatabase("petstore_webhooks") : undefined;
+    database = await createTestDatabase(kind, "petstore_webhooks");
     rt = await openRuntime({
       config: loadConfig({
-        ...(database ? { DATABASE_URL: database.url } : { PGLITE_DIR: "memory://" }),
+        ...database.env,
         LOG_LEVEL: "silent",
         WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true",
         WEBHOOKS_RETRY_SCHEDULE: "150ms,150ms",
@@ -67,7 +66,6 @@ describe.each(["pglite", "postgres"] as const)("webhooks on %s", (kind) => {
         WEBHOOKS_CONCURRENCY: "8",
       }),
       logger: createLogger("silent"),
-      prepare: deployMigrations,
     });
     receiver = await startWebhookReceiver();
     categoryId = (await rt.categories.create("Webhook dogs", "test")).id;
@@ -80,7 +78,7 @@ describe.each(["pglite", "postgres"] as const)("webhooks on %s", (kind) => {
   afterAll(async () => {
     await rt?.close();
     await receiver?.close();
-    await database?.drop();
+    await database?.remove();
   });
 
   it("writes one pet.created event per animal created together, with the rows, and delivers each signed", async () => {

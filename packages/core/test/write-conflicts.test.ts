@@ -3,28 +3,26 @@
  * as 409 `conflict` through the one error translator, never as 500, and writes nothing.
  */
 import { loadConfig } from "@petstore/config";
-import { deployMigrations } from "@petstore/db/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseOf } from "../src/database/operations.ts";
 import { translateError } from "../src/error-translator.ts";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
+import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
 describe("write conflicts on PostgreSQL", () => {
-  let temp: TemporaryDatabase;
+  let database: TestDatabase;
   let rt: Runtime;
   beforeAll(async () => {
-    temp = await createTemporaryDatabase("petstore_conflicts");
+    database = await createTestDatabase("postgres", "petstore_conflicts");
     rt = await openRuntime({
-      config: loadConfig({ LOG_LEVEL: "silent", DATABASE_URL: temp.url }),
+      config: loadConfig({ LOG_LEVEL: "silent", ...database.env }),
       logger: createLogger("silent"),
-      prepare: deployMigrations,
     });
   });
   afterAll(async () => {
     await rt?.close();
-    await temp?.drop();
+    await database?.remove();
   });
 
   it("a deadlock is 409 conflict, and the aborted transaction wrote nothing", async () => {
