@@ -31,7 +31,8 @@ async function run(mode: "exit" | "sigterm" | "crash") {
 }
 
 describe("logger on process end", () => {
-  it.each(["exit", "sigterm", "crash"] as const)("keeps every line on %s", async (mode) => {
+  // Three child processes, independent of each other: they run side by side.
+  it.concurrent.each(["exit", "sigterm", "crash"] as const)("keeps every line on %s", async (mode) => {
     const { code, lines, stderr } = await run(mode);
     expect(code).toBe(mode === "crash" ? 1 : 0);
     if (mode === "crash") expect(stderr).toContain("boom");
