@@ -91,6 +91,8 @@ describe("@petstore/client against the REST API", () => {
     await api.open();
     key = await issueKey(100_000);
     categoryId = server.categoryIds[0] as number;
+    // The reference and demo data, as a deployment has them.
+    await server.rt.seed();
     expect((await recordingClient().client.listPets({ limit: 1 })).pets).toHaveLength(1);
   });
 

@@ -69,8 +69,8 @@ describe("API-role production servers", () => {
   /** Every instance started, stopped after the tests. */
   const servers: ProductionServer[] = [];
 
-  // The API role as `npm run start:api` runs it, memory settings included.
-  const start = async (port: number) => {
+  // The API role as `npm run start:api` runs it, memory settings included; `env` on top.
+  const start = async (port: number, env: Record<string, string> = {}) => {
     const server = await startProductionServer(
       port,
       {
@@ -79,9 +79,8 @@ describe("API-role production servers", () => {
         RATE_LIMIT_PREFIX: prefix,
         ...API_ROLE.env,
         PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
-        HTTP_HEADERS_TIMEOUT_MS: "2000",
-        HTTP_REQUEST_TIMEOUT_MS: "2000",
+        SHUTDOWN_DRAIN_MS: "1000",
+        ...env,
       },
       90_000,
       SERVER_BUNDLE,
@@ -97,9 +96,11 @@ describe("API-role production servers", () => {
     categoryId = (await db.rt.categories.list())[0]?.id ?? 1;
     ports = [await freePort(), await freePort()];
     [connected, drained, ...pair] = await Promise.all([
-      freePort().then(start),
-      freePort().then(start),
-      ...ports.map(start),
+      freePort().then((port) =>
+        start(port, { HTTP_HEADERS_TIMEOUT_MS: "2000", HTTP_REQUEST_TIMEOUT_MS: "2000" }),
+      ),
+      freePort().then((port) => start(port, { SHUTDOWN_DRAIN_MS: String(DRAIN_MS) })),
+      ...ports.map((port) => start(port)),
     ]);
   }, 300_000);
   afterAll(async () => {
@@ -210,13 +211,13 @@ describe("API-role production servers", () => {
       };
       const load = Promise.all(Array.from({ length: 32 }, (_, w) => worker(w)));
       try {
-        await sleep(1500);
+        await sleep(1000);
         for (const i of [0, 1]) {
           const old = pair[i] as ProductionServer;
           old.signal("SIGTERM");
           expect(await old.exited).toBe(0);
           pair[i] = await start(ports[i] as number);
-          await sleep(1500);
+          await sleep(1000);
         }
       } finally {
         stop = true;
