@@ -104,6 +104,8 @@ const envSchema = z
     PORT: positiveInt.max(65535).default(3000),
     PETSTORE_SERVE: z.enum(["all", "api", "dashboard"]).default("all"),
     DASHBOARD_NICE: nonNegativeInt.max(19).default(10),
+    DASHBOARD_CONCURRENCY: positiveInt.max(1000).default(4),
+    DASHBOARD_QUEUE: nonNegativeInt.max(10_000).default(16),
     PETSTORE_ENV: z.enum(["production", "staging"]).default("staging"),
     DATABASE_URL: url(["postgres", "postgresql"]).optional(),
     PGLITE_DIR: z.string().min(1).optional(),
@@ -225,6 +227,13 @@ export interface Config {
   serve: ServeRole;
   /** Nice value (0-19) a `dashboard` instance lowers its main thread to, so API instances on its host win the CPU. */
   dashboardNice: number;
+  /**
+   * Dashboard requests (pages, /api/trpc, /docs; not Next's static files) an instance serves at once, in each of
+   * two pools, one for clients without a session and one for signed-in staff (DASHBOARD_CONCURRENCY, 1 to 1000,
+   * default 4), and requests that may wait for a place in each (DASHBOARD_QUEUE, 0 to 10,000, default 16);
+   * beyond both, a 429 with Retry-After 1 at once. /v1 never waits for them.
+   */
+  dashboardAdmission: { concurrency: number; queue: number };
   environment: "production" | "staging";
   database: DatabaseConfig;
   /** Origin this deployment is reached at (no trailing slash); Link and Location headers are built from it. */
@@ -388,6 +397,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     serve: e.PETSTORE_SERVE,
     dashboardNice: e.DASHBOARD_NICE,
+    dashboardAdmission: { concurrency: e.DASHBOARD_CONCURRENCY, queue: e.DASHBOARD_QUEUE },
     environment: e.PETSTORE_ENV,
     database,
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`,

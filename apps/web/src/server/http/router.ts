@@ -8,7 +8,11 @@
  *   from a client without a session this process knows counts against that client address's dashboard bucket
  *   (`DASHBOARD_ANONYMOUS_PER_MINUTE`), in the `api` role too: anonymous traffic cannot starve the process, while
  *   signed-in staff are never limited. Once the bucket is used up, the 429 is held before it is answered
- *   (`holdRefusal`). Next's static files are not counted.
+ *   (`holdRefusal`). Next's static files are not counted. Then, in the roles that serve the dashboard, the request
+ *   takes a place in the process's dashboard pool (dashboard-admission.ts: one pool for clients without a
+ *   session, one for signed-in staff, `DASHBOARD_CONCURRENCY` places and `DASHBOARD_QUEUE` waiting each), or is
+ *   refused at once (429, `Retry-After: 1`): many addresses within their budgets cannot occupy the process
+ *   together, nor an anonymous flood lock staff out; `/v1` never waits for either pool.
  * While the database does not answer (checked at most once a second), dashboard pages get the styled 503 page
  * (unavailable-page.ts) instead of going to Next. Methods no route serves get a JSON 405, whatever the path; a
  * target the server cannot read a JSON 400 (request-target.ts); other methods on the probes a JSON 405. Every
@@ -26,6 +30,7 @@ import { isRestPath } from "../rest/handler.ts";
 import { baseSecurityHeaders } from "../security-headers.ts";
 import { readCookie, SESSION_COOKIE } from "../trpc/cookies.ts";
 import { isHttps } from "../trpc/http.ts";
+import { createDashboardPool } from "./dashboard-admission.ts";
 import { jsonHeaders, requestIdOf, writeErrorAnswer } from "./error-answer.ts";
 import { checkTarget } from "./request-target.ts";
 import { UNAVAILABLE_PATH, unavailablePage } from "./unavailable-page.ts";
@@ -85,6 +90,11 @@ export function createRouter(routes: Routes): Listener {
   const { role, runtime, api, ops, dashboard } = routes;
   const trustProxy = runtime.config.trustProxy;
   const databaseAnswers = databaseCheck(() => runtime.health());
+  const { concurrency, queue } = runtime.config.dashboardAdmission;
+  const pools = {
+    anonymous: createDashboardPool(concurrency, queue),
+    signedIn: createDashboardPool(concurrency, queue),
+  };
 
   const https = (req: IncomingMessage) =>
     isHttps({ get: (name) => (req.headers[name] as string | undefined) ?? null }, runtime.config);
@@ -119,18 +129,19 @@ export function createRouter(routes: Routes): Listener {
   }
 
   /**
-   * Counts a request without a session this process knows against its client address's dashboard bucket; when
-   * the bucket is used up, answers the 429 (after the limiter's hold) and returns true.
+   * Whether `req` comes with a session this process knows; one without is counted against its client address's
+   * dashboard bucket, and when the bucket is used up, the 429 is answered (after the limiter's hold).
+   * @returns `refused` when answered, else which pool the request belongs to.
    */
-  async function refusedWithoutSession(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  async function budget(req: IncomingMessage, res: ServerResponse): Promise<"refused" | keyof typeof pools> {
     stampClientIp(req, trustProxy);
     const known = runtime.sessions.isKnown(readCookie(req.headers.cookie, SESSION_COOKIE));
-    if (known === true || (known !== false && (await known))) return false;
+    if (known === true || (known !== false && (await known))) return "signedIn";
     const decision = await runtime.rateLimiter.checkAnonymous(
       trustedClientIp({ get: (name) => (req.headers[name] as string | undefined) ?? null }, trustProxy),
       "dashboard",
     );
-    if (decision.allowed) return false;
+    if (decision.allowed) return "anonymous";
     await runtime.rateLimiter.holdRefusal(decision);
     const headers = rateLimitHeaders(decision);
     writeErrorAnswer(
@@ -142,11 +153,31 @@ export function createRouter(routes: Routes): Listener {
       },
       req.headers,
     );
-    return true;
+    return "refused";
+  }
+
+  /** The 429 of a dashboard request that found its pool and the pool's queue full. */
+  function busy(req: IncomingMessage, res: ServerResponse, pool: keyof typeof pools) {
+    writeErrorAnswer(
+      res,
+      {
+        code: "rate_limited",
+        message:
+          pool === "anonymous"
+            ? "This instance is serving as many dashboard requests without a session as it takes at once. Retry after 1 s."
+            : "This instance is serving as many dashboard requests as it takes at once. Retry after 1 s.",
+        headers: { "Retry-After": "1" },
+      },
+      req.headers,
+    );
   }
 
   async function gateThenDashboard(req: IncomingMessage, res: ServerResponse, next: Listener) {
-    if (await refusedWithoutSession(req, res)) return;
+    const pool = await budget(req, res);
+    if (pool === "refused") return;
+    const admitted = pools[pool].admit(res);
+    if (admitted === false) return busy(req, res, pool);
+    await admitted;
     const path = pathOf(req.url ?? "/");
     if (isPageRequest(req, path) && !(await databaseAnswers())) return unavailable(req, res);
     // Where a page that lost the database mid-render sent the browser: back to the dashboard once it answers.
@@ -178,9 +209,9 @@ export function createRouter(routes: Routes): Listener {
       return writeErrorAnswer(res, problems.methodNotAllowed(req.method ?? "", ["GET", "HEAD"]), req.headers);
     }
     if (!dashboard) {
-      void refusedWithoutSession(req, res).then(
-        (refused) => {
-          if (refused) return;
+      void budget(req, res).then(
+        (pool) => {
+          if (pool === "refused") return;
           writeErrorAnswer(
             res,
             { code: "not_found", message: "This instance serves the API under /v1 only." },
