@@ -1,7 +1,9 @@
 /** Test helpers: throwaway PostgreSQL databases, temp folders, and a copy of the migrations folder. */
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
 import { getConfig } from "@petstore/config";
 import { afterAll, beforeAll } from "vitest";
 import { type Database, openDatabase } from "../src/index.ts";
@@ -12,6 +14,8 @@ import {
   DEFAULT_ADMIN_URL,
   type TemporaryDatabase,
 } from "../src/testing.ts";
+
+const require = createRequire(import.meta.url);
 
 /** URL of the server's `postgres` database: the configured server when DATABASE_URL is set, else local. */
 function adminUrl(): string {
@@ -38,6 +42,44 @@ export function createMigratedPostgresDatabase(): Promise<TemporaryDatabase> {
 export function tempDir(prefix: string): { dir: string; remove(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `petstore-${prefix}-`));
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+let emptyPGliteTemplate: Promise<string> | undefined;
+
+/**
+ * The data folder of a just-initialised, empty PGlite, made once per PGlite version under the system's temporary
+ * folder (built under a scratch name and renamed when complete, as `createMigratedPGliteDir` does).
+ */
+async function emptyPGliteTemplateDir(): Promise<string> {
+  // The package's entry is dist/index.*; its package.json (not exported) is one folder up.
+  const packageJson = path.join(path.dirname(require.resolve("@electric-sql/pglite")), "..", "package.json");
+  const { version } = JSON.parse(await fs.promises.readFile(packageJson, "utf8")) as { version: string };
+  const template = path.join(os.tmpdir(), `petstore-pglite-empty-${version}`);
+  if (fs.existsSync(template)) return template;
+  const scratch = await fs.promises.mkdtemp(`${template}-building-`);
+  await (await PGlite.create(scratch)).close();
+  try {
+    await fs.promises.rename(scratch, template);
+  } catch (error) {
+    if (!fs.existsSync(template)) throw error;
+    await fs.promises.rm(scratch, { recursive: true, force: true });
+  }
+  return template;
+}
+
+/**
+ * A copy of an empty PGlite data folder in a new temp folder: opening it skips initdb, most of a PGlite start.
+ * @returns its path (pass it as the PGlite `dir`) and a `remove()`.
+ */
+export async function createEmptyPGliteDir(): Promise<{ dir: string; remove(): void }> {
+  emptyPGliteTemplate ??= emptyPGliteTemplateDir();
+  emptyPGliteTemplate.catch(() => {
+    emptyPGliteTemplate = undefined;
+  });
+  const template = await emptyPGliteTemplate;
+  const copy = tempDir("pglite-empty");
+  await fs.promises.cp(template, copy.dir, { recursive: true });
+  return copy;
 }
 
 /** Folder names of the repository's migrations, in order. */
@@ -74,7 +116,8 @@ export interface MigrationFixture {
 
 /**
  * Sets up a test of migration `migration` (a folder name) on `kind`: before all tests, a new empty database (on
- * PostgreSQL, a temporary one) and the two migrations folders; after them, everything removed.
+ * PostgreSQL, a temporary one; on PGlite, a copy of an empty data folder) and the two migrations folders; after
+ * them, everything removed.
  */
 export function useMigrationFixture(
   kind: "postgres" | "pglite",
@@ -92,7 +135,9 @@ export function useMigrationFixture(
       fixture.db = await openDatabase({ kind: "postgres", url: temp.url });
       drop = temp.drop;
     } else {
-      fixture.db = await openDatabase({ kind: "pglite", dir: "memory://" });
+      const folder = await createEmptyPGliteDir();
+      fixture.db = await openDatabase({ kind: "pglite", dir: folder.dir });
+      drop = async () => folder.remove();
     }
     copyMigrations(fixture.all);
     copyMigrations(fixture.before);
