@@ -211,13 +211,13 @@ describe("API-role production servers", () => {
       };
       const load = Promise.all(Array.from({ length: 32 }, (_, w) => worker(w)));
       try {
-        await sleep(1000);
+        await sleep(1500);
         for (const i of [0, 1]) {
           const old = pair[i] as ProductionServer;
           old.signal("SIGTERM");
           expect(await old.exited).toBe(0);
           pair[i] = await start(ports[i] as number);
-          await sleep(1000);
+          await sleep(1500);
         }
       } finally {
         stop = true;
