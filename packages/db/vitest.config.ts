@@ -6,7 +6,5 @@ export default defineConfig({
     // PGlite boots take 2-3 s each and the WASM schema engine replays migrations on a shadow PGlite.
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    // Test files share one PostgreSQL server and a few CPU cores: run them one file at a time.
-    fileParallelism: false,
   },
 });
