@@ -106,6 +106,7 @@ const envSchema = z
     DASHBOARD_NICE: nonNegativeInt.max(19).default(10),
     DASHBOARD_CONCURRENCY: positiveInt.max(1000).default(4),
     DASHBOARD_QUEUE: nonNegativeInt.max(10_000).default(16),
+    DASHBOARD_ANONYMOUS_SHARE: z.coerce.number().gt(0).max(1000).default(0.1),
     PETSTORE_ENV: z.enum(["production", "staging"]).default("staging"),
     DATABASE_URL: url(["postgres", "postgresql"]).optional(),
     PGLITE_DIR: z.string().min(1).optional(),
@@ -231,9 +232,12 @@ export interface Config {
    * Dashboard requests (pages, /api/trpc, /docs; not Next's static files) an instance serves at once, in each of
    * two pools, one for clients without a session and one for signed-in staff (DASHBOARD_CONCURRENCY, 1 to 1000,
    * default 4), and requests that may wait for a place in each (DASHBOARD_QUEUE, 0 to 10,000, default 16);
-   * beyond both, a 429 with Retry-After 1 at once. /v1 never waits for them.
+   * beyond both, a 429 with Retry-After 1 at once. In the `all` role, the anonymous pool's places may also be
+   * held at most `anonymousShare` of the time, summed over places (DASHBOARD_ANONYMOUS_SHARE, over 0 to 1000,
+   * default 0.1; at or above the concurrency it never refuses), which bounds the event-loop share anonymous
+   * dashboard work takes from /v1. /v1 never waits.
    */
-  dashboardAdmission: { concurrency: number; queue: number };
+  dashboardAdmission: { concurrency: number; queue: number; anonymousShare: number };
   environment: "production" | "staging";
   database: DatabaseConfig;
   /** Origin this deployment is reached at (no trailing slash); Link and Location headers are built from it. */
@@ -397,7 +401,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     serve: e.PETSTORE_SERVE,
     dashboardNice: e.DASHBOARD_NICE,
-    dashboardAdmission: { concurrency: e.DASHBOARD_CONCURRENCY, queue: e.DASHBOARD_QUEUE },
+    dashboardAdmission: {
+      concurrency: e.DASHBOARD_CONCURRENCY,
+      queue: e.DASHBOARD_QUEUE,
+      anonymousShare: e.DASHBOARD_ANONYMOUS_SHARE,
+    },
     environment: e.PETSTORE_ENV,
     database,
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`,

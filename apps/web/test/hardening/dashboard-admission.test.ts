@@ -1,10 +1,11 @@
 /**
- * Keyed /v1 first (docs/operations.md "Roles", `DASHBOARD_CONCURRENCY`, `DASHBOARD_QUEUE`): in the `all` role,
- * dashboard requests (pages, /api/trpc, /docs) take places in a bounded pool per kind of client, with a short
- * queue, and are refused at once (429, Retry-After) beyond it; /v1 never waits for them, and staff with a session
- * have a pool of their own. The router on a listen(0) server with stand-ins: Next answers only when a test
- * releases it (a slow page), the REST app and the probes at once; every address within its budget, as when a
- * flood comes from many addresses.
+ * Keyed /v1 first (docs/operations.md "Roles", `DASHBOARD_CONCURRENCY`, `DASHBOARD_QUEUE`,
+ * `DASHBOARD_ANONYMOUS_SHARE`): in the `all` role, dashboard requests (pages, /api/trpc, /docs) take places in a
+ * bounded pool per kind of client, with a short queue, and are refused at once (429, Retry-After) beyond it or,
+ * anonymous, once their places were held for their share of the time; /v1 never waits for them, and staff with a
+ * session have a pool of their own. The router on a listen(0) server with stand-ins: Next answers only when a
+ * test releases it (a slow page), the REST app and the probes at once; every address within its budget, as when
+ * a flood comes from many addresses; the pools' clock moves only when a test moves it.
  */
 import http from "node:http";
 import net, { type AddressInfo, type Socket } from "node:net";
@@ -25,6 +26,8 @@ describe("dashboard admission in the all role", () => {
   const served: string[] = [];
   /** Dashboard requests the router has begun to admit (read their session). */
   let routed = 0;
+  /** The pools' clock (ms). */
+  let clock = 0;
 
   beforeAll(async () => {
     const config = loadConfig({
@@ -32,6 +35,7 @@ describe("dashboard admission in the all role", () => {
       PETSTORE_SERVE: "all",
       DASHBOARD_CONCURRENCY: String(CONCURRENCY),
       DASHBOARD_QUEUE: String(QUEUE),
+      DASHBOARD_ANONYMOUS_SHARE: "0.25",
     });
     const answer = (res: http.ServerResponse, body: string) =>
       res
@@ -55,6 +59,7 @@ describe("dashboard admission in the all role", () => {
       createRouter({
         role: "all",
         runtime,
+        now: () => clock,
         api: (req, res) => answer(res, `api ${req.url}`),
         ops: (req, res) => answer(res, `ops ${req.url}`),
         dashboard: (req, res) => {
@@ -181,5 +186,30 @@ describe("dashboard admission in the all role", () => {
     await nextHolds(CONCURRENCY + 1);
     expect(served.at(-1)).toBe("/docs?after");
     expect(await answerAll([...held, waiting])).toEqual(Array(CONCURRENCY + 1).fill(200));
+  });
+
+  it("refuses anonymous requests at once while their places were held for more than their share of the time", async () => {
+    // A share of 0.25 allows 500 place-ms at once (two seconds' worth); a page held 600 ms overdraws it by 100.
+    const long = get("/docs?long");
+    await nextHolds(1);
+    clock += 600;
+    pending.shift()?.();
+    expect((await long).status).toBe(200);
+
+    const refusal = get("/docs?after");
+    expect(await statusOrNext(refusal)).toBe(429);
+    expect((await refusal).headers.get("retry-after")).toBe("1");
+    expect((await get("/v1/pets/1", { authorization: "Bearer key" })).status).toBe(200);
+    const staff = get("/admin", { cookie: STAFF_COOKIE });
+    await nextHolds(2);
+    expect(await answerAll([staff])).toEqual([200]);
+
+    // 100 place-ms come back in 400 ms; then the next anonymous request is admitted.
+    clock += 400;
+    expect(await statusOrNext(get("/docs?soon"))).toBe(429);
+    clock += 4;
+    const later = get("/docs?later");
+    expect(await statusOrNext(later)).toBe("handed to Next");
+    expect(await answerAll([later])).toEqual([200]);
   });
 });

@@ -1,11 +1,17 @@
 /**
- * How much of the process the dashboard may occupy (docs/operations.md "Roles", `DASHBOARD_CONCURRENCY`,
- * `DASHBOARD_QUEUE`): in the roles that serve the dashboard, its requests (pages, `/api/trpc`, `/docs`, sign-in;
- * not Next's static files) go through a pool of `concurrency` places with a queue of `queue`, one pool for
- * clients without a session this process knows and one for signed-in staff. A request beyond both is refused at
- * once (429, `Retry-After: 1`), never held: the per-address budgets bound each client, and this bounds them all
- * together, so that an anonymous flood from many addresses (each within its budget) cannot take the event loop
- * from `/v1`, which never waits here, nor lock staff out of the dashboard.
+ * How much of the process the dashboard may occupy (docs/operations.md "Roles"). In the roles that serve the
+ * dashboard, its requests (pages, `/api/trpc`, `/docs`, sign-in; not Next's static files) go through a pool, one
+ * for clients without a session this process knows and one for signed-in staff:
+ * - `concurrency` places (`DASHBOARD_CONCURRENCY`) with a queue of `queue` (`DASHBOARD_QUEUE`);
+ * - in the anonymous pool of an instance that also serves `/v1` (role `all`), a time share
+ *   (`DASHBOARD_ANONYMOUS_SHARE`): the places' occupied time, summed over places, may grow by at most `share` ms
+ *   per ms of wall-clock time (a token bucket of place-milliseconds holding up to two seconds' worth). A request
+ *   uses no CPU outside the time it holds its place, so this bounds the event-loop share that anonymous
+ *   dashboard work takes from `/v1` whatever its rate: a concurrency cap alone does not, since pages answered in a
+ *   few milliseconds never fill it while 160 of them a second take most of a core (docs/performance.md).
+ * A request beyond these is refused at once (429 with `Retry-After`), never held: the per-address budgets bound
+ * each client, this bounds them all together, so that an anonymous flood from many addresses (each within its
+ * budget) cannot take the event loop from `/v1`, which never waits here, nor lock staff out of the dashboard.
  */
 import type { ServerResponse } from "node:http";
 
@@ -13,19 +19,34 @@ import type { ServerResponse } from "node:http";
 export interface DashboardPool {
   /**
    * Admits the request answered by `res`: resolves to true once it holds a place (at once, or when one frees up
-   * for it in arrival order), which it keeps until `res` closes; returns false at once when every place is taken
-   * and the queue is full. A queued request whose connection closes (reset, or destroyed by a timeout) leaves the
-   * queue, never resolved; one whose client only half-closed it is still served (Node keeps such a socket open
-   * for the answer).
+   * for it in arrival order), which it keeps until `res` closes. Returns the seconds to send in `Retry-After`
+   * (at least 1) at once when the time share is used up, or every place is taken and the queue is full. A queued
+   * request whose connection closes (reset, or destroyed by a timeout) leaves the queue, never resolved; one whose
+   * client only half-closed it is still served (Node keeps such a socket open for the answer).
    */
-  admit(res: ServerResponse): Promise<true> | false;
+  admit(res: ServerResponse): Promise<true> | number;
   /** Requests holding a place, and requests waiting for one. */
   readonly inProgress: number;
   readonly waiting: number;
 }
 
-/** A pool of `concurrency` (>= 1) places with at most `queue` (>= 0) requests waiting for one. */
-export function createDashboardPool(concurrency: number, queue: number): DashboardPool {
+export interface DashboardPoolOptions {
+  /** Places (>= 1). */
+  concurrency: number;
+  /** Requests that may wait for a place (>= 0). */
+  queue: number;
+  /** Place-milliseconds per wall-clock millisecond (> 0; at or above `concurrency`, never refusing); undefined: none. */
+  share?: number;
+  /** Monotonic milliseconds (performance.now in the process; a fake one in tests). */
+  now: () => number;
+}
+
+/** Seconds of the time share's bucket: a burst of anonymous requests may use this much at once. */
+const BURST_SECONDS = 2;
+
+/** A pool as above. */
+export function createDashboardPool(options: DashboardPoolOptions): DashboardPool {
+  const { concurrency, queue, share, now } = options;
   let busy = 0;
   interface Waiter {
     res: ServerResponse;
@@ -33,29 +54,49 @@ export function createDashboardPool(concurrency: number, queue: number): Dashboa
     gone: () => void;
   }
   const waiting: Waiter[] = [];
+  const capacity = share === undefined ? 0 : share * BURST_SECONDS * 1000;
+  /** Place-milliseconds the pool may still use, as of `creditAt`; may be negative after a long request. */
+  let credit = capacity;
+  let creditAt = now();
 
-  /** Passes the place a closed response held to the first waiter (`busy` stays), else frees it. */
-  const release = () => {
-    const next = waiting.shift();
-    if (!next) {
-      busy--;
-      return;
-    }
-    next.res.off("close", next.gone);
-    hold(next.res);
-    next.admitted(true);
+  const refill = () => {
+    if (share === undefined) return;
+    const at = now();
+    credit = Math.min(capacity, credit + (at - creditAt) * share);
+    creditAt = at;
   };
-  // "close" fires once per response, when it is finished or its connection is lost.
-  const hold = (res: ServerResponse) => res.once("close", release);
+
+  /** Holds a place for `res` until it closes, then passes the place to the first waiter (`busy` stays) or frees it. */
+  const hold = (res: ServerResponse) => {
+    const since = now();
+    res.once("close", () => {
+      if (share !== undefined) {
+        refill();
+        credit -= now() - since;
+      }
+      const next = waiting.shift();
+      if (!next) {
+        busy--;
+        return;
+      }
+      next.res.off("close", next.gone);
+      hold(next.res);
+      next.admitted(true);
+    });
+  };
 
   return {
     admit(res) {
+      if (share !== undefined) {
+        refill();
+        if (credit <= 0) return Math.max(1, Math.ceil(-credit / share / 1000));
+      }
       if (busy < concurrency) {
         busy++;
         hold(res);
         return Promise.resolve(true);
       }
-      if (waiting.length >= queue) return false;
+      if (waiting.length >= queue) return 1;
       return new Promise<true>((admitted) => {
         const waiter: Waiter = {
           res,

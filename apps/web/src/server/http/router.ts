@@ -10,9 +10,10 @@
  *   signed-in staff are never limited. Once the bucket is used up, the 429 is held before it is answered
  *   (`holdRefusal`). Next's static files are not counted. Then, in the roles that serve the dashboard, the request
  *   takes a place in the process's dashboard pool (dashboard-admission.ts: one pool for clients without a
- *   session, one for signed-in staff, `DASHBOARD_CONCURRENCY` places and `DASHBOARD_QUEUE` waiting each), or is
- *   refused at once (429, `Retry-After: 1`): many addresses within their budgets cannot occupy the process
- *   together, nor an anonymous flood lock staff out; `/v1` never waits for either pool.
+ *   session, one for signed-in staff, `DASHBOARD_CONCURRENCY` places and `DASHBOARD_QUEUE` waiting each; in the
+ *   `all` role the anonymous pool's places may be held `DASHBOARD_ANONYMOUS_SHARE` of the time), or is refused
+ *   at once (429 with `Retry-After`): many addresses within their budgets cannot occupy the process together,
+ *   nor an anonymous flood lock staff out; `/v1` never waits for either pool.
  * While the database does not answer (checked at most once a second), dashboard pages get the styled 503 page
  * (unavailable-page.ts) instead of going to Next. Methods no route serves get a JSON 405, whatever the path; a
  * target the server cannot read a JSON 400 (request-target.ts); other methods on the probes a JSON 405. Every
@@ -44,6 +45,8 @@ export interface Routes {
   ops: Listener;
   /** Next's request handler; absent in the `api` role. */
   dashboard?: Listener;
+  /** Monotonic milliseconds for the dashboard pools' time share (performance.now unless a test injects one). */
+  now?: () => number;
 }
 
 /** Path of a request target without its query (`*` and absolute-form targets as given). */
@@ -90,10 +93,17 @@ export function createRouter(routes: Routes): Listener {
   const { role, runtime, api, ops, dashboard } = routes;
   const trustProxy = runtime.config.trustProxy;
   const databaseAnswers = databaseCheck(() => runtime.health());
-  const { concurrency, queue } = runtime.config.dashboardAdmission;
+  const { concurrency, queue, anonymousShare } = runtime.config.dashboardAdmission;
+  const now = routes.now ?? (() => performance.now());
   const pools = {
-    anonymous: createDashboardPool(concurrency, queue),
-    signedIn: createDashboardPool(concurrency, queue),
+    // The time share only where /v1 competes for the same event loop.
+    anonymous: createDashboardPool({
+      concurrency,
+      queue,
+      now,
+      ...(role === "all" ? { share: anonymousShare } : {}),
+    }),
+    signedIn: createDashboardPool({ concurrency, queue, now }),
   };
 
   const https = (req: IncomingMessage) =>
@@ -156,17 +166,14 @@ export function createRouter(routes: Routes): Listener {
     return "refused";
   }
 
-  /** The 429 of a dashboard request that found its pool and the pool's queue full. */
-  function busy(req: IncomingMessage, res: ServerResponse, pool: keyof typeof pools) {
+  /** The 429 of a dashboard request its pool refused (`retryAfter` seconds). */
+  function busy(req: IncomingMessage, res: ServerResponse, pool: keyof typeof pools, retryAfter: number) {
     writeErrorAnswer(
       res,
       {
         code: "rate_limited",
-        message:
-          pool === "anonymous"
-            ? "This instance is serving as many dashboard requests without a session as it takes at once. Retry after 1 s."
-            : "This instance is serving as many dashboard requests as it takes at once. Retry after 1 s.",
-        headers: { "Retry-After": "1" },
+        message: `This instance is serving as many dashboard requests${pool === "anonymous" ? " without a session" : ""} as it takes for now. Retry after ${retryAfter} s.`,
+        headers: { "Retry-After": String(retryAfter) },
       },
       req.headers,
     );
@@ -176,7 +183,7 @@ export function createRouter(routes: Routes): Listener {
     const pool = await budget(req, res);
     if (pool === "refused") return;
     const admitted = pools[pool].admit(res);
-    if (admitted === false) return busy(req, res, pool);
+    if (typeof admitted === "number") return busy(req, res, pool, admitted);
     await admitted;
     const path = pathOf(req.url ?? "/");
     if (isPageRequest(req, path) && !(await databaseAnswers())) return unavailable(req, res);
