@@ -6,6 +6,7 @@
  * the same proxy would: the flood uses up the address's anonymous budgets while the key, in use, is verified
  * from memory.
  */
+import { Worker } from "node:worker_threads";
 import { generateApiKey } from "@petstore/core";
 import autocannon from "autocannon";
 import type { ProductionServer } from "../test/instances/production-server.ts";
@@ -126,4 +127,171 @@ export async function measureFloods(
     );
   }
   return results;
+}
+
+/** What one run of the address-flood worker (address-flood-worker.mjs) sends. */
+interface AddressFlood {
+  name: string;
+  request: { method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string };
+  /** Closed loop over this many connections from one address, instead of the paced flood from many. */
+  connections?: number;
+}
+
+interface AddressFloodResult {
+  sent: number;
+  statusCodes: Record<string, number>;
+  errors: number;
+  seconds: number;
+}
+
+/** `count` loopback addresses from 127.0.1.1 on (127.0.0.1 is the measuring client's). */
+const loopbackAddresses = (count: number) =>
+  Array.from({ length: count }, (_, i) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`);
+
+/** Runs `flood` (or its reference: the same shape on /healthz) in a worker thread for `seconds`. */
+function runAddressFlood(
+  port: number,
+  flood: AddressFlood,
+  opts: { addresses: string[]; rate: number; seconds: number },
+): Promise<AddressFloodResult> {
+  const worker = new Worker(new URL("./address-flood-worker.mjs", import.meta.url), {
+    workerData: { port, ...opts, connections: flood.connections, request: flood.request },
+  });
+  return new Promise((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+}
+
+export interface AddressFloodRow {
+  flood: string;
+  alone: Served;
+  /** getPet beside the reference flood: the same addresses and rate (or connections) on /healthz. */
+  besideReference: Served;
+  beside: Served;
+  referenceReqPerSec: number;
+  referenceStatuses: Record<string, number>;
+  floodReqPerSec: number;
+  floodStatuses: Record<string, number>;
+  floodErrors: number;
+  /** beside / besideReference: the target is at least 0.5. */
+  share: number;
+}
+
+/**
+ * `npm run bench -- --floods --address-floods`: a real key's getPet (16 connections from 127.0.0.1) alone,
+ * beside a reference flood and beside each dashboard flood, in alternating rounds, on an instance that serves
+ * both (role `all`, TRUST_PROXY off so each socket address is a client). The floods: `addresses` loopback
+ * addresses at `rate` requests a second in all on signed-out /api/trpc, on /docs, and on sign-in with wrong
+ * passwords (a new unknown email each time), each against the same flood on /healthz; and 64 connections from
+ * one address sending dot-segment paths (`/_next/../docs`), against 64 connections on /healthz.
+ */
+export async function measureAddressFloods(
+  server: ProductionServer,
+  opts: {
+    key: string;
+    petId: bigint | number;
+    addresses: number;
+    rate: number;
+    log: (line: string) => void;
+  },
+): Promise<AddressFloodRow[]> {
+  const getPet: Scenario = {
+    name: "getPet",
+    options: (url) => ({
+      url: `${url}/v1/pets/${opts.petId}`,
+      headers: { authorization: `Bearer ${opts.key}` },
+    }),
+    once: (url) =>
+      status(fetch(`${url}/v1/pets/${opts.petId}`, { headers: { authorization: `Bearer ${opts.key}` } })),
+  };
+  const port = Number(new URL(server.baseUrl).port);
+  const origin = `http://127.0.0.1:${port}`;
+  const addresses = loopbackAddresses(opts.addresses);
+  const floods: AddressFlood[] = [
+    { name: "signed-out /api/trpc", request: { method: "GET", path: "/api/trpc/auth.me" } },
+    { name: "/docs", request: { method: "GET", path: "/docs" } },
+    {
+      name: "sign-in, wrong passwords",
+      request: {
+        method: "POST",
+        path: "/api/trpc/auth.signIn",
+        headers: { "content-type": "application/json", origin },
+        body: JSON.stringify({ email: "flood-{n}@flood.example", password: "not the password" }),
+      },
+    },
+    {
+      name: "dot segments, 64 connections from one address",
+      request: { method: "GET", path: "/_next/../docs" },
+      connections: 64,
+    },
+  ];
+  const seconds = options.duration / options.rounds;
+  const clientConnections = 16;
+  const rows: AddressFloodRow[] = [];
+  await runOnce(getPet, server, options.warmup, clientConnections);
+  // Next loads and compiles a route's modules on its first request: each flood's route is warmed here, so that
+  // no flood's figures include a start-up cost that an attacker meets once.
+  for (const flood of floods) {
+    for (let i = 0; i < 5; i++) {
+      const r = await fetch(`${origin}${flood.request.path.replace("/_next/../", "/")}`, {
+        method: flood.request.method,
+        headers: flood.request.headers ?? {},
+        ...(flood.request.body ? { body: flood.request.body.replaceAll("{n}", `warm-${i}`) } : {}),
+      });
+      await r.arrayBuffer();
+    }
+  }
+  for (const flood of floods.filter((f) => !options.only || f.name.includes(options.only))) {
+    const reference: AddressFlood = { ...flood, request: { method: "GET", path: "/healthz" } };
+    const tallies = { alone: new Tally(), reference: new Tally(), flood: new Tally() };
+    const totals = {
+      reference: { sent: 0, seconds: 0, statusCodes: {} as Record<string, number>, errors: 0 },
+      flood: { sent: 0, seconds: 0, statusCodes: {} as Record<string, number>, errors: 0 },
+    };
+    for (let i = 0; i < options.rounds; i++) {
+      await runOnce(getPet, server, seconds, clientConnections, tallies.alone);
+      for (const kind of ["reference", "flood"] as const) {
+        const attack = runAddressFlood(port, kind === "flood" ? flood : reference, {
+          addresses: flood.connections ? addresses.slice(0, 1) : addresses,
+          rate: opts.rate,
+          seconds: seconds + 1,
+        });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await runOnce(getPet, server, seconds, clientConnections, tallies[kind]);
+        const r = await attack;
+        const total = totals[kind];
+        total.sent += r.sent;
+        total.seconds += r.seconds;
+        total.errors += r.errors;
+        for (const [code, n] of Object.entries(r.statusCodes))
+          total.statusCodes[code] = (total.statusCodes[code] ?? 0) + n;
+      }
+    }
+    const [alone, besideReference, beside] = [tallies.alone, tallies.reference, tallies.flood].map(
+      served,
+    ) as [Served, Served, Served];
+    const row: AddressFloodRow = {
+      flood: flood.name,
+      alone,
+      besideReference,
+      beside,
+      referenceReqPerSec: round(totals.reference.sent / totals.reference.seconds, 1),
+      referenceStatuses: totals.reference.statusCodes,
+      floodReqPerSec: round(totals.flood.sent / totals.flood.seconds, 1),
+      floodStatuses: totals.flood.statusCodes,
+      floodErrors: totals.flood.errors,
+      share: round(beside.reqPerSec / besideReference.reqPerSec, 3),
+    };
+    rows.push(row);
+    const others = [alone, besideReference, beside].map((x) => JSON.stringify(x.otherStatuses));
+    opts.log(
+      `  ${flood.name}: getPet ${alone.reqPerSec} req/s alone, ${besideReference.reqPerSec} beside /healthz ` +
+        `(${row.referenceReqPerSec} req/s ${JSON.stringify(row.referenceStatuses)}), ${beside.reqPerSec} beside the flood ` +
+        `(${(row.share * 100).toFixed(1)}% of the reference; p99 ${alone.p99Ms} / ${besideReference.p99Ms} / ${beside.p99Ms} ms); ` +
+        `flood ${row.floodReqPerSec} req/s ${JSON.stringify(row.floodStatuses)}, ${row.floodErrors} errors; ` +
+        `getPet's other statuses ${others.join(" / ")}`,
+    );
+  }
+  return rows;
 }

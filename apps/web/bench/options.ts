@@ -22,6 +22,18 @@ export const API_ENV = Object.entries(API_ROLE.env)
   .map(([name, value]) => `${name}=${value}`)
   .join(" ");
 
+/** `NAME=value` pairs separated by spaces. */
+const envPairs = z
+  .string()
+  .regex(/^\s*(\w+=\S*(\s+|$))*$/, { message: "must be NAME=value pairs separated by spaces" });
+const pairsOf = (v: string) =>
+  Object.fromEntries(
+    v
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => pair.split("=", 2) as [string, string]),
+  );
+
 const Options = z.object({
   duration: positive.default(12),
   connections: positive.default(64),
@@ -31,6 +43,9 @@ const Options = z.object({
   metrics: flag,
   analytics: flag,
   floods: flag,
+  addressFloods: flag,
+  floodAddresses: positive.int().max(60_000).default(200),
+  floodRate: positive.default(160),
   redisUrl: z.string().min(1).default("redis://127.0.0.1:6379"),
   logLevel: z.string().min(1).default("info"),
   only: z.string().min(1).optional(),
@@ -38,18 +53,9 @@ const Options = z.object({
     .string()
     .default(API_NODE_OPTIONS)
     .transform((v) => v.split(/\s+/).filter(Boolean)),
-  apiEnv: z
-    .string()
-    .regex(/^\s*(\w+=\S*(\s+|$))*$/, { message: "must be NAME=value pairs separated by spaces" })
-    .default(API_ENV)
-    .transform((v) =>
-      Object.fromEntries(
-        v
-          .split(/\s+/)
-          .filter(Boolean)
-          .map((pair) => pair.split("=", 2) as [string, string]),
-      ),
-    ),
+  apiEnv: envPairs.default(API_ENV).transform(pairsOf),
+  /** Environment of the address floods' all-in-one instance beyond the bench's own. */
+  allEnv: envPairs.default("").transform(pairsOf),
   /** bench:webhooks: creates per second, and seconds, of the commit-to-delivery run. */
   webhookRate: positive.default(100),
   webhookSeconds: positive.default(30),
@@ -64,11 +70,15 @@ export const options = readOptions(Options, {
   metrics: { arg: "metrics", env: "BENCH_METRICS", flag: true },
   analytics: { arg: "analytics", env: "BENCH_ANALYTICS", flag: true },
   floods: { arg: "floods", env: "BENCH_FLOODS", flag: true },
+  addressFloods: { arg: "address-floods", env: "BENCH_ADDRESS_FLOODS", flag: true },
+  floodAddresses: { arg: "flood-addresses", env: "BENCH_FLOOD_ADDRESSES" },
+  floodRate: { arg: "flood-rate", env: "BENCH_FLOOD_RATE" },
   redisUrl: { env: "REDIS_URL" },
   logLevel: { env: "BENCH_LOG_LEVEL" },
   only: { arg: "only", env: "BENCH_ONLY" },
   apiNodeOptions: { arg: "api-node-options", env: "BENCH_API_NODE_OPTIONS" },
   apiEnv: { arg: "api-env", env: "BENCH_API_ENV" },
+  allEnv: { arg: "all-env", env: "BENCH_ALL_ENV" },
   webhookRate: { arg: "webhook-rate", env: "BENCH_WEBHOOK_RATE" },
   webhookSeconds: { arg: "webhook-seconds", env: "BENCH_WEBHOOK_SECONDS" },
 });

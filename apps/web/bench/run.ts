@@ -15,6 +15,11 @@
  * loaded machine distorts least), each project role's ratios to the reference, the RSS of each server after
  * the run, and the load average. Written to bench-results/latest.json.
  *
+ * `--floods --address-floods` (BENCH_ADDRESS_FLOODS=1) measures what dashboard floods from many client addresses
+ * leave of getPet on an all-in-one instance against a /healthz flood of the same shape (bench/floods.ts
+ * `measureAddressFloods`; --flood-addresses, default 200, and --flood-rate, default 160 req/s in all;
+ * --all-env="NAME=value ..." adds to that instance's environment);
+ * BENCH_PROFILE=<dir> then profiles that instance.
  * `--floods` (BENCH_FLOODS=1) measures instead what anonymous floods leave of a real key's getPet on an
  * API-only instance and on an all-in-one instance: getPet alone and getPet beside each flood (forged keys, signed-out /api/trpc calls,
  * /metrics with its token), alternating (bench/floods.ts). `--metrics` / `--analytics` (BENCH_METRICS=1,
@@ -39,7 +44,7 @@ import {
   WEB_DIR,
 } from "../test/instances/production-server.ts";
 import { freePort } from "../test/support/common.ts";
-import { measureFloods } from "./floods.ts";
+import { measureAddressFloods, measureFloods } from "./floods.ts";
 import { loadAverage, type Measurement, measureRounds, round, rssMb, serverLog, Tally } from "./measure.ts";
 import { options } from "./options.ts";
 import { deletePrefix } from "./redis.ts";
@@ -101,6 +106,42 @@ async function main(): Promise<void> {
     const profiling = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
     const loadAtStart = os.loadavg();
     const ports = await Promise.all([freePort(), freePort(), freePort()]);
+
+    if (options.addressFloods) {
+      // The default budgets and TRUST_PROXY off (the default): each loopback address is a client of its own.
+      const { ANONYMOUS_PER_MINUTE: _, ...defaults } = common;
+      log(`Starting the project (PETSTORE_SERVE=all) ...`);
+      const server = await startProductionServer(
+        ports[0] as number,
+        {
+          ...defaults,
+          RATE_LIMIT_PREFIX: `${PREFIX}:all`,
+          ...options.allEnv,
+          PETSTORE_SERVE: "all",
+          TRUST_PROXY: "false",
+        },
+        90_000,
+        SERVER_BUNDLE,
+        profiling,
+        serverLog("address-floods-all"),
+      );
+      servers.push(server);
+      log(
+        `${options.floodAddresses} addresses at ${options.floodRate} req/s in all; ${ROUNDS} rounds of ` +
+          `${DURATION / ROUNDS} s. Load average at start: ${loadAverage()}`,
+      );
+      const results = await measureAddressFloods(server, {
+        key,
+        petId: pet.id,
+        addresses: options.floodAddresses,
+        rate: options.floodRate,
+        log,
+      });
+      await server.stop();
+      log(`Load average at the end: ${loadAverage()}`);
+      writeResults({ mode: "address-floods", animals, loadAtStart, results });
+      return;
+    }
 
     if (options.floods) {
       // The default per-address budgets: the floods are to meet them as they would in production.
@@ -242,7 +283,11 @@ async function main(): Promise<void> {
 }
 
 function writeResults(summary: Record<string, unknown> & { loadAtStart: number[] }): void {
-  const out = path.join(WEB_DIR, "bench-results", options.floods ? "floods.json" : "latest.json");
+  const out = path.join(
+    WEB_DIR,
+    "bench-results",
+    options.addressFloods ? "address-floods.json" : options.floods ? "floods.json" : "latest.json",
+  );
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const { loadAtStart, ...rest } = summary;
   const full = {
