@@ -36,6 +36,9 @@ const env = {
   // The browser tests sign in and out many times from one address; the per-address limit of signed-out dashboard
   // traffic has tests of its own (test/hardening).
   DASHBOARD_ANONYMOUS_PER_MINUTE: "100000",
+  // Likewise the instance's pools of dashboard work (pages compiled on first use hold their places long).
+  DASHBOARD_CONCURRENCY: "1000",
+  DASHBOARD_ANONYMOUS_SHARE: "1000",
   SHUTDOWN_DRAIN_MS: "0",
   // Sign-ins are many and their cost is not the subject here (packages/core's password tests check the default).
   PASSWORD_HASH_COST: "10",

@@ -36,7 +36,15 @@ export interface InProcessApp {
 }
 
 /** Configuration every in-process app starts from: the client address from X-Forwarded-For, cheap hashes. */
-const BASE_ENV = { TRUST_PROXY: "1", LOG_LEVEL: "silent", PASSWORD_HASH_COST: "10" };
+// Many sign-ins and signed-out calls at once and in a row: the dashboard pools (places, queue, the anonymous time
+// share) have a test of their own (dashboard-admission.test.ts), so they never refuse here.
+const BASE_ENV = {
+  TRUST_PROXY: "1",
+  LOG_LEVEL: "silent",
+  PASSWORD_HASH_COST: "10",
+  DASHBOARD_CONCURRENCY: "1000",
+  DASHBOARD_ANONYMOUS_SHARE: "1000",
+};
 
 /**
  * Serves the REST fetch handler alone (as server.ts mounts /v1) on a runtime of its own on `databaseUrl`: another

@@ -66,6 +66,9 @@ export async function startProductionApp(env: Record<string, string> = {}): Prom
       DATABASE_URL: temp.url,
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       TRUST_PROXY: "1",
+      // Cold pages in a row, parallel sign-ins: the dashboard pools have a test of their own.
+      DASHBOARD_CONCURRENCY: "1000",
+      DASHBOARD_ANONYMOUS_SHARE: "1000",
       ...env,
     });
     let dropped = false;

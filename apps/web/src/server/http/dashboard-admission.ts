@@ -5,7 +5,8 @@
  * - `concurrency` places (`DASHBOARD_CONCURRENCY`) with a queue of `queue` (`DASHBOARD_QUEUE`);
  * - in the anonymous pool of an instance that also serves `/v1` (role `all`), a time share
  *   (`DASHBOARD_ANONYMOUS_SHARE`): the places' occupied time, summed over places, may grow by at most `share` ms
- *   per ms of wall-clock time (a token bucket of place-milliseconds holding up to two seconds' worth). A request
+ *   per ms of wall-clock time (a token bucket of place-milliseconds holding two seconds' worth; one request counts
+ *   at most half of it, and the bucket goes at most one bucket into debt). A request
  *   uses no CPU outside the time it holds its place, so this bounds the event-loop share that anonymous
  *   dashboard work takes from `/v1` whatever its rate: a concurrency cap alone does not, since pages answered in a
  *   few milliseconds never fill it while 160 of them a second take most of a core (docs/performance.md).
@@ -55,7 +56,7 @@ export function createDashboardPool(options: DashboardPoolOptions): DashboardPoo
   }
   const waiting: Waiter[] = [];
   const capacity = share === undefined ? 0 : share * BURST_SECONDS * 1000;
-  /** Place-milliseconds the pool may still use, as of `creditAt`; may be negative after a long request. */
+  /** Place-milliseconds the pool may still use, as of `creditAt`; down to -capacity after slow requests. */
   let credit = capacity;
   let creditAt = now();
 
@@ -72,7 +73,10 @@ export function createDashboardPool(options: DashboardPoolOptions): DashboardPoo
     res.once("close", () => {
       if (share !== undefined) {
         refill();
-        credit -= now() - since;
+        // One request counts at most half the bucket, so a single slow one (a route Next loads on its first
+        // request, a slow database) never closes the pool; and the pool is never more than one bucket in debt,
+        // so slow requests together close it for two seconds at most.
+        credit = Math.max(-capacity, credit - Math.min(now() - since, capacity / 2));
       }
       const next = waiting.shift();
       if (!next) {

@@ -182,13 +182,14 @@ export function createRouter(routes: Routes): Listener {
   async function gateThenDashboard(req: IncomingMessage, res: ServerResponse, next: Listener) {
     const pool = await budget(req, res);
     if (pool === "refused") return;
-    const admitted = pools[pool].admit(res);
-    if (typeof admitted === "number") return busy(req, res, pool, admitted);
-    await admitted;
     const path = pathOf(req.url ?? "/");
+    // Before a place is taken: waiting for the database check is no work, and must not use up the time share.
     if (isPageRequest(req, path) && !(await databaseAnswers())) return unavailable(req, res);
     // Where a page that lost the database mid-render sent the browser: back to the dashboard once it answers.
     if (path === UNAVAILABLE_PATH) return res.writeHead(307, { Location: "/admin" }).end();
+    const admitted = pools[pool].admit(res);
+    if (typeof admitted === "number") return busy(req, res, pool, admitted);
+    await admitted;
     toDashboard(req, res, next);
   }
 
