@@ -189,10 +189,12 @@ describe("dashboard admission in the all role", () => {
   });
 
   it("refuses anonymous requests at once while their places were held for more than their share of the time", async () => {
-    // A share of 0.25: a bucket of 500 place-ms (two seconds' worth), one request counting at most 250 of it.
+    // A share of 0.25: a bucket of 500 place-ms (two seconds' worth), one request counting at most all of it.
     const held = [get("/docs?a"), get("/docs?b")];
     await nextHolds(2);
-    clock += 600;
+    clock += 300;
+    // The time of requests in progress counts as it passes: 600 place-ms so far.
+    expect(await statusOrNext(get("/docs?during"))).toBe(429);
     expect(await answerAll(held)).toEqual([200, 200]);
 
     const refusal = get("/docs?after");
@@ -203,13 +205,17 @@ describe("dashboard admission in the all role", () => {
     await nextHolds(3);
     expect(await answerAll([staff])).toEqual([200]);
 
-    // The share comes back at 0.25 place-ms per ms: 1 place-ms after 4 ms.
+    // 100 place-ms in debt, which come back at 0.25 place-ms per ms: in 400 ms.
+    clock += 400;
+    expect(await statusOrNext(get("/docs?soon"))).toBe(429);
     clock += 4;
     const later = get("/docs?later");
     expect(await statusOrNext(later)).toBe("handed to Next");
-    // One slow request (10 s) never closes the pool on its own.
+    // One slow request (10 s) empties the share without putting it in debt: back in 4 ms.
     clock += 10_000;
     expect(await answerAll([later])).toEqual([200]);
+    expect(await statusOrNext(get("/docs?empty"))).toBe(429);
+    clock += 4;
     const next = get("/docs?next");
     expect(await statusOrNext(next)).toBe("handed to Next");
     expect(await answerAll([next])).toEqual([200]);

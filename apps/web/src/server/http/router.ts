@@ -188,8 +188,8 @@ export function createRouter(routes: Routes): Listener {
     // Where a page that lost the database mid-render sent the browser: back to the dashboard once it answers.
     if (path === UNAVAILABLE_PATH) return res.writeHead(307, { Location: "/admin" }).end();
     const admitted = pools[pool].admit(res);
-    if (typeof admitted === "number") return busy(req, res, pool, admitted);
-    await admitted;
+    const outcome = typeof admitted === "number" ? admitted : await admitted;
+    if (outcome !== true) return busy(req, res, pool, outcome);
     toDashboard(req, res, next);
   }
 
