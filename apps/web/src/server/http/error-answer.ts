@@ -70,6 +70,15 @@ const REASONS: Record<number, string> = {
   501: "Not Implemented",
 };
 
+// The status each socket was last answered with on the raw socket: a request whose body Node's parser gave up
+// on (408) is still in the app, which counts and logs the status that was sent, not the one it would answer.
+const rawAnswers = new WeakMap<Socket, number>();
+
+/** The status `writeRawErrorAnswer` sent on `socket`, if it did: what the client got, whatever the app answers. */
+export function rawAnswerStatus(socket: Socket | undefined | null): number | undefined {
+  return socket ? rawAnswers.get(socket) : undefined;
+}
+
 /** Writes `problem` as a complete HTTP/1.1 answer on a raw socket and closes it (parser errors, CONNECT). */
 export function writeRawErrorAnswer(socket: Socket, problem: Problem): void {
   if (!socket.writable) {
@@ -77,6 +86,7 @@ export function writeRawErrorAnswer(socket: Socket, problem: Problem): void {
     return;
   }
   const { status, headers, body } = errorAnswer(problem, randomUUID());
+  rawAnswers.set(socket, status);
   const head = Object.entries({
     ...headers,
     "Content-Length": String(Buffer.byteLength(body)),

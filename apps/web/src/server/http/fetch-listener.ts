@@ -11,15 +11,21 @@
  * and works unchanged (its suites run after this listener is made: server.ts makes it at start).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { getRequestListener } from "@hono/node-server";
+import { getRequestListener, type HttpBindings } from "@hono/node-server";
 import { stampClientIp } from "../client-ip.ts";
 
-/** `(req, res) => void` serving `fetch`; `trustProxy` as in client-ip.ts. */
+/** What a fetch handler gets besides the request: the Node request and response it came through. */
+export type NodeBindings = HttpBindings;
+
+/** `(req, res) => void` serving `fetch` (given the Node request and response too); `trustProxy` as in client-ip.ts. */
 export function fetchListener(
-  fetch: (request: Request) => Promise<Response>,
+  fetch: (request: Request, env: NodeBindings) => Promise<Response>,
   trustProxy: boolean,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const listener = getRequestListener((request) => fetch(request), { overrideGlobalObjects: true });
+  // A node:http server: never the HTTP/2 bindings.
+  const listener = getRequestListener((request, env) => fetch(request, env as NodeBindings), {
+    overrideGlobalObjects: true,
+  });
   return (req, res) => {
     stampClientIp(req, trustProxy);
     void listener(req, res);

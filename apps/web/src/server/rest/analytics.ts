@@ -29,18 +29,19 @@ function outcomeOf(status: number, deniedBy: RestEnv["Variables"]["deniedBy"]): 
  * Counts one answered request: its operation (`unauthenticated` without a valid key, `other` when it matched no
  * operation), outcome, duration and, for keyed requests, an entry in the key's recent requests.
  * @param route the matched route template (`/v1/pets/:petId`) or `unmatched`
+ * @param status the status the client got (the server's own 408, when it gave one, not the app's)
  */
 export function recordAnalytics(
   rt: Pick<Runtime, "analytics" | "config">,
   c: Context<RestEnv>,
   route: string,
   durationMs: number,
+  status: number = c.res.status,
 ): void {
   const recorder = rt.analytics;
   // A CORS preflight (every OPTIONS, answered before admission) is browser protocol, not a call of the API.
   if (!recorder || c.req.method === "OPTIONS") return;
   const caller = c.get("caller");
-  const status = c.res.status;
   recorder.record({
     keyId: caller?.keyId,
     operation: caller ? (OPERATIONS[`${c.req.method} ${route}`] ?? "other") : "unauthenticated",

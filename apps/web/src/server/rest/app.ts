@@ -9,6 +9,8 @@ import { problems, validationProblem } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
+import { TrieRouter } from "hono/router/trie-router";
+import { rawAnswerStatus } from "../http/error-answer.ts";
 import type { RestEnv } from "./env.ts";
 import { admission } from "./middleware/admission.ts";
 import { crossOrigin } from "./middleware/cors.ts";
@@ -33,7 +35,17 @@ export function createRestApp(rt: Runtime) {
     },
   });
 
-  app.use("*", requestContext(rt));
+  // Preflights and 405s are answered before any operation matches: their log line and counter take the route
+  // of their path, looked up (once built, on the first) only for answers no operation gave.
+  let templates: TrieRouter<string> | undefined;
+  const templateOf = (path: string): string | undefined => {
+    if (!templates) {
+      templates = new TrieRouter<string>();
+      for (const r of root.routes) if (r.method !== "ALL") templates.add("ALL", r.path, r.path);
+    }
+    return templates.match("ALL", path)[0][0]?.[0];
+  };
+  app.use("*", requestContext(rt, templateOf));
   app.use("*", crossOrigin(rt.config)); // answers preflights before admission: they cost no quota
   app.use("/pets/:petId", getPetLifecycle(rt));
   app.use("*", admission(rt));
@@ -64,11 +76,15 @@ export function createRestApp(rt: Runtime) {
   registerListStoreOrders(app);
   registerOpenApiDocument(app, rt);
 
-  const onError = (error: Error, c: Parameters<Parameters<typeof app.onError>[0]>[1]) =>
-    errorResponse(
-      problemOf(error, c, (obj, msg) => rt.logger.error(obj, msg)),
-      c,
-    );
+  const log = (obj: object, msg: string) => rt.logger.error(obj, msg);
+  const quiet = () => undefined;
+  const onError = (error: Error, c: Parameters<Parameters<typeof app.onError>[0]>[1]) => {
+    // A request whose body was cut off (the client went, or the server answered it 408 on the socket) is the
+    // client's doing, and nobody reads this answer: its request line says so, without an error's stack.
+    const incoming = c.env?.incoming;
+    const cutOff = rawAnswerStatus(incoming?.socket) !== undefined || Boolean(incoming?.errored);
+    return errorResponse(problemOf(error, c, cutOff ? quiet : log), c);
+  };
   // The error handler is the root's only: Hono's `route()` wraps every handler and middleware of a sub-app that has
   // an error handler of its own in a second compose per call (~14 KB of garbage per request). The root's
   // catches an error at the layer that threw it all the same, so outer middleware still sees the error response.

@@ -1,5 +1,6 @@
 /** Hono environment of the REST app: per-request variables set by the pipeline middleware. */
 import type { ApiCaller } from "@petstore/core";
+import type { NodeBindings } from "../http/fetch-listener.ts";
 
 export interface RestVariables {
   requestId: string;
@@ -21,4 +22,6 @@ export interface RestVariables {
 
 export interface RestEnv {
   Variables: RestVariables;
+  /** The Node request and response under server.ts (fetch-listener.ts); absent under Next's route handler. */
+  Bindings: Partial<NodeBindings> | undefined;
 }

@@ -7,16 +7,20 @@
 import type { Runtime } from "@petstore/core";
 import { notReadyError } from "@petstore/core/errors";
 import { errorResponse } from "../http/error-answer.ts";
+import type { NodeBindings } from "../http/fetch-listener.ts";
 import { getRuntime } from "../runtime.ts";
 import { createRestApp, type RestApp } from "./app.ts";
 
-/** `(request) => response` for any URL under /v1 (docs/interface.md). */
-export type RestFetch = (request: Request) => Promise<Response>;
+/**
+ * `(request) => response` for any URL under /v1 (docs/interface.md); `env`, when served by fetch-listener.ts, the
+ * Node request and response (the log line reads from them what the server itself answered).
+ */
+export type RestFetch = (request: Request, env?: NodeBindings) => Promise<Response>;
 
 /** A fetch handler over the runtime `runtime()` resolves to; the app is built on its first success. */
 export function createRestFetch(runtime: () => Promise<Runtime>): RestFetch {
   let app: RestApp | undefined;
-  return async (request) => {
+  return async (request, env) => {
     if (!app) {
       try {
         app = createRestApp(await runtime());
@@ -24,7 +28,7 @@ export function createRestFetch(runtime: () => Promise<Runtime>): RestFetch {
         return errorResponse(notReadyError(), request.headers.get("x-request-id"));
       }
     }
-    return app.fetch(request);
+    return app.fetch(request, env);
   };
 }
 
