@@ -5,7 +5,9 @@
  * separated), `Content-Type: application/json` and a `User-Agent` naming the service. The whole attempt
  * (connect, TLS, answer, body) is bounded by WEBHOOKS_TIMEOUT_MS; redirects are not followed (a 3xx is a
  * failure); at most 1 KiB of the answer's body is read, for the log. Connections go through keep-alive agents
- * whose `lookup` refuses non-public addresses (targets.ts).
+ * whose `lookup` refuses non-public addresses (targets.ts). A kept-alive connection the receiver closed as the
+ * request went out (reset, or closed, before any byte of an answer) does not cost the delivery a retry step: the
+ * request is sent again at once, within the same bound, on a new connection (Node's `reusedSocket` pattern).
  */
 import http from "node:http";
 import https from "node:https";
@@ -75,6 +77,9 @@ export function createSender(options: {
   const lookup = options.allowPrivateTargets ? undefined : (options.lookup ?? guardedLookup());
   const agentOptions = { keepAlive: true, maxSockets: 64, ...(lookup ? { lookup } : {}) };
   const agents = { "http:": new http.Agent(agentOptions), "https:": new https.Agent(agentOptions) };
+  // For the one immediate second exchange after a reused connection was reset: a connection of its own.
+  const freshOptions = { ...agentOptions, keepAlive: false };
+  const freshAgents = { "http:": new http.Agent(freshOptions), "https:": new https.Agent(freshOptions) };
   // Endpoint URLs are few and each is called many times: parsed once.
   const urls = new Map<string, URL>();
   const parse = (raw: string) => {
@@ -103,87 +108,113 @@ export function createSender(options: {
         return done({ error: "the URL does not use https" });
       const body = Buffer.from(message.body);
       const request = url.protocol === "https:" ? https.request : http.request;
+      const protocol = url.protocol as "http:" | "https:";
+      const headers = {
+        "content-type": "application/json",
+        "content-length": body.length,
+        "user-agent": options.userAgent,
+        "webhook-id": message.messageId,
+        "webhook-timestamp": String(Math.floor(startedAt.getTime() / 1000)),
+        "webhook-signature": signatureHeader(message.secrets, message.messageId, startedAt, message.body),
+      };
       let timedOut = false;
-      let timer: NodeJS.Timeout | undefined;
-      let cut: (() => void) | undefined;
-      try {
-        const answer = await new Promise<{ status: number; retryAfter?: string; excerpt: string }>(
-          (resolve, reject) => {
-            const req = request(url, {
-              method: "POST",
-              agent: agents[url.protocol as "http:" | "https:"],
-              headers: {
-                "content-type": "application/json",
-                "content-length": body.length,
-                "user-agent": options.userAgent,
-                "webhook-id": message.messageId,
-                "webhook-timestamp": String(Math.floor(startedAt.getTime() / 1000)),
-                "webhook-signature": signatureHeader(
-                  message.secrets,
-                  message.messageId,
-                  startedAt,
-                  message.body,
-                ),
-              },
-            });
-            // One timer bounds the whole attempt (connect, TLS, answer, body); a stop cuts it too.
-            timer = setTimeout(() => {
-              timedOut = true;
-              req.destroy(new Error("timeout"));
-            }, options.timeoutMs);
-            cut = () => req.destroy(Object.assign(new Error("stopped"), { name: "AbortError" }));
-            if (signal?.aborted) cut();
-            else signal?.addEventListener("abort", cut, { once: true });
-            req.once("error", reject);
-            req.once("response", (res) => {
-              const chunks: Buffer[] = [];
-              let size = 0;
-              const finish = () => {
-                const retryAfter = res.headers["retry-after"];
-                resolve({
-                  status: res.statusCode ?? 0,
-                  ...(typeof retryAfter === "string" ? { retryAfter } : {}),
-                  // UTF-8 with invalid bytes replaced, and NUL too: PostgreSQL text cannot hold it.
-                  excerpt: Buffer.concat(chunks)
-                    .subarray(0, RESPONSE_EXCERPT_BYTES)
-                    .toString("utf8")
-                    .replaceAll("\u0000", "\uFFFD"),
-                });
-              };
-              res.on("data", (chunk: Buffer) => {
-                chunks.push(chunk);
-                size += chunk.length;
-                // Enough for the log: the rest is not read, and the connection is not reused.
-                if (size >= RESPONSE_EXCERPT_BYTES) {
-                  res.destroy();
-                  finish();
-                }
+      let stopped = false;
+      let current: http.ClientRequest | undefined;
+      // One timer bounds the whole attempt (connect, TLS, answer, body, and a second exchange); a stop cuts it too.
+      const timer = setTimeout(() => {
+        timedOut = true;
+        current?.destroy(new Error("timeout"));
+      }, options.timeoutMs);
+      const stopError = () => Object.assign(new Error("stopped"), { name: "AbortError" });
+      const cut = () => {
+        stopped = true;
+        current?.destroy(stopError());
+      };
+      if (signal?.aborted) cut();
+      else signal?.addEventListener("abort", cut, { once: true });
+      const exchange = (agent: http.Agent) =>
+        new Promise<{ status: number; retryAfter?: string; excerpt: string }>((resolve, reject) => {
+          const req = request(url, { method: "POST", agent, headers });
+          current = req;
+          if (stopped) req.destroy(stopError());
+          else if (timedOut) req.destroy(new Error("timeout"));
+          let answered = false;
+          req.once("error", (error: NodeJS.ErrnoException) => {
+            // A kept-alive connection the receiver closed as this request went out: reset (or closed, "socket
+            // hang up", also ECONNRESET) before any byte of an answer.
+            reject(
+              req.reusedSocket && !answered && error.code === "ECONNRESET"
+                ? new StaleConnectionError(error)
+                : error,
+            );
+          });
+          req.once("response", (res) => {
+            answered = true;
+            const chunks: Buffer[] = [];
+            let size = 0;
+            const finish = () => {
+              const retryAfter = res.headers["retry-after"];
+              resolve({
+                status: res.statusCode ?? 0,
+                ...(typeof retryAfter === "string" ? { retryAfter } : {}),
+                // UTF-8 with invalid bytes replaced, and NUL too: PostgreSQL text cannot hold it.
+                excerpt: Buffer.concat(chunks)
+                  .subarray(0, RESPONSE_EXCERPT_BYTES)
+                  .toString("utf8")
+                  .replaceAll("\u0000", "\uFFFD"),
               });
-              res.once("end", finish);
-              res.once("error", reject);
+            };
+            res.on("data", (chunk: Buffer) => {
+              chunks.push(chunk);
+              size += chunk.length;
+              // Enough for the log: the rest is not read, and the connection is not reused.
+              if (size >= RESPONSE_EXCERPT_BYTES) {
+                res.destroy();
+                finish();
+              }
             });
-            req.end(body);
-          },
-        );
+            res.once("end", finish);
+            res.once("error", reject);
+          });
+          req.end(body);
+        });
+      try {
+        let answer: Awaited<ReturnType<typeof exchange>>;
+        try {
+          answer = await exchange(agents[protocol]);
+        } catch (error) {
+          if (!(error instanceof StaleConnectionError)) throw error;
+          // Sent again at once, on a new connection, rather than at the next retry step: the reset came before
+          // any answer. The receiver may still have read the first one; Standard Webhooks receivers deduplicate
+          // by `webhook-id`, which is the same.
+          answer = await exchange(freshAgents[protocol]);
+        }
         return done(answer);
       } catch (error) {
         return done({ error: describe(error, timedOut, options.timeoutMs) });
       } finally {
         clearTimeout(timer);
-        if (cut) signal?.removeEventListener("abort", cut);
+        signal?.removeEventListener("abort", cut);
       }
     },
     close() {
-      agents["http:"].destroy();
-      agents["https:"].destroy();
+      for (const agent of [...Object.values(agents), ...Object.values(freshAgents)]) agent.destroy();
     },
   };
+}
+
+/** A kept-alive connection reset before any byte of an answer: the request is sent again on a new one. */
+class StaleConnectionError extends Error {
+  constructor(readonly reset: NodeJS.ErrnoException) {
+    super(reset.message);
+    this.name = "StaleConnectionError";
+  }
 }
 
 /** A short sentence for the log about why an attempt got no answer. */
 function describe(error: unknown, timedOut: boolean, timeoutMs: number): string {
   if (timedOut) return `no answer within ${timeoutMs / 1000} s`;
-  const e = error as NodeJS.ErrnoException;
+  const e = (error instanceof StaleConnectionError ? error.reset : error) as NodeJS.ErrnoException;
   if (e?.name === "AbortError") return "stopped: the server was shutting down";
   if (e?.name === "BlockedAddressError") return e.message;
   if (e?.code === "ECONNREFUSED") return "connection refused";
