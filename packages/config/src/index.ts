@@ -148,7 +148,7 @@ const envSchema = z
       .min(PASSWORD_HASH_COST.min)
       .max(PASSWORD_HASH_COST.max)
       .default(PASSWORD_HASH_COST.default),
-    PASSWORD_HASH_CONCURRENCY: positiveInt.max(64).default(2),
+    PASSWORD_HASH_CONCURRENCY: positiveInt.max(64).default(1),
     PASSWORD_HASH_QUEUE: nonNegativeInt.max(1000).default(8),
     CURSOR_SECRET: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
     METRICS_ENABLED: booleanFlag.default(true),
@@ -290,7 +290,7 @@ export interface Config {
   passwordHashCost: number;
   /**
    * Password work of an instance (docs/contract.md section 4): `concurrency` hashes at once
-   * (PASSWORD_HASH_CONCURRENCY, 1 to 64, default 2), and at most `queue` sign-ins waiting for one
+   * (PASSWORD_HASH_CONCURRENCY, 1 to 64, default 1), and at most `queue` sign-ins waiting for one
    * (PASSWORD_HASH_QUEUE, 0 to 1000, default 8); a sign-in beyond both is refused at once (429, Retry-After 1),
    * so a flood of sign-ins cannot take the CPU or libuv's thread pool (4 threads) from the API.
    */

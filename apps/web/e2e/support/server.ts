@@ -42,6 +42,8 @@ const env = {
   SHUTDOWN_DRAIN_MS: "0",
   // Sign-ins are many and their cost is not the subject here (packages/core's password tests check the default).
   PASSWORD_HASH_COST: "10",
+  // The throttle tests send many sign-ins at once; the per-instance cap on password work has tests of its own.
+  PASSWORD_HASH_CONCURRENCY: "64",
   NEXT_TELEMETRY_DISABLED: "1",
 };
 try {
