@@ -5,6 +5,7 @@
 import type { Config } from "@petstore/config";
 import type { PrismaClient } from "@petstore/db";
 import type { Logger } from "pino";
+import type { DependencyStatus } from "./dependency-status.ts";
 
 export type Clock = () => Date;
 
@@ -13,6 +14,8 @@ export interface CoreDeps {
   config: Config;
   clock: Clock;
   logger: Logger;
+  /** The dependencies' state (dependency-status.ts): background work reports an unreachable database there. */
+  dependencies?: DependencyStatus;
 }
 
 /**

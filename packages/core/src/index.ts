@@ -10,6 +10,7 @@ export * from "./categories.ts";
 export * from "./client-network.ts";
 export * from "./core.ts";
 export type { DatabaseOperations, SeedResult } from "./database/operations.ts";
+export * from "./dependency-status.ts";
 export * from "./deps.ts";
 export * from "./error-translator.ts";
 export * from "./first-start.ts";

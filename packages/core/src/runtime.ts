@@ -11,6 +11,7 @@ import { type Database, ensurePlans, openDatabase } from "@petstore/db";
 import type { ApiKeyView } from "./api-keys/view.ts";
 import { createCore } from "./core.ts";
 import { type DatabaseOperations, databaseOperations, registerDatabase } from "./database/operations.ts";
+import { createDependencyStatus, type DependencyStatus } from "./dependency-status.ts";
 import type { Actor, Clock } from "./deps.ts";
 import { type FirstStart, setUpFirstStart } from "./first-start.ts";
 import { createHousekeeping, type Housekeeping } from "./housekeeping.ts";
@@ -28,6 +29,8 @@ export interface Runtime extends ReturnType<typeof createCore>, DatabaseOperatio
   logger: Logger;
   clock: Clock;
   rateLimiter: RateLimiter;
+  /** The database's and the rate-limit store's state as found, logged once per change (dependency-status.ts). */
+  dependencies: DependencyStatus;
   /** Purges of stale rows: `run()` once (`petstore db purge`), `schedule()` in the server. */
   housekeeping: Housekeeping;
   /**
@@ -62,6 +65,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (() => new Date());
   const db = await openDatabase(config.database);
+  const dependencies = createDependencyStatus(logger);
   let cursorSecret: string;
   try {
     await options.prepare?.(db);
@@ -80,7 +84,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     : undefined;
   // The usage service reads the recorder's unflushed counts; the limiter reports bans to the key service.
   const core = createCore(
-    { prisma: db.prisma, config, clock, logger },
+    { prisma: db.prisma, config, clock, logger, dependencies },
     { cursorSecret, ...(analytics ? { usageSources: usageSourcesOf(analytics) } : {}) },
   );
   const rateLimiter = createRateLimiter({
@@ -107,6 +111,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     rateLimiter,
     housekeeping,
     analytics,
+    dependencies,
     async unbanApiKey(ref, actor) {
       const keyId = await core.apiKeys.resolveId(ref);
       await rateLimiter.unban(keyId);

@@ -20,6 +20,8 @@ import type { Config } from "@petstore/config";
 import type { PrismaClient } from "@petstore/db";
 import DataLoader from "dataloader";
 import type { Logger } from "pino";
+import type { DependencyStatus } from "../dependency-status.ts";
+import { translateError } from "../error-translator.ts";
 import {
   type ClaimedDelivery,
   claimDue,
@@ -81,6 +83,8 @@ export function createDispatcher(deps: {
   prisma: PrismaClient;
   config: Config["webhooks"];
   logger: Logger;
+  /** Told when a poll finds the database unreachable (logged once per outage there) or reachable. */
+  dependencies?: DependencyStatus;
   sender: Sender;
   /** Disables an endpoint the dispatcher gave up on (410, or failing for too long); audited by the caller. */
   disable(request: AutomaticDisable): Promise<void>;
@@ -215,11 +219,15 @@ export function createDispatcher(deps: {
         const free = (busyApi ? Math.min(BUSY_BATCH, config.concurrency) : config.concurrency) - sending;
         if (free <= 0 || !running) break;
         const claimed = await claimDue(prisma, { limit: free, perEndpoint, busy, leaseMs });
+        deps.dependencies?.up("database");
         for (const c of claimed) track(c);
         if (claimed.length === free) again = true;
       } while (again && running);
     } catch (err) {
-      logger.warn({ err }, "looking for due webhook deliveries failed; retrying at the next poll");
+      // An unreachable database is logged once per outage, not at every poll (a second apart).
+      if (deps.dependencies && translateError(err).kind === "unavailable")
+        deps.dependencies.down("database", err);
+      else logger.warn({ err }, "looking for due webhook deliveries failed; retrying at the next poll");
     } finally {
       passing = false;
     }

@@ -26,6 +26,7 @@ export function createWebhooks(deps: CoreDeps) {
     prisma: deps.prisma,
     config: config.webhooks,
     logger: deps.logger,
+    ...(deps.dependencies ? { dependencies: deps.dependencies } : {}),
     sender,
     disable: (request) => (endpoints as NonNullable<typeof endpoints>).disableAutomatically(request),
   });

@@ -4,7 +4,13 @@
  * banned keys); the collectors registered by `registerScrapeCollectors` copy it into the registry from
  * prom-client's `collect()` callbacks. Rate limiting and bans: docs/contract.md section 3; readiness: section 5.
  */
-import { type RateLimitMetrics, type Runtime, withTimeout } from "@petstore/core";
+import {
+  DEPENDENCIES,
+  type Dependency,
+  type RateLimitMetrics,
+  type Runtime,
+  withTimeout,
+} from "@petstore/core";
 import { Counter, Gauge, type Registry } from "prom-client";
 import { DATABASE_CHECK_MS, readinessOf } from "../readiness.ts";
 import { observeWebhooks, registerWebhookCollectors, type WebhookScrapeState } from "./webhooks.ts";
@@ -25,6 +31,8 @@ export interface ScrapeState {
   activeBans?: number;
   /** Webhook delivery (webhooks.ts). */
   webhooks?: WebhookScrapeState;
+  /** Requests answered 503 because a dependency was down, since the process started (dependency-status.ts). */
+  refused?: Record<Dependency, number>;
 }
 
 /** Reads the runtime for one scrape; `rt` undefined means it could not be opened (database down at start). */
@@ -52,6 +60,10 @@ export async function observeRuntime(rt: Runtime | undefined, draining = false):
       : {}),
     ...(activeBans === undefined ? {} : { activeBans }),
     webhooks,
+    refused: Object.fromEntries(DEPENDENCIES.map((d) => [d, rt.dependencies.refused(d)])) as Record<
+      Dependency,
+      number
+    >,
   };
 }
 
@@ -84,6 +96,17 @@ export function registerScrapeCollectors(registry: Registry, scrape: { state?: S
       this.inc({ decision: DECISIONS.rate_limited }, s.denied - s.banned);
       this.inc({ decision: DECISIONS.banned }, s.banned);
       this.inc({ decision: DECISIONS.fail_open }, s.failOpen);
+    },
+  });
+  new Counter({
+    name: "petstore_dependency_refused_requests_total",
+    help: "Requests this instance answered 503 because a dependency (database) was unreachable, by dependency.",
+    labelNames: ["dependency"] as const,
+    registers,
+    collect() {
+      this.reset();
+      const refused = scrape.state?.refused;
+      if (refused) for (const d of DEPENDENCIES) this.inc({ dependency: d }, refused[d]);
     },
   });
   new Counter({

@@ -78,12 +78,13 @@ export function createRestApp(rt: Runtime) {
 
   const log = (obj: object, msg: string) => rt.logger.error(obj, msg);
   const quiet = () => undefined;
+  const refusedForDatabase = (error: unknown) => rt.dependencies.down("database", error, true);
   const onError = (error: Error, c: Parameters<Parameters<typeof app.onError>[0]>[1]) => {
     // A request whose body was cut off (the client went, or the server answered it 408 on the socket) is the
     // client's doing, and nobody reads this answer: its request line says so, without an error's stack.
     const incoming = c.env?.incoming;
     const cutOff = rawAnswerStatus(incoming?.socket) !== undefined || Boolean(incoming?.errored);
-    return errorResponse(problemOf(error, c, cutOff ? quiet : log), c);
+    return errorResponse(problemOf(error, c, cutOff ? quiet : log, refusedForDatabase), c);
   };
   // The error handler is the root's only: Hono's `route()` wraps every handler and middleware of a sub-app that has
   // an error handler of its own in a second compose per call (~14 KB of garbage per request). The root's

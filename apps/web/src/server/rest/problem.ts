@@ -2,8 +2,8 @@
  * Every answer of the REST app is built here (docs/contract.md section 1), its headers in one place
  * (`answerHeaders`), its body compressed when it is large and the client accepts it (content-coding.ts). Errors are
  * rendered from a `Problem` by the one renderer; anything thrown becomes one through core's error translator
- * (an unreachable database: 503 with Retry-After; anything unknown: 500 `internal_error`, logged with the request
- * id, nothing internal sent).
+ * (an unreachable database: 503 with Retry-After, the outage logged once; anything unknown: 500 `internal_error`,
+ * logged with the request id, nothing internal sent).
  */
 import { AppError, type Problem, problems } from "@petstore/contracts";
 import { translateError } from "@petstore/core/errors";
@@ -14,11 +14,17 @@ import { errorAnswer, jsonHeaders } from "../http/error-answer.ts";
 import { encodeBody } from "./content-coding.ts";
 import type { RestEnv } from "./env.ts";
 
-/** Maps anything thrown to the problem to answer with (logging the unexpected ones). */
+/**
+ * Maps anything thrown to the problem to answer with: the unexpected ones are logged (`log`, with their stack);
+ * an unreachable database is reported to `unavailable` (the dependency status logs the outage once, and each
+ * refused request only its request line).
+ */
 export function problemOf(
   error: unknown,
   c: Context<RestEnv>,
   log: (obj: object, msg: string) => void,
+  unavailable: (error: unknown) => void = (err) =>
+    log({ err, requestId: c.get("requestId") }, "database unavailable"),
 ): Problem {
   if (AppError.is(error)) return error;
   if (error instanceof HTTPException) {
@@ -28,7 +34,7 @@ export function problemOf(
   }
   const requestId = c.get("requestId");
   const { error: appError, kind } = translateError(error, { requestId });
-  if (kind === "unavailable") log({ err: error, requestId }, "database unavailable");
+  if (kind === "unavailable") unavailable(error);
   if (kind === "unexpected") log({ err: error, requestId }, "unhandled error");
   return appError;
 }
@@ -83,6 +89,7 @@ export function serializedJsonResponse<T, S extends ContentfulStatusCode>(
 
 /** The error answer of `problem` for the request of `c`. */
 export function errorResponse(problem: Problem, c: Context<RestEnv>): Response {
+  c.set("errorCode", problem.code);
   const { status, body } = errorAnswer(problem, c.get("requestId"));
   return respond(c, status, body, problem.headers);
 }

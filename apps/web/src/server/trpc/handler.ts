@@ -4,8 +4,8 @@
  * a batch of more than `TRPC_MAX_BATCH_SIZE` calls with 400 (tRPC's `maxBatchSize`). Headers a domain error
  * carries (Retry-After of a throttled sign-in) reach the HTTP response; in a batch the longest Retry-After
  * wins. Every error goes through core's error translator (`toTrpcError`): a database outage, even while the
- * session is read, is 503 with Retry-After. Responses are never cached. Unexpected errors and outages are
- * logged.
+ * session is read, is 503 with Retry-After. Responses are never cached. Unexpected errors are logged; an
+ * outage once, when it starts and ends (dependency-status.ts).
  */
 import { type AppError, problems } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
@@ -62,7 +62,10 @@ export async function handleTrpcRequest(req: Request): Promise<Response> {
     responseMeta: ({ errors }) => ({ headers: Object.assign(jsonHeaders(requestId), errorHeaders(errors)) }),
     onError: ({ error, path }) => {
       const mapped = toTrpcError(error);
-      if (mapped.code === "INTERNAL_SERVER_ERROR" || mapped.code === "SERVICE_UNAVAILABLE")
+      // An unreachable database: logged once per outage and counted (dependency-status.ts), not a stack a call.
+      if (mapped.code === "SERVICE_UNAVAILABLE" && appErrorOf(mapped)?.code === "service_unavailable")
+        rt.dependencies.down("database", appErrorOf(mapped)?.cause ?? error.cause ?? error, true);
+      else if (mapped.code === "INTERNAL_SERVER_ERROR" || mapped.code === "SERVICE_UNAVAILABLE")
         rt.logger.error(
           { err: appErrorOf(mapped)?.cause ?? error.cause ?? error, path },
           "tRPC procedure failed",
