@@ -141,9 +141,9 @@ export function createSender(options: {
           let answered = false;
           req.once("error", (error: NodeJS.ErrnoException) => {
             // A kept-alive connection the receiver closed as this request went out: reset (or closed, "socket
-            // hang up", also ECONNRESET) before any byte of an answer.
+            // hang up", also ECONNRESET; EPIPE when the close came before the write) before any byte of an answer.
             reject(
-              req.reusedSocket && !answered && error.code === "ECONNRESET"
+              req.reusedSocket && !answered && (error.code === "ECONNRESET" || error.code === "EPIPE")
                 ? new StaleConnectionError(error)
                 : error,
             );
