@@ -91,7 +91,7 @@ function drip(head: string): Promise<string> {
 
 /** Waits until the request line of `route` and `status` is logged (the handler ends after the answer). */
 async function logged(route: string, status: number): Promise<Line> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 250; i++) {
     const line = lines.find((l) => l.msg === "request" && l.route === route && l.status === status);
     if (line) return line;
     await new Promise((r) => setTimeout(r, 20));
