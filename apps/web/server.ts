@@ -8,10 +8,9 @@
  * Usage: `node dist/server.js` (`npm start`: the production build, scripts/build-server.mjs) or
  * `tsx server.ts --dev` (Next in development mode).
  */
-import http from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import { type Config, ConfigError, getConfig } from "@petstore/config";
-import { MAX_HEADER_BYTES } from "@petstore/contracts";
 import { openRuntime, type Runtime } from "@petstore/core";
 import { endLogs } from "@petstore/core/logger";
 import { startUp } from "./src/server/bootstrap.ts";
@@ -19,6 +18,7 @@ import { appDirectory, startDashboard, yieldCpuToApi } from "./src/server/dashbo
 import { createConnections } from "./src/server/http/connections.ts";
 import { writeRawErrorAnswer } from "./src/server/http/error-answer.ts";
 import { fetchListener } from "./src/server/http/fetch-listener.ts";
+import { createHttpServer, ListenError, listen } from "./src/server/http/http-server.ts";
 import { createLifecycle, type Lifecycle } from "./src/server/http/lifecycle.ts";
 import { createRouter } from "./src/server/http/router.ts";
 import { createOpsFetch } from "./src/server/ops/handler.ts";
@@ -73,22 +73,10 @@ async function main(): Promise<void> {
   const connections = createConnections(
     createRouter({ role: config.serve, runtime, api, ops, ...(dashboard ? { dashboard } : {}) }),
   );
-  const server = http.createServer(
-    {
-      maxHeaderSize: MAX_HEADER_BYTES,
-      // The router answers a request without Host itself, as JSON (src/server/http/request-target.ts).
-      requireHostHeader: false,
-      headersTimeout: config.http.headersTimeoutMs,
-      requestTimeout: config.http.requestTimeoutMs,
-      keepAliveTimeout: config.http.keepAliveTimeoutMs,
-      // How often Node checks the two timeouts above (its default is 30 s, too coarse for them).
-      connectionsCheckingInterval: 1000,
-    },
-    connections.listener,
-  );
+  const server = createHttpServer(config.http, connections.listener);
   server.on("clientError", answerClientError);
   // CONNECT never names a path this app serves.
-  server.on("connect", (req: http.IncomingMessage, socket: Socket) =>
+  server.on("connect", (req: IncomingMessage, socket: Socket) =>
     writeRawErrorAnswer(socket, unservedMethod(req.method ?? "CONNECT")),
   );
   lifecycle = createLifecycle({
@@ -103,12 +91,12 @@ async function main(): Promise<void> {
     },
     log: (event, fields) => runtime.logger.info({ event: `shutdown.${event}`, ...fields }, "shutdown"),
   });
-  server.listen(config.port, () =>
-    process.stdout.write(`Listening on port ${config.port} (PETSTORE_SERVE=${config.serve})\n`),
-  );
+  await listen(server, config.port);
+  process.stdout.write(`Listening on port ${config.port} (PETSTORE_SERVE=${config.serve})\n`);
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+  const known = error instanceof ConfigError || error instanceof ListenError;
+  process.stderr.write(`${known ? error.message : String(error)}\n`);
   process.exit(error instanceof ConfigError ? 2 : 1);
 });

@@ -159,7 +159,7 @@ const envSchema = z
     SHUTDOWN_TIMEOUT_MS: positiveInt.default(25_000),
     HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
     HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
-    HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(5000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(65_000),
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
     WEBHOOKS_RETRY_SCHEDULE: durationList.default(durationList.parse(DEFAULT_WEBHOOK_RETRY_SCHEDULE)),
     WEBHOOKS_TIMEOUT_MS: positiveInt.max(120_000).default(15_000),

@@ -154,7 +154,7 @@ describe("loadConfig", () => {
     expect(loadConfig({}).http).toEqual({
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
-      keepAliveTimeoutMs: 5000,
+      keepAliveTimeoutMs: 65_000,
     });
     expect(loadConfig({ SHUTDOWN_DRAIN_MS: "0" }).shutdown.drainMs).toBe(0);
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: "2000" })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);

@@ -21,6 +21,8 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 interface ConnectionState {
   busy: boolean;
+  /** The answer in progress, until its "close". */
+  current: ServerResponse | undefined;
   waiting: [IncomingMessage, ServerResponse][];
 }
 
@@ -56,10 +58,12 @@ export function createConnections(handle: Listener): Connections {
     res: ServerResponse,
   ) => {
     state.busy = true;
+    state.current = res;
     if (closing) res.shouldKeepAlive = false;
     // One plain listener per answer ("close" fires once): it is on every request's path.
     res.on("close", () => {
       finished(res);
+      if (state.current === res) state.current = undefined;
       startNext(socket, state);
     });
     handle(req, res);
@@ -68,6 +72,8 @@ export function createConnections(handle: Listener): Connections {
   /** Starts the connection's next waiting request once the socket has drained; it stays queued until then. */
   const startNext = (socket: TrackedSocket, state: ConnectionState) => {
     const next = state.waiting[0];
+    // A connection the client left: what waits is never answered (the socket's "close" lets it go).
+    if (socket.destroyed) return;
     if (!next) {
       state.busy = false;
       if (socket.isPaused()) socket.resume();
@@ -88,9 +94,13 @@ export function createConnections(handle: Listener): Connections {
     if (socket.destroyed) return;
     let state = socket[STATE];
     if (!state) {
-      const created: ConnectionState = { busy: false, waiting: [] };
+      const created: ConnectionState = { busy: false, current: undefined, waiting: [] };
       state = socket[STATE] = created;
+      // A connection the client left, or one closed after a raw error answer (a 408 of a dripped body): its
+      // answers leave the count here, as Node emits "close" only on the answer the socket is assigned to.
       socket.once("close", () => {
+        if (created.current) finished(created.current);
+        created.current = undefined;
         for (const [, waitingRes] of created.waiting.splice(0)) finished(waitingRes);
       });
     }

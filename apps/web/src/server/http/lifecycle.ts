@@ -10,7 +10,10 @@
  *    are released, so a retry of a cut create runs again instead of getting 409 for a minute.
  * 4. `close()` runs (the runtime flushes usage counts and closes the database and the limiter; the log lines
  *    still queued are written out), and the process exits with 0.
- * A second signal skips the waiting.
+ * SIGTERM and SIGINT repeated during a stop are the same stop: a supervisor that signals the whole process group
+ * (systemd's KillMode=control-group, supervisord's killasgroup, `kill -- -PGID`, Ctrl-C under `npm run`) makes
+ * node get the signal twice, from the sender and forwarded by npm. SIGQUIT is the fast path: it skips the waits
+ * (of a stop under way, or of one it starts); npm does not forward it, so it reaches node once.
  */
 import type { Server } from "node:http";
 import type { Connections } from "./connections.ts";
@@ -34,17 +37,23 @@ export interface LifecycleOptions {
   log: (event: string, fields?: object) => void;
   /** What ends the process (default `process.exit`). */
   exit?: (code: number) => void;
+  /** Where the stop signals come from (default `process`). */
+  signals?: Pick<NodeJS.EventEmitter, "on">;
 }
 
 export function createLifecycle(options: LifecycleOptions): Lifecycle {
   const { server, connections, log } = options;
   let draining = false;
   let stopping: Promise<void> | undefined;
+  /** True from SIGQUIT on: no more waiting. */
+  let hurried = false;
+  /** Ends the wait under way, if any. */
   let hurry: (() => void) | undefined;
 
-  /** Waits `ms`, or less when a second signal arrives. */
+  /** Waits `ms`, or less when SIGQUIT arrives. */
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (hurried) return resolve();
       const timer = setTimeout(resolve, ms);
       hurry = () => {
         clearTimeout(timer);
@@ -59,12 +68,15 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
     if (server.listening) await wait(options.drainMs);
     server.close();
     server.closeIdleConnections();
-    const settled = await Promise.race([
-      connections.settled(options.timeoutMs),
-      new Promise<false>((resolve) => {
-        hurry = () => resolve(false);
-      }),
-    ]);
+    const settled =
+      connections.inProgress === 0 ||
+      (!hurried &&
+        (await Promise.race([
+          connections.settled(options.timeoutMs),
+          new Promise<false>((resolve) => {
+            hurry = () => resolve(false);
+          }),
+        ])));
     if (!settled) {
       log("cutting requests still in progress", { inProgress: connections.inProgress });
       server.closeAllConnections();
@@ -75,15 +87,19 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
     (options.exit ?? process.exit)(0);
   }
 
-  const onSignal = () => {
-    if (stopping) {
-      hurry?.();
-      return;
-    }
-    stopping = stop();
+  const onStop = (signal: string) => {
+    if (stopping) log("already stopping", { signal });
+    else stopping = stop();
   };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  const onQuit = () => {
+    hurried = true;
+    hurry?.();
+    stopping ??= stop();
+  };
+  const signals = options.signals ?? process;
+  signals.on("SIGTERM", () => onStop("SIGTERM"));
+  signals.on("SIGINT", () => onStop("SIGINT"));
+  signals.on("SIGQUIT", onQuit);
 
   return {
     draining: () => draining,

@@ -1,0 +1,56 @@
+/**
+ * The node:http server of server.ts with the limits of docs/operations.md "Timeouts and limits", and its start.
+ */
+import http from "node:http";
+import type { Config } from "@petstore/config";
+import { MAX_HEADER_BYTES } from "@petstore/contracts";
+
+/**
+ * A node:http server over `listener` with `limits` (packages/config's `http`): the time to receive a request's
+ * headers and the whole request, and how long an idle kept-alive connection stays open.
+ */
+export function createHttpServer(
+  limits: Config["http"],
+  listener: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): http.Server {
+  return http.createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // The router answers a request without Host itself, as JSON (request-target.ts).
+      requireHostHeader: false,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often Node checks the two request timeouts above (its default is 30 s, too coarse for them).
+      connectionsCheckingInterval: 1000,
+    },
+    listener,
+  );
+}
+
+/** Thrown by `listen` when the port cannot be taken; its message is the one line an operator needs. */
+export class ListenError extends Error {}
+
+/**
+ * Starts `server` on `port`. @returns once it listens. @throws ListenError when the port is taken by another
+ * process (EADDRINUSE) or not allowed (EACCES), or with the system's message otherwise: the error is handled here,
+ * never left to the process's uncaughtException handlers (Next installs one that would keep the process up).
+ */
+export function listen(server: http.Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => {
+      const why =
+        error.code === "EADDRINUSE"
+          ? "is in use by another process"
+          : error.code === "EACCES"
+            ? "may not be used by this user"
+            : `cannot be listened on (${error.message})`;
+      reject(new ListenError(`Port ${port} ${why}: stop what holds it, or set PORT to another port.`));
+    };
+    server.once("error", failed);
+    server.listen(port, () => {
+      server.off("error", failed);
+      resolve();
+    });
+  });
+}
