@@ -15,8 +15,11 @@
  *   create fails, none is lost or made twice, and the usage counts equal the requests answered;
  * - on SIGTERM an instance answers /readyz 503 at once and keeps serving for SHUTDOWN_DRAIN_MS, every answer then
  *   closing its connection; then it refuses new connections, finishes what runs, flushes the usage counts (every
- *   answered request counted) and exits 0;
+ *   answered request counted) and exits 0; a second SIGTERM right after (a signal to the process group under
+ *   npm reaches node twice) is the same stop, drained as well;
  * - a SIGTERM to the process `npm run start:api` began reaches the server: nothing is left running.
+ *
+ * Start-up on a port another process holds: one line on stderr and exit 1, nothing printed as listening.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -261,6 +264,9 @@ describe("API-role production servers", () => {
       }, 1000);
       expect(notReadyAfter).toBeLessThan(1000);
       expect(JSON.parse(ready.text)).toMatchObject({ status: "unavailable", draining: true });
+      // Again once the first is taken, as when the process group gets it under npm (forwarded, and direct): the
+      // same stop, drained all the same.
+      server.signal("SIGTERM");
       // Still serving while the load balancer notices, each answer closing its connection.
       const during = await timed(`${server.baseUrl}/v1/pets?limit=1`, { headers });
       expect(during.status).toBe(200);
@@ -274,6 +280,47 @@ describe("API-role production servers", () => {
       expect(refusedAfter).toBeGreaterThan(DRAIN_MS - 500);
       expect(await server.exited).toBe(0);
       expect(await countedRequests(db, id)).toBe(answered);
+    });
+
+    it("refuses to start on a port another process holds: one line on stderr, exit 1", async () => {
+      const holder = net.createServer();
+      await new Promise<void>((resolve) => holder.listen(0, resolve));
+      const port = (holder.address() as net.AddressInfo).port;
+      try {
+        const child = spawn(process.execPath, [...API_ROLE.nodeArgs, SERVER_BUNDLE], {
+          cwd: WEB_DIR,
+          env: {
+            PATH: process.env.PATH ?? "",
+            HOME: process.env.HOME ?? "",
+            NODE_ENV: "production",
+            LOG_LEVEL: "warn",
+            PORT: String(port),
+            DATABASE_URL: db.url,
+            REDIS_URL,
+            RATE_LIMIT_PREFIX: prefix,
+            ...API_ROLE.env,
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString();
+        });
+        child.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+        const code = await Promise.race([exited, sleep(20_000).then(() => "still running")]);
+        if (code === "still running") child.kill("SIGKILL");
+        expect(code).toBe(1);
+        expect(stderr.trim()).toBe(
+          `Port ${port} is in use by another process: stop what holds it, or set PORT to another port.`,
+        );
+        expect(stdout).not.toMatch(/Listening/);
+      } finally {
+        holder.close();
+      }
     });
 
     it("stops the API role's server when `npm run start:api` gets SIGTERM, leaving nothing running", async () => {
