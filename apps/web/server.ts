@@ -46,7 +46,6 @@ async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");
   const runtime = await openProcessRuntime(config);
   handOverRuntime(runtime);
-  await startUp(runtime);
 
   let lifecycle: Lifecycle | undefined;
   const draining = () => lifecycle?.draining() ?? false;
@@ -92,6 +91,8 @@ async function main(): Promise<void> {
     log: (event, fields) => runtime.logger.info({ event: `shutdown.${event}`, ...fields }, "shutdown"),
   });
   await listen(server, config.port);
+  // After listen: a start that cannot take its port prints no banner, and creates no demo secret it never shows.
+  await startUp(runtime);
   process.stdout.write(`Listening on port ${config.port} (PETSTORE_SERVE=${config.serve})\n`);
 }
 
