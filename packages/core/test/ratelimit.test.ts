@@ -35,7 +35,9 @@ const baseConfig = (kind: StoreKind, prefix: string): RateLimitConfig => ({
         ? { kind, url: "http://127.0.0.1", token: "t" }
         : { kind: "memory" },
   prefix,
-  storeTimeoutMs: 1000,
+  // Generous, so that a busy machine never turns 200 concurrent checks into fail-open answers; the tests of
+  // timeouts set their own.
+  storeTimeoutMs: 5000,
   breaker: { failures: 3, cooldownMs: 5000 },
   anonymousPerMinute: 3,
   dashboardAnonymousPerMinute: 3,
@@ -60,7 +62,7 @@ const backends: Backend[] = [
   {
     kind: "redis",
     async open() {
-      const store = createRedisStore(REDIS_URL, { timeoutMs: 1000 });
+      const store = createRedisStore(REDIS_URL, { timeoutMs: 5000 });
       await store.ready();
       return { store, close: () => store.close() };
     },

@@ -209,21 +209,25 @@ describe("dependency faults (production server through proxies to PostgreSQL and
     describe(`Redis ${fault === "blackhole" ? "blackholed, then healed" : "connection left silent while new ones work"}`, () => {
       it("fails open at once after a few timeouts, stays ready, and limits again within 5 s of Redis answering", async () => {
         const url = `${f.baseUrl}/v1/pets?limit=1`;
-        expect((await load(url, f.key, 4, 300)).every((r) => r.status === 200)).toBe(true);
+        // The same load without a fault: what a request costs on this machine now, whatever else it runs.
+        const healthy = await load(url, f.key, 16, 1000);
+        expect(healthy.every((r) => r.status === 200)).toBe(true);
+        const healthyMs = healthy.map((r) => r.ms);
         const failOpenBefore = failOpenCount((await timed(`${f.baseUrl}/metrics`)).text);
         if (fault === "blackhole") f.redis?.blackhole();
         else f.redis?.silence();
         try {
           const answers = await load(url, f.key, 16, 3000);
           expect(answers.every((r) => r.status === 200)).toBe(true);
-          // Only the requests before the breaker opened (and a probe a second) waited for the store.
-          for (const r of answers) expect(r.ms).toBeLessThan(STORE_TIMEOUT_MS + 1000);
+          // Only the requests before the breaker opened (and a probe a second) waited for the store, each once:
+          // without the breaker the typical request would take a store timeout more than without the fault.
+          for (const r of answers) expect(r.ms).toBeLessThan(STORE_TIMEOUT_MS + Math.max(...healthyMs) + 500);
           expect(
             percentile(
               answers.map((r) => r.ms),
-              90,
+              50,
             ),
-          ).toBeLessThan(STORE_TIMEOUT_MS);
+          ).toBeLessThan(percentile(healthyMs, 50) + STORE_TIMEOUT_MS / 2);
           expect(answers.length).toBeGreaterThan(100);
 
           // Ready all along (degraded while the store does not answer; a replaced connection may answer already).
