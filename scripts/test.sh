@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `npm test`: every check CI runs, in order — lint/format, docs links, type check and production build (side by
-# side), the vitest suites of every package in one run (against real PostgreSQL, Redis and PGlite), then the
-# browser tests. Prints each step's time and, after vitest, its ten slowest files. docs/testing.md explains it.
+# `npm test`: every check CI runs — lint/format, docs links, type check and production build (side by side), then
+# the vitest suites of every package in one run (against real PostgreSQL, Redis and PGlite) beside the browser
+# tests. Prints each step's time and vitest's ten slowest files. docs/testing.md explains it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1
@@ -38,13 +38,23 @@ node scripts/check-docs.mjs
 step "Type check and production build"
 npx turbo run typecheck build --concurrency=2 --output-logs=errors-only
 
-step "Unit and integration tests (vitest, every package)"
+# The browser tests wait on pages and the server far more than they compute, and vitest's files wait on
+# databases and spawned servers: side by side they fill the two cores that either alone leaves half idle.
+step "Unit, integration and browser tests (vitest and Playwright side by side)"
+e2e_log=$(mktemp -t e2e-XXXXXX.log)
+E2E_SKIP_BUILD=1 npm run -s -w @petstore/web test:e2e >"$e2e_log" 2>&1 &
+e2e_pid=$!
+e2e_started=$SECONDS
 report=$(mktemp -t vitest-report-XXXXXX.json)
-status=0
-npx vitest run --reporter=default --reporter=json --outputFile.json="$report" || status=$?
+vitest_status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" || vitest_status=$?
+vitest_seconds=$((SECONDS - step_start))
 node scripts/slowest-tests.mjs "$report" 10 || true
 rm -f "$report"
-[ "$status" -eq 0 ] || exit "$status"
-
-step "Browser tests (Playwright, Debian Chromium)"
-E2E_SKIP_BUILD=1 npm run -w @petstore/web test:e2e
+e2e_status=0
+wait "$e2e_pid" || e2e_status=$?
+printf '\n\033[1m== Browser tests (Playwright, Debian Chromium): %ss\033[0m\n' $((SECONDS - e2e_started))
+cat "$e2e_log"
+rm -f "$e2e_log"
+printf '\nvitest: %ss, exit %s; Playwright: exit %s\n' "$vitest_seconds" "$vitest_status" "$e2e_status"
+[ "$vitest_status" -eq 0 ] && [ "$e2e_status" -eq 0 ]
