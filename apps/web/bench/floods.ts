@@ -65,20 +65,21 @@ export interface FloodResult {
   ratio: number;
 }
 
+/** getPet of animal `petId` with the API key `key`: the real client whose share of the process each flood measures. */
+function getPetScenario(key: string, petId: bigint | number): Scenario {
+  return {
+    name: "getPet",
+    options: (url) => ({ url: `${url}/v1/pets/${petId}`, headers: { authorization: `Bearer ${key}` } }),
+    once: (url) => status(fetch(`${url}/v1/pets/${petId}`, { headers: { authorization: `Bearer ${key}` } })),
+  };
+}
+
 /** Measures getPet of `key` alone and beside each flood, in alternating rounds. */
 export async function measureFloods(
   server: ProductionServer,
   opts: { key: string; petId: bigint | number; metricsToken: string; log: (line: string) => void },
 ): Promise<FloodResult[]> {
-  const getPet: Scenario = {
-    name: "getPet",
-    options: (url) => ({
-      url: `${url}/v1/pets/${opts.petId}`,
-      headers: { authorization: `Bearer ${opts.key}` },
-    }),
-    once: (url) =>
-      status(fetch(`${url}/v1/pets/${opts.petId}`, { headers: { authorization: `Bearer ${opts.key}` } })),
-  };
+  const getPet = getPetScenario(opts.key, opts.petId);
   const seconds = options.duration / options.rounds;
   const clientConnections = 16;
   const results: FloodResult[] = [];
@@ -196,15 +197,7 @@ export async function measureAddressFloods(
     log: (line: string) => void;
   },
 ): Promise<AddressFloodRow[]> {
-  const getPet: Scenario = {
-    name: "getPet",
-    options: (url) => ({
-      url: `${url}/v1/pets/${opts.petId}`,
-      headers: { authorization: `Bearer ${opts.key}` },
-    }),
-    once: (url) =>
-      status(fetch(`${url}/v1/pets/${opts.petId}`, { headers: { authorization: `Bearer ${opts.key}` } })),
-  };
+  const getPet = getPetScenario(opts.key, opts.petId);
   const port = Number(new URL(server.baseUrl).port);
   const origin = `http://127.0.0.1:${port}`;
   const addresses = loopbackAddresses(opts.addresses);

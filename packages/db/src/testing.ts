@@ -191,16 +191,28 @@ export async function createMigratedPGliteDir(prefix = "petstore_pglite"): Promi
 
 async function createPGliteTemplate(): Promise<string> {
   const template = path.join(os.tmpdir(), `petstore-pglite-template-${await migrationsVersion()}`);
-  if (fs.existsSync(template)) return template;
-  // Built in a scratch folder and renamed when complete: a crash never leaves a half-migrated template, and of
-  // two processes building at once, the second rename fails and that process uses the first one's folder.
-  const scratch = await fs.promises.mkdtemp(`${template}-building-`);
-  await deployMigrations({ kind: "pglite", dir: scratch });
+  return buildFolderOnce(template, (scratch) => deployMigrations({ kind: "pglite", dir: scratch }));
+}
+
+/**
+ * The folder `target`, built by `build` into a scratch folder and renamed to `target` when complete, unless it
+ * exists already: a crash never leaves a half-built folder, and of two processes building at once, the second
+ * rename fails and that process uses the first one's folder.
+ * @returns `target`.
+ * @throws what `build` throws.
+ */
+export async function buildFolderOnce(
+  target: string,
+  build: (scratch: string) => Promise<unknown>,
+): Promise<string> {
+  if (fs.existsSync(target)) return target;
+  const scratch = await fs.promises.mkdtemp(`${target}-building-`);
+  await build(scratch);
   try {
-    await fs.promises.rename(scratch, template);
+    await fs.promises.rename(scratch, target);
   } catch (error) {
-    if (!fs.existsSync(template)) throw error;
+    if (!fs.existsSync(target)) throw error;
     await fs.promises.rm(scratch, { recursive: true, force: true });
   }
-  return template;
+  return target;
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll } from "vitest";
 import { type Database, openDatabase } from "../src/index.ts";
 import { defaultMigrationPaths } from "../src/migrate/index.ts";
 import {
+  buildFolderOnce,
   createMigratedDatabase,
   createTemporaryDatabase,
   DEFAULT_ADMIN_URL,
@@ -55,16 +56,7 @@ async function emptyPGliteTemplateDir(): Promise<string> {
   const packageJson = path.join(path.dirname(require.resolve("@electric-sql/pglite")), "..", "package.json");
   const { version } = JSON.parse(await fs.promises.readFile(packageJson, "utf8")) as { version: string };
   const template = path.join(os.tmpdir(), `petstore-pglite-empty-${version}`);
-  if (fs.existsSync(template)) return template;
-  const scratch = await fs.promises.mkdtemp(`${template}-building-`);
-  await (await PGlite.create(scratch)).close();
-  try {
-    await fs.promises.rename(scratch, template);
-  } catch (error) {
-    if (!fs.existsSync(template)) throw error;
-    await fs.promises.rm(scratch, { recursive: true, force: true });
-  }
-  return template;
+  return buildFolderOnce(template, async (scratch) => (await PGlite.create(scratch)).close());
 }
 
 /**
