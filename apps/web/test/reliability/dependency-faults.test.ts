@@ -25,6 +25,9 @@ const STORE_TIMEOUT_MS = 500;
 const ENV = {
   DATABASE_CONNECT_TIMEOUT_MS: "1000",
   DATABASE_STATEMENT_TIMEOUT_MS: "1500",
+  // More connections than the 16 concurrent clients of the store tests: on a busy machine a wait for a free
+  // connection past the 1 s bound would be a 503 that has nothing to do with the store.
+  DATABASE_POOL_SIZE: "20",
   RATE_LIMIT_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS),
   RATE_LIMIT_BREAKER_COOLDOWN_MS: "1000",
   // Low, so that a keyed request refused as anonymous would show as a 429.
@@ -211,14 +214,18 @@ describe("dependency faults (production server through proxies to PostgreSQL and
         const url = `${f.baseUrl}/v1/pets?limit=1`;
         // The same load without a fault: what a request costs on this machine now, whatever else it runs.
         const healthy = await load(url, f.key, 16, 1000);
-        expect(healthy.every((r) => r.status === 200)).toBe(true);
+        expect(
+          healthy.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text.slice(0, 120)}`),
+        ).toEqual([]);
         const healthyMs = healthy.map((r) => r.ms);
         const failOpenBefore = failOpenCount((await timed(`${f.baseUrl}/metrics`)).text);
         if (fault === "blackhole") f.redis?.blackhole();
         else f.redis?.silence();
         try {
           const answers = await load(url, f.key, 16, 3000);
-          expect(answers.every((r) => r.status === 200)).toBe(true);
+          expect(
+            answers.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text.slice(0, 120)}`),
+          ).toEqual([]);
           // Only the requests before the breaker opened (and a probe a second) waited for the store, each once:
           // without the breaker the typical request would take a store timeout more than without the fault.
           for (const r of answers) expect(r.ms).toBeLessThan(STORE_TIMEOUT_MS + Math.max(...healthyMs) + 500);
