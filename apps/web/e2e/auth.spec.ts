@@ -4,7 +4,7 @@
  */
 import { expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
-import { signIn, snap } from "./support/helpers";
+import { signIn, signOut, snap } from "./support/helpers";
 
 test.describe(() => {
   // This test's failures come from its own client address, so they cannot throttle the other tests.
@@ -64,8 +64,7 @@ test.describe(() => {
     });
     const ownerPage = await owner.newPage();
     await signIn(ownerPage, e2e.throttled);
-    await ownerPage.getByRole("button", { name: "Sign out" }).click();
-    await expect(ownerPage).toHaveURL(/\/admin\/sign-in$/);
+    await signOut(ownerPage);
 
     // Strangers: 5 wrong passwords from each of 20 addresses.
     await Promise.all(
@@ -117,8 +116,7 @@ test("the session cookie is httpOnly and SameSite=Lax, the device cookie stays, 
   expect((device?.expires ?? 0) * 1000 - Date.now()).toBeGreaterThan(89 * 86_400_000);
   expect(await page.evaluate(() => document.cookie)).not.toContain("petstore_device");
 
-  await page.getByRole("button", { name: "Sign out" }).click();
-  await expect(page).toHaveURL(/\/admin\/sign-in$/);
+  await signOut(page);
   expect((await page.context().cookies()).some((c) => c.name === "petstore_session")).toBe(false);
   // Signing out ends the session, not the browser's standing as a known device.
   expect((await page.context().cookies()).some((c) => c.name === "petstore_device")).toBe(true);

@@ -17,6 +17,19 @@ export async function signIn(page: Page, account: Account): Promise<void> {
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
 }
 
+/**
+ * Signs out with the shell's button and waits for the sign-in page. A page loaded in full (as after signing in)
+ * shows the button before React has hydrated it, and a click then does nothing, as it would for a person; the
+ * click is repeated until the page moves, as that person would.
+ */
+export async function signOut(page: Page): Promise<void> {
+  await expect(async () => {
+    if (!/\/admin\/sign-in$/.test(page.url()))
+      await page.getByRole("button", { name: "Sign out" }).click({ timeout: 2_000 });
+    await expect(page).toHaveURL(/\/admin\/sign-in$/, { timeout: 3_000 });
+  }).toPass({ timeout: 30_000 });
+}
+
 export const VIEWPORTS = [
   { name: "desktop", width: 1280, height: 800 },
   { name: "phone", width: 390, height: 844 },
