@@ -30,8 +30,14 @@ import {
 
 export type { ApiCaller, KeyCheck, LookupClaim } from "./verifier.ts";
 
-export function createApiKeyService({ prisma, config, clock, logger }: CoreDeps) {
-  const verifier = createKeyVerifier({ prisma, environment: config.environment, clock, logger });
+export function createApiKeyService({ prisma, config, clock, logger, dependencies }: CoreDeps) {
+  const verifier = createKeyVerifier({
+    prisma,
+    environment: config.environment,
+    clock,
+    logger,
+    ...(dependencies ? { dependencies } : {}),
+  });
 
   const notFound = (ref: string) => new AppError("not_found", `No API key ${ref}.`);
 

@@ -21,8 +21,10 @@ import type { PrismaClient } from "@petstore/db";
 import DataLoader from "dataloader";
 import type { Logger } from "pino";
 import { BoundedMap } from "../bounded-map.ts";
+import type { DependencyStatus } from "../dependency-status.ts";
 import type { Clock } from "../deps.ts";
 import { endOfTurn } from "../end-of-turn.ts";
+import { isDatabaseUnavailable } from "../error-translator.ts";
 import { hashApiKey, type KeyEnvironment, parseApiKey } from "./format.ts";
 import { effectiveLimits, isLive } from "./policy.ts";
 import type { KeyWithPlan } from "./view.ts";
@@ -70,8 +72,10 @@ export function createKeyVerifier(deps: {
   environment: KeyEnvironment;
   clock: Clock;
   logger: Logger;
+  /** Where an unreachable database is reported (one log line per outage), instead of a line per failed write. */
+  dependencies?: DependencyStatus;
 }) {
-  const { prisma, environment, clock, logger } = deps;
+  const { prisma, environment, clock, logger, dependencies } = deps;
   const valid = new BoundedMap<string, { key: KeyWithPlan; fetchedAt: number }>(MAX_ENTRIES);
   const invalid = new BoundedMap<string, number>(MAX_ENTRIES);
   const refreshing = new Set<string>();
@@ -99,9 +103,10 @@ export function createKeyVerifier(deps: {
     if (perMinute === null || perDay === null) return undefined;
     if (nowMs - (lastUsedWritten.get(key.id) ?? 0) >= LAST_USED_INTERVAL_MS) {
       lastUsedWritten.set(key.id, nowMs);
-      prisma.apiKey
-        .update({ where: { id: key.id }, data: { lastUsedAt: now } })
-        .catch((error: unknown) => logger.warn({ err: error, keyId: key.id }, "could not record lastUsedAt"));
+      prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } }).catch((error: unknown) => {
+        if (dependencies && isDatabaseUnavailable(error)) dependencies.down("database", error);
+        else logger.warn({ err: error, keyId: key.id }, "could not record lastUsedAt");
+      });
     }
     return {
       keyId: key.id,
