@@ -250,7 +250,7 @@ describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
   });
 
   it("holds an anonymous refusal for the delay (never past its window), an admitted check not at all", async () => {
-    const limiter = make({ anonymousRefusalDelayMs: 300 });
+    const limiter = make({ anonymousRefusalDelayMs: 1000 });
     const ip = `10.8.0.1-${randomUUID()}`;
     const timed = async (decision: RateLimitDecision) => {
       const started = performance.now();
@@ -258,17 +258,18 @@ describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
       return performance.now() - started;
     };
     const admitted = await limiter.checkAnonymous(ip);
-    expect(await timed(admitted)).toBeLessThan(50);
+    // Bounds far from the 1 s hold, so that a busy machine's late timers cannot blur them.
+    expect(await timed(admitted)).toBeLessThan(250);
     for (let i = 0; i < 2; i++) await limiter.checkAnonymous(ip);
     const refused = await limiter.checkAnonymous(ip);
     expect(refused.allowed).toBe(false);
     const holds = await Promise.all([timed(refused), timed(refused)]);
-    for (const ms of holds) expect(ms).toBeGreaterThanOrEqual(290);
+    for (const ms of holds) expect(ms).toBeGreaterThanOrEqual(990);
     // A refusal whose window ends sooner is held only until then.
     const window = refused.reported;
     if (!window) throw new Error("a refusal reports its window");
     const endingSoon = { ...refused, reported: { ...window, resetMs: Date.now() + 60 } };
-    expect(await timed(endingSoon)).toBeLessThan(250);
+    expect(await timed(endingSoon)).toBeLessThan(700);
     expect(limiter.metrics().heldRefusals).toBe(0);
   });
 
