@@ -23,8 +23,8 @@ export function serverLog(name: string): Pick<CommandOptions, "logFile"> {
 /** A benched request. */
 export interface Scenario {
   name: string;
-  /** Builds the autocannon options for a server. */
-  options(baseUrl: string): Parameters<typeof autocannon>[0];
+  /** Builds the autocannon options for a server (`reference`: the bench's reference server, bench/reference.ts). */
+  options(baseUrl: string, reference?: boolean): Parameters<typeof autocannon>[0];
   /** Sends one such request (fetch) and returns its status. */
   once(baseUrl: string): Promise<number>;
 }
@@ -33,6 +33,8 @@ export interface Scenario {
 export interface Target {
   baseUrl: string;
   pid?: number;
+  /** True for the reference server, which takes `after=<id>` where the project takes a signed cursor. */
+  reference?: boolean;
 }
 
 export interface Measurement {
@@ -88,7 +90,11 @@ export async function runOnce(
   connections: number,
   tally?: Tally,
 ): Promise<void> {
-  const instance = autocannon({ ...scenario.options(target.baseUrl), connections, duration: seconds });
+  const instance = autocannon({
+    ...scenario.options(target.baseUrl, target.reference),
+    connections,
+    duration: seconds,
+  });
   if (tally) {
     instance.on("response", (_client, statusCode, _bytes, responseTime) => {
       tally.latencies.push(responseTime);

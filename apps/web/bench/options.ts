@@ -37,6 +37,16 @@ const pairsOf = (v: string) =>
 const Options = z.object({
   duration: positive.default(12),
   connections: positive.default(64),
+  /** Connections of each many-key scenario, each measured apart (comma-separated). */
+  manyConnections: z
+    .string()
+    .default("16,64")
+    .transform((v) => v.split(",").map(Number))
+    .pipe(z.array(z.number().int().positive()).min(1)),
+  /** API keys of the many-key scenarios. */
+  keys: positive.int().default(1000),
+  /** Which scenarios: the many-key mix, the hot-key case, or both. */
+  set: z.enum(["all", "many", "hot"]).default("all"),
   warmup: positive.default(2),
   rounds: positive.default(3),
   profileDir: z.string().min(1).optional(),
@@ -64,6 +74,9 @@ const Options = z.object({
 export const options = readOptions(Options, {
   duration: { arg: "duration", env: "BENCH_DURATION" },
   connections: { arg: "connections", env: "BENCH_CONNECTIONS" },
+  manyConnections: { arg: "many-connections", env: "BENCH_MANY_CONNECTIONS" },
+  keys: { arg: "keys", env: "BENCH_KEYS" },
+  set: { arg: "set", env: "BENCH_SET" },
   warmup: { arg: "warmup", env: "BENCH_WARMUP" },
   rounds: { arg: "rounds", env: "BENCH_ROUNDS" },
   profileDir: { env: "BENCH_PROFILE" },

@@ -2,7 +2,7 @@
  * The bench's reference: a bare `node:http` + `pg` + `ioredis` server doing the work of the four benched
  * requests and nothing else (docs/interface.md, `/v1/pets`): bearer key -> SHA-256 -> key look-up cached in
  * process for 4 s, per-minute and per-day fixed windows (or the per-IP minute window without a key) in one Redis
- * Lua script, one indexed statement, a JSON body. It is the ceiling `npm run bench` compares the project with
+ * Lua script, one indexed statement (listPets: filtered by status, after an id), a JSON body. It is the ceiling `npm run bench` compares the project with
  * (docs/performance.md). Not part of the product.
  * Usage: `tsx bench/reference.ts` with PORT, DATABASE_URL, REDIS_URL and RATE_LIMIT_PREFIX in the environment.
  */
@@ -87,8 +87,17 @@ const animal = (r: Row) => ({
   ...(r.status ? { status: r.status } : {}),
 });
 
-function send(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" });
+function send(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-store",
+    ...headers,
+  });
   res.end(JSON.stringify(body));
 }
 
@@ -109,11 +118,20 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse): Prom
   const id = /^\/v1\/pets\/(\d+)$/.exec(url.pathname)?.[1];
   if (req.method === "GET" && url.pathname === "/v1/pets") {
     const limit = Math.min(100, Number(url.searchParams.get("limit") ?? 20));
-    const { rows } = await pool.query(
-      `SELECT id, name, "categoryId", status FROM "Pet" WHERE id > $1 ORDER BY id LIMIT $2`,
-      [0, limit + 1],
-    );
-    return send(res, 200, { items: (rows as Row[]).slice(0, limit).map(animal) });
+    const after = Number(url.searchParams.get("after") ?? 0);
+    const status = url.searchParams.get("status");
+    const { rows } = status
+      ? await pool.query(
+          `SELECT id, name, "categoryId", status FROM "Pet" WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
+          [status, after, limit + 1],
+        )
+      : await pool.query(
+          `SELECT id, name, "categoryId", status FROM "Pet" WHERE id > $1 ORDER BY id LIMIT $2`,
+          [after, limit + 1],
+        );
+    const page = (rows as Row[]).slice(0, limit);
+    const next = rows.length > limit ? `?limit=${limit}&after=${page.at(-1)?.id}` : undefined;
+    return send(res, 200, page.map(animal), next ? { Link: `<${next}>; rel="next"` } : {});
   }
   if (req.method === "GET" && id) {
     const { rows } = await pool.query(`SELECT id, name, "categoryId", status FROM "Pet" WHERE id = $1`, [id]);

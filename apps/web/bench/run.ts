@@ -48,7 +48,8 @@ import { measureAddressFloods, measureFloods } from "./floods.ts";
 import { loadAverage, type Measurement, measureRounds, round, rssMb, serverLog, Tally } from "./measure.ts";
 import { options } from "./options.ts";
 import { deletePrefix } from "./redis.ts";
-import { scenarios as benchScenarios } from "./scenarios.ts";
+import { hotKeyScenarios, manyKeyScenarios, type Population } from "./scenarios.ts";
+import { collectPages, seededStatus } from "./traffic.ts";
 
 const { duration: DURATION, connections: CONNECTIONS, warmup: WARMUP, rounds: ROUNDS } = options;
 const { profileDir: PROFILE_DIR, redisUrl: REDIS_URL } = options;
@@ -84,16 +85,18 @@ async function main(): Promise<void> {
       { name: "bench", plan: "enterprise", perMinute: 100_000_000, perDay: 100_000_000 },
       "bench",
     );
-    const pet = await databaseOf(db.rt).prisma.pet.findFirstOrThrow({ orderBy: { id: "asc" } });
-    const category = await databaseOf(db.rt).prisma.category.findFirstOrThrow({ orderBy: { id: "asc" } });
-    // 1,000 animals (the seed has a few dozen).
-    const seeded = await databaseOf(db.rt).prisma.pet.count();
-    await databaseOf(db.rt).prisma.pet.createMany({
+    const prisma = databaseOf(db.rt).prisma;
+    const category = await prisma.category.findFirstOrThrow({ orderBy: { id: "asc" } });
+    // 1,000 animals (the seed has a few dozen), with a spread of statuses for the filtered pages.
+    const seeded = await prisma.pet.count();
+    await prisma.pet.createMany({
       data: Array.from({ length: Math.max(0, 1_000 - seeded) }, (_, i) => ({
         name: `animal ${i + 1}`,
         categoryId: category.id,
+        status: seededStatus(i) ?? null,
       })),
     });
+    const pet = await prisma.pet.findFirstOrThrow({ orderBy: { id: "asc" } });
     const animals = await databaseOf(db.rt).prisma.pet.count();
     const common = {
       DATABASE_URL: db.url,
@@ -205,27 +208,40 @@ async function main(): Promise<void> {
       serverLog(THIRD.name.replace(/[^a-z]+/g, "-")),
     );
     servers.push(third);
-    const targets = [api, reference, third];
-    const scenarios = benchScenarios(key, pet.id, category.id).filter(
-      (s) => !options.only || s.name.includes(options.only),
-    );
+    const targets = [api, { ...reference, reference: true }, third];
+    const runs = [
+      ...(options.set === "hot"
+        ? []
+        : manyKeyScenarios(await manyKeyPopulation(db, api.baseUrl, key)).flatMap((scenario) =>
+            options.manyConnections.map((connections) => ({
+              scenario: { ...scenario, name: `${scenario.name}, ${connections} conns` },
+              connections,
+            })),
+          )),
+      ...(options.set === "many"
+        ? []
+        : hotKeyScenarios(key, pet.id, category.id).map((scenario) => ({
+            scenario,
+            connections: CONNECTIONS,
+          }))),
+    ].filter((r) => !options.only || r.scenario.name.includes(options.only));
     log(
       `${animals} animals. Each scenario, per server: ${WARMUP} s warm-up, then ${DURATION} s in ${ROUNDS} ` +
-        `rotating rounds, ${CONNECTIONS} connections. Load average at start: ${loadAverage()}\n`,
+        `rotating rounds (hot-key: ${CONNECTIONS} connections). Load average at start: ${loadAverage()}\n`,
     );
-    const tallies = scenarios.map(() => targets.map(() => new Tally()));
-    for (const [i, scenario] of scenarios.entries()) {
+    const tallies = runs.map(() => targets.map(() => new Tally()));
+    for (const [i, { scenario, connections }] of runs.entries()) {
       await measureRounds(scenario, targets, tallies[i] as Tally[], {
         seconds: DURATION,
         rounds: ROUNDS,
         warmup: WARMUP,
-        connections: CONNECTIONS,
+        connections,
       });
-      log(`  ${scenario.name}: done`);
+      log(`  ${scenario.name}: done (load ${loadAverage()})`);
     }
     const rss = Object.fromEntries(targets.map((t, i) => [NAMES[i], rssMb(t.pid)]));
 
-    const results = scenarios.map((scenario, i) => {
+    const results = runs.map(({ scenario }, i) => {
       const [project, ref, other] = (tallies[i] as Tally[]).map((t) => t.result()) as [
         Measurement,
         Measurement,
@@ -280,6 +296,34 @@ async function main(): Promise<void> {
     await db.drop();
     await deletePrefix(PREFIX);
   }
+}
+
+/**
+ * `options.keys` Enterprise keys with limits nothing reaches (created through the service, as an admin would), the
+ * animal and category ids, and every listPets page walked on `baseUrl` with `key`.
+ */
+async function manyKeyPopulation(db: PreparedDatabase, baseUrl: string, key: string): Promise<Population> {
+  log(`Creating ${options.keys} API keys and walking every listPets page ...`);
+  const keys: string[] = [];
+  for (let i = 0; i < options.keys; i++) {
+    const created = await db.rt.apiKeys.create(
+      { name: `bench ${i}`, plan: "enterprise", perMinute: 100_000_000, perDay: 100_000_000 },
+      "bench",
+    );
+    keys.push(created.key);
+  }
+  const prisma = databaseOf(db.rt).prisma;
+  const [animals, categories, pages] = await Promise.all([
+    prisma.pet.findMany({ select: { id: true } }),
+    prisma.category.findMany({ select: { id: true } }),
+    collectPages(baseUrl, key),
+  ]);
+  return {
+    keys,
+    animalIds: animals.map((a) => Number(a.id)),
+    categoryIds: categories.map((c) => Number(c.id)),
+    pages,
+  };
 }
 
 function writeResults(summary: Record<string, unknown> & { loadAtStart: number[] }): void {

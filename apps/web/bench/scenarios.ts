@@ -1,49 +1,126 @@
 /**
- * The benched requests: a page of 20 animals and a full page of 100 (the size where the answer's
- * representation work, ETag and serialisation, weighs most), one animal, a new animal, and an anonymous
- * request answered 401 (docs/interface.md, `/v1/pets`).
+ * The benched requests (docs/performance.md "How to reproduce"): the many-key mix real traffic looks like (1,000
+ * keys chosen per request uniformly or Zipf-distributed, random animals, listPets pages of every filter and
+ * depth, creates), and the hot-key case (one key, one animal, one page: a page of 20 and a full page of 100,
+ * where the representation work weighs most), plus an anonymous request answered 401.
  */
+import { randomInt } from "node:crypto";
 import { type Scenario, status } from "./measure.ts";
+import { type Page, type Pick, pageQuery, uniform, zipf } from "./traffic.ts";
 
-/** Scenarios for API key `key`, an existing animal id and category id. */
-export function scenarios(key: string, petId: bigint | number, categoryId: bigint | number): Scenario[] {
-  const auth = { authorization: `Bearer ${key}` };
-  let serial = 0;
-  const newPet = () =>
-    JSON.stringify({ name: `bench ${process.pid} ${++serial}`, categoryId: Number(categoryId) });
-  const postHeaders = { ...auth, "content-type": "application/json" };
-  return [
-    {
-      name: "GET /v1/pets?limit=20",
-      options: (url) => ({ url: `${url}/v1/pets?limit=20`, headers: auth }),
-      once: (url) => status(fetch(`${url}/v1/pets?limit=20`, { headers: auth })),
-    },
-    {
-      name: "GET /v1/pets?limit=100",
-      options: (url) => ({ url: `${url}/v1/pets?limit=100`, headers: auth }),
-      once: (url) => status(fetch(`${url}/v1/pets?limit=100`, { headers: auth })),
-    },
-    {
-      name: "GET /v1/pets/{id}",
-      options: (url) => ({ url: `${url}/v1/pets/${petId}`, headers: auth }),
-      once: (url) => status(fetch(`${url}/v1/pets/${petId}`, { headers: auth })),
-    },
-    {
-      name: "POST /v1/pets",
-      options: (url) => ({
-        url,
-        requests: [
-          {
-            method: "POST",
-            path: "/v1/pets",
-            headers: postHeaders,
-            setupRequest: (request) => ({ ...request, body: newPet() }),
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** A GET whose path and key are drawn per request. */
+function drawnGet(name: string, draw: (reference: boolean) => { path: string; key: string }): Scenario {
+  return {
+    name,
+    options: (url, reference = false) => ({
+      url,
+      requests: [
+        {
+          method: "GET",
+          setupRequest: (request) => {
+            const { path, key } = draw(reference);
+            return { ...request, path, headers: { ...request.headers, ...auth(key) } };
           },
-        ],
-      }),
-      once: (url) =>
-        status(fetch(`${url}/v1/pets`, { method: "POST", headers: postHeaders, body: newPet() })),
+        },
+      ],
+    }),
+    once: (url) => {
+      const { path, key } = draw(false);
+      return status(fetch(`${url}${path}`, { headers: auth(key) }));
     },
+  };
+}
+
+/** createPet with a key drawn per request and a random category. */
+function drawnCreate(name: string, nextKey: () => string, categoryIds: number[]): Scenario {
+  let serial = 0;
+  const draw = () => ({
+    key: nextKey(),
+    body: JSON.stringify({
+      name: `bench ${process.pid} ${++serial}`,
+      categoryId: categoryIds[randomInt(categoryIds.length)],
+    }),
+  });
+  return {
+    name,
+    options: (url) => ({
+      url,
+      requests: [
+        {
+          method: "POST",
+          path: "/v1/pets",
+          setupRequest: (request) => {
+            const { key, body } = draw();
+            return { ...request, body, headers: { "content-type": "application/json", ...auth(key) } };
+          },
+        },
+      ],
+    }),
+    once: (url) => {
+      const { key, body } = draw();
+      return status(
+        fetch(`${url}/v1/pets`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...auth(key) },
+          body,
+        }),
+      );
+    },
+  };
+}
+
+/** What the many-key scenarios draw from. */
+export interface Population {
+  keys: string[];
+  animalIds: number[];
+  categoryIds: number[];
+  pages: Page[];
+}
+
+/** The many-key scenarios over `population`. */
+export function manyKeyScenarios(population: Population): Scenario[] {
+  const { keys, animalIds, categoryIds, pages } = population;
+  const n = keys.length;
+  const pickers: [string, Pick][] = [
+    ["uniform", uniform(n)],
+    ["Zipf", zipf(n)],
+  ];
+  const keyOf = (pick: Pick) => () => keys[pick()] as string;
+  return [
+    ...pickers.map(([how, pick]) =>
+      drawnGet(`getPet, ${n} keys ${how}, random ids`, () => ({
+        path: `/v1/pets/${animalIds[randomInt(animalIds.length)]}`,
+        key: keyOf(pick)(),
+      })),
+    ),
+    ...pickers.map(([how, pick]) =>
+      drawnGet(`listPets, ${n} keys ${how}, random pages`, (reference) => ({
+        path: `/v1/pets?${pageQuery(pages[randomInt(pages.length)] as Page, reference)}`,
+        key: keyOf(pick)(),
+      })),
+    ),
+    drawnCreate(`createPet, ${n} keys Zipf`, keyOf(zipf(n)), categoryIds),
+  ];
+}
+
+/** The hot-key scenarios for API key `key`, an existing animal id and category id. */
+export function hotKeyScenarios(
+  key: string,
+  petId: bigint | number,
+  categoryId: bigint | number,
+): Scenario[] {
+  const one = (name: string, path: string): Scenario => ({
+    name,
+    options: (url) => ({ url: `${url}${path}`, headers: auth(key) }),
+    once: (url) => status(fetch(`${url}${path}`, { headers: auth(key) })),
+  });
+  return [
+    one("one key: GET /v1/pets?limit=20", "/v1/pets?limit=20"),
+    one("one key: GET /v1/pets?limit=100", "/v1/pets?limit=100"),
+    one("one key: GET /v1/pets/{id}", `/v1/pets/${petId}`),
+    drawnCreate("one key: POST /v1/pets", () => key, [Number(categoryId)]),
     {
       name: "GET /v1/pets (no key, 401)",
       options: (url) => ({ url: `${url}/v1/pets?limit=20` }),

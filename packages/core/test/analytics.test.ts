@@ -206,6 +206,58 @@ describe.each(["PostgreSQL", "PGlite"] as const)("analytics on %s", (kind) => {
     expect(recent.at(-1)?.requestId).toBe("r20");
   });
 
+  it("stores the entries of a flush spread over many keys, each under its own key", async () => {
+    const keys = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => a.apiKeys.create({ name: `many ${i}`, plan: "pro" }, "test")),
+    );
+    const start = now.getTime();
+    for (let round = 0; round < 2; round++) {
+      for (const [i, key] of keys.entries()) {
+        a.analytics?.record({
+          keyId: key.id,
+          operation: "getPet",
+          outcome: "2xx",
+          status: 200,
+          durationMs: 3,
+          at: start + round * 1_000 + i,
+          clientIp: "203.0.113.9",
+          requestId: `m${i}-${round}`,
+        });
+      }
+    }
+    await a.analytics?.flush();
+    const stored = await Promise.all(keys.map((key) => a.usage.recentRequests(key.id)));
+    expect(stored.map((recent) => recent.map((r) => r.requestId))).toEqual(
+      keys.map((_, i) => [`m${i}-1`, `m${i}-0`]),
+    );
+  });
+
+  it.runIf(kind === "PostgreSQL")("reads entries stored one field per property", async () => {
+    const key = await a.apiKeys.create({ name: "fields", plan: "pro" }, "test");
+    const redis = new Redis(REDIS_URL);
+    try {
+      await redis.xadd(
+        `${prefix}:recent:${key.id}`,
+        "*",
+        ...["at", "2026-06-01T10:00:00.000Z", "operation", "listPets"],
+        ...["status", "404", "durationMs", "7.5", "clientIp", "192.0.2.1", "requestId", "old-1"],
+      );
+    } finally {
+      redis.disconnect();
+    }
+    expect(await a.usage.recentRequests(key.id)).toEqual([
+      {
+        keyId: key.id,
+        at: "2026-06-01T10:00:00.000Z",
+        operation: "listPets",
+        status: 404,
+        durationMs: 7.5,
+        clientIp: "192.0.2.1",
+        requestId: "old-1",
+      },
+    ]);
+  });
+
   it("stores only each key's newest 100 of a busy flush (the stream gets no more than it keeps)", async () => {
     const busy = await a.apiKeys.create({ name: "busy", plan: "pro" }, "test");
     const quiet = await a.apiKeys.create({ name: "quiet", plan: "pro" }, "test");

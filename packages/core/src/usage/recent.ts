@@ -31,7 +31,41 @@ export function createMemoryRecentStore(): RecentRequestStore {
   };
 }
 
-const FIELDS = ["at", "operation", "status", "durationMs", "clientIp", "requestId"] as const;
+/**
+ * One stream entry holds one field, `e`: the request as a JSON array in `ENTRY_ORDER`. One argument instead of six
+ * pairs makes an XADD several times cheaper to build, and a flush issues one per request of every busy key.
+ */
+const ENTRY_ORDER = ["at", "operation", "status", "durationMs", "clientIp", "requestId"] as const;
+
+/**
+ * Entries per pipeline of an append. Building the commands holds the event loop, so a flush sends them in chunks
+ * and each chunk's round trip lets the requests waiting meanwhile run: a flush of thousands of entries (one per
+ * request of a thousand keys) then never stalls the API behind it.
+ */
+const APPEND_CHUNK = 64;
+
+/** A stream entry's field-value list, as XRANGE returns it, as a RecentRequest of `keyId`. */
+function entryOf(keyId: string, values: string[]): RecentRequest {
+  const v: Record<string, string> = {};
+  if (values[0] === "e") {
+    const parsed = JSON.parse(values[1] ?? "[]") as unknown[];
+    ENTRY_ORDER.forEach((name, i) => {
+      v[name] = String(parsed[i] ?? "");
+    });
+  } else {
+    // Field per property: what instances without the one-field entry wrote, readable until the stream trims it.
+    for (let i = 0; i + 1 < values.length; i += 2) v[values[i] as string] = values[i + 1] as string;
+  }
+  return {
+    keyId,
+    at: v.at ?? "",
+    operation: (v.operation ?? "other") as Operation,
+    status: Number(v.status),
+    durationMs: Number(v.durationMs),
+    clientIp: v.clientIp ?? "",
+    requestId: v.requestId ?? "",
+  };
+}
 
 /**
  * Redis streams over `url` (its own connection, failing fast while disconnected).
@@ -58,40 +92,24 @@ export function createRedisRecentStore(url: string, prefix: string, ttlSeconds: 
   return {
     async append(entries) {
       await ready();
-      const pipeline = client.pipeline();
-      const touched = new Set<string>();
-      for (const e of entries) {
-        pipeline.xadd(
-          streamKey(e.keyId),
-          "MAXLEN",
-          "~",
-          RECENT_LIMIT,
-          "*",
-          ...FIELDS.flatMap((f) => [f, String(e[f])]),
-        );
-        touched.add(e.keyId);
+      for (let start = 0; start < entries.length; start += APPEND_CHUNK) {
+        const pipeline = client.pipeline();
+        const touched = new Set<string>();
+        for (const e of entries.slice(start, start + APPEND_CHUNK)) {
+          const entry = JSON.stringify(ENTRY_ORDER.map((name) => e[name]));
+          pipeline.xadd(streamKey(e.keyId), "MAXLEN", "~", RECENT_LIMIT, "*", "e", entry);
+          touched.add(e.keyId);
+        }
+        for (const keyId of touched) pipeline.expire(streamKey(keyId), ttlSeconds);
+        const results = (await pipeline.exec()) ?? [];
+        const failed = results.find(([err]) => err);
+        if (failed) throw failed[0];
       }
-      for (const keyId of touched) pipeline.expire(streamKey(keyId), ttlSeconds);
-      const results = (await pipeline.exec()) ?? [];
-      const failed = results.find(([err]) => err);
-      if (failed) throw failed[0];
     },
     async list(keyId, limit) {
       await ready();
       const rows = await client.xrevrange(streamKey(keyId), "+", "-", "COUNT", limit);
-      return rows.map(([, values]) => {
-        const v: Record<string, string> = {};
-        for (let i = 0; i + 1 < values.length; i += 2) v[values[i] as string] = values[i + 1] as string;
-        return {
-          keyId,
-          at: v.at ?? "",
-          operation: (v.operation ?? "other") as Operation,
-          status: Number(v.status),
-          durationMs: Number(v.durationMs),
-          clientIp: v.clientIp ?? "",
-          requestId: v.requestId ?? "",
-        };
-      });
+      return rows.map(([, values]) => entryOf(keyId, values));
     },
     async close() {
       client.disconnect();
