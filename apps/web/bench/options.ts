@@ -50,6 +50,8 @@ const Options = z.object({
   warmup: positive.default(2),
   rounds: positive.default(3),
   profileDir: z.string().min(1).optional(),
+  /** A server bundle (e.g. a build of a change) run as the third server, in the API role, instead of `all`. */
+  variant: z.string().min(1).optional(),
   metrics: flag,
   analytics: flag,
   floods: flag,
@@ -80,6 +82,7 @@ export const options = readOptions(Options, {
   warmup: { arg: "warmup", env: "BENCH_WARMUP" },
   rounds: { arg: "rounds", env: "BENCH_ROUNDS" },
   profileDir: { env: "BENCH_PROFILE" },
+  variant: { arg: "variant", env: "BENCH_VARIANT" },
   metrics: { arg: "metrics", env: "BENCH_METRICS", flag: true },
   analytics: { arg: "analytics", env: "BENCH_ANALYTICS", flag: true },
   floods: { arg: "floods", env: "BENCH_FLOODS", flag: true },

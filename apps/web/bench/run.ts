@@ -68,11 +68,13 @@ function table(header: string[], rows: string[][]): void {
 }
 
 /** The third server: the all-in-one role, or an API-only one with metrics or analytics off. */
-const THIRD: { name: string; env: Record<string, string> } = options.metrics
-  ? { name: "api, metrics off", env: { PETSTORE_SERVE: "api", METRICS_ENABLED: "false" } }
-  : options.analytics
-    ? { name: "api, analytics off", env: { PETSTORE_SERVE: "api", ANALYTICS_ENABLED: "false" } }
-    : { name: "all", env: { PETSTORE_SERVE: "all" } };
+const THIRD: { name: string; env: Record<string, string>; bundle?: string } = options.variant
+  ? { name: "variant", env: { PETSTORE_SERVE: "api" }, bundle: path.resolve(options.variant) }
+  : options.metrics
+    ? { name: "api, metrics off", env: { PETSTORE_SERVE: "api", METRICS_ENABLED: "false" } }
+    : options.analytics
+      ? { name: "api, analytics off", env: { PETSTORE_SERVE: "api", ANALYTICS_ENABLED: "false" } }
+      : { name: "all", env: { PETSTORE_SERVE: "all" } };
 const NAMES = ["api", "reference", THIRD.name] as const;
 
 async function main(): Promise<void> {
@@ -203,7 +205,7 @@ async function main(): Promise<void> {
         ...THIRD.env,
       },
       90_000,
-      SERVER_BUNDLE,
+      THIRD.bundle ?? SERVER_BUNDLE,
       THIRD.env.PETSTORE_SERVE === "api" ? options.apiNodeOptions : [],
       serverLog(THIRD.name.replace(/[^a-z]+/g, "-")),
     );
