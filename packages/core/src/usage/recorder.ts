@@ -84,9 +84,9 @@ const MAX_RECENT_KEYS = 1_000;
 
 /**
  * Each key's recent entries between two flushes, at most `RECENT_LIMIT` (plus a little slack, trimmed in batches)
- * per key: the store keeps no more anyway, and a busy key's entries of one interval would otherwise live long
- * enough to be promoted and collected as old objects (a flush of 10,000 entries also costs the event loop ~500 ms
- * of stream commands, its newest 100 ~3 ms).
+ * per key: the store keeps no more anyway, a busy key's entries of one interval would otherwise live long
+ * enough to be promoted and collected as old objects, and the flush's stream commands run on the event loop in
+ * proportion to the entries handed over.
  */
 class RecentBatch {
   private byKey = new Map<string, RecentRequest[]>();
