@@ -2,10 +2,10 @@
 /**
  * Checks that the documentation points at things that exist (`npm test` runs it): every relative link of every
  * Markdown file tracked by git, and every backticked repository path (`apps/...`, `packages/...`, `docs/...`,
- * `scripts/...`, `prisma/...`) in those files and in source comments, and every Markdown file they name, backticked or
- * not (`docs/contract.md`, `README.md`: from the repository's root or the naming file's folder); a path git ignores
- * (an output such as `bench-results/`) counts as existing. Prints each broken reference with its file and line, and exits with 1 when
- * there is any.
+ * `scripts/...`, `prisma/...`) in those files and in source comments, and every Markdown file they name, backticked
+ * or not (`docs/contract.md`, `README.md`: from the repository's root or the naming file's folder); a path git
+ * ignores (an output such as `bench-results/`) counts as existing. Prints each broken reference with its file and
+ * line, and exits with 1 when there is any.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
