@@ -2,9 +2,10 @@
 /**
  * Checks that the documentation points at things that exist (`npm test` runs it): every relative link of every
  * Markdown file tracked by git, and every backticked repository path (`apps/...`, `packages/...`, `docs/...`,
- * `scripts/...`, `prisma/...`) in those files and in source comments; a path git ignores (an output such as
- * `bench-results/`) counts as existing. Prints each broken reference with its file and line, and exits with 1 when
- * there is any.
+ * `scripts/...`, `prisma/...`) in those files and in source comments, and every Markdown file they name, backticked
+ * or not (`docs/contract.md`, `README.md`: from the repository's root or the naming file's folder); a path git
+ * ignores (an output such as `bench-results/`) counts as existing. Prints each broken reference with its file and
+ * line, and exits with 1 when there is any.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -19,6 +20,8 @@ const sources = tracked.filter((f) => /\.(ts|tsx|mjs|js|sh)$/.test(f) && !f.incl
 
 /** A backticked path of the repository: it starts with one of its top folders. */
 const REPO_PATH = /`((?:apps|packages|docs|scripts|prisma)\/[A-Za-z0-9_.@[\]()/-]+?)(?::\d+)?`/g;
+/** A Markdown file named in prose or a comment (`docs/contract.md section 3`), not part of a longer name or URL. */
+const MARKDOWN_FILE = /(?<![\w./@:-])((?:[A-Za-z0-9_.-]+\/)*[A-Za-z0-9_-]+\.md)\b/g;
 /** A Markdown link or image target that is not a URL or an anchor. */
 const LINK = /\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g;
 
@@ -42,6 +45,10 @@ for (const file of [...markdown, ...sources]) {
       // Globs and placeholders name no single file.
       if (/[*<>{}]|\.\.\./.test(target)) continue;
       if (!exists(target.replace(/\/$/, ""))) problems.push(`${file}:${i + 1}: no such path \`${target}\``);
+    }
+    for (const [, named] of line.matchAll(MARKDOWN_FILE)) {
+      if (!exists(named) && !exists(path.join(path.dirname(file), named)))
+        problems.push(`${file}:${i + 1}: no such Markdown file ${named}`);
     }
     if (!file.endsWith(".md")) return;
     for (const [, raw] of line.matchAll(LINK)) {

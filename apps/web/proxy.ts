@@ -1,5 +1,5 @@
 /**
- * Next.js Proxy (the convention formerly called middleware): security headers for the pages. Not matched,
+ * Next.js Proxy (Next 16's name for the middleware convention): security headers for the pages. Not matched,
  * so never slowed down or buffered (a proxy makes Next buffer request bodies): the REST API (/v1), the
  * dashboard's JSON API (/api/trpc, which sets its own headers), the probes and /metrics, Next's static files and
  * the vendored Swagger UI files. Everything else, 404 pages under those prefixes included, gets its policy here.

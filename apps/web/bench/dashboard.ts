@@ -1,32 +1,11 @@
 /**
- * `npm run bench:dashboard`: the dashboard at scale, and what it does to /v1 (docs/operations.md, "Measuring
- * the dashboard at scale").
+ * `npm run bench:dashboard`: every dashboard call's server time on the scale data set, and what an admin using
+ * the dashboard does to /v1's latency. Its steps, options and output: docs/performance.md "How to reproduce";
+ * the data set: docs/operations.md "Measuring the dashboard at scale".
  *
- * 1. The data set: the PostgreSQL database `petstore_dashboard_bench` (BENCH_DATABASE) with the scale data set
- *    of `petstore db seed --scale` (1,000,000 animals, 5,000 API keys, ~2.1 million hourly usage rows, 200,000
- *    audit entries). It is reused when it holds that set and its newest usage hour is at most 6 hours old
- *    (migrations are applied first); otherwise, or with --fresh (BENCH_FRESH=1), it is dropped and seeded anew,
- *    and the seeding time is reported.
- * 2. The production server (test/instances/production-server.ts: `node dist/server.js` over the Next build, Redis
- *    rate limiting, analytics on), one bench admin signed in, one Enterprise key for /v1.
- * 3. Server time of every dashboard call the overview, animals (first page, a search with 100,000 matches, a
- *    rare search, name sort, pages 50,000 and 25,000 by name), keys, key detail, audit, categories, plans and users pages
- *    make: each call alone over HTTP on loopback, `--samples` times (default 7) on the otherwise idle server;
- *    median and max of request-sent to last-byte-read (server time plus well under a millisecond of loopback),
- *    and the server process's CPU time per call (its /proc ticks around each call, averaged: Node's share
- *    of the work; PostgreSQL's is not in it).
- *    Plus the audit CSV export of the whole 90 days: rows, bytes, seconds, and whether it is complete.
- * 4. /v1 under a dashboard in use: `GET /v1/pets?limit=20` at a steady `--rate` (default 40 req/s, evenly
- *    spaced and open-loop, from a worker thread: bench/steady-load.ts) for `--round-seconds` (default 5) per condition in `--rounds` rounds (default 6) rotating
- *    three conditions: without the dashboard; with a simulated admin who loads those pages in a loop, each
- *    page's calls in one batched request (as the browser's httpBatchLink sends them), `--admin-pause-ms`
- *    (default 1000) between pages, an admin clicking briskly; and the same admin flat out (no pause: a stress
- *    figure, the dashboard then takes all the CPU it can). p50/p99/max of /v1 in each condition (exact over
- *    every response), and the page loads' times meanwhile. With --split (BENCH_SPLIT=1) /v1 goes to a second
- *    instance (PETSTORE_SERVE=api beside PETSTORE_SERVE=dashboard), as in a deployment with API-only instances.
- *
- * Prints tables and the load average, and writes bench-results/dashboard.json. Needs PostgreSQL at
- * 127.0.0.1:5432 and Redis at REDIS_URL (default redis://127.0.0.1:6379).
+ * The production server runs through test/instances/production-server.ts (`node dist/server.js` over the Next
+ * build). A call's CPU time is the server process's /proc ticks around it, averaged over the samples. Needs
+ * PostgreSQL at 127.0.0.1:5432 and Redis at REDIS_URL (default redis://127.0.0.1:6379).
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";

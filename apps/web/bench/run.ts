@@ -1,33 +1,13 @@
 /**
- * `npm run bench`: throughput, latency, CPU per response and memory of the production server (`node
- * dist/server.js`, as `npm start` runs it) beside a bare reference server (bench/reference.ts: node:http + pg +
- * ioredis doing the same work and nothing else), measured in one run (docs/performance.md says how to read it).
+ * `npm run bench`: the production server (`node dist/server.js`) as an API-only and as an all-in-one instance
+ * beside a bare reference (bench/reference.ts), every scenario (bench/scenarios.ts) on the three in rotating
+ * rounds; with `--floods`, what floods leave of a real key's getPet instead (bench/floods.ts). What it measures,
+ * its options (bench/options.ts, each also an environment variable) and its output: docs/performance.md "How to
+ * reproduce"; how to read the figures: "Reading the figures" there.
  *
- * Three servers run at once on one temporary PostgreSQL database and one Redis (each its own key prefix): the
- * project as an API-only instance (PETSTORE_SERVE=api, with the Node options docs/operations.md recommends for
- * that role), the reference, and the project as an all-in-one instance (PETSTORE_SERVE=all). Every scenario
- * (bench/scenarios.ts) is measured on the three in rotating rounds after a short warm-up each, so that drifting
- * background load hits all alike; latency percentiles are exact over every response. The key is Enterprise with
- * limits so high that nothing is denied, yet every request goes through the limiter; ANONYMOUS_PER_MINUTE is
- * raised likewise. The project logs at LOG_LEVEL=info (one line per request, as in production).
- *
- * Reported: req/s, p50/p99, CPU ms per response (user + system of the server's process tree: the figure a
- * loaded machine distorts least), each project role's ratios to the reference, the RSS of each server after
- * the run, and the load average. Written to bench-results/latest.json.
- *
- * `--floods --address-floods` (BENCH_ADDRESS_FLOODS=1) measures what dashboard floods from many client addresses
- * leave of getPet on an all-in-one instance against a /healthz flood of the same shape (bench/floods.ts
- * `measureAddressFloods`; --flood-addresses, default 200, and --flood-rate, default 160 req/s in all;
- * --all-env="NAME=value ..." adds to that instance's environment);
- * BENCH_PROFILE=<dir> then profiles that instance.
- * `--floods` (BENCH_FLOODS=1) measures instead what anonymous floods leave of a real key's getPet on an
- * API-only instance and on an all-in-one instance: getPet alone and getPet beside each flood (forged keys, signed-out /api/trpc calls,
- * /metrics with its token), alternating (bench/floods.ts). `--metrics` / `--analytics` (BENCH_METRICS=1,
- * BENCH_ANALYTICS=1) make the third server an API-only instance with metrics or usage analytics off, for their
- * cost. Options (bench/options.ts): --duration, --rounds, --connections, --warmup, --api-node-options (replaces
- * the API-only instance's recommended Node options, e.g. `--api-node-options=` for none), --api-env (replaces the
- * environment `start:api` adds, e.g. `--api-env="PETSTORE_SERVE=api"`); BENCH_PROFILE=<dir> starts
- * the API-only server under `node --cpu-prof` (summarise with bench/profile.ts).
+ * The servers share one temporary database and one Redis (each its own key prefix). The key is Enterprise with
+ * limits so high that nothing is denied, yet every request goes through the limiter, and ANONYMOUS_PER_MINUTE is
+ * raised likewise; the project logs at LOG_LEVEL=info (one line per request, as in production).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";

@@ -1,23 +1,8 @@
 /**
- * `npm run bench:webhooks`: what webhooks cost and how fast they arrive (docs/contract.md section 6), on the
- * production server (`node dist/server.js`, as `npm start` runs it) with PostgreSQL and Redis.
- *
- * 1. createPet throughput with one endpoint subscribed to `pet.created` against none (target: >= 90%). Two
- *    servers, each on a temporary database of its own (an endpoint subscribes for the whole database): "with" has
- *    the endpoint, pointing at a loopback receiver (bench/webhook-sink.ts, a child process answering 204 at
- *    once); "without" has none. Both are measured in alternating rounds (autocannon, --connections, --duration
- *    per server split in --rounds); after each round of "with" the bench waits until its deliveries are all made
- *    (the drain), so that delivery work never runs during the other server's round. Reported: req/s, p50/p99,
- *    CPU of the server per animal (the "with" figure includes delivering its webhook, drain included).
- * 2. Commit-to-delivery latency at a steady rate: --webhook-rate creates a second (BENCH_WEBHOOK_RATE, default
- *    100) for --webhook-seconds (BENCH_WEBHOOK_SECONDS, default 30), sent open-loop against "with"; per delivery
- *    the time from the event's timestamp (taken by the database inside the statement that commits the animal)
- *    to its arrival at the receiver, p50/p95/p99/max (target: p95 < 1 s), and whether every event arrived once.
- *
- * Servers run with the default delivery settings (poll every 1 s, 64 attempts in flight) and
- * WEBHOOKS_ALLOW_PRIVATE_TARGETS=true for the loopback receiver. Other options as for `npm run bench`
- * (bench/options.ts); BENCH_PROFILE=<dir> profiles the server with the endpoint (`node --cpu-prof`; summarise
- * with bench/profile.ts). Writes bench-results/webhooks.json (git-ignored).
+ * `npm run bench:webhooks`: what webhooks cost createPet and how fast they arrive (docs/contract.md section 6),
+ * on the production server (`node dist/server.js`) with PostgreSQL and Redis. What it measures, its options
+ * (bench/options.ts) and its output: docs/performance.md "How to reproduce". BENCH_PROFILE=<dir> profiles the
+ * server with the endpoint (`node --cpu-prof`; summarise with bench/profile.ts).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";

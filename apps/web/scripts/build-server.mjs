@@ -1,8 +1,8 @@
 /**
  * Builds server.ts into dist/ (`npm run build`, after `next build`): one ES module bundle of server.ts, the
  * app's server code and the workspace packages (TypeScript source), with every npm package left external and
- * dynamic imports kept lazy (code splitting), so that `npm start` runs plain Node: no TypeScript loader in the
- * serving process (its loader thread alone holds ~35 MB), and an API-only instance never loads Next or PGlite.
+ * dynamic imports kept lazy (code splitting), so that `npm start` runs plain Node: no TypeScript loader (nor its
+ * thread and memory) in the serving process, and an API-only instance never loads Next or PGlite.
  */
 import { build } from "esbuild";
 

@@ -116,7 +116,7 @@ export function createAuditLogService({ prisma }: Pick<CoreDeps, "prisma">) {
 
   /**
    * Current names of the entities of `rows`, keyed `type:id`; one query per entity type, each with its ids as
-   * one array parameter (a thousand-entry IN list costs Prisma several times as much).
+   * one array parameter (Prisma's cost grows with the length of an IN list, one parameter per id).
    */
   async function namesOf(rows: { entityType: string; entityId: string }[]): Promise<Map<string, string>> {
     const idsOf = (type: string) => [

@@ -1,6 +1,6 @@
 /**
- * The client network a request counts for in every budget kept per client (docs/contract.md section 3, "Rate
- * limits", and section 4, "Sign-in throttling"): the anonymous budgets of the API, the dashboard and /metrics
+ * The client network a request counts for in every budget kept per client (docs/contract.md section 3, "Anonymous
+ * traffic", and section 4, "Sign-in throttling"): the anonymous budgets of the API, the dashboard and /metrics
  * (ratelimit/limiter.ts) and the sign-in throttle (sessions/throttle.ts) all key by `clientNetwork`.
  *
  * An IPv6 client is its /64 by default (`CLIENT_IPV6_PREFIX`): the smallest block a provider hands to one

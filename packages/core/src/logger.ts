@@ -1,8 +1,8 @@
 /**
  * Structured JSON logging (pino). One logger per process; secrets never reach it (see `redactPaths`).
  * By default lines go to stdout through pino's asynchronous destination (sonic-boom, `sync: false`): the
- * request path only appends to a buffer, written in the background (synchronous stdout writes cost 15-19% of
- * the API's CPU). On a crash (uncaught exception) and on `process.exit`, pino writes the buffer out
+ * request path only appends to a buffer, written in the background (a synchronous write per request would block
+ * the event loop on stdout). On a crash (uncaught exception) and on `process.exit`, pino writes the buffer out
  * synchronously (its `exit` handler). A write already handed to the background at that instant can still be
  * cut off, so a clean shutdown calls `endLogs()` first, which waits until every accepted line is written
  * (server.ts on SIGTERM/SIGINT; test/logger.test.ts checks exit, SIGTERM and crash).

@@ -1,6 +1,6 @@
 /**
- * Verification of bearer keys on the request path (docs/contract.md section 2 "Keys", section 3 "Requests
- * without a valid key").
+ * Verification of bearer keys on the request path (docs/contract.md section 2, and section 3 "Anonymous traffic";
+ * docs/architecture.md "Admission of a /v1 request").
  *
  * `peek` answers from memory only: a malformed key or one of the other deployment is invalid without I/O; a key
  * verified less than 4 s ago is answered from the positive cache, one found unknown, revoked or expired less than

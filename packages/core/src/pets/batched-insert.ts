@@ -1,12 +1,9 @@
 /**
- * createPet's INSERT, batched per event-loop turn (docs/architecture.md: nothing on the /v1 hot path blocks on I/O that can
- * be batched): the animals created in the same turn are inserted by one multi-row statement, so one commit
- * (one WAL flush) serves them all. Each caller is answered only after that statement has committed, with its
- * own row. When the database refuses the statement for a row's content (an unknown category, say), nothing
- * was written, and each animal is inserted on its own so that only the faulty ones fail; any other failure
- * (connection lost, timeout) fails every caller of the batch and is not retried, since the statement may have
- * committed. Each statement also writes the animals' `pet.created` webhook events (webhooks/outbox.ts): one
- * per animal, committed with the rows or not at all.
+ * createPet's INSERT, batched per event-loop turn (docs/architecture.md "Batching per event-loop turn"): one
+ * multi-row statement, and so one commit, per turn; each caller is answered after it commits, with its own row.
+ * A row the database refuses fails alone (the others are then inserted one by one); any other failure fails the
+ * whole batch unretried, since the statement may have committed. The statement also writes each animal's
+ * `pet.created` webhook event (webhooks/outbox.ts), committed with the rows or not at all.
  */
 import type { NewPet } from "@petstore/contracts";
 import { type Pet, Prisma } from "@petstore/db";
@@ -27,7 +24,7 @@ const createdEvents = outboxCtes(
 
 /**
  * Inserts one animal, and its `pet.created` event, with one raw statement (Prisma's $queryRaw): `pet.create`
- * cost ~0.13 ms more CPU per insert (plan interpretation and result mapping). `updatedAt` is set here
+ * adds CPU per insert for its query plan and result mapping on the hot path. `updatedAt` is set here
  * because @updatedAt is filled in by Prisma's client, not by the database. `queued`: webhook deliveries queued.
  * Throws Prisma's error (P2010 with the adapter's kind).
  */

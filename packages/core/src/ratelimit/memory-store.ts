@@ -7,7 +7,7 @@
  * mirrored as JavaScript functions looked up by the SHA-1 of their text: @upstash/ratelimit's fixedWindow
  * `limit` script (INCRBY + PEXPIRE on the first hit) and the limiter's own REFUND and DENY. Any other script is
  * rejected loudly, so an upgrade of @upstash/ratelimit that changes its script fails the tests instead of
- * silently mis-counting. (ioredis-mock is ruled out: 10x slower and wrong for some scripts, see STACK.md.)
+ * silently mis-counting. (ioredis-mock is ruled out: docs/architecture.md "Rate limiter" says why.)
  * Each script runs synchronously inside one call, hence atomically, like Lua on a Redis server.
  *
  * Memory: values carry an expiry (every key the limiter writes has one); expired entries are dropped when read

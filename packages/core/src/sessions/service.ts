@@ -1,20 +1,13 @@
 /**
- * Dashboard sessions (docs/contract.md section 4). The cookie holds an opaque random token (256 bits); the
- * database keeps only its SHA-256. A session expires after `config.sessionIdleHours` without use, each use
- * sliding the expiry (written at most once a minute), and `config.sessionMaxDays` after sign-in at the latest,
- * however much it is used (`sessionEndsAt`). Deactivated users' sessions resolve to nothing.
+ * Dashboard sessions and sign-in (docs/contract.md section 4; the order of a sign-in's steps and why:
+ * docs/architecture.md "Sign-in throttling"). The cookie holds an opaque random token (256 bits); the database
+ * keeps only its SHA-256. A session's idle expiry slides with each use (written at most once a minute), never
+ * past its absolute end (`sessionEndsAt`); deactivated users' sessions resolve to nothing.
  *
- * `signIn` first takes a slot of the instance's password work (users/password.ts `PasswordWork`: when none is
- * free it waits in a short queue, and when that is full it is refused at once with Retry-After, before any
- * database work), then asks the throttle (throttle.ts: the
- * attempt is counted before the password is checked; an attempt carrying a valid device token for the
- * account, device-cookie.ts, is throttled on its own), then checks the password outside any transaction, so
- * that no database connection is held while scrypt runs (against a decoy hash at the configured cost for
- * unknown emails, so that timing reveals nothing), and answers every failure with the same message. A
- * successful sign-in rehashes a password stored at another cost than the configured one (so every account
- * costs the same to check, and a raised cost reaches stored hashes) and returns a fresh device cookie value
- * for the browser.
- * Sign-ins, sign-outs and failed sign-ins are in the audit log.
+ * `signIn`: a slot of the instance's password work (users/password.ts `PasswordWork`), then the throttle
+ * (throttle.ts), then the password, checked outside any transaction (against a decoy hash for unknown emails),
+ * one message for every failure, a rehash of a password stored at another cost, and a fresh device cookie
+ * (device-cookie.ts). Sign-ins, sign-outs and failed sign-ins are in the audit log.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Config } from "@petstore/config";

@@ -1,37 +1,14 @@
 /**
- * Sign-in throttling (docs/contract.md section 4, "Sign-in throttling"), decided before a password is checked
- * so that no batch or burst of parallel attempts can outrun it.
+ * Sign-in throttling: the buckets and their limits are docs/contract.md section 4, "Sign-in throttling"; how an
+ * attempt is counted, and why the per-account count drains, docs/architecture.md "Sign-in throttling".
  *
- * An attempt without a valid device cookie for its account (device-cookie.ts) counts in three buckets (rows
- * of SignInThrottle), keyed by the client's network (client-network.ts: by default the address, or the /64 of
- * an IPv6 one):
- * - per account and client (`account-client:<email> <network>`): 5 failures, then back-off;
- * - per client (`client:<network>`): 20 failures over any accounts, then back-off;
- * - per account (`account:<email>`): 100 failures of such attempts from all clients, then a block of 15
- *   minutes for every attempt without a device cookie for the account (OWASP: lock-out of untrusted
- *   clients only), with an alert in the audit log. Its count drains, 100 failures an hour (`drainSeconds`),
- *   rather than staying until the bucket is forgotten: when a block ends a quarter of the count has drained,
- *   so 25 more failures are needed to block again, never one; in the long run strangers can check at most
- *   about 100 passwords an hour against one account, and keeping it blocked takes 25 failures (from at least 5
- *   clients, each limited on its own) every 15 minutes.
- * An attempt with a valid device cookie for its account counts in one bucket only, its own
- * (`device:<nonce>`: 5 failures, then back-off): strangers' failures, per client or per account, never block
- * it (OWASP, "Slow Down Online Guessing Attacks with Device Cookies").
- * Back-off: once a bucket holds `threshold` failures it is blocked for `baseSeconds * 2^(failures -
- * threshold)`, at most `maxSeconds`; each further failure after a block doubles the next one (for the
- * per-account bucket, whose count drains, the block is always 15 minutes). A bucket is forgotten one hour
- * after its last attempt or block end, whichever is later.
- *
- * An attempt is refused when one of its buckets is blocked. It is first decided on a plain read, without a
- * transaction or a lock, and a refused attempt writes nothing but one counter increment: `refusals` of the
- * blocking row with the latest end (an UPDATE of a row that exists, in the database where the buckets live,
- * so no new rows however many random emails a blocked client tries). The first refusal of each block also
- * writes the audit log. An attempt not blocked on that read is admitted in one transaction that creates its
- * missing rows, locks them (in a fixed order, so concurrent attempts queue rather than deadlock), decides
- * again, and counts the attempt as a failure up front; a successful sign-in gives the count back
- * (`succeeded`). When that second decision refuses (a concurrent attempt completed the block), the
- * transaction is rolled back, so the refusal still writes only its counter. Unknown emails are counted like
- * known ones, so throttling never tells whether an account exists.
+ * Buckets are rows of SignInThrottle keyed by scope (`signInBuckets`; the network from client-network.ts), with the
+ * limits of SIGN_IN_RULES. An attempt is refused on a plain read when one of its buckets is blocked, writing only
+ * the `refusals` counter of the blocking row with the latest end (and the audit log on a block's first refusal).
+ * Otherwise one transaction creates its missing rows, locks them in a fixed order (so concurrent attempts queue
+ * rather than deadlock), decides again and counts a failure up front, which `succeeded` gives back; a refusal
+ * decided under the lock rolls the transaction back. Unknown emails count like known ones, so throttling never
+ * tells whether an account exists.
  */
 import { Prisma, type PrismaClient } from "@petstore/db";
 import { writeAudit } from "../audit.ts";

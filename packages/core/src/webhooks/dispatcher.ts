@@ -1,19 +1,12 @@
 /**
- * Webhook delivery inside the server process (docs/contract.md section 6, "Delivery"; docs/architecture.md,
- * "Webhook delivery"). Each instance claims due deliveries from the shared queue (queue.ts, FOR UPDATE SKIP
- * LOCKED), so every attempt is made by exactly one instance, and sends them with at most WEBHOOKS_CONCURRENCY
- * attempts in flight, of which at most a quarter go to one endpoint: an endpoint that times out holds only its
- * own share and never delays the others. It looks for due deliveries every WEBHOOKS_POLL_INTERVAL_MS, and at
- * once when a change of this process queued some (`queued`); since the queue lives in the database, delivery
- * resumes after a crash or restart, on whichever instance comes first.
- *
- * Delivery is background work on the thread that serves the API, and each attempt costs that thread far more
- * than the request whose event it carries (an HTTP request out and its outcome written back, against a share of
- * one batched INSERT). So the API comes first: while the event loop is busy (utilisation over BUSY_UTILISATION
- * in the last SAMPLE_MS) and this instance's changes are queueing deliveries (so the load is the API's, not a
- * backlog being delivered), the instance only trickles: at each poll it starts at most BUSY_BATCH attempts, and
- * nothing in between. Its backlog is delivered at full speed once the load eases (docs/contract.md section 6,
- * "Delivery"; measured by `npm run bench:webhooks`).
+ * Webhook delivery inside the server process: what is promised, docs/contract.md section 6, "Delivery, retries
+ * and ordering"; how and why, docs/architecture.md "Webhook delivery". Each instance claims due deliveries from
+ * the shared queue (queue.ts) and sends them with at most WEBHOOKS_CONCURRENCY attempts in flight, at most a
+ * quarter of them to one endpoint. It polls every WEBHOOKS_POLL_INTERVAL_MS, and at once when a change of this
+ * process queued deliveries (`queued`). An attempt costs the thread that serves the API far more than the request
+ * whose event it carries, so while the event loop is busy (utilisation over BUSY_UTILISATION in the last
+ * SAMPLE_MS) and this instance's own changes are queueing deliveries, it starts at most BUSY_BATCH attempts per
+ * poll, and delivers its backlog at full speed once the load eases.
  */
 import { performance } from "node:perf_hooks";
 import type { Config } from "@petstore/config";
@@ -72,7 +65,7 @@ export const BUSY_BATCH = 16;
 export const STOP_GRACE_MS = 3_000;
 
 /**
- * The body of a message: `{"type","timestamp","data"}` (docs/contract.md section 6, "Body"), `data` being the
+ * The body of a message: `{"type","timestamp","data"}` (docs/contract.md section 6, "The request"), `data` being the
  * stored json text (written compact: outbox.ts), spliced in as it is.
  */
 export function messageBody(type: string, occurredAt: Date, data: string): string {

@@ -1,5 +1,5 @@
 /**
- * The delivery queue's statements (docs/architecture.md, "Webhook delivery: FOR UPDATE SKIP LOCKED"). A due
+ * The delivery queue's statements (docs/architecture.md, "Webhook delivery" and "Decisions"). A due
  * delivery is claimed by one instance with `FOR UPDATE SKIP LOCKED`: the claim stamps a random token and moves
  * `nextAttemptAt` past the attempt's longest duration (a lease), so a delivery whose instance died mid-attempt
  * becomes due again once the lease runs out, and no other instance attempts it meanwhile. The outcome is written

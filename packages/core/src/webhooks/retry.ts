@@ -1,10 +1,10 @@
 /**
- * When a failed delivery is tried again (docs/contract.md section 6, "Retries"): after the schedule's next
- * delay (WEBHOOKS_RETRY_SCHEDULE, by default about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), each multiplied
- * by a random factor in [0.8, 1.2) so that receivers recovering from an outage are not hit by every retry at
- * once (Standard Webhooks, "Deliverability and reliability"). A 429 or 503 with `Retry-After` (RFC 9110
- * section 10.2.3: seconds or an HTTP date) is retried after that instead, at least 1 s and at most the
- * schedule's longest step. Once the schedule is used up the delivery has failed.
+ * When a failed delivery is tried again (docs/contract.md section 6, "Delivery, retries and ordering"): after the
+ * schedule's next delay (WEBHOOKS_RETRY_SCHEDULE, by default about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), each
+ * multiplied by a random factor in [0.8, 1.2) so that receivers recovering from an outage are not hit by every
+ * retry at once (Standard Webhooks, "Deliverability and reliability"). A 429 or 503 with `Retry-After` (RFC 9110
+ * section 10.2.3: seconds or an HTTP date) is retried after that instead, at least 1 s and at most the schedule's
+ * longest step. Once the schedule is used up the delivery has failed.
  */
 
 /** Spread of the jitter around each step: a factor in [1 - JITTER, 1 + JITTER). */

@@ -1,13 +1,13 @@
 /**
- * One HTTP attempt of a webhook (docs/contract.md section 6, "Delivery"): a POST of the JSON body, signed per
- * Standard Webhooks with the `standardwebhooks` reference implementation (`webhook-id`, `webhook-timestamp`,
- * `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, one signature per secret, space
- * separated), `Content-Type: application/json` and a `User-Agent` naming the service. The whole attempt
- * (connect, TLS, answer, body) is bounded by WEBHOOKS_TIMEOUT_MS; redirects are not followed (a 3xx is a
- * failure); at most 1 KiB of the answer's body is read, for the log. Connections go through keep-alive agents
- * whose `lookup` refuses non-public addresses (targets.ts). A kept-alive connection the receiver closed as the
- * request went out (reset, or closed, before any byte of an answer) does not cost the delivery a retry step: the
- * request is sent again at once, within the same bound, on a new connection (Node's `reusedSocket` pattern).
+ * One HTTP attempt of a webhook (docs/contract.md section 6, "Delivery, retries and ordering"): a POST of the JSON
+ * body, signed per Standard Webhooks with the `standardwebhooks` reference implementation (`webhook-id`,
+ * `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, one signature per secret,
+ * space separated), `Content-Type: application/json` and a `User-Agent` naming the service. The whole attempt
+ * (connect, TLS, answer, body) is bounded by WEBHOOKS_TIMEOUT_MS; redirects are not followed (a 3xx is a failure);
+ * at most 1 KiB of the answer's body is read, for the log. Connections go through keep-alive agents whose `lookup`
+ * refuses non-public addresses (targets.ts). A kept-alive connection the receiver closed as the request went out
+ * (reset, or closed, before any byte of an answer) does not cost the delivery a retry step: the request is sent
+ * again at once, within the same bound, on a new connection (Node's `reusedSocket` pattern).
  */
 import http from "node:http";
 import https from "node:https";

@@ -7,10 +7,9 @@
  *   (`DASHBOARD_ANONYMOUS_SHARE`): the places' occupied time, summed over places, may grow by at most `share` ms
  *   per ms of wall-clock time (a token bucket of place-milliseconds holding two seconds' worth; one request counts
  *   at most all of it, the time of the requests in progress counts as it passes, and the bucket goes at most one
- *   bucket into debt). A request
- *   uses no CPU outside the time it holds its place, so this bounds the event-loop share that anonymous
- *   dashboard work takes from `/v1` whatever its rate: a concurrency cap alone does not, since pages answered in a
- *   few milliseconds never fill it while 160 of them a second take most of a core (docs/performance.md).
+ *   bucket into debt). A request uses no CPU outside the time it holds its place, so this bounds the event-loop
+ *   share that anonymous dashboard work takes from `/v1` whatever its rate: a concurrency cap alone does not,
+ *   since pages answered in a few milliseconds never fill it however many arrive a second.
  * A request beyond these is refused at once (429 with `Retry-After`), never held: the per-address budgets bound
  * each client, this bounds them all together, so that an anonymous flood from many addresses (each within its
  * budget) cannot take the event loop from `/v1`, which never waits here, nor lock staff out of the dashboard.

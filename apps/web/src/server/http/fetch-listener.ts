@@ -5,10 +5,10 @@
  *
  * The adapter installs its lightweight `Request`/`Response` as the process's globals (its default,
  * `overrideGlobalObjects`): they are subclasses of the platform's classes that build the platform object only
- * when something reads a body stream. With the platform `Response`, every /v1 answer was turned into a web
- * stream and read back chunk by chunk before it reached the socket: about a third of the CPU of an answer
- * (docs/performance.md, "Where the time goes"). Next, in the same process, gets objects of the same classes
- * and works unchanged (its suites run after this listener is made: server.ts makes it at start).
+ * when something reads a body stream, so an answer built from a string is written as that string rather than
+ * turned into a web stream and read back chunk by chunk (docs/performance.md, "Where the time goes"). Next, in the
+ * same process, gets objects of the same classes and works unchanged (its suites run after this listener is made:
+ * server.ts makes it at start).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener, type HttpBindings } from "@hono/node-server";

@@ -1,8 +1,9 @@
 /**
- * Webhook metrics (docs/contract.md section 6; README "Metrics"), read at scrape time like the collectors in
- * `collectors.ts`: `observeWebhooks(rt)` takes one reading per scrape (this instance's delivery counters from
- * `runtime.webhooks.metrics()`, and the shared queue from `runtime.webhooks.queueStats()`, one bounded query),
- * and `registerWebhookCollectors` copies it into a registry from prom-client's `collect()` callbacks.
+ * Webhook metrics (docs/contract.md section 6; docs/operations.md "Metrics"), read at scrape time like the
+ * collectors in `collectors.ts`: `observeWebhooks(rt)` takes one reading per scrape (this instance's delivery
+ * counters from `runtime.webhooks.metrics()`, and the shared queue from `runtime.webhooks.queueStats()`, one
+ * bounded query), and `registerWebhookCollectors` copies it into a registry from prom-client's `collect()`
+ * callbacks.
  *
  * - `petstore_webhook_deliveries_total{outcome}` (counter, this instance): attempts by what they meant for
  *   their delivery: `succeeded`, `retrying` (failed, another attempt is scheduled), `failed` (failed for good:
