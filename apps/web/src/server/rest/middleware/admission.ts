@@ -21,7 +21,7 @@ import { type ApiCaller, type RateLimitDecision, type Runtime, rateLimitHeaders 
 import { createMiddleware } from "hono/factory";
 import { trustedClientIp } from "../../client-ip.ts";
 import type { RestEnv } from "../env.ts";
-import { errorResponse } from "../problem.ts";
+import { respondProblem } from "../respond.ts";
 
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i;
 
@@ -104,7 +104,7 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
     if (!decision.allowed) {
       c.set("deniedBy", decision.code);
       if (!caller) await rateLimiter.holdRefusal(decision);
-      return errorResponse(denial(decision, headers), c);
+      return respondProblem(denial(decision, headers), c);
     }
     await next();
   });
