@@ -17,9 +17,10 @@
  * `key_banned` right here, that of a client address's anonymous budget after the limiter's hold (`holdRefusal`).
  */
 import type { Problem } from "@petstore/contracts";
-import { type ApiCaller, type RateLimitDecision, type Runtime, rateLimitHeaders } from "@petstore/core";
+import type { ApiCaller, RateLimitDecision, Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
 import { trustedClientIp } from "../../client-ip.ts";
+import { rateLimitHeaders } from "../../http/rate-limit-headers.ts";
 import type { RestEnv } from "../env.ts";
 import { respondProblem } from "../respond.ts";
 
