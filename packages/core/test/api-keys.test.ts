@@ -111,7 +111,7 @@ describe("API key service on the embedded database", () => {
   });
 
   it("answers a key from memory for 4 s after reading it, and remembers a valid one past that", async () => {
-    const unknown = generateApiKey("test");
+    const unknown = generateApiKey(rt.config.environment);
     const issued = await rt.apiKeys.create({ name: "cached", plan: "free" }, "test");
     expect(rt.apiKeys.peek(unknown)).toEqual({ kind: "unknown", wasValid: false });
     expect(await rt.apiKeys.authenticate(unknown)).toBeUndefined();
