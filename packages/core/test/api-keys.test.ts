@@ -2,6 +2,7 @@ import { loadConfig } from "@petstore/config";
 import { ENTERPRISE_NEEDS_LIMITS, PER_MINUTE_ABOVE_PER_DAY, PLAN_NAMES } from "@petstore/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "../src/api-keys/format.ts";
+import { KEY_CACHE_TTL_MS } from "../src/api-keys/verifier.ts";
 import { databaseOf } from "../src/database/operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
@@ -107,6 +108,21 @@ describe("API key service on the embedded database", () => {
     await rt.apiKeys.authenticate(issued.key);
     await new Promise((r) => setTimeout(r, 50));
     expect((await rt.apiKeys.get(issued.id)).lastUsedAt).toBe(now.toISOString());
+  });
+
+  it("answers a key from memory for 4 s after reading it, and remembers a valid one past that", async () => {
+    const unknown = generateApiKey(rt.config.environment);
+    const issued = await rt.apiKeys.create({ name: "cached", plan: "free" }, "test");
+    expect(rt.apiKeys.peek(unknown)).toEqual({ kind: "unknown", wasValid: false });
+    expect(await rt.apiKeys.authenticate(unknown)).toBeUndefined();
+    expect(await rt.apiKeys.authenticate(issued.key)).toBeDefined();
+    const readAt = now.getTime();
+    now = new Date(readAt + KEY_CACHE_TTL_MS - 1);
+    expect(rt.apiKeys.peek(unknown)).toEqual({ kind: "invalid" });
+    expect(rt.apiKeys.peek(issued.key)).toMatchObject({ kind: "valid" });
+    now = new Date(readAt + KEY_CACHE_TTL_MS + 1);
+    expect(rt.apiKeys.peek(unknown)).toEqual({ kind: "unknown", wasValid: false });
+    expect(rt.apiKeys.peek(issued.key)).toEqual({ kind: "unknown", wasValid: true });
   });
 
   it("requires custom limits for Enterprise keys", async () => {

@@ -8,7 +8,7 @@ import { AppError } from "@petstore/contracts";
 import { describe, expect, it } from "vitest";
 import { startWebhookReceiver } from "../src/testing/webhook-receiver.ts";
 import { petUpdatedData } from "../src/webhooks/outbox.ts";
-import { JITTER, nextDelayMs, retryAfterMs } from "../src/webhooks/retry.ts";
+import { JITTER, nextDelayMs, parseRetryAfter } from "../src/webhooks/retry.ts";
 import { createSender } from "../src/webhooks/sender.ts";
 import {
   BlockedAddressError,
@@ -156,10 +156,13 @@ describe("webhook retry schedule", () => {
 
   it("honours Retry-After (seconds or an HTTP date), at least 1 s and at most the longest step", () => {
     const now = Date.parse("2026-06-01T12:00:00Z");
-    expect(retryAfterMs("120", now)).toBe(120_000);
-    expect(retryAfterMs("Mon, 01 Jun 2026 12:05:00 GMT", now)).toBe(300_000);
-    expect(retryAfterMs("soon", now)).toBeUndefined();
-    expect(retryAfterMs(undefined, now)).toBeUndefined();
+    expect(parseRetryAfter("120", now)).toBe(120_000);
+    expect(parseRetryAfter("Mon, 01 Jun 2026 12:05:00 GMT", now)).toBe(300_000);
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    // Not delay-seconds, and no HTTP-date (which starts with the day name), though Date.parse reads it as a year.
+    expect(parseRetryAfter("-5", now)).toBeUndefined();
+    expect(parseRetryAfter("Mon, 01 Jun 2026 11:00:00 GMT", now)).toBe(0);
     expect(nextDelayMs(0, SCHEDULE, 120_000)).toBe(120_000);
     expect(nextDelayMs(3, SCHEDULE, 0)).toBe(1_000);
     expect(nextDelayMs(0, SCHEDULE, 7 * 86_400_000)).toBe(36_000_000);

@@ -19,8 +19,8 @@
 import type { ApiKeyScope, PlanName } from "@petstore/contracts";
 import type { PrismaClient } from "@petstore/db";
 import DataLoader from "dataloader";
+import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
-import { BoundedMap } from "../bounded-map.ts";
 import type { DependencyStatus } from "../dependency-status.ts";
 import type { Clock } from "../deps.ts";
 import { endOfTurn } from "../end-of-turn.ts";
@@ -76,12 +76,26 @@ export function createKeyVerifier(deps: {
   dependencies?: DependencyStatus;
 }) {
   const { prisma, environment, clock, logger, dependencies } = deps;
-  const valid = new BoundedMap<string, { key: KeyWithPlan; fetchedAt: number }>(MAX_ENTRIES);
-  const invalid = new BoundedMap<string, number>(MAX_ENTRIES);
+  // Entries age by the injected clock, read on every check (ttlResolution 0), so tests can move it.
+  const perf = { now: () => clock().getTime() };
+  // A valid entry outlives its 4 s: past it, it still says the key was valid once (`wasValid`).
+  const valid = new LRUCache<string, { key: KeyWithPlan; fetchedAt: number }>({ max: MAX_ENTRIES });
+  const invalid = new LRUCache<string, true>({
+    max: MAX_ENTRIES,
+    ttl: KEY_CACHE_TTL_MS,
+    ttlResolution: 0,
+    perf,
+  });
   const refreshing = new Set<string>();
   /** Claimed look-ups by key hash (requests, not background refreshes). */
   const pending = new Map<string, Promise<ApiCaller | undefined | null>>();
-  const lastUsedWritten = new Map<string, number>();
+  /** Keys whose lastUsedAt was written in the last minute, by key id. */
+  const lastUsedWritten = new LRUCache<string, true>({
+    max: MAX_ENTRIES,
+    ttl: LAST_USED_INTERVAL_MS,
+    ttlResolution: 0,
+    perf,
+  });
   /** Keys read from the database since the process started (background refreshes included). */
   let keysRead = 0;
 
@@ -101,8 +115,8 @@ export function createKeyVerifier(deps: {
     if (key.environment !== environment || !isLive(key, now)) return undefined;
     const { perMinute, perDay } = effectiveLimits(key);
     if (perMinute === null || perDay === null) return undefined;
-    if (nowMs - (lastUsedWritten.get(key.id) ?? 0) >= LAST_USED_INTERVAL_MS) {
-      lastUsedWritten.set(key.id, nowMs);
+    if (!lastUsedWritten.has(key.id)) {
+      lastUsedWritten.set(key.id, true);
       prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } }).catch((error: unknown) => {
         if (dependencies && isDatabaseUnavailable(error)) dependencies.down("database", error);
         else logger.warn({ err: error, keyId: key.id }, "could not record lastUsedAt");
@@ -126,7 +140,7 @@ export function createKeyVerifier(deps: {
       valid.set(hash, { key: row, fetchedAt: nowMs });
       invalid.delete(hash);
     } else {
-      invalid.set(hash, nowMs + KEY_CACHE_TTL_MS);
+      invalid.set(hash, true);
       valid.delete(hash);
     }
     return row;
@@ -163,8 +177,7 @@ export function createKeyVerifier(deps: {
         const caller = callerOf(cached.key, nowMs);
         return caller ? { kind: "valid", caller } : { kind: "invalid" };
       }
-      const refusedUntil = invalid.get(hash);
-      if (refusedUntil !== undefined && refusedUntil > nowMs) return { kind: "invalid" };
+      if (invalid.has(hash)) return { kind: "invalid" };
       const result = pending.get(hash);
       return result ? { kind: "pending", result } : { kind: "unknown", wasValid: cached !== undefined };
     },
@@ -211,7 +224,8 @@ export function createKeyVerifier(deps: {
 
     /** Drops every cached entry of `keyId` (the instance that changed the key applies it at once). */
     forget(keyId: string): void {
-      for (const [hash, entry] of valid) if (entry.key.id === keyId) valid.delete(hash);
+      const hashes = [...valid.entries()].filter(([, entry]) => entry.key.id === keyId).map(([hash]) => hash);
+      for (const hash of hashes) valid.delete(hash);
     },
 
     /** Keys this process has read from the database to verify a bearer token (a count; for /metrics). */

@@ -1,11 +1,10 @@
 /**
  * Rate limiting for the public API (docs/contract.md section 3; docs/interface.md "Limits").
- * Entry points: `createRateLimiter(options)` and the pure `rateLimitHeaders(decision)`.
+ * Entry point: `createRateLimiter(options)`; its decisions are numbers, which the HTTP surface turns into headers.
  */
 
 export type { BreakerState } from "./breaker.ts";
 export { createStore } from "./create-store.ts";
-export { rateLimitHeaders } from "./headers.ts";
 export { createRateLimiter, type RateLimiterOptions } from "./limiter.ts";
 export { createMemoryStore } from "./memory-store.ts";
 export { createRedisStore } from "./redis-store.ts";

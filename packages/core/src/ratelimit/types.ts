@@ -30,7 +30,8 @@ export interface WindowState {
 }
 
 /**
- * Outcome of a check. `rateLimitHeaders(decision)` turns it into response headers.
+ * Outcome of a check, in numbers (the HTTP surface formats them as the rate-limit headers of docs/contract.md
+ * section 3).
  * - allowed: the request may proceed (also when the store failed: `degraded: true`, "fail open").
  * - code: only on denial; `rate_limited` (a window is exhausted) or `key_banned`.
  * - windows: every window that applies ([] when the limiter is disabled).

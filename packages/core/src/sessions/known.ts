@@ -10,8 +10,8 @@
  * still says the session was valid once: the caller reads it again (`recheck`) instead of spending its client
  * address's budget, so an idle user is never locked out by a flood from their address.
  */
+import { LRUCache } from "lru-cache";
 import { KEY_CACHE_TTL_MS } from "../api-keys/verifier.ts";
-import { BoundedMap } from "../bounded-map.ts";
 
 const MAX_ENTRIES = 10_000;
 
@@ -23,7 +23,8 @@ export type KnownState = "known" | "recheck" | "unknown";
 
 /** Token hash -> when the session ends at the latest and when it was last read valid (Unix ms). */
 export function createKnownSessions() {
-  const sessions = new BoundedMap<string, { until: number; checkedAt: number }>(MAX_ENTRIES);
+  // No TTL of the cache's own: an entry older than KNOWN_SESSION_TTL_MS still answers `recheck`.
+  const sessions = new LRUCache<string, { until: number; checkedAt: number }>({ max: MAX_ENTRIES });
   return {
     /** Records that the session of `tokenHash`, ending at `expiresAt` at the latest, was read valid at `nowMs`. */
     remember(tokenHash: string, expiresAt: Date, nowMs: number): void {

@@ -26,7 +26,7 @@ import {
   recordOutcomes,
   releaseClaim,
 } from "./queue.ts";
-import { nextDelayMs, retryAfterMs } from "./retry.ts";
+import { nextDelayMs, parseRetryAfter } from "./retry.ts";
 import type { AttemptResult, Sender } from "./sender.ts";
 
 /** How an attempt ended, for the delivery: delivered, to be retried, or failed for good. */
@@ -140,7 +140,7 @@ export function createDispatcher(deps: {
     const gone = result.status === 410;
     const askedDelay =
       result.status === 429 || result.status === 503
-        ? retryAfterMs(result.retryAfter, Date.now())
+        ? parseRetryAfter(result.retryAfter, Date.now())
         : undefined;
     const retryInMs =
       succeeded || gone ? undefined : nextDelayMs(claimed.round, config.retryScheduleMs, askedDelay);

@@ -11,15 +11,18 @@
 export const JITTER = 0.2;
 
 /**
- * `Retry-After` in milliseconds from `now`, or undefined when absent or unreadable.
- * @param value the header's value: delay-seconds or an IMF-fixdate.
+ * A Retry-After value (RFC 9110 section 10.2.3: delay-seconds or an HTTP-date) in ms from `nowMs`;
+ * undefined when absent or unreadable. A date in the past gives 0. The same rules as @petstore/client's
+ * `parseRetryAfter`: the client imports no other package and core does not import the client, so each has its own.
  */
-export function retryAfterMs(value: string | undefined, now: number): number | undefined {
+export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | undefined {
   if (!value) return undefined;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (/^[0-9]+$/.test(text)) return Number(text) * 1000;
+  // Every HTTP-date form starts with the day name; anything else (e.g. "-5", which Date.parse accepts) is junk.
+  if (!/^[A-Za-z]{3}/.test(text)) return undefined;
   const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
 /**

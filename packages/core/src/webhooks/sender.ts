@@ -11,6 +11,7 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { LRUCache } from "lru-cache";
 import { Webhook } from "standardwebhooks";
 import { blockedLiteral, guardedLookup } from "./targets.ts";
 
@@ -46,8 +47,8 @@ export interface Sender {
   close(): void;
 }
 
-/** Signers by secret: decoding a secret costs as much as a signature. */
-const signers = new Map<string, Webhook>();
+/** Signers by secret, the 1,000 last used: decoding a secret costs as much as a signature. */
+const signers = new LRUCache<string, Webhook>({ max: 1_000 });
 
 /** The `webhook-signature` header: `v1,<sig>` per secret, space separated. */
 export function signatureHeader(secrets: string[], messageId: string, at: Date, body: string): string {
@@ -55,7 +56,6 @@ export function signatureHeader(secrets: string[], messageId: string, at: Date, 
     .map((secret) => {
       let signer = signers.get(secret);
       if (!signer) {
-        if (signers.size >= 1_000) signers.clear();
         signer = new Webhook(secret);
         signers.set(secret, signer);
       }
@@ -80,12 +80,11 @@ export function createSender(options: {
   // For the one immediate second exchange after a reused connection was reset: a connection of its own.
   const freshOptions = { ...agentOptions, keepAlive: false };
   const freshAgents = { "http:": new http.Agent(freshOptions), "https:": new https.Agent(freshOptions) };
-  // Endpoint URLs are few and each is called many times: parsed once.
-  const urls = new Map<string, URL>();
+  // Endpoint URLs are few and each is called many times: parsed once (the 1,000 last used).
+  const urls = new LRUCache<string, URL>({ max: 1_000 });
   const parse = (raw: string) => {
     let url = urls.get(raw);
     if (!url) {
-      if (urls.size >= 1_000) urls.clear();
       url = new URL(raw);
       urls.set(raw, url);
     }

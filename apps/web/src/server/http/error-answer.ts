@@ -1,7 +1,7 @@
 /**
  * The one renderer of the HTTP surface's error answers (docs/contract.md section 1): a `Problem` (an AppError, or
  * one of contracts' standard problems) and a request id become the status, the headers every JSON answer carries
- * and the Error body. The REST app (rest/problem.ts), the app's Node server (its own refusals, and requests
+ * and the Error body. The REST app (rest/respond.ts), the app's Node server (its own refusals, and requests
  * Node's parser rejects), the probes and /metrics, and the dashboard API's refusals before tRPC runs
  * (trpc/errors.ts, in tRPC's envelope) all answer through it.
  */

@@ -23,7 +23,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServeRole } from "@petstore/config";
 import { problems, SERVED_METHODS } from "@petstore/contracts";
-import { type Runtime, rateLimitHeaders, withTimeout } from "@petstore/core";
+import { type Runtime, withTimeout } from "@petstore/core";
 import { stampClientIp, trustedClientIp } from "../client-ip.ts";
 import { OPS_PATHS } from "../ops/handler.ts";
 import { isUnservedMethod, unservedMethod } from "../plain-responses.ts";
@@ -33,6 +33,7 @@ import { readCookie, SESSION_COOKIE } from "../trpc/cookies.ts";
 import { isHttps } from "../trpc/http.ts";
 import { createDashboardPool } from "./dashboard-admission.ts";
 import { jsonHeaders, requestIdOf, writeErrorAnswer } from "./error-answer.ts";
+import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import { checkTarget } from "./request-target.ts";
 import { UNAVAILABLE_PATH, unavailablePage } from "./unavailable-page.ts";
 

@@ -16,9 +16,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Config } from "@petstore/config";
 import type { Problem } from "@petstore/contracts";
-import { type Runtime, rateLimitHeaders } from "@petstore/core";
+import type { Runtime } from "@petstore/core";
 import { trustedClientIp } from "../client-ip.ts";
 import { errorResponse } from "../http/error-answer.ts";
+import { rateLimitHeaders } from "../http/rate-limit-headers.ts";
 import { observeRuntime } from "./collectors.ts";
 import { getMetrics } from "./registry.ts";
 

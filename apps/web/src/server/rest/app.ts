@@ -21,7 +21,7 @@ import { registerCreatePet } from "./operations/create-pet.ts";
 import { getPetLifecycle, registerGetPet } from "./operations/get-pet.ts";
 import { registerListPets } from "./operations/list-pets.ts";
 import { registerListStoreOrders } from "./operations/list-store-orders.ts";
-import { errorResponse, problemOf } from "./problem.ts";
+import { problemFromError, respondProblem } from "./respond.ts";
 
 /**
  * Builds the REST app over `rt`. Call `.fetch(request)` with a full URL whose path starts with /v1.
@@ -31,7 +31,7 @@ import { errorResponse, problemOf } from "./problem.ts";
 export function createRestApp(rt: Runtime) {
   const app = new OpenAPIHono<RestEnv>({
     defaultHook: (result, c) => {
-      if (!result.success) return errorResponse(validationProblem(result.error), c);
+      if (!result.success) return respondProblem(validationProblem(result.error), c);
     },
   });
 
@@ -54,7 +54,7 @@ export function createRestApp(rt: Runtime) {
     "*",
     methodNotAllowed({
       app,
-      onMethodNotAllowed: (c, methods) => errorResponse(problems.methodNotAllowed(c.req.method, methods), c),
+      onMethodNotAllowed: (c, methods) => respondProblem(problems.methodNotAllowed(c.req.method, methods), c),
     }),
   );
   // Hono hands only Error instances to onError: anything else thrown by an operation (a rejected string or
@@ -84,13 +84,13 @@ export function createRestApp(rt: Runtime) {
     // client's doing, and nobody reads this answer: its request line says so, without an error's stack.
     const incoming = c.env?.incoming;
     const cutOff = rawAnswerStatus(incoming?.socket) !== undefined || Boolean(incoming?.errored);
-    return errorResponse(problemOf(error, c, cutOff ? quiet : log, refusedForDatabase), c);
+    return respondProblem(problemFromError(error, c, cutOff ? quiet : log, refusedForDatabase), c);
   };
   // The error handler is the root's only: Hono's `route()` wraps every handler and middleware of a sub-app that has
   // an error handler of its own in a second compose per call (~14 KB of garbage per request). The root's
   // catches an error at the layer that threw it all the same, so outer middleware still sees the error response.
   const root = new Hono<RestEnv>().route("/v1", app);
-  root.notFound((c) => errorResponse(problems.notFound(c.req.path), c));
+  root.notFound((c) => respondProblem(problems.notFound(c.req.path), c));
   root.onError(onError);
   return root;
 }

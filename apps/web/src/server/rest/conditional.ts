@@ -14,7 +14,7 @@ import { hash } from "node:crypto";
 import type { Context, TypedResponse } from "hono";
 import { describeCoding, negotiatedCoding } from "./content-coding.ts";
 import type { RestEnv } from "./env.ts";
-import { answerHeaders, serializedJsonResponse } from "./problem.ts";
+import { mergeHeaders, respondJson } from "./respond.ts";
 
 /** Cache-Control of an animal's or a page's answer: any cache keeps it for this client only, and asks again each time. */
 export const REVALIDATE = "private, no-cache";
@@ -48,7 +48,7 @@ export function ifNoneMatchMatches(ifNoneMatch: string | undefined, etag: string
 
 /** The 304 for a representation whose body would be `json`: the 200's headers without Content-Type, no body. */
 function notModified(c: Context<RestEnv>, json: string, headers?: Record<string, string>): Response {
-  const merged = answerHeaders(c, headers);
+  const merged = mergeHeaders(c, headers);
   delete merged["Content-Type"];
   describeCoding(merged, json, negotiatedCoding(c, json));
   return new Response(null, { status: 304, headers: merged });
@@ -68,5 +68,5 @@ export function cacheableJsonResponse<T>(
   c.set("caching", { ETag: etag, "Cache-Control": options.cacheControl });
   if (ifNoneMatchMatches(c.req.header("if-none-match"), etag))
     return notModified(c, json, options.headers) as Response & TypedResponse<T, 200, "json">;
-  return serializedJsonResponse<T, 200>(c, 200, json, options.headers);
+  return respondJson<T, 200>(c, 200, json, options.headers);
 }

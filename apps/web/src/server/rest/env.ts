@@ -16,7 +16,7 @@ export interface RestVariables {
   lifecycle?: Record<string, string>;
   /** The CORS headers of the request (middleware/cors.ts): `Vary: Origin`, and for a browser its allowance. */
   cors?: Record<string, string>;
-  /** The error code of an error answer (problem.ts), for the request's log line. */
+  /** The error code of an error answer (respond.ts), for the request's log line. */
   errorCode?: string;
   /** A cacheable answer's `ETag` and `Cache-Control` (conditional.ts), in place of the default no-store. */
   caching?: Record<string, string>;

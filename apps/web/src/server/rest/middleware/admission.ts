@@ -17,11 +17,12 @@
  * `key_banned` right here, that of a client address's anonymous budget after the limiter's hold (`holdRefusal`).
  */
 import type { Problem } from "@petstore/contracts";
-import { type ApiCaller, type RateLimitDecision, type Runtime, rateLimitHeaders } from "@petstore/core";
+import type { ApiCaller, RateLimitDecision, Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
 import { trustedClientIp } from "../../client-ip.ts";
+import { rateLimitHeaders } from "../../http/rate-limit-headers.ts";
 import type { RestEnv } from "../env.ts";
-import { errorResponse } from "../problem.ts";
+import { respondProblem } from "../respond.ts";
 
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i;
 
@@ -104,7 +105,7 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
     if (!decision.allowed) {
       c.set("deniedBy", decision.code);
       if (!caller) await rateLimiter.holdRefusal(decision);
-      return errorResponse(denial(decision, headers), c);
+      return respondProblem(denial(decision, headers), c);
     }
     await next();
   });

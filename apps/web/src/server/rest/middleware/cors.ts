@@ -9,8 +9,8 @@
  *
  * A preflight (`OPTIONS`) is answered here by Hono's `cors` middleware, 204 with the methods, the request headers
  * the API reads and a Max-Age, before admission: it costs no quota, needs no key and is left out of usage
- * analytics. Actual requests get their headers where every answer's headers are built (problem.ts
- * `answerHeaders`) instead of through `cors`, which sets them on `c.res` before the operation runs: Hono then
+ * analytics. Actual requests get their headers where every answer's headers are built (respond.ts
+ * `mergeHeaders`) instead of through `cors`, which sets them on `c.res` before the operation runs: Hono then
  * rebuilds the operation's Response around a web stream (docs/performance.md, "Where the time goes").
  */
 import type { Config } from "@petstore/config";

@@ -7,7 +7,7 @@ import { MAX_BODY_BYTES, problems } from "@petstore/contracts";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { RestEnv } from "../env.ts";
-import { errorResponse } from "../problem.ts";
+import { respondProblem } from "../respond.ts";
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;.*)?$/i;
 
@@ -54,15 +54,15 @@ async function boundedBody(c: Context<RestEnv>): Promise<Uint8Array | undefined>
 
 export const jsonObjectBody = createMiddleware<RestEnv>(async (c, next) => {
   if (!JSON_MEDIA_TYPE.test(c.req.header("content-type") ?? "")) {
-    return errorResponse(problems.unsupportedMediaType(), c);
+    return respondProblem(problems.unsupportedMediaType(), c);
   }
   const bytes = await boundedBody(c);
-  if (!bytes) return errorResponse(problems.payloadTooLarge(), c);
+  if (!bytes) return respondProblem(problems.payloadTooLarge(), c);
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
-    return errorResponse(problems.malformedRequest("The request body is not valid UTF-8."), c);
+    return respondProblem(problems.malformedRequest("The request body is not valid UTF-8."), c);
   }
   // The validator reads the body next (`c.req.json()`, which parses hono's cached text): hand it this text
   // rather than have it read and decode the body a second time. hono caches promises there.
@@ -71,10 +71,10 @@ export const jsonObjectBody = createMiddleware<RestEnv>(async (c, next) => {
   try {
     parsed = JSON.parse(text);
   } catch {
-    return errorResponse(problems.malformedRequest("The request body is not valid JSON."), c);
+    return respondProblem(problems.malformedRequest("The request body is not valid JSON."), c);
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return errorResponse(problems.malformedRequest("The request body must be a JSON object."), c);
+    return respondProblem(problems.malformedRequest("The request body must be a JSON object."), c);
   }
   await next();
 });

@@ -1,7 +1,7 @@
 /**
  * First stage of the /v1 pipeline: assigns the request id (the caller's `X-Request-Id` when it is a sane
  * token, docs/contract.md section 1) and, on the way out, counts the request (metrics, analytics) and writes one
- * structured log line (with the error code of an error answer; never a stack). Every answer gets its headers where it is built (problem.ts).
+ * structured log line (with the error code of an error answer; never a stack). Every answer gets its headers where it is built (respond.ts).
  */
 import type { Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";

@@ -5,9 +5,9 @@
 import { problems } from "@petstore/contracts";
 import { createMiddleware } from "hono/factory";
 import type { RestEnv } from "../env.ts";
-import { errorResponse } from "../problem.ts";
+import { respondProblem } from "../respond.ts";
 
 // Not `async`: a pass-through that only returns `next()` saves the request an async frame and a promise.
 export const requireCaller = createMiddleware<RestEnv>((c, next) =>
-  c.get("caller") ? next() : Promise.resolve(errorResponse(problems.unauthorized(c.get("tokenSent")), c)),
+  c.get("caller") ? next() : Promise.resolve(respondProblem(problems.unauthorized(c.get("tokenSent")), c)),
 );

@@ -11,7 +11,7 @@ import { jsonObjectBody } from "../middleware/json-body.ts";
 import { requireCaller } from "../middleware/require-caller.ts";
 import { requireScope } from "../middleware/require-scope.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
-import { serializedJsonResponse } from "../problem.ts";
+import { respondJson } from "../respond.ts";
 
 const IDEMPOTENCY_KEY_RULE = "must be 1 to 255 printable ASCII characters";
 
@@ -85,6 +85,6 @@ export function registerCreatePet(app: OpenAPIHono<RestEnv>, rt: Runtime): void 
       ...(replayed && { "Idempotent-Replayed": "true" }),
     };
     // The stored (or just written) JSON text goes out as it is: no parse and re-serialisation.
-    return serializedJsonResponse<Animal, 201>(c, 201, response.body, headers);
+    return respondJson<Animal, 201>(c, 201, response.body, headers);
   });
 }

@@ -20,7 +20,7 @@ import {
   notModifiedResponse,
   responseHeaders,
 } from "../openapi-shared.ts";
-import { errorResponse } from "../problem.ts";
+import { respondProblem } from "../respond.ts";
 
 /** 2026-01-01T00:00:00Z, when the deprecation was announced. */
 export const DEPRECATED_AT = new Date("2026-01-01T00:00:00Z");
@@ -51,7 +51,7 @@ const sunsetGate = (rt: Pick<Runtime, "clock">) =>
     rt.clock() < SUNSET_AT
       ? next()
       : Promise.resolve(
-          errorResponse(
+          respondProblem(
             {
               code: "gone",
               message: "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.",

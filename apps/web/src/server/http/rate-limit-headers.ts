@@ -1,8 +1,9 @@
 /**
- * Response headers from a rate-limit decision (docs/contract.md section 1 "Every response under /v1" and section 3;
- * docs/interface.md "Rate limit headers" and "Exceeding the limit").
+ * The rate-limit headers of an answer, from core's decision (docs/contract.md section 1 "Every response under
+ * /v1" and section 3; docs/interface.md "Rate limit headers" and "Exceeding the limit"). Core decides in numbers;
+ * the HTTP surface formats them here, for the REST app's admission, the app's server and /metrics.
  */
-import type { RateLimitDecision, WindowState } from "./types.ts";
+import type { RateLimitDecision, WindowState } from "@petstore/core";
 
 function secondsLeft(w: WindowState, at: number): number {
   return Math.max(0, Math.ceil((w.resetMs - at) / 1000));

@@ -1,6 +1,6 @@
 /**
- * Every answer of the REST app is built here (docs/contract.md section 1), its headers in one place
- * (`answerHeaders`), its body compressed when it is large and the client accepts it (content-coding.ts). Errors are
+ * Every answer of the REST app is written here (docs/contract.md section 1), its headers merged in one place
+ * (`mergeHeaders`), its body compressed when it is large and the client accepts it (content-coding.ts). Errors are
  * rendered from a `Problem` by the one renderer; anything thrown becomes one through core's error translator
  * (an unreachable database: 503 with Retry-After, the outage logged once; anything unknown: 500 `internal_error`,
  * logged with the request id, nothing internal sent).
@@ -19,7 +19,7 @@ import type { RestEnv } from "./env.ts";
  * an unreachable database is reported to `unavailable` (the dependency status logs the outage once, and each
  * refused request only its request line).
  */
-export function problemOf(
+export function problemFromError(
   error: unknown,
   c: Context<RestEnv>,
   log: (obj: object, msg: string) => void,
@@ -45,7 +45,7 @@ export function problemOf(
  * no-store, nosniff), and last a cacheable answer's validator and caching (conditional.ts), which replace the
  * default no-store.
  */
-export function answerHeaders(c: Context<RestEnv>, own?: Record<string, string>): Record<string, string> {
+export function mergeHeaders(c: Context<RestEnv>, own?: Record<string, string>): Record<string, string> {
   // Object.assign, not a multiple spread: on Node 20 a second spread into a new object takes V8's slow path.
   return Object.assign(
     {},
@@ -58,38 +58,32 @@ export function answerHeaders(c: Context<RestEnv>, own?: Record<string, string>)
   );
 }
 
-function respond(c: Context<RestEnv>, status: number, body: string, own?: Record<string, string>): Response {
-  const headers = answerHeaders(c, own);
+function send(c: Context<RestEnv>, status: number, body: string, own?: Record<string, string>): Response {
+  const headers = mergeHeaders(c, own);
   // A body over 1 KiB goes out compressed when the client accepts it (content-coding.ts).
   return new Response(encodeBody(c, body, headers), { status, headers });
 }
 
 /**
- * The JSON response of an operation: `data` serialised, `status`, its own `headers`, and the request's common
- * ones. The headers stay a plain object: @hono/node-server writes it as it is, with no `Headers` object built.
+ * The JSON response of an operation: `json` (the JSON text of a `T`, already serialised), `status`, its own
+ * `headers`, and the request's common ones. The headers stay a plain object: @hono/node-server writes it as it
+ * is, with no `Headers` object built.
  */
-export function jsonResponse<T, S extends ContentfulStatusCode>(
-  c: Context<RestEnv>,
-  status: S,
-  data: T,
-  headers?: Record<string, string>,
-): Response & TypedResponse<T, S, "json"> {
-  return serializedJsonResponse<T, S>(c, status, JSON.stringify(data), headers);
-}
-
-/** As `jsonResponse`, for a body already serialised (`json`: the JSON text of a `T`). */
-export function serializedJsonResponse<T, S extends ContentfulStatusCode>(
+export function respondJson<T, S extends ContentfulStatusCode>(
   c: Context<RestEnv>,
   status: S,
   json: string,
   headers?: Record<string, string>,
 ): Response & TypedResponse<T, S, "json"> {
-  return respond(c, status, json, headers) as Response & TypedResponse<T, S, "json">;
+  return send(c, status, json, headers) as Response & TypedResponse<T, S, "json">;
 }
 
-/** The error answer of `problem` for the request of `c`. */
-export function errorResponse(problem: Problem, c: Context<RestEnv>): Response {
+/**
+ * The error answer of `problem` for the request of `c`: the Error body (http/error-answer.ts) with every header
+ * of the request's answer merged in (`mergeHeaders`), its code noted for the request's log line.
+ */
+export function respondProblem(problem: Problem, c: Context<RestEnv>): Response {
   c.set("errorCode", problem.code);
   const { status, body } = errorAnswer(problem, c.get("requestId"));
-  return respond(c, status, body, problem.headers);
+  return send(c, status, body, problem.headers);
 }
