@@ -3,12 +3,15 @@
  * app's server code and the workspace packages (TypeScript source), with every npm package left external and
  * dynamic imports kept lazy (code splitting), so that `npm start` runs plain Node: no TypeScript loader (nor its
  * thread and memory) in the serving process, and an API-only instance never loads Next or PGlite.
+ * `--outdir=<dir>` builds elsewhere (a variant for `npm run bench -- --variant=<dir>/server.js`).
  */
 import { build } from "esbuild";
 
+const outdir = process.argv.find((a) => a.startsWith("--outdir="))?.slice("--outdir=".length) ?? "dist";
+
 await build({
   entryPoints: { server: "server.ts" },
-  outdir: "dist",
+  outdir,
   bundle: true,
   splitting: true,
   format: "esm",
