@@ -1,7 +1,7 @@
 /**
  * The client network a request counts for in every budget kept per client (docs/contract.md section 3, "Rate
  * limits", and section 4, "Sign-in throttling"): the anonymous budgets of the API, the dashboard and /metrics
- * (ratelimit/limiter.ts) and the sign-in throttle (sessions/throttle.ts) all key by `clientNetwork`.
+ * (ratelimit/) and the sign-in throttle (sessions/throttle.ts) all key by `clientNetwork`.
  *
  * An IPv6 client is its /64 by default (`CLIENT_IPV6_PREFIX`): the smallest block a provider hands to one
  * subscriber (RFC 6177), so that one host cannot turn the 2^64 addresses of its own network into as many
