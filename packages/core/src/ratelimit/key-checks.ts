@@ -39,7 +39,7 @@ const CLEAR_RECHECK_MS = 1_000;
 const MAX_BAN_ENTRIES = 10_000;
 
 /** What the cache knows of a key: the end of its running ban (Unix ms), `clear`, or nothing (ask the store). */
-export type KnownBan = number | "clear" | undefined;
+type KnownBan = number | "clear" | undefined;
 
 /** keyId -> ban end (Unix ms; 0: not banned) and when the store was last read for it. */
 export class BanCache {
@@ -75,7 +75,7 @@ export class BanCache {
 // ---------------------------------------------------------------------------------------------------------------
 
 /** What the keyed checks share with the rest of the limiter. */
-export interface KeyChecksContext {
+interface KeyChecksContext {
   store: RateLimitStore;
   hit: ReturnType<typeof fixedWindows>["hit"];
   windows: { minute: WindowSpec; day: WindowSpec };
