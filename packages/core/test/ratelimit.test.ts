@@ -16,9 +16,9 @@ import {
   type RateLimitStore,
   type StoreKind,
 } from "../src/ratelimit/index.ts";
-import { DAY_MS } from "../src/ratelimit/time.ts";
 import { deleteKeys, REDIS_URL, startUpstashBridge } from "../src/testing/rate-limit-stores.ts";
 import { sleep } from "../src/testing/wait.ts";
+import { DAY_MS } from "../src/utc-day.ts";
 
 /** Where each test of the stores starts (Date is frozen there). */
 const START = Date.UTC(2031, 2, 10, 12, 0, 30);

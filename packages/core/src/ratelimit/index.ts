@@ -1,15 +1,14 @@
 /**
- * Rate limiting for the public API (docs/contract.md section 3; docs/interface.md "Limits").
- * Entry point: `createRateLimiter(options)`; its decisions are numbers, which the HTTP surface turns into headers.
+ * Rate limiting for the public API (promises: docs/contract.md section 3, docs/interface.md "Limits"; mechanics:
+ * docs/architecture.md "Rate limiter"). Entry point: `createRateLimiter(options)`; its decisions are numbers, which
+ * the HTTP surface turns into headers.
  */
 
-export type { BreakerState } from "./breaker.ts";
-export { createStore } from "./create-store.ts";
-export { createRateLimiter, type RateLimiterOptions } from "./limiter.ts";
+export { createRateLimiter, createStore, type RateLimiterOptions } from "./limiter.ts";
 export { createMemoryStore } from "./memory-store.ts";
 export { createRedisStore } from "./redis-store.ts";
 export type { RateLimitStore } from "./store.ts";
-export { StoreTimeoutError } from "./time.ts";
+export { type BreakerState, StoreTimeoutError } from "./store-guard.ts";
 export type {
   AnonymousScope,
   BanInfo,

@@ -1,45 +1,81 @@
 /**
- * The keyed checks of the rate limiter (docs/contract.md section 3 "Rate limits"; limiter.ts builds them).
- *
- * Per API key two fixed windows, a minute and a UTC day (@upstash/ratelimit `fixedWindow`, windows.ts: buckets
- * are `floor(Date.now() / window)`, so the day bucket turns at 00:00 UTC), plus a ban. A check sends the minute
- * and day `limit` at once, with a ban GET when the ban cache has not read the key's ban within the last second,
- * and the store pipelines them: one store round trip for an admitted request. A denied request then costs one
- * more round trip, the DENY script, which refunds the request's increments of both windows (so a request denied
- * by one window consumes neither budget, and a denied one leaves no trace: each counter equals the admitted
- * requests plus those still in flight) and logs the denial for the ban in the same atomic call. A request that
- * finds a ban running has its increments taken back (REFUND script). Never over-admits: a request passes only if
- * both windows' counters, after its own increment, are within limit.
- *
- * Checks of one key made in the same event-loop turn (DataLoader, as the hot reads) are counted together, in
- * arrival order, by one `limit` per window with the engine's `rate` (docs/architecture.md: nothing on the hot path
- * blocks on I/O that can be batched), when the room the store last reported fits them all (headroom.ts): the
- * i-th of n requests then gets exactly the decision and remaining counts it would have got alone after the i - 1
- * before it. A group that does not fit after all, because another instance used the room meanwhile, is refunded
- * at once and its requests are counted one by one; so are the checks of a key near a limit or new in its windows.
+ * The rate limiter's checks of API keys: a minute and a UTC-day window plus a ban, the DENY and REFUND
+ * bookkeeping, the local cache of bans, and the counting together of a key's checks of one event-loop turn.
+ * Promises: docs/contract.md section 3 "Rate limits"; mechanics: docs/architecture.md "Rate limiter".
  */
 import { randomUUID } from "node:crypto";
 import DataLoader from "dataloader";
+import { LRUCache } from "lru-cache";
 import { endOfTurn } from "../end-of-turn.ts";
-import type { BanCache, KnownBan } from "./ban-cache.ts";
+import { DAY_MS } from "../utc-day.ts";
+import { DENY, type RateLimitStore, REFUND, runScript } from "./store.ts";
+import type { StoreGuard } from "./store-guard.ts";
+import type { BanInfo, KeyLimits, RateLimitConfig, RateLimitDecision, RateLimitMetrics } from "./types.ts";
 import {
   admitted,
   banned,
   failedOpen,
+  type fixedWindows,
+  type Hit,
   type LimitedWindow,
   rateLimited,
   type WindowSpec,
-} from "./decisions.ts";
-import { Headroom } from "./headroom.ts";
-import { DENY, REFUND } from "./scripts.ts";
-import { type RateLimitStore, runScript } from "./store.ts";
-import type { StoreFailures } from "./store-failures.ts";
-import { DAY_MS } from "./time.ts";
-import type { BanInfo, KeyLimits, RateLimitConfig, RateLimitDecision, RateLimitMetrics } from "./types.ts";
-import { type fixedWindows, type Hit, windowState } from "./windows.ts";
+  windowState,
+} from "./windows.ts";
+
+// ---------------------------------------------------------------------------------------------------------------
+// The ban cache
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A running ban is re-read from the store at least this often (ms), so that an unban elsewhere applies here. */
+const RECHECK_MS = 5_000;
+/**
+ * A key the store said is not banned is not asked again for this long (ms). A ban starts while the key's windows
+ * are used up, and then every instance's DENY script reports it; only a ban still running after the key's window
+ * turns can go unseen here, for at most this long.
+ */
+const CLEAR_RECHECK_MS = 1_000;
+/** Keys remembered at most (the least recently used are forgotten first: their ban is read again). */
+const MAX_BAN_ENTRIES = 10_000;
+
+/** What the cache knows of a key: the end of its running ban (Unix ms), `clear`, or nothing (ask the store). */
+type KnownBan = number | "clear" | undefined;
+
+/** keyId -> ban end (Unix ms; 0: not banned) and when the store was last read for it. */
+export class BanCache {
+  private readonly bans = new LRUCache<string, { until: number; checkedAt: number }>({
+    max: MAX_BAN_ENTRIES,
+  });
+
+  /** What is known of `keyId` at `at` (Unix ms) from a store read recent enough to trust. */
+  known(keyId: string, at: number): KnownBan {
+    const cached = this.bans.get(keyId);
+    if (!cached) return undefined;
+    const age = at - cached.checkedAt;
+    if (cached.until === 0) return age < CLEAR_RECHECK_MS ? "clear" : undefined;
+    if (cached.until <= at) {
+      this.bans.delete(keyId);
+      return undefined;
+    }
+    return age < RECHECK_MS ? cached.until : undefined;
+  }
+
+  /** Records that the store said, at `at`, that `keyId` is banned until `until` (0: not banned). */
+  set(keyId: string, until: number, at: number): void {
+    this.bans.set(keyId, { until, checkedAt: at });
+  }
+
+  delete(keyId: string): void {
+    this.bans.delete(keyId);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Keyed checks
+// ---------------------------------------------------------------------------------------------------------------
 
 /** What the keyed checks share with the rest of the limiter. */
-export interface KeyChecksContext {
+interface KeyChecksContext {
   store: RateLimitStore;
   hit: ReturnType<typeof fixedWindows>["hit"];
   windows: { minute: WindowSpec; day: WindowSpec };
@@ -51,10 +87,8 @@ export interface KeyChecksContext {
     banCount(keyId: string, at: number): string;
   };
   bans: BanCache;
-  failures: StoreFailures;
+  guard: StoreGuard;
   stats: RateLimitMetrics;
-  /** Runs a store call under the breaker and the store timeout. */
-  bounded<T>(call: () => Promise<T>): Promise<T>;
   now(): number;
   /** Counts a denial in `stats` and returns it. */
   deniedBy(decision: RateLimitDecision): RateLimitDecision;
@@ -62,7 +96,7 @@ export interface KeyChecksContext {
   notifyBan(keyId: string, until: number, info: BanInfo): void;
 }
 
-/** One key check waiting for its turn's store round trip: the key's limits, the clock at the check, its ban as cached. */
+/** One key check waiting for its store round trip: the key's limits, the clock at the check, its ban as cached. */
 interface KeyCheck {
   limits: KeyLimits;
   at: number;
@@ -73,14 +107,20 @@ interface KeyCheck {
  * @returns `checkKey(limits, options)`, the limiter's `RateLimiter["checkKey"]`: never rejects (a store failure or
  *   time-out admits the request, `degraded`).
  */
-export function createKeyChecks(ctx: KeyChecksContext) {
-  const { store, hit, windows, ban, keys, bans, failures, stats, bounded, now, deniedBy, notifyBan } = ctx;
-  const room = new Headroom();
+export function createKeyChecks(
+  ctx: KeyChecksContext,
+): (limits: KeyLimits, options?: { storeFailed?: boolean }) => Promise<RateLimitDecision> {
+  const { store, hit, windows, ban, keys, bans, guard, stats, now, deniedBy, notifyBan } = ctx;
+
+  const windowsOf = ({ perMinute, perDay }: KeyLimits): LimitedWindow[] => [
+    [windows.minute, perMinute],
+    [windows.day, perDay],
+  ];
 
   /** The DENY round trip for a request a window denied: refund, log the denial, maybe ban. */
   async function deny(keyId: string, at: number, minute: Hit, day: Hit, limits: LimitedWindow[]) {
     const { threshold, windowSeconds: banWindowS, baseSeconds } = ban;
-    const reply = await failures.guarded("deny", () =>
+    const reply = await guard.guarded("deny", () =>
       runScript(
         store,
         DENY,
@@ -112,18 +152,17 @@ export function createKeyChecks(ctx: KeyChecksContext) {
     return deniedBy(rateLimited(at, states, denying));
   }
 
-  /** A key's room is known per set of limits: a plan change starts from nothing known. */
-  const roomOf = ({ keyId, perMinute, perDay }: KeyLimits) => `${keyId}|${perMinute}|${perDay}`;
-  const windowsOf = ({ perMinute, perDay }: KeyLimits): LimitedWindow[] => [
-    [windows.minute, perMinute],
-    [windows.day, perDay],
-  ];
-
   /**
-   * Counts the requests of `group` (checks of one key with the same limits, in arrival order) in one store round
-   * trip and decides each; a group of more than one that does not fit is refunded and counted one by one.
+   * Counts the n requests of `group` (checks of one key with the same limits, in arrival order) in one store round
+   * trip and decides each. `noteRoom` hears what the store said of the key's room: its tightest window's remaining
+   * requests and the end of its first window when all were admitted, `undefined` when none is left or a ban runs.
+   * @returns the decisions, or `undefined` when a group of more than one does not fit: its counts are then given
+   *   back, and its requests must be counted one by one.
    */
-  async function countTogether(group: KeyCheck[]): Promise<RateLimitDecision[]> {
+  async function count(
+    group: KeyCheck[],
+    noteRoom: (room: Room | undefined) => void = () => {},
+  ): Promise<RateLimitDecision[] | undefined> {
     const n = group.length;
     const { limits: keyLimits, at } = group[0] as KeyCheck;
     const { keyId, perMinute, perDay } = keyLimits;
@@ -132,7 +171,7 @@ export function createKeyChecks(ctx: KeyChecksContext) {
     let results: [string | null, Hit, Hit];
     try {
       // Started in the same tick: the store sends the commands in one write (one round trip).
-      results = await bounded(() =>
+      results = await guard.bounded(() =>
         Promise.all([
           readBan ? store.get(keys.ban(keyId)) : null,
           hit(windows.minute, perMinute, keyId, n),
@@ -140,7 +179,7 @@ export function createKeyChecks(ctx: KeyChecksContext) {
         ]),
       );
     } catch (err) {
-      failures.failed("check", err);
+      guard.failed("check", err);
       stats.failOpen += n;
       return group.map((c) => failedOpen(c.at, limits));
     }
@@ -148,27 +187,42 @@ export function createKeyChecks(ctx: KeyChecksContext) {
     const bannedUntil = Number(banValue ?? 0);
     if (bannedUntil > at) {
       bans.set(keyId, bannedUntil, at);
-      room.forget(roomOf(keyLimits));
-      await failures.guarded("refund", () => runScript(store, REFUND, [minute.key, day.key], [n]));
+      noteRoom(undefined);
+      await guard.guarded("refund", () => runScript(store, REFUND, [minute.key, day.key], [n]));
       return group.map((c) => deniedBy(banned(c.at, bannedUntil, limits)));
     }
     if (readBan) bans.set(keyId, 0, at);
     if (minute.success && day.success) {
       stats.admitted += n;
-      room.record(
-        roomOf(keyLimits),
-        Math.min(minute.remaining, day.remaining),
-        Math.min(minute.resetMs, day.resetMs),
-      );
+      noteRoom({
+        remaining: Math.min(minute.remaining, day.remaining),
+        until: Math.min(minute.resetMs, day.resetMs),
+      });
       // The i-th of the n counted before the n - 1 - i after it: that many more were left when it was counted.
       return group.map((c, i) =>
         admitted(c.at, [windowState(minute, false, n - 1 - i), windowState(day, false, n - 1 - i)]),
       );
     }
-    room.forget(roomOf(keyLimits));
+    noteRoom(undefined);
     if (n === 1) return [await deny(keyId, at, minute, day, limits)];
-    await failures.guarded("refund", () => runScript(store, REFUND, [minute.key, day.key], [n]));
-    return countOneByOne(group.map((c) => ({ ...c, known: "clear" })));
+    await guard.guarded("refund", () => runScript(store, REFUND, [minute.key, day.key], [n]));
+    return undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Counting a key's checks of one event-loop turn together. Without it, `checkKey` below would end in
+  // `count([check])`, and `count`'s `noteRoom`, `Room` and `Headroom` (end of this file) would go.
+  // -------------------------------------------------------------------------------------------------------------
+
+  const rooms = new Headroom();
+  /** A key's room is known per set of limits: a plan change starts from nothing known. */
+  const roomOf = ({ keyId, perMinute, perDay }: KeyLimits) => `${keyId}|${perMinute}|${perDay}`;
+
+  /** `count` with the key's room recorded; a group that does not fit is counted one by one. */
+  async function countTogether(group: KeyCheck[]): Promise<RateLimitDecision[]> {
+    const id = roomOf((group[0] as KeyCheck).limits);
+    const decisions = await count(group, (room) => (room ? rooms.record(id, room) : rooms.forget(id)));
+    return decisions ?? countOneByOne(group.map((c) => ({ ...c, known: "clear" })));
   }
 
   /** Each check of `group` counted alone (in one write all the same: they start in the same tick). */
@@ -177,8 +231,11 @@ export function createKeyChecks(ctx: KeyChecksContext) {
     return decisions.map(([decision]) => decision as RateLimitDecision);
   }
 
-  /** The checks of one event-loop turn, grouped by key (and limits), each group counted as `countTogether` says. */
-  const keyChecks = new DataLoader<KeyCheck, RateLimitDecision, KeyCheck>(async (checks) => {
+  /**
+   * The checks of one event-loop turn, grouped by key and limits; a group is counted together when the room the
+   * store last reported fits it all, else one by one.
+   */
+  const turn = new DataLoader<KeyCheck, RateLimitDecision, KeyCheck>(async (checks) => {
     const groups = new Map<string, KeyCheck[]>();
     for (const c of checks) {
       const id = roomOf(c.limits);
@@ -190,7 +247,7 @@ export function createKeyChecks(ctx: KeyChecksContext) {
     await Promise.all(
       [...groups].map(async ([id, group]) => {
         const first = group[0] as KeyCheck;
-        const together = group.length === 1 || room.take(id, group.length, first.at);
+        const together = group.length === 1 || rooms.take(id, group.length, first.at);
         const decisions = await (together ? countTogether(group) : countOneByOne(group));
         for (const [i, c] of group.entries()) decided.set(c, decisions[i] as RateLimitDecision);
       }),
@@ -198,10 +255,9 @@ export function createKeyChecks(ctx: KeyChecksContext) {
     return checks.map((c) => decided.get(c) as RateLimitDecision);
   }, endOfTurn);
 
-  async function checkKey(
-    keyLimits: KeyLimits,
-    options: { storeFailed?: boolean } = {},
-  ): Promise<RateLimitDecision> {
+  // -------------------------------------------------------------------------------------------------------------
+
+  return async function checkKey(keyLimits, options = {}) {
     stats.checks++;
     const at = now();
     if (options.storeFailed) {
@@ -210,8 +266,46 @@ export function createKeyChecks(ctx: KeyChecksContext) {
     }
     const known = bans.known(keyLimits.keyId, at);
     if (typeof known === "number") return deniedBy(banned(at, known, windowsOf(keyLimits)));
-    return keyChecks.load({ limits: keyLimits, at, known });
+    return turn.load({ limits: keyLimits, at, known });
+  };
+}
+
+/** What the store last reported of a key's room (part of counting a turn's checks together). */
+interface Room {
+  /** Requests left in the window with the fewest left. */
+  remaining: number;
+  /** Unix ms at which the first of the windows ends: the room is unknown from then on. */
+  until: number;
+}
+
+/** Rooms remembered at most (the least recently used are forgotten first: that key is counted request by request). */
+const MAX_ROOMS = 10_000;
+
+/**
+ * This instance's last knowledge of each key's room, by an identifier of the limiter's choosing (a key and its
+ * limits). A hint, never a decision: it only chooses whether a turn's checks of a key are counted together.
+ */
+class Headroom {
+  private readonly rooms = new LRUCache<string, Room>({ max: MAX_ROOMS });
+
+  /**
+   * Sets aside room for `count` requests in room `id` at `at` (Unix ms).
+   * @returns true when the last report left at least `count` requests in every window (they are then deducted
+   *   until the store reports again); false when the room is unknown, has ended or is too small.
+   */
+  take(id: string, count: number, at: number): boolean {
+    const room = this.rooms.get(id);
+    if (!room || room.until <= at || room.remaining < count) return false;
+    room.remaining -= count;
+    return true;
   }
 
-  return checkKey;
+  /** Records a store report for room `id`. */
+  record(id: string, room: Room): void {
+    this.rooms.set(id, room);
+  }
+
+  forget(id: string): void {
+    this.rooms.delete(id);
+  }
 }

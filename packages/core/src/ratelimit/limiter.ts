@@ -1,47 +1,18 @@
 /**
- * The rate limiter (docs/contract.md section 3 "Rate limits"; docs/interface.md "Limits").
- *
- * Per API key two fixed windows, a minute and a UTC day, plus a ban, counted by the keyed checks (key-checks.ts:
- * one store round trip for an admitted request, shared by a key's checks of one event-loop turn when they fit).
- * Nothing that decides is cached locally except what the store last said of a key's ban (ban-cache.ts): denials
- * must reach the store to be counted for bans across instances, and a `resetUsage` on another instance must apply
- * at once. (The room a key had left, headroom.ts, only decides whether its checks are counted together.)
- *
- * Ban: more than `ban.threshold` denials within `ban.windowSeconds` (sliding log in the store) bans the key for
- * `ban.baseSeconds * 2^(bans today - 1)`. The ban lives in the store (`<prefix>:ban:<key>`, value = end in ms)
- * and is cached locally until it ends, re-read from the store at least every 5 s; that a key is not banned is
- * cached for 1 s (ban-cache.ts says why that is safe).
- *
- * Store failures and timeouts (`storeTimeoutMs`) fail open, are counted in `metrics().storeFailures` and
- * logged at most once a minute (store-failures.ts). A circuit breaker (breaker.ts) sits in front of the store:
- * after a few consecutive failures every check fails open at once for a cool-down instead of waiting for the
- * timeout, the store's connection is replaced (a silent one is never answered again), and one probe decides
- * when to use the store again.
- *
- * Requests without a valid key count per client network (`checkAnonymous`; client-network.ts: the address,
- * or by default the /64 of an IPv6 one), in the API's bucket, the dashboard's or /metrics' (`scope`); once an
- * network's bucket is used up, this instance refuses it from memory until the window ends, so a flood from one
- * network costs no store round trip after its first denial, and its refusals
- * are answered only after `anonymousRefusalDelayMs` (`holdRefusal`, refusal-hold.ts). A look-up of a key the caches do not know is counted in the API's bucket first, and
- * given back with `refundAnonymous` when the key proves valid or cannot be checked: only failed
- * authentications use up a client address's budget, and once it is used up, unknown keys from that address
- * cost no database look-up.
- *
- * Clocks: window buckets follow `Date.now()` (inside @upstash/ratelimit); `now()` drives ban times, the ban
- * cache, the usage day and `at`/`t=`/Retry-After. Both are the same clock in production.
+ * The rate limiter: `createRateLimiter` builds it, and its store, from configuration, and holds the anonymous
+ * checks (per client network), the held refusals, the admin operations on bans and usage, health and shutdown; the
+ * keyed checks are in key-checks.ts. Promises: docs/contract.md section 3 "Rate limits"; mechanics:
+ * docs/architecture.md "Rate limiter".
  */
+import { setTimeout as delay } from "node:timers/promises";
+import type { RateLimitStoreConfig } from "@petstore/config";
 import { type ClientPrefixes, clientNetwork, DEFAULT_CLIENT_PREFIXES } from "../client-network.ts";
-import { BanCache } from "./ban-cache.ts";
-import { createStoreBreaker } from "./breaker.ts";
-import { createStore } from "./create-store.ts";
-import { admitted, failedOpen, rateLimited, type WindowSpec } from "./decisions.ts";
-import { disabledLimiter } from "./disabled.ts";
-import { createKeyChecks } from "./key-checks.ts";
-import { createRefusalHold } from "./refusal-hold.ts";
-import { REFUND } from "./scripts.ts";
-import { type RateLimitStore, runScript } from "./store.ts";
-import { storeFailures } from "./store-failures.ts";
-import { DAY_MS, withTimeout } from "./time.ts";
+import { DAY_MS } from "../utc-day.ts";
+import { BanCache, createKeyChecks } from "./key-checks.ts";
+import { createMemoryStore } from "./memory-store.ts";
+import { createRedisStore } from "./redis-store.ts";
+import { type RateLimitStore, REFUND, runScript } from "./store.ts";
+import { createStoreGuard, withTimeout } from "./store-guard.ts";
 import type {
   AnonymousScope,
   BanInfo,
@@ -51,7 +22,20 @@ import type {
   RateLimitLogger,
   RateLimitMetrics,
 } from "./types.ts";
-import { counterKey, fixedWindows, type Hit, windowState } from "./windows.ts";
+import { createUpstashStore } from "./upstash-store.ts";
+import {
+  admitted,
+  counterKey,
+  failedOpen,
+  fixedWindows,
+  type Hit,
+  rateLimited,
+  type WindowSpec,
+  windowState,
+} from "./windows.ts";
+
+/** Refusals held at once per instance, bounding the memory a flood can hold (a few KB each). */
+const MAX_HELD_REFUSALS = 2_000;
 
 /** Options of `createRateLimiter`. */
 export interface RateLimiterOptions {
@@ -60,7 +44,10 @@ export interface RateLimiterOptions {
   logger: RateLimitLogger;
   /** Called once (by the instance that issued it) per ban, to persist `bannedUntil` and audit it. */
   onBan?: (keyId: string, until: Date, info: BanInfo) => void | Promise<void>;
-  /** Clock in Unix ms (default `Date.now`). */
+  /**
+   * Clock in Unix ms (default `Date.now`) of ban times, the ban cache and a decision's `at`; window buckets follow
+   * the engine's `Date.now()`.
+   */
   now?: () => number;
   /** Length of the "minute" window in ms (default 60 000); tests shorten it to cross a window boundary. */
   minuteWindowMs?: number;
@@ -71,8 +58,27 @@ export interface RateLimiterOptions {
 }
 
 /**
+ * Builds the store for `config`: Redis over TCP, Upstash over REST, or in-process memory.
+ * @param opts.timeoutMs connect timeout of the TCP client in ms.
+ * @param opts.onError receives background connection errors of the TCP client.
+ */
+export function createStore(
+  config: RateLimitStoreConfig,
+  opts: { timeoutMs: number; onError?: (err: Error) => void },
+): RateLimitStore {
+  switch (config.kind) {
+    case "redis":
+      return createRedisStore(config.url, opts);
+    case "upstash":
+      return createUpstashStore(config.url, config.token);
+    case "memory":
+      return createMemoryStore();
+  }
+}
+
+/**
  * Creates a rate limiter from configuration (`Config["rateLimit"]`); with `config.enabled` false one that admits
- * everything and produces no headers. Usage is counted by core's analytics recorder, not here.
+ * everything, touches no store and produces no headers. Usage is counted by core's analytics recorder, not here.
  * @returns a `RateLimiter`; call `close()` on shutdown.
  */
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
@@ -94,28 +100,9 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 
   const ownsStore = !opts.store;
   const store =
-    opts.store ?? createStore(config.store, { timeoutMs, onError: (err) => failures.log("connect", err) });
-  let closed = false;
-  let probeTimer: NodeJS.Timeout | undefined;
-  const breaker = createStoreBreaker({
-    ...config.breaker,
-    onOpen: () => {
-      logger.warn(
-        { store: config.store.kind, cooldownMs: config.breaker.cooldownMs },
-        "rate-limit store keeps failing; checks fail open at once until a probe succeeds",
-      );
-      store.reconnect?.();
-      // The breaker's probe is normally the next request after the cool-down; this one closes it even when no
-      // request comes (a failed probe opens it again, which schedules the next one).
-      clearTimeout(probeTimer);
-      probeTimer = setTimeout(() => {
-        if (!closed) void breaker.run(() => withTimeout(store.ping(), timeoutMs)).catch(() => undefined);
-      }, config.breaker.cooldownMs + 10);
-      probeTimer.unref();
-    },
-  });
+    opts.store ?? createStore(config.store, { timeoutMs, onError: (err) => guard.log("connect", err) });
+  const guard = createStoreGuard({ store, config, logger, stats, now });
   const refusals = createRefusalHold(config.anonymousRefusalDelayMs, now);
-  const failures = storeFailures({ logger, store: config.store.kind, stats, now, timeoutMs, breaker });
   if (store.kind === "memory") {
     logger.warn(
       { store: "memory" },
@@ -137,9 +124,6 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     dashboard: config.dashboardAnonymousPerMinute,
     metrics: config.metricsScrapesPerMinute,
   };
-  /** Bounded by the timeout and the breaker: every store round trip of the request path goes through here. */
-  const bounded = <T>(call: () => Promise<T>): Promise<T> =>
-    breaker.run(() => withTimeout(call(), timeoutMs));
   const bans = new BanCache();
   const { hit } = fixedWindows(store);
   const keys = {
@@ -172,9 +156,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     ban: config.ban,
     keys,
     bans,
-    failures,
+    guard,
     stats,
-    bounded,
     now,
     deniedBy,
     notifyBan,
@@ -187,9 +170,9 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     const limit = anonymousLimit[scope];
     let h: Hit;
     try {
-      h = await bounded(() => hit(spec, limit, clientNetwork(ip, prefixes)));
+      h = await guard.bounded(() => hit(spec, limit, clientNetwork(ip, prefixes)));
     } catch (err) {
-      failures.failed("check", err);
+      guard.failed("check", err);
       stats.failOpen++;
       return failedOpen(at, [[spec, limit]]);
     }
@@ -209,12 +192,12 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       if (!decision.allowed || decision.degraded || !window) return;
       stats.admitted--;
       const bucket = Math.round(window.resetMs / ANON.api.ms) - 1;
-      await failures.guarded("refund", () =>
+      await guard.guarded("refund", () =>
         runScript(store, REFUND, [`${ANON.api.prefix}:${clientNetwork(ip, prefixes)}:${bucket}`], []),
       );
     },
     async isBanned(keyId) {
-      const value = await bounded(() => store.get(keys.ban(keyId)));
+      const value = await guard.bounded(() => store.get(keys.ban(keyId)));
       const at = now();
       const until = Number(value ?? 0);
       if (until > at) {
@@ -226,11 +209,11 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     },
     async unban(keyId) {
       bans.delete(keyId);
-      await bounded(() => store.del(keys.ban(keyId), keys.denials(keyId)));
+      await guard.bounded(() => store.del(keys.ban(keyId), keys.denials(keyId)));
     },
     async resetUsage(keyId) {
       const t = Date.now(); // the engine's clock decides the current buckets
-      await bounded(() => store.del(counterKey(MINUTE, keyId, t), counterKey(DAY, keyId, t)));
+      await guard.bounded(() => store.del(counterKey(MINUTE, keyId, t), counterKey(DAY, keyId, t)));
     },
     ready: () =>
       withTimeout(store.ready(), timeoutMs).then(
@@ -242,17 +225,68 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         () => true,
         () => false,
       );
-      return { store: store.kind, ok, breaker: breaker.state() };
+      return { store: store.kind, ok, breaker: guard.state() };
     },
     holdRefusal: (decision) => refusals.hold(decision),
     metrics: () => ({ ...stats, heldRefusals: refusals.held() }),
     close() {
-      closed = true;
-      clearTimeout(probeTimer);
+      guard.close();
       closing ??= (async () => {
         if (ownsStore) await store.close().catch(() => {});
       })();
       return closing;
     },
+  };
+}
+
+/**
+ * Held refusals: `hold(decision)` resolves once the refusal `decision` of an anonymous check may be answered,
+ * after `delayMs` (never past the end of the refusing window); at once for an admitted decision, with `delayMs` 0,
+ * or when `MAX_HELD_REFUSALS` are held already. `clock` in Unix ms.
+ */
+function createRefusalHold(
+  delayMs: number,
+  clock: () => number,
+): { hold(decision: RateLimitDecision): Promise<void>; held(): number } {
+  const atOnce = Promise.resolve();
+  let held = 0;
+  return {
+    hold(decision) {
+      if (decision.allowed || delayMs <= 0 || held >= MAX_HELD_REFUSALS) return atOnce;
+      const untilReset = (decision.reported?.resetMs ?? Number.POSITIVE_INFINITY) - clock();
+      const ms = Math.min(delayMs, untilReset);
+      if (!(ms > 0)) return atOnce;
+      held++;
+      return delay(ms).finally(() => {
+        held--;
+      });
+    },
+    held: () => held,
+  };
+}
+
+/** The limiter with `config.enabled` false: admits every request without touching a store; `stats` are the caller's. */
+function disabledLimiter(config: RateLimitConfig, stats: RateLimitMetrics, now: () => number): RateLimiter {
+  const open = (): RateLimitDecision => ({ allowed: true, at: now(), windows: [] });
+  return {
+    async checkKey() {
+      stats.checks++;
+      stats.admitted++;
+      return open();
+    },
+    async checkAnonymous() {
+      stats.checks++;
+      stats.admitted++;
+      return open();
+    },
+    refundAnonymous: async () => {},
+    holdRefusal: async () => {},
+    isBanned: async () => null,
+    unban: async () => {},
+    resetUsage: async () => {},
+    ready: async () => true,
+    health: async () => ({ store: config.store.kind, ok: true, breaker: "closed" as const }),
+    metrics: () => ({ ...stats }),
+    close: async () => {},
   };
 }

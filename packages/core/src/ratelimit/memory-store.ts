@@ -1,21 +1,16 @@
 /**
- * In-process store for a single instance, the development default (docs/contract.md section 3 "Store").
+ * In-process store for a single instance, the development default (docs/contract.md section 3 "Store"; mechanics:
+ * docs/architecture.md "Rate limiter").
  *
- * Why this design: it implements the same `RateLimitStore` interface as the Redis stores, so @upstash/ratelimit
- * and the limiter run unchanged on top of it (same bucket arithmetic, reset times, refunds and ban logic) and the
- * behaviour suite runs against all three stores alike. Instead of a Lua interpreter, the few scripts used are
- * mirrored as JavaScript functions looked up by the SHA-1 of their text: @upstash/ratelimit's fixedWindow
- * `limit` script (INCRBY + PEXPIRE on the first hit) and the limiter's own REFUND and DENY. Any other script is
- * rejected loudly, so an upgrade of @upstash/ratelimit that changes its script fails the tests instead of
- * silently mis-counting. (ioredis-mock is ruled out: docs/architecture.md "Rate limiter" says why.)
- * Each script runs synchronously inside one call, hence atomically, like Lua on a Redis server.
- *
- * Memory: values carry an expiry (every key the limiter writes has one); expired entries are dropped when read
- * and by a sweep every `sweepMs` (default 30 s, timer unref'd), so idle identifiers never accumulate.
- * Expiry uses the real clock (`Date.now()`), as a Redis server would.
+ * It implements the same `RateLimitStore` as the Redis stores, so @upstash/ratelimit and the limiter run unchanged
+ * on top of it. Instead of a Lua interpreter, the few scripts used are mirrored as JavaScript functions looked up
+ * by the SHA-1 of their text: @upstash/ratelimit's fixedWindow `limit` script and the limiter's own REFUND and
+ * DENY. Any other script is rejected loudly, so an upgrade of @upstash/ratelimit that changes its script fails the
+ * tests instead of silently mis-counting. Each script runs synchronously inside one call, hence atomically, like
+ * Lua on a Redis server. Expiry follows the real clock (`Date.now()`), as on a Redis server. (ioredis-mock is
+ * ruled out: docs/architecture.md "Rate limiter" says why.)
  */
-import { type MemoryDb, OWN_SCRIPTS, type Script } from "./scripts.ts";
-import { type RateLimitStore, sha1 } from "./store.ts";
+import { type MemoryDb, OWN_SCRIPTS, type RateLimitStore, type Script, sha1 } from "./store.ts";
 
 interface Entry {
   value: string | Map<string, number>;
@@ -37,7 +32,7 @@ const UPSTASH_FIXED_WINDOW_LIMIT: Pick<Script, "sha" | "run"> = {
 };
 
 /**
- * Creates the in-process store.
+ * Creates the in-process store. Expired entries are dropped when read and by a sweep (timer unref'd).
  * @param opts.sweepMs interval of the expired-entry sweep in ms (default 30 000).
  */
 export function createMemoryStore(opts: { sweepMs?: number } = {}): RateLimitStore {

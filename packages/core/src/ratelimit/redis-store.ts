@@ -1,13 +1,11 @@
 /**
- * Store over a Redis server via TCP with ioredis (docs/contract.md section 3 "Store": `REDIS_URL`).
+ * Store over a Redis server via TCP with ioredis (docs/contract.md section 3 "Store": `REDIS_URL`; mechanics:
+ * docs/architecture.md "Rate limiter").
  *
- * ioredis is configured to fail fast instead of queueing while disconnected: no offline queue, one retry per
- * command, a connect timeout of `timeoutMs`; it keeps reconnecting in the background (backoff up to 2 s). It has
- * no per-command timeout: the limiter bounds every store call with its own timer (time.ts `withTimeout`), and an
- * ioredis timer per command was three more timers per keyed request. Scripts go through `scriptAdapter` (shebang stripped for Redis 7.0, EVALSHA with EVAL fallback).
- * Auto-pipelining is on: commands issued in the same event-loop turn leave in one socket write, so a check's ban
- * GET and its minute and day EVALSHA cost one write and one round trip (three writes cost 9.6% of busy
- * CPU under load).
+ * ioredis fails fast instead of queueing while disconnected (no offline queue, one retry per command, a connect
+ * timeout of `timeoutMs`) and keeps reconnecting in the background (backoff up to 2 s). It sets no per-command
+ * timeout: the limiter bounds every store call with its own timer. Auto-pipelining sends the commands of one
+ * event-loop turn in one socket write, so a check's ban GET and its minute and day EVALSHA cost one round trip.
  */
 import { Redis } from "ioredis";
 import { type RateLimitStore, scriptAdapter } from "./store.ts";

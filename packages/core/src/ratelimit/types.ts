@@ -1,5 +1,6 @@
 /**
- * Public types of the rate limiter (docs/contract.md section 3 "Rate limits"; docs/interface.md "Limits").
+ * Public types of the rate limiter (docs/contract.md section 3 "Rate limits"; docs/interface.md "Limits";
+ * mechanics: docs/architecture.md "Rate limiter").
  * Times are Unix milliseconds unless a name says otherwise.
  */
 import type { Config } from "@petstore/config";
@@ -106,7 +107,7 @@ export interface RateLimiter {
   checkKey(limits: KeyLimits, options?: { storeFailed?: boolean }): Promise<RateLimitDecision>;
   /**
    * Checks and counts one request without a valid key, per client network (`ip` grouped by the limiter's
-   * `clientPrefixes`, client-network.ts): in the API's bucket
+   * `clientPrefixes`, ../client-network.ts): in the API's bucket
    * (`anonymousPerMinute`, the default), the dashboard's (`dashboardAnonymousPerMinute`) or that of /metrics
    * (`metricsScrapesPerMinute`). Never throws.
    */
@@ -119,7 +120,7 @@ export interface RateLimiter {
   /**
    * Resolves when the refusal `decision` of `checkAnonymous` may be answered: after `anonymousRefusalDelayMs`
    * (never past the end of the refusing window), at once for an admitted decision or when too many refusals are
-   * held already (refusal-hold.ts). Never rejects.
+   * held already. Never rejects.
    */
   holdRefusal(decision: RateLimitDecision): Promise<void>;
   /** The end of the key's ban, or null when not banned. Rejects when the store fails. */

@@ -1,6 +1,6 @@
 /**
  * Store over Upstash Redis via its REST API with @upstash/redis (docs/contract.md section 3 "Store":
- * `UPSTASH_REDIS_REST_URL`, `UPSTASH_REDIS_REST_TOKEN`).
+ * `UPSTASH_REDIS_REST_URL`, `UPSTASH_REDIS_REST_TOKEN`; mechanics: docs/architecture.md "Rate limiter").
  *
  * Replies are kept raw (`automaticDeserialization: false`) so they match the TCP store; no retries and no
  * telemetry (the limiter's own timeout decides when to fail open). Commands issued in the same tick are sent

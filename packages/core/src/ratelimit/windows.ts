@@ -1,27 +1,29 @@
 /**
- * Fixed windows (docs/contract.md section 3 "Rate limits"), counted by @upstash/ratelimit's `fixedWindow`:
- * bucket = `floor(Date.now() / window)`, counter key `<prefix>:<identifier>:<bucket>`, the window ends at
- * `(bucket + 1) * window` (so the day window turns at 00:00 UTC), and a request passes when its window's counter,
- * after its own increment, is within the limit.
- *
- * The engine's `limit()` issues its EVALSHA synchronously (no timer, no await before it), so the limiter's ban GET
- * and the minute and day scripts started in the same tick leave together: one store round trip (the stores
- * auto-pipeline them, redis-store.ts and upstash-store.ts).
- *
- * ephemeralCache is OFF for key windows: (a) denials must reach the store to be counted for bans across instances
- * anyway; (b) a banned key is short-circuited locally by the ban cache (ban-cache.ts); (c) the cache would outlive
- * `resetUsage` done on another instance (a day window blocked until midnight) and would cache denials that are
- * only transient while concurrent requests' refunds are in flight. It is ON (bounded) for the client-address
- * windows (`refuseFromMemory`), where none of that applies: an address over its limit stays refused until the
- * window ends, and a refund given back meanwhile (a key that proved valid) can only matter for that window. The engine's own `timeout` is off (it would answer limit 0 /
- * reset 0): the limiter bounds every store call with its own timer.
+ * The rate limiter's fixed windows: counting them with @upstash/ratelimit's `fixedWindow`, and the decisions a check
+ * answers from them. Promises: docs/contract.md section 3; mechanics: docs/architecture.md "Rate limiter".
+ * All times are Unix ms; `at` is the clock reading of the check.
  */
 import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis as UpstashRedis } from "@upstash/redis";
+import { LRUCache } from "lru-cache";
 import { BoundedMap } from "../bounded-map.ts";
-import { type WindowSpec, windowSeconds } from "./decisions.ts";
 import type { RateLimitStore } from "./store.ts";
-import type { WindowState } from "./types.ts";
+import type { RateLimitDecision, WindowName, WindowState } from "./types.ts";
+
+/** A window's definition: name, length in ms, key prefix handed to @upstash/ratelimit. */
+export interface WindowSpec {
+  name: WindowName;
+  ms: number;
+  prefix: string;
+  /**
+   * An identifier found over the limit is refused from memory until the window ends (the engine's
+   * `ephemeralCache`): the client-network windows, where no ban counts denials and no usage reset frees a window.
+   */
+  refuseFromMemory?: boolean;
+}
+
+/** A window together with the limit that applies to this caller. */
+export type LimitedWindow = readonly [WindowSpec, number];
 
 /** One window of one identifier after the check's increment. */
 export interface Hit {
@@ -35,12 +37,13 @@ export interface Hit {
   key: string;
 }
 
+/** Engines kept at most, one per (window, limit). */
 const MAX_ENGINES = 1_000;
 /** Identifiers an engine refuses from memory at most (the oldest are forgotten first). */
 const MAX_REFUSED = 10_000;
 
 /** The counter key of `identifier` in `spec`'s bucket at `t` (Unix ms, the engine's clock `Date.now()`). */
-export function counterKey(spec: WindowSpec, identifier: string, t = Date.now()): string {
+export function counterKey(spec: WindowSpec, identifier: string, t: number): string {
   return `${spec.prefix}:${identifier}:${Math.floor(t / spec.ms)}`;
 }
 
@@ -53,19 +56,22 @@ export function counterKey(spec: WindowSpec, identifier: string, t = Date.now())
 export function fixedWindows(store: RateLimitStore): {
   hit(spec: WindowSpec, limit: number, identifier: string, count?: number): Promise<Hit>;
 } {
-  // One engine per (window, limit): @upstash/ratelimit fixes the limit per instance; keys do not depend on it.
-  const engines = new Map<string, Ratelimit>();
+  // The engine fixes the limit per instance; its counter keys do not depend on it.
+  const engines = new LRUCache<string, Ratelimit>({ max: MAX_ENGINES });
   const engine = (spec: WindowSpec, limit: number): Ratelimit => {
     const id = `${spec.prefix}|${limit}`;
     let e = engines.get(id);
     if (!e) {
-      if (engines.size >= MAX_ENGINES) engines.clear();
       e = new Ratelimit({
         redis: store as unknown as UpstashRedis,
         limiter: Ratelimit.fixedWindow(limit, `${spec.ms} ms`),
         prefix: spec.prefix,
+        // Off for key windows: denials must reach the store to count towards a ban, and a `resetUsage` on another
+        // instance must apply at once. The engine takes only a `Map` instance here (it checks `instanceof Map`),
+        // hence BoundedMap rather than an LRUCache.
         ephemeralCache: spec.refuseFromMemory ? new BoundedMap<string, number>(MAX_REFUSED) : false,
         analytics: false,
+        // Off: the engine would answer limit 0 / reset 0; the limiter bounds every store call itself.
         timeout: 0,
         enableTelemetry: false,
       });
@@ -92,6 +98,15 @@ export function fixedWindows(store: RateLimitStore): {
   };
 }
 
+/** Window length in whole seconds (>= 1) for `w=`. */
+const windowSeconds = (spec: WindowSpec) => Math.max(1, Math.round(spec.ms / 1000));
+
+/** Whole seconds (>= 1) from `at` until `resetMs`. */
+const retryAfter = (resetMs: number, at: number) => Math.max(1, Math.ceil((resetMs - at) / 1000));
+
+/** Unix ms at which the epoch-aligned fixed window of length `windowMs` containing `ms` ends. */
+const windowEnd = (ms: number, windowMs: number) => (Math.floor(ms / windowMs) + 1) * windowMs;
+
 /**
  * Window state after the check; a refunded hit gives its slot back. `later`: requests counted after this one by
  * the same hit (a group counted together), whose slots were still free when this one was counted.
@@ -104,4 +119,73 @@ export function windowState(h: Hit, refunded: boolean, later = 0): WindowState {
     resetMs: h.resetMs,
     windowSeconds: windowSeconds(h.spec),
   };
+}
+
+/** The window with the fewest remaining requests; on a tie the one that resets later (the stricter hint). */
+function fewestRemaining(windows: WindowState[]): WindowState | undefined {
+  return windows.reduce<WindowState | undefined>(
+    (best, w) =>
+      !best || w.remaining < best.remaining || (w.remaining === best.remaining && w.resetMs > best.resetMs)
+        ? w
+        : best,
+    undefined,
+  );
+}
+
+/** The window that resets last: when several windows deny, requests succeed only after it resets. */
+function resetsLast(windows: WindowState[]): WindowState | undefined {
+  return windows.reduce<WindowState | undefined>((a, w) => (!a || w.resetMs > a.resetMs ? w : a), undefined);
+}
+
+/** Admitted: headers describe the window with the fewest remaining requests. */
+export function admitted(at: number, windows: WindowState[]): RateLimitDecision {
+  return { allowed: true, at, windows, reported: fewestRemaining(windows) };
+}
+
+/** Denied by `denying` (a non-empty subset of `windows`): headers and Retry-After follow the denying window. */
+export function rateLimited(at: number, windows: WindowState[], denying: WindowState[]): RateLimitDecision {
+  const reported = resetsLast(denying) ?? windows[0];
+  return {
+    allowed: false,
+    code: "rate_limited",
+    at,
+    windows,
+    reported,
+    retryAfterSeconds: retryAfter(reported?.resetMs ?? at, at),
+  };
+}
+
+/** Banned until `until`: every window reports 0 remaining until the ban ends; Retry-After to the ban's end. */
+export function banned(at: number, until: number, limits: LimitedWindow[]): RateLimitDecision {
+  const windows = limits.map(([spec, limit]) => ({
+    name: spec.name,
+    limit,
+    remaining: 0,
+    resetMs: until,
+    windowSeconds: windowSeconds(spec),
+  }));
+  return {
+    allowed: false,
+    code: "key_banned",
+    at,
+    windows,
+    reported: windows[0],
+    retryAfterSeconds: retryAfter(until, at),
+    bannedUntil: until,
+  };
+}
+
+/**
+ * Store failed: admitted unchecked (`degraded`). Counts are unknown, so each window reports its full limit and
+ * the end of the current window computed locally (never the engine's limit 0 / reset 0).
+ */
+export function failedOpen(at: number, limits: LimitedWindow[]): RateLimitDecision {
+  const windows = limits.map(([spec, limit]) => ({
+    name: spec.name,
+    limit,
+    remaining: limit,
+    resetMs: windowEnd(at, spec.ms),
+    windowSeconds: windowSeconds(spec),
+  }));
+  return { ...admitted(at, windows), degraded: true };
 }
