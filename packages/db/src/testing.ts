@@ -55,10 +55,14 @@ export async function createMigratedDatabase(
 
 const templates = new Map<string, Promise<string>>();
 
+/** Templates of other migration versions kept when one is made: what a few checkouts at once need. */
+const KEPT_TEMPLATES = 4;
+
 /**
  * The name of the migrated template database for the current migrations (`petstore_template_<hash>`), created
  * when missing. Test processes running at once serialise on an advisory lock, so one of them migrates and
- * the others find it; templates of other migration versions are dropped then.
+ * the others find it; templates of other migration versions are dropped then, except the newest
+ * `KEPT_TEMPLATES`.
  */
 function migratedTemplate(adminUrl: string): Promise<string> {
   let template = templates.get(adminUrl);
@@ -83,8 +87,11 @@ async function createTemplate(adminUrl: string): Promise<string> {
     try {
       const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
       if (found.rowCount !== 0) return name;
+      // Checkouts of other branches may share this server and still use theirs: only the oldest beyond the
+      // newest few go (database oids grow with creation).
       const stale = await admin.query<{ datname: string }>(
-        "SELECT datname FROM pg_database WHERE datname LIKE 'petstore_template_%'",
+        `SELECT datname FROM pg_database WHERE datname LIKE 'petstore_template_%' AND datname NOT LIKE '%_building'
+         ORDER BY oid DESC OFFSET ${KEPT_TEMPLATES}`,
       );
       for (const { datname } of stale.rows)
         await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
