@@ -125,6 +125,30 @@ describe("API key service on the embedded database", () => {
     expect(rt.apiKeys.peek(issued.key)).toEqual({ kind: "unknown", wasValid: true });
   });
 
+  it("reads a key in use again in the background in the last second of its entry only", async () => {
+    const issued = await rt.apiKeys.create({ name: "refreshed", plan: "free" }, "test");
+    expect(await rt.apiKeys.authenticate(issued.key)).toBeDefined();
+    const readAt = now.getTime();
+    const before = rt.apiKeys.keysRead();
+    now = new Date(readAt + KEY_CACHE_TTL_MS - 1_500);
+    expect(rt.apiKeys.peek(issued.key)).toMatchObject({ kind: "valid" });
+    await new Promise((r) => setImmediate(r));
+    expect(rt.apiKeys.keysRead()).toBe(before);
+    now = new Date(readAt + KEY_CACHE_TTL_MS - 500);
+    expect(rt.apiKeys.peek(issued.key)).toMatchObject({ kind: "valid" });
+    await new Promise((r) => setImmediate(r));
+    expect(rt.apiKeys.keysRead()).toBe(before + 1);
+  });
+
+  it("records lastUsedAt of keys first used together, each", async () => {
+    const keys = await Promise.all(
+      ["one", "two", "three"].map((name) => rt.apiKeys.create({ name, plan: "free" }, "test")),
+    );
+    await Promise.all(keys.map((k) => rt.apiKeys.authenticate(k.key)));
+    await new Promise((r) => setTimeout(r, 50));
+    for (const k of keys) expect((await rt.apiKeys.get(k.id)).lastUsedAt).toBe(now.toISOString());
+  });
+
   it("requires custom limits for Enterprise keys", async () => {
     const issued = await rt.apiKeys.create(
       { name: "big", plan: "enterprise", perMinute: 5000, perDay: 1_000_000 },

@@ -11,13 +11,13 @@
  * that needs a key's look-up claims it (`claim`); until it looks the key up or gives up, `peek` says `pending`
  * and concurrent requests with the same key wait for that one look-up instead of using budget of their own.
  *
- * A key in use is read again in the background once its entry is 2 s old, so a busy key never waits for the
- * database. A key whose entry is older than 4 s is still remembered as once valid (`wasValid`, up to 10,000 keys),
+ * A key in use is read again in the background in the last second of its entry, so a busy key never waits for
+ * the database; the keys first used in an event-loop turn have their lastUsedAt written by one statement. A key whose entry is older than 4 s is still remembered as once valid (`wasValid`, up to 10,000 keys),
  * so that a key idle for a while is looked up again without its client address's anonymous budget: a flood from
  * that address cannot lock a real key out.
  */
 import type { ApiKeyScope, PlanName } from "@petstore/contracts";
-import type { PrismaClient } from "@petstore/db";
+import type { ApiKey, Plan, PrismaClient } from "@petstore/db";
 import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
@@ -27,7 +27,6 @@ import { endOfTurn } from "../end-of-turn.ts";
 import { isDatabaseUnavailable } from "../error-translator.ts";
 import { hashApiKey, type KeyEnvironment, parseApiKey } from "./format.ts";
 import { effectiveLimits, isLive } from "./policy.ts";
-import type { KeyWithPlan } from "./view.ts";
 
 /** The caller resolved from a valid key: what rate limiting and logging need. */
 export interface ApiCaller {
@@ -63,9 +62,30 @@ export interface LookupClaim {
 
 /** How long a verified or refused key is answered from memory (ms): below the 5 s revocation bound. */
 export const KEY_CACHE_TTL_MS = 4_000;
-const REFRESH_AFTER_MS = 2_000;
+/**
+ * A key in use is read again in the background in the last second of its entry: a key used at least once a second
+ * never waits for the database, and one used less often costs one read per entry, as without the refresh.
+ */
+const REFRESH_AFTER_MS = 3_000;
 const MAX_ENTRIES = 10_000;
 const LAST_USED_INTERVAL_MS = 60_000;
+
+/** What verifying a key needs of it and of its plan. */
+type VerifiedKey = Pick<
+  ApiKey,
+  "id" | "prefix" | "planName" | "environment" | "perMinute" | "perDay" | "revokedAt" | "expiresAt" | "scopes"
+> & { plan: Pick<Plan, "perMinute" | "perDay"> };
+
+type KeyRow = Omit<VerifiedKey, "plan"> & {
+  hash: string;
+  planPerMinute: number | null;
+  planPerDay: number | null;
+};
+
+const verifiedKey = ({ hash: _, planPerMinute, planPerDay, ...key }: KeyRow): VerifiedKey => ({
+  ...key,
+  plan: { perMinute: planPerMinute, perDay: planPerDay },
+});
 
 export function createKeyVerifier(deps: {
   prisma: PrismaClient;
@@ -79,7 +99,7 @@ export function createKeyVerifier(deps: {
   // Entries age by the injected clock, read on every check (ttlResolution 0), so tests can move it.
   const perf = { now: () => clock().getTime() };
   // A valid entry outlives its 4 s: past it, it still says the key was valid once (`wasValid`).
-  const valid = new LRUCache<string, { key: KeyWithPlan; fetchedAt: number }>({ max: MAX_ENTRIES });
+  const valid = new LRUCache<string, { key: VerifiedKey; fetchedAt: number }>({ max: MAX_ENTRIES });
   const invalid = new LRUCache<string, true>({
     max: MAX_ENTRIES,
     ttl: KEY_CACHE_TTL_MS,
@@ -99,28 +119,41 @@ export function createKeyVerifier(deps: {
   /** Keys read from the database since the process started (background refreshes included). */
   let keysRead = 0;
 
-  const loader = new DataLoader<string, KeyWithPlan | null, string>(async (hashes) => {
+  // A raw statement: the look-ups of many keys are on the hot path, and the query builder's plan interpretation
+  // and result mapping would cost more than the statement.
+  const loader = new DataLoader<string, VerifiedKey | null, string>(async (hashes) => {
     keysRead += hashes.length;
-    const rows = await prisma.apiKey.findMany({
-      where: { hash: { in: [...new Set(hashes)] } },
-      include: { plan: true },
-    });
-    const byHash = new Map(rows.map((r) => [r.hash, r]));
+    const rows = await prisma.$queryRaw<KeyRow[]>`
+      SELECT k."id", k."hash", k."prefix", k."planName"::text AS "planName",
+             k."environment"::text AS "environment", k."perMinute", k."perDay", k."revokedAt", k."expiresAt",
+             k."scopes", p."perMinute" AS "planPerMinute", p."perDay" AS "planPerDay"
+      FROM "ApiKey" k JOIN "Plan" p ON p."name" = k."planName"
+      WHERE k."hash" = ANY(${[...new Set(hashes)]}::text[])`;
+    const byHash = new Map(rows.map((r) => [r.hash, verifiedKey(r)]));
     return hashes.map((h) => byHash.get(h) ?? null);
   }, endOfTurn);
 
+  /** lastUsedAt of the keys first used in one event-loop turn, written by one statement. */
+  const lastUsed = new DataLoader<string, void, string>(async (ids) => {
+    const at = clock();
+    try {
+      await prisma.$executeRaw`UPDATE "ApiKey" SET "lastUsedAt" = ${at} WHERE "id" = ANY(${[...ids]}::uuid[])`;
+    } catch (error) {
+      if (dependencies && isDatabaseUnavailable(error)) dependencies.down("database", error);
+      else logger.warn({ err: error, keys: ids.length }, "could not record lastUsedAt");
+    }
+    return ids.map(() => undefined);
+  }, endOfTurn);
+
   /** The caller of `key` at `nowMs`, or undefined when it is not live or has no limits. */
-  function callerOf(key: KeyWithPlan, nowMs: number): ApiCaller | undefined {
+  function callerOf(key: VerifiedKey, nowMs: number): ApiCaller | undefined {
     const now = new Date(nowMs);
     if (key.environment !== environment || !isLive(key, now)) return undefined;
     const { perMinute, perDay } = effectiveLimits(key);
     if (perMinute === null || perDay === null) return undefined;
     if (!lastUsedWritten.has(key.id)) {
       lastUsedWritten.set(key.id, true);
-      prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } }).catch((error: unknown) => {
-        if (dependencies && isDatabaseUnavailable(error)) dependencies.down("database", error);
-        else logger.warn({ err: error, keyId: key.id }, "could not record lastUsedAt");
-      });
+      void lastUsed.load(key.id);
     }
     return {
       keyId: key.id,
@@ -133,7 +166,7 @@ export function createKeyVerifier(deps: {
   }
 
   /** Reads `hash` from the database and caches the outcome. @throws the database's error. */
-  async function read(hash: string): Promise<KeyWithPlan | null> {
+  async function read(hash: string): Promise<VerifiedKey | null> {
     const row = await loader.load(hash);
     const nowMs = clock().getTime();
     if (row) {
