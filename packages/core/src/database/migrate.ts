@@ -5,7 +5,12 @@
  */
 import type { DatabaseConfig } from "@petstore/config";
 import type { Database } from "@petstore/db";
-import { checkMigrations, type DeployResult, deployMigrations } from "@petstore/db/migrate";
+import {
+  checkMigrations,
+  type DeployResult,
+  deployMigrations,
+  type MigrateOptions,
+} from "@petstore/db/migrate";
 
 export { DatabaseUnreachableError, MigrationError } from "@petstore/db/migrate";
 export type { DeployResult as MigrationResult };
@@ -13,13 +18,16 @@ export type { DeployResult as MigrationResult };
 /**
  * Applies every pending migration to `target`: a database configuration (opened for the call and closed
  * after), or, as `openRuntime`'s `prepare` hook, the database the runtime just opened (an embedded PGlite
- * is reused, never opened twice).
+ * is reused, never opened twice). `options.paths` names another migrations folder (tests of older releases).
  * @returns `{applied: string[], total: number}`: migration folder names applied now (empty: up to date), and
  *   how many the repository has.
  * @throws MigrationError when a migration fails, a failed one is recorded, or the database is unreachable.
  */
-export function migrate(target: DatabaseConfig | Database): Promise<DeployResult> {
-  return deployMigrations(target);
+export function migrate(
+  target: DatabaseConfig | Database,
+  options: MigrateOptions = {},
+): Promise<DeployResult> {
+  return deployMigrations(target, options);
 }
 
 /**
