@@ -108,7 +108,9 @@ describe("checkMigrations on PostgreSQL", () => {
     try {
       const error = await rejectionOf(checkMigrations(unreachable));
       expect(error).toBeInstanceOf(DatabaseUnreachableError);
-      expect(error.message).toMatch(/^The database cannot be reached to check its migrations: Can.t reach database server at 127.0.0.1:1$/);
+      expect(error.message).toMatch(
+        /^The database cannot be reached to check its migrations: Can.t reach database server at 127.0.0.1:1$/,
+      );
       expect(error.message).not.toContain("\n");
     } finally {
       await unreachable.close();
