@@ -21,7 +21,31 @@ const url = (protocols: string[]) =>
     message: `must start with ${protocols.map((p) => `${p}://`).join(" or ")}`,
   });
 
-const originUrl = url(["http", "https"]).transform((v) => v.replace(/\/+$/, ""));
+/**
+ * An `http(s)` origin the service is reached at, normalised as a browser writes it (`https://api.example.com`; a
+ * trailing slash dropped). A path, query, fragment or user name is refused: the service answers `/v1`, `/docs` and
+ * `/admin` at the root of its host (the dashboard is built without a base path), so links built on a prefix would
+ * point where it serves nothing.
+ */
+const originUrl = url(["http", "https"])
+  .refine(
+    (v) => {
+      const parsed = new URL(v);
+      return (
+        /^\/*$/.test(parsed.pathname) &&
+        !parsed.search &&
+        !parsed.hash &&
+        !parsed.username &&
+        !v.includes("?") &&
+        !v.includes("#")
+      );
+    },
+    {
+      message:
+        "must be an origin such as https://api.petstore.example (scheme, host and port; no path, query or user)",
+    },
+  )
+  .transform((v) => new URL(v).origin);
 
 /** An origin exactly as a browser sends it in `Origin` (RFC 6454): scheme, host and port only. */
 function isOrigin(value: string): boolean {
