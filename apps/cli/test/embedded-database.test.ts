@@ -27,7 +27,8 @@ describe("petstore on an embedded database the server holds", () => {
     expect(create.stdout).toBe("");
     expect(create.stderr).toBe(
       `petstore: The embedded database ${folder.dir} is open in another process (\`npm start\`, or another ` +
-        "`petstore` command): stop it first, or point DATABASE_URL at PostgreSQL to share a database between processes.\n",
+        "`petstore` command): stop it first, or point DATABASE_URL at PostgreSQL to share a database between processes " +
+        "(the lock of a process that ended without closing it expires 30 s after it).\n",
     );
     const json = await petstore(["keys", "create", "--name", "Lost", "--plan", "free", "--json"], env);
     expect(json.code).toBe(2);

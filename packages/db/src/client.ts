@@ -136,7 +136,8 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
 
 /**
  * Opens the embedded database in folder `dir` (created when missing; `memory://` is in memory), holding the
- * folder's lock (data-dir-lock.ts) until `close()`.
+ * folder's lock (data-dir-lock.ts) until `close()`. `pgliteClass` is PGlite, passed in by callers that load it on
+ * demand (a PostgreSQL deployment never loads PGlite's WebAssembly build).
  * @throws EnvironmentStateError when another process (or another opener in this one) has the folder open.
  */
 export async function openPGlite(

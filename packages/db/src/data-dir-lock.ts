@@ -39,7 +39,8 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
     throw new EnvironmentStateError(
       "PGLITE_DIR",
       `The embedded database ${dir} is open in another process (\`npm start\`, or another \`petstore\` command): ` +
-        "stop it first, or point DATABASE_URL at PostgreSQL to share a database between processes.",
+        "stop it first, or point DATABASE_URL at PostgreSQL to share a database between processes " +
+        `(the lock of a process that ended without closing it expires ${STALE_MS / 1000} s after it).`,
     );
   }
 }
