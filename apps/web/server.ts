@@ -33,11 +33,11 @@ import { handOverRuntime } from "./src/server/runtime.ts";
 async function openProcessRuntime(config: Config): Promise<Runtime> {
   // Imported here only: the migration runner compiles Prisma's WebAssembly schema engine (tens of MB of RSS) when
   // it applies migrations, and stays out of the Next bundle.
-  const { prepareToServe } = await import("@petstore/core/migrate");
+  const { prepareDatabase } = await import("@petstore/core/migrate");
   const log = (line: string) => process.stdout.write(`${line}\n`);
   return openRuntime({
     config,
-    prepare: (db) => prepareToServe(db, { migrateOnStart: config.migrateOnStart, log }),
+    prepare: (db) => prepareDatabase(db, { migrateOnStart: config.migrateOnStart, log }),
   });
 }
 

@@ -31,7 +31,8 @@ export function migrate(
 }
 
 /**
- * The server's `prepare` hook: makes sure `db` holds exactly this build's migrations before anything is served.
+ * The `prepare` hook of the server and of the `petstore` command: makes sure `db` holds exactly this build's
+ * migrations before anything reads or writes it.
  * The embedded database, or any database with `migrateOnStart` (MIGRATE_ON_START=true), is migrated first (on
  * PostgreSQL under Prisma Migrate's advisory lock, so instances starting together apply each migration once);
  * then the database is compared with the build.
@@ -40,7 +41,7 @@ export function migrate(
  *   failed, or the database is empty; DatabaseUnreachableError when it does not answer; MigrationError when
  *   applying fails.
  */
-export async function prepareToServe(
+export async function prepareDatabase(
   db: Database,
   options: { migrateOnStart: boolean; log: (line: string) => void },
 ): Promise<void> {
