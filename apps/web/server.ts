@@ -26,18 +26,18 @@ import { answerClientError, unservedMethod } from "./src/server/plain-responses.
 import { createRestFetch } from "./src/server/rest/handler.ts";
 import { handOverRuntime } from "./src/server/runtime.ts";
 
-/** Opens the runtime; the embedded database is migrated first (PostgreSQL is migrated by `petstore db migrate`). */
+/**
+ * Opens the runtime on a database holding exactly this build's migrations: the embedded database (and PostgreSQL
+ * with MIGRATE_ON_START=true) is migrated first; otherwise start-up stops with exit code 2 naming the fix.
+ */
 async function openProcessRuntime(config: Config): Promise<Runtime> {
-  if (config.database.kind === "postgres") return openRuntime({ config });
-  // Imported here only: the migration runner loads Prisma's WebAssembly schema engine (tens of MB of RSS).
-  const { migrate } = await import("@petstore/core/migrate");
+  // Imported here only: the migration runner compiles Prisma's WebAssembly schema engine (tens of MB of RSS) when
+  // it applies migrations, and stays out of the Next bundle.
+  const { prepareDatabase } = await import("@petstore/core/migrate");
+  const log = (line: string) => process.stdout.write(`${line}\n`);
   return openRuntime({
     config,
-    prepare: async (db) => {
-      const { applied } = await migrate(db);
-      if (applied.length)
-        process.stdout.write(`Applied migrations to the embedded database: ${applied.join(", ")}\n`);
-    },
+    prepare: (db) => prepareDatabase(db, { migrateOnStart: config.migrateOnStart, log }),
   });
 }
 

@@ -7,7 +7,7 @@
 import os from "node:os";
 import { type Config, forOperatorCommands, loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { migrate } from "@petstore/core/migrate";
+import { migrate, prepareDatabase } from "@petstore/core/migrate";
 import { keysCommand } from "./commands/keys.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { purgeCommand } from "./commands/purge.ts";
@@ -32,14 +32,18 @@ const operatorConfig = (env: CliIo["env"]): Config => {
   return { ...config, database: forOperatorCommands(config.database) };
 };
 
-/** `withRuntime` over `io`: migrates the embedded database first, as the app does on start. */
+/**
+ * `withRuntime` over `io`: the database is prepared as the server prepares it on start (docs/operations.md
+ * "Migrations"): the embedded database is migrated, and a database whose migrations differ from this build's is
+ * refused (exit code 2, naming `petstore db migrate`), never written on a schema the command was not built for.
+ */
 function runtimeOpener(io: CliIo): WithRuntime {
   return async (fn) => {
     const config = operatorConfig(io.env);
     const rt = await openRuntime({
       config,
       logger: createLogger("error", textSink(io.stderr)),
-      prepare: config.database.kind === "pglite" ? migrate : undefined,
+      prepare: (db) => prepareDatabase(db, { migrateOnStart: false, log: () => {} }),
     });
     try {
       return await fn(rt);

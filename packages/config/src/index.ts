@@ -21,7 +21,31 @@ const url = (protocols: string[]) =>
     message: `must start with ${protocols.map((p) => `${p}://`).join(" or ")}`,
   });
 
-const originUrl = url(["http", "https"]).transform((v) => v.replace(/\/+$/, ""));
+/**
+ * An `http(s)` origin the service is reached at, normalised as a browser writes it (`https://api.example.com`; a
+ * trailing slash dropped). A path, query, fragment or user name is refused: the service answers `/v1`, `/docs` and
+ * `/admin` at the root of its host (the dashboard is built without a base path), so links built on a prefix would
+ * point where it serves nothing.
+ */
+const originUrl = url(["http", "https"])
+  .refine(
+    (v) => {
+      const parsed = new URL(v);
+      return (
+        /^\/*$/.test(parsed.pathname) &&
+        !parsed.search &&
+        !parsed.hash &&
+        !parsed.username &&
+        !v.includes("?") &&
+        !v.includes("#")
+      );
+    },
+    {
+      message:
+        "must be an origin such as https://api.petstore.example (scheme, host and port; no path, query or user)",
+    },
+  )
+  .transform((v) => new URL(v).origin);
 
 /** An origin exactly as a browser sends it in `Origin` (RFC 6454): scheme, host and port only. */
 function isOrigin(value: string): boolean {
@@ -110,6 +134,7 @@ const envSchema = z
     PETSTORE_ENV: z.enum(["production", "staging"]).default("staging"),
     DATABASE_URL: url(["postgres", "postgresql"]).optional(),
     PGLITE_DIR: z.string().min(1).optional(),
+    MIGRATE_ON_START: booleanFlag.default(false),
     DATABASE_POOL_SIZE: positiveInt.max(1000).default(DEFAULT_DATABASE_POOL.size),
     DATABASE_CONNECT_TIMEOUT_MS: positiveInt.default(DEFAULT_DATABASE_POOL.connectTimeoutMs),
     DATABASE_STATEMENT_TIMEOUT_MS: positiveInt.default(DEFAULT_DATABASE_POOL.statementTimeoutMs),
@@ -240,6 +265,11 @@ export interface Config {
   dashboardAdmission: { concurrency: number; queue: number; anonymousShare: number };
   environment: "production" | "staging";
   database: DatabaseConfig;
+  /**
+   * MIGRATE_ON_START (default false): the server applies pending migrations to PostgreSQL at start instead of
+   * refusing to start (docs/operations.md "Migrations"). The embedded database is always migrated at start.
+   */
+  migrateOnStart: boolean;
   /** Origin this deployment is reached at (no trailing slash); Link and Location headers are built from it. */
   publicBaseUrl: string;
   /** `{base_url}` of each deployment for the OpenAPI `servers` list: `<origin>/v1`. */
@@ -347,6 +377,20 @@ export class ConfigError extends Error {
 }
 
 /**
+ * Raised when the environment is well formed but names something this process cannot use as it is: a database
+ * whose migrations differ from the build's, or an embedded database folder another process holds. A ConfigError, so
+ * start-up and the `petstore` command stop on it as on a malformed variable (exit code 2, this one line); the
+ * message names the fix.
+ */
+export class EnvironmentStateError extends ConfigError {
+  constructor(variable: string, message: string) {
+    super(variable, message);
+    this.message = message;
+    this.name = "EnvironmentStateError";
+  }
+}
+
+/**
  * Finds the monorepo root (the folder holding turbo.json) from `start` upwards.
  * Returns `start` itself when none is found.
  */
@@ -408,6 +452,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     environment: e.PETSTORE_ENV,
     database,
+    migrateOnStart: e.MIGRATE_ON_START,
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`,
     servers: { production: `${e.PRODUCTION_ORIGIN}/v1`, staging: `${e.STAGING_ORIGIN}/v1` },
     logLevel: e.LOG_LEVEL,

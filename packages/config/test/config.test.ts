@@ -27,6 +27,31 @@ describe("loadConfig", () => {
     expect(config.publicBaseUrl).toBe("https://api.example.com");
   });
 
+  it("takes PUBLIC_BASE_URL and the servers' origins as origins, refusing a path, query or user with a line saying so", () => {
+    const config = loadConfig({
+      PUBLIC_BASE_URL: "https://API.Example.com:443",
+      PRODUCTION_ORIGIN: "https://x.example:8443/",
+    });
+    expect(config.publicBaseUrl).toBe("https://api.example.com");
+    expect(config.servers.production).toBe("https://x.example:8443/v1");
+    for (const value of [
+      "https://example.com/petstore",
+      "https://example.com/?a=1",
+      "https://ops@example.com",
+      "https://example.com/#top",
+    ]) {
+      expect(() => loadConfig({ PUBLIC_BASE_URL: value })).toThrow(
+        new ConfigError(
+          "PUBLIC_BASE_URL",
+          "must be an origin such as https://api.petstore.example (scheme, host and port; no path, query or user)",
+        ),
+      );
+    }
+    expect(() => loadConfig({ STAGING_ORIGIN: "https://example.com/staging" })).toThrow(
+      /STAGING_ORIGIN: must be an origin/,
+    );
+  });
+
   it.each([
     ["PORT", "eighty"],
     ["PORT", "70000"],

@@ -91,7 +91,11 @@ export function createPool(url: string, limits: DatabasePoolConfig): pg.Pool {
   return pool;
 }
 
-/** Opens the database `config` describes. PGlite folders are created when missing. */
+/**
+ * Opens the database `config` describes. PGlite folders are created when missing and held by this process until
+ * `close()`.
+ * @throws EnvironmentStateError when the PGlite folder is open in another process.
+ */
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   if (config.kind === "postgres") {
     const limits = config.pool ?? DEFAULT_DATABASE_POOL;
@@ -112,13 +116,12 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
       },
     };
   }
-  if (!config.dir.startsWith("memory://")) fs.mkdirSync(config.dir, { recursive: true });
   // Loaded only when used: a PostgreSQL deployment never carries PGlite's WebAssembly build.
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("pglite-prisma-adapter"),
   ]);
-  const pglite = await PGlite.create(config.dir);
+  const { pglite, close } = await openPGlite(PGlite, config.dir);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   return {
     prisma,
@@ -126,7 +129,46 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     pglite,
     close: async () => {
       await prisma.$disconnect();
+      await close();
+    },
+  };
+}
+
+/**
+ * Opens the embedded database in folder `dir` (created when missing; `memory://` is in memory), holding the
+ * folder's lock (data-dir-lock.ts) until `close()`. `pgliteClass` is PGlite, passed in by callers that load it on
+ * demand (a PostgreSQL deployment never loads PGlite's WebAssembly build).
+ * @throws EnvironmentStateError when another process (or another opener in this one) has the folder open.
+ */
+export async function openPGlite(
+  pgliteClass: typeof PGlite,
+  dir: string,
+): Promise<{ pglite: PGlite; close(): Promise<void> }> {
+  if (dir.startsWith("memory://")) {
+    const pglite = await pgliteClass.create(dir);
+    const close = async () => {
       if (!pglite.closed) await pglite.close();
+    };
+    return { pglite, close };
+  }
+  fs.mkdirSync(dir, { recursive: true });
+  const { lockDataDir } = await import("./data-dir-lock.ts");
+  const release = await lockDataDir(dir);
+  let pglite: PGlite;
+  try {
+    pglite = await pgliteClass.create(dir);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return {
+    pglite,
+    close: async () => {
+      try {
+        if (!pglite.closed) await pglite.close();
+      } finally {
+        await release().catch(() => undefined);
+      }
     },
   };
 }

@@ -74,10 +74,13 @@ function migratedTemplate(adminUrl: string): Promise<string> {
   return template;
 }
 
-/** A short hash of the migrations folder's content: templates are made again when a migration changes. */
+/**
+ * A short hash of the migrations folder's content (not its location: checkouts of the same migrations share one
+ * template, rather than dropping each other's as stale): templates are made again when a migration changes.
+ */
 async function migrationsVersion(): Promise<string> {
-  const list = await readMigrationsList(defaultMigrationPaths().migrationsDir);
-  return createHash("sha256").update(JSON.stringify(list)).digest("hex").slice(0, 16);
+  const { baseDir: _location, ...content } = await readMigrationsList(defaultMigrationPaths().migrationsDir);
+  return createHash("sha256").update(JSON.stringify(content)).digest("hex").slice(0, 16);
 }
 
 async function createTemplate(adminUrl: string): Promise<string> {

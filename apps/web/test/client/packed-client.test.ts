@@ -27,7 +27,7 @@ import { freePort } from "../support/common.ts";
 
 const REPOSITORY = path.resolve(WEB_DIR, "../..");
 const CLIENT_DIR = path.join(REPOSITORY, "packages/client");
-/** The workspace's tsc (TypeScript 7) and the TypeScript 5.9 installed for tools beside it. */
+/** The workspace's tsc (TypeScript 7) and the client's own (TypeScript 5.9, its devDependency: what builds it). */
 const COMPILERS = {
   workspace: path.join(REPOSITORY, "node_modules/typescript/bin/tsc"),
   "5.9": path.join(
@@ -285,16 +285,24 @@ describe("@petstore/client packed and installed outside the workspace", () => {
 
     const manifest = JSON.parse(
       fs.readFileSync(path.join(project, "node_modules/@petstore/client/package.json"), "utf8"),
-    ) as { exports: Record<string, unknown>; dependencies: Record<string, string> };
+    ) as {
+      exports: Record<string, unknown>;
+      dependencies: Record<string, string>;
+      private?: boolean;
+      scripts: Record<string, string>;
+    };
     expect(manifest.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
     expect(Object.keys(manifest.dependencies).sort()).toEqual(["http-link-header", "openapi-fetch"]);
+    // Publishable to the consumer's own registry (`npm publish <tarball>`), naming nothing outside the package.
+    expect(manifest.private).toBeUndefined();
+    for (const script of Object.values(manifest.scripts)) expect(script).not.toContain("../");
   });
 
-  it("packs the build of the current sources (what its prepack script builds)", async () => {
+  it("packs the build of the current sources (what its prepack script builds, with its own TypeScript)", async () => {
     const fresh = path.join(work, "fresh-build");
     await run(
       process.execPath,
-      [COMPILERS.workspace, "-p", "tsconfig.build.json", "--outDir", fresh],
+      [COMPILERS["5.9"], "-p", "tsconfig.build.json", "--outDir", fresh],
       CLIENT_DIR,
     );
     const installed = path.join(project, "node_modules/@petstore/client/dist");

@@ -7,6 +7,7 @@
 import http from "node:http";
 import zlib from "node:zlib";
 import { databaseOf } from "@petstore/core/testing";
+import { Agent, interceptors, request } from "undici";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Ctx, nextLink, pathOf, seedPets, useServer } from "./support.ts";
 
@@ -55,7 +56,7 @@ describe("conditional GET and compression (postgres)", () => {
       const first = await get("/v1/pets?limit=5");
       const etag = first.headers.get("etag") ?? "";
       expect(etag).toMatch(STRONG);
-      expect(first.headers.get("cache-control")).toBe("private, no-cache");
+      expect(first.headers.get("cache-control")).toBe("private, no-cache, must-revalidate");
       const again = await get("/v1/pets?limit=5");
       expect(again.headers.get("etag")).toBe(etag);
 
@@ -63,11 +64,37 @@ describe("conditional GET and compression (postgres)", () => {
       expect(cached.status).toBe(304);
       expect(cached.text).toBe("");
       expect(cached.headers.get("etag")).toBe(etag);
-      expect(cached.headers.get("cache-control")).toBe("private, no-cache");
+      expect(cached.headers.get("cache-control")).toBe("private, no-cache, must-revalidate");
       expect(cached.headers.get("link")).toBe(first.headers.get("link"));
       expect(cached.headers.get("x-request-id")).not.toBeNull();
       expect(cached.headers.get("x-ratelimit-remaining")).not.toBeNull();
       expect(cached.headers.get("content-type")).toBeNull();
+    });
+
+    it("is kept by undici's cache interceptor although the request carries Authorization, and revalidated before each use", async () => {
+      const cache = new Agent().compose(interceptors.cache({ type: "private" }));
+      const path = "/v1/pets?status=sold&limit=50";
+      const get = async () => {
+        const answer = await request(`${t.s.baseUrl}${path}`, { dispatcher: cache, headers: t.auth() });
+        const pets = (await answer.body.json()) as Array<{ name: string }>;
+        return { status: answer.statusCode, age: answer.headers.age, names: pets.map((p) => p.name) };
+      };
+      try {
+        const first = await get();
+        expect(first).toMatchObject({ status: 200, age: undefined });
+        // From the cache (an Age header), after the server said 304 to its If-None-Match.
+        const kept = await get();
+        expect(kept.status).toBe(200);
+        expect(kept.age).toMatch(/^\d+$/);
+        expect(kept.names).toEqual(first.names);
+        expect(
+          (await t.create({ name: "revalidated", categoryId: t.s.categoryIds[0], status: "sold" })).status,
+        ).toBe(201);
+        // Never served stale: the next use asks the server again and gets the changed page.
+        expect((await get()).names).toEqual([...first.names, "revalidated"]);
+      } finally {
+        await cache.close();
+      }
     });
 
     it("compares weakly and reads lists and *, as RFC 9110 section 13.1.2 says", async () => {

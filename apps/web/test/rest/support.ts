@@ -86,7 +86,9 @@ export function expectCommonResponse(r: CallResult, errorSchema: (body: unknown)
     expect(r.text).toBe("");
   } else expect(r.headers.get("content-type")).toBe("application/json; charset=utf-8");
   if (r.headers.has("etag") && r.status < 400)
-    expect(["private, no-cache", "public, max-age=300"]).toContain(r.headers.get("cache-control"));
+    expect(["private, no-cache, must-revalidate", "public, max-age=300"]).toContain(
+      r.headers.get("cache-control"),
+    );
   else expect(r.headers.get("cache-control")).toBe("no-store");
   expect(r.headers.get("x-request-id")).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
   expect(r.text).not.toMatch(SECRET_KEY);

@@ -174,8 +174,8 @@ export interface components {
         Link: string;
         /** @description The methods the path supports (RFC 9110 section 10.2.1), e.g. `GET, HEAD, POST`. */
         Allow: string;
-        /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before each use. */
-        CacheControlRevalidate: "private, no-cache";
+        /** @description `private, no-cache, must-revalidate`: a client's own cache may keep the response (`must-revalidate` lets caches store an answer to a request with Authorization), and revalidates it (If-None-Match) before each use. */
+        CacheControlRevalidate: "private, no-cache, must-revalidate";
         /** @description Entity tag of the response (RFC 9110 section 8.8.3): strong (`"…"`) for the plain body, weak (`W/"…"`) when the body is compressed. Send it in If-None-Match to get 304 while the answer is unchanged. */
         ETag: string;
     };

@@ -16,6 +16,7 @@ import {
 } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { openPGlite } from "../client.ts";
 
 /** A factory plus the clean-up that releases whatever it opened. */
 export interface MigrationAdapter {
@@ -149,29 +150,23 @@ export function postgresMigrationAdapter(url: string): MigrationAdapter {
 }
 
 /**
- * Adapter factory for an embedded PGlite database: either an already-open instance (`db`, left open by
- * `close()`), or a folder opened on first use and closed by `close()`.
+ * Adapter factory for an embedded PGlite database: an already-open instance (left open by `close()`), or the
+ * folder `dir`, opened at once as the app opens it (under its lock, so never beside a running server) and closed
+ * by `close()`.
+ * @throws EnvironmentStateError when the folder is open in another process.
  */
-export function pgliteMigrationAdapter(source: { db: PGlite } | { dir: string }): MigrationAdapter {
-  let opened: Promise<PGlite> | undefined;
-  const instance = (): Promise<PGlite> => {
-    opened ??= "db" in source ? Promise.resolve(source.db) : PGlite.create(source.dir);
-    return opened;
-  };
+export async function pgliteMigrationAdapter(
+  source: { db: PGlite } | { dir: string },
+): Promise<MigrationAdapter> {
+  const { pglite, close } =
+    "db" in source ? { pglite: source.db, close: async () => {} } : await openPGlite(PGlite, source.dir);
   const factory: SqlMigrationAwareDriverAdapterFactory = {
     provider: "postgres",
     adapterName: "pglite-prisma-adapter",
-    connect: async () => pgliteAdapter(await instance()),
+    connect: () => pgliteAdapter(pglite),
     connectToShadowDb: connectShadowPglite,
   };
-  return {
-    factory,
-    close: async () => {
-      if (!opened || "db" in source) return;
-      const db = await opened;
-      if (!db.closed) await db.close();
-    },
-  };
+  return { factory, close };
 }
 
 /**

@@ -3,6 +3,12 @@
  * Migrations live in the repo-root `prisma/migrations` folder in Prisma Migrate's standard format.
  */
 export {
+  checkMigrations,
+  compareMigrations,
+  DatabaseUnreachableError,
+  type MigrationCheck,
+} from "./check.ts";
+export {
   type CreateMigrationResult,
   createMigration,
   diffMigrationsToSchema,

@@ -2,7 +2,6 @@
  * Resolves what to migrate (a database config, or a database the app already opened) into a schema
  * engine, and runs one operation with it.
  */
-import fs from "node:fs";
 import type { DatabaseConfig } from "@petstore/config";
 import type { ErrorRegistry } from "@prisma/driver-adapter-utils";
 import type { Database } from "../client.ts";
@@ -45,7 +44,7 @@ function isDatabase(target: MigrationTarget): target is Database {
   return "prisma" in target && "config" in target;
 }
 
-function adapterFor(target: MigrationTarget, usesDatabase: boolean): MigrationAdapter {
+async function adapterFor(target: MigrationTarget, usesDatabase: boolean): Promise<MigrationAdapter> {
   const config = isDatabase(target) ? target.config : target;
   // Diff-only work never needs the target's data: don't open a PGlite folder a running app may hold.
   if (!usesDatabase && config.kind === "pglite" && !isDatabase(target)) return scratchMigrationAdapter();
@@ -54,7 +53,6 @@ function adapterFor(target: MigrationTarget, usesDatabase: boolean): MigrationAd
     if (!target.pglite) throw new MigrationError("The open PGlite database has no `pglite` handle");
     return pgliteMigrationAdapter({ db: target.pglite });
   }
-  if (!config.dir.startsWith("memory://")) fs.mkdirSync(config.dir, { recursive: true });
   return pgliteMigrationAdapter({ dir: config.dir });
 }
 
@@ -83,7 +81,8 @@ export async function withSchemaEngine<T>(
   fn: (engine: SchemaEngine, paths: MigrationPaths, errorRegistry: ErrorRegistry) => Promise<T>,
 ): Promise<T> {
   const paths = resolvePaths(options);
-  const adapter = adapterFor(target, options.usesDatabase);
+  // Outside the try: a folder another process holds is refused as it is (a ConfigError), not as a MigrationError.
+  const adapter = await adapterFor(target, options.usesDatabase);
   let handle: EngineHandle | undefined;
   try {
     handle = await createSchemaEngine(paths.schemaPath, adapter.factory, options.log);

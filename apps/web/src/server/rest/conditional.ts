@@ -16,8 +16,13 @@ import { describeCoding, negotiatedCoding } from "./content-coding.ts";
 import type { RestEnv } from "./env.ts";
 import { mergeHeaders, respondJson } from "./respond.ts";
 
-/** Cache-Control of an animal's or a page's answer: any cache keeps it for this client only, and asks again each time. */
-export const REVALIDATE = "private, no-cache";
+/**
+ * Cache-Control of an animal's or a page's answer: only the client's own cache keeps it, and revalidates it before
+ * each use (`no-cache`). `must-revalidate` adds nothing to that, but caches that follow RFC 9111 section 3.5 (undici's
+ * cache interceptor among them) store an answer to a request with `Authorization` only when it says `public`,
+ * `s-maxage` or `must-revalidate`, and every /v1 request carries the key in `Authorization`.
+ */
+export const REVALIDATE = "private, no-cache, must-revalidate";
 
 /**
  * A strong entity tag (RFC 9110 section 8.8.3) for `json` sent with the operation's own `headers`:

@@ -60,9 +60,9 @@ export const commonHeaders: Record<string, HeaderObject> = {
 const cacheableHeaders: Record<string, HeaderObject> = {
   CacheControlRevalidate: {
     description:
-      "`private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before each use.",
+      "`private, no-cache, must-revalidate`: a client's own cache may keep the response (`must-revalidate` lets caches store an answer to a request with Authorization), and revalidates it (If-None-Match) before each use.",
     required: true,
-    schema: { type: "string", const: "private, no-cache" },
+    schema: { type: "string", const: "private, no-cache, must-revalidate" },
   },
   ETag: {
     description:
