@@ -1,13 +1,15 @@
 /**
- * Builds server.ts into dist/ (`npm run build`, after `next build`): one ES module bundle of server.ts, the
- * app's server code and the workspace packages (TypeScript source), with every npm package left external and
- * dynamic imports kept lazy (code splitting), so that `npm start` runs plain Node: no TypeScript loader in the
- * serving process (its loader thread alone holds ~35 MB), and an API-only instance never loads Next or PGlite.
+ * Builds server.ts and the dashboard process's entry (src/server/dashboard-child.ts, which server.ts starts) into
+ * dist/ (`npm run build`, after `next build`): ES module bundles of them, the app's server code and the workspace
+ * packages (TypeScript source), with every npm package left external and dynamic imports kept lazy (code
+ * splitting, shared code in chunks beside them), so that `npm start` runs plain Node: no TypeScript loader in
+ * the serving processes (its loader thread alone holds ~35 MB), and an API-only instance never loads Next or
+ * PGlite.
  */
 import { build } from "esbuild";
 
 await build({
-  entryPoints: { server: "server.ts" },
+  entryPoints: { server: "server.ts", "dashboard-child": "src/server/dashboard-child.ts" },
   outdir: "dist",
   bundle: true,
   splitting: true,

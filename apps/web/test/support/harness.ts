@@ -19,7 +19,6 @@ import { createMigratedDatabase, createMigratedPGliteDir, databaseOf } from "@pe
 import { CLIENT_IP_HEADER, stampClientIp } from "../../src/server/client-ip.ts";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createRestFetch, type RestFetch } from "../../src/server/rest/handler.ts";
-import { markCustomServer } from "../../src/server/runtime.ts";
 
 export type DatabaseKind = "postgres" | "pglite";
 
@@ -122,8 +121,7 @@ export async function startTestServer(
     "test",
   );
   const handler = createRestFetch(async () => rt);
-  // This process plays server.ts: it stamps the client address (socket, or X-Forwarded-For with TRUST_PROXY).
-  markCustomServer();
+  // As server.ts: the listener stamps the client address (socket, or X-Forwarded-For with TRUST_PROXY).
   const server = http.createServer(fetchListener(handler, config.trustProxy)).listen(0, "127.0.0.1");
   if (!server.listening) await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const { port } = server.address() as AddressInfo;
