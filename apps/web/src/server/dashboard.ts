@@ -97,6 +97,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     child = started;
+    // A failed spawn, or a message the channel could not take; an exit, if any, is handled below.
+    started.on("error", (error) => options.log("warn", { error: String(error) }, "dashboard process error"));
     lowerPriority(started.pid);
     answerSessionQueries(started, options.sessions);
     let readyAt: number | undefined;

@@ -7,8 +7,6 @@
  *   from 127.0.0.1. The suites about the API's behaviour go this way.
  * - over a real socket (`baseUrl`), mounted as server.ts mounts it (`fetchListener` over the same handler), for
  *   what is about HTTP itself: raw header bytes, bytes on the wire, Content-Length, the socket's address.
- * The Next route mount (hosts without server.ts) has its own test against `next start`
- * (test/instances/next-start.test.ts).
  */
 import http, { type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
