@@ -40,8 +40,6 @@ export interface Dashboard {
   listener: Listener;
   /** Passes a websocket upgrade to the child (Next's hot reloading; development only). */
   upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void;
-  /** The running child's process id, if any. */
-  pid(): number | undefined;
   /** Stops the child and removes its socket folder; no restart after. */
   stop(): Promise<void>;
 }
@@ -159,7 +157,6 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       if (ready) proxy.upgrade(req, socket, head);
       else socket.destroy();
     },
-    pid: () => child?.pid,
     async stop() {
       stopping = true;
       clearTimeout(restartTimer);
