@@ -19,7 +19,7 @@ const sessions: Pick<Runtime["sessions"], "resolve"> = {
     if (token === "down")
       throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
     if (token === "broken") throw new Error("boom");
-    return null;
+    return undefined;
   },
 };
 
