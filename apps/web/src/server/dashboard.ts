@@ -10,8 +10,8 @@
  * `READY_MS`). When the child exits later, the exit is logged, dashboard requests get a 503 with Retry-After
  * (the styled page for page requests) meanwhile, and a new child is started after a back-off (0.5 s, doubling up
  * to 30 s; back to 0.5 s once a child has run for a minute). `stop()` ends it: the IPC channel is closed, on
- * which the child exits (so does a parent that dies, even by SIGKILL), and it is killed if it has not exited
- * within `STOP_MS`.
+ * which the child exits, and it is killed if it has not exited within `STOP_MS`. The channel also closes when
+ * this process dies, even by SIGKILL, so no child outlives it.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import fs from "node:fs";
