@@ -1,7 +1,8 @@
 /**
  * End-to-end tests of the admin dashboard in Debian's Chromium against the production build: the web
  * server script (e2e/support/server.ts) creates a fresh PostgreSQL database, seeds it, creates the test
- * accounts, runs `next build` and `next start` on a free port. Screenshots land in test-results/screenshots.
+ * accounts, runs `npm run build` and the production server (`node dist/server.js`) on a free port.
+ * Screenshots land in test-results/screenshots.
  * Run: `npm run test:e2e -w @petstore/web` (E2E_SKIP_BUILD=1 reuses an existing build).
  */
 import { defineConfig } from "@playwright/test";

@@ -1,8 +1,8 @@
 /**
- * Next.js Proxy (Next 16's name for the middleware convention): security headers for the pages. Not matched,
- * so never slowed down or buffered (a proxy makes Next buffer request bodies): the REST API (/v1), the
- * dashboard's JSON API (/api/trpc, which sets its own headers), the probes and /metrics, Next's static files and
- * the vendored Swagger UI files. Everything else, 404 pages under those prefixes included, gets its policy here.
+ * Next.js Proxy (Next 16's name for the middleware convention): security headers for the pages. Only pages and
+ * Next's answers reach the Next process (server.ts answers /v1, the probes, /metrics and the dashboard's JSON
+ * API itself: src/server/http/router.ts); of those, Next's static files and the vendored Swagger UI files are not
+ * matched, so never slowed down. Everything else, 404 pages included, gets its policy here.
  * Dashboard pages get a fresh CSP nonce per request: it goes into the request's Content-Security-Policy
  * header, from which Next takes it for its scripts, and into `x-nonce` for the layout to hand to Mantine.
  * See src/server/security-headers.ts for the policies.
@@ -46,7 +46,5 @@ export function proxy(request: NextRequest): NextResponse {
 }
 
 export const config = {
-  matcher: [
-    "/((?!v1(?:/|$)|api/trpc/|_next/static|_next/image|vendor/|swagger-ui-init\\.js$|healthz$|readyz$|metrics$).*)",
-  ],
+  matcher: ["/((?!_next/static|_next/image|vendor/|swagger-ui-init\\.js$).*)"],
 };

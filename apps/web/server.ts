@@ -1,10 +1,11 @@
 /**
  * The process entry (`npm start`; docs/operations.md "Running it" and "Roles"). It owns the process: it opens
- * the one runtime (database, rate limiter, services), builds the REST app and the operational endpoints with
- * plain imports, and, in the roles that serve the dashboard, starts Next.js and hands it the runtime
- * (src/server/runtime.ts). A plain node:http server in front routes each request (src/server/http/router.ts):
- * `/v1` to the REST app without Next's router, the probes and /metrics to their handlers, the rest to Next.
- * On SIGTERM it drains and stops cleanly (src/server/http/lifecycle.ts).
+ * the one runtime (database, rate limiter, services) and builds the REST app, the operational endpoints and the
+ * dashboard's JSON API on it with plain imports; in the roles that serve the dashboard it starts Next.js in a
+ * supervised child process at a lower CPU priority (src/server/dashboard.ts), which never opens the runtime.
+ * A plain node:http server in front routes each request (src/server/http/router.ts): `/v1` to the REST app, the
+ * probes and /metrics to their handlers, /api/trpc and the audit download to the dashboard API, the rest through
+ * a proxy to Next. On SIGTERM it drains, then stops the child, and stops cleanly (src/server/http/lifecycle.ts).
  * Usage: `node dist/server.js` (`npm start`: the production build, scripts/build-server.mjs) or
  * `tsx server.ts --dev` (Next in development mode).
  */
@@ -14,17 +15,17 @@ import { type Config, ConfigError, getConfig } from "@petstore/config";
 import { openRuntime, type Runtime } from "@petstore/core";
 import { endLogs } from "@petstore/core/logger";
 import { startUp } from "./src/server/bootstrap.ts";
-import { appDirectory, startDashboard, yieldCpuToApi } from "./src/server/dashboard.ts";
+import { createDashboardApiFetch } from "./src/server/dashboard-api.ts";
 import { createConnections } from "./src/server/http/connections.ts";
 import { writeRawErrorAnswer } from "./src/server/http/error-answer.ts";
 import { fetchListener } from "./src/server/http/fetch-listener.ts";
 import { createHttpServer, ListenError, listen } from "./src/server/http/http-server.ts";
 import { createLifecycle, type Lifecycle } from "./src/server/http/lifecycle.ts";
 import { createRouter } from "./src/server/http/router.ts";
+import { answerUnavailable } from "./src/server/http/unavailable-page.ts";
 import { createOpsFetch } from "./src/server/ops/handler.ts";
 import { answerClientError, unservedMethod } from "./src/server/plain-responses.ts";
 import { createRestFetch } from "./src/server/rest/handler.ts";
-import { handOverRuntime } from "./src/server/runtime.ts";
 
 /**
  * Opens the runtime on a database holding exactly this build's migrations: the embedded database (and PostgreSQL
@@ -45,12 +46,9 @@ async function main(): Promise<void> {
   const config = getConfig();
   const dev = process.argv.includes("--dev");
   const runtime = await openProcessRuntime(config);
-  handOverRuntime(runtime);
 
   let lifecycle: Lifecycle | undefined;
   const draining = () => lifecycle?.draining() ?? false;
-  // Made before Next starts: the adapter installs its Request/Response globals (fetch-listener.ts), and Next must
-  // see the same globals from its first request on.
   const api = fetchListener(
     createRestFetch(async () => runtime),
     config.trustProxy,
@@ -59,18 +57,30 @@ async function main(): Promise<void> {
     createOpsFetch({ config, runtime: async () => runtime, draining }),
     config.trustProxy,
   );
-  const dashboard =
-    config.serve === "api"
-      ? undefined
-      : await startDashboard({ dir: appDirectory(import.meta.dirname), dev, port: config.port });
-  if (config.serve === "dashboard") {
-    const refused = yieldCpuToApi(config.dashboardNice);
-    if (refused)
-      runtime.logger.warn({ nice: config.dashboardNice, error: refused }, "could not lower CPU priority");
-  }
+  const serveDashboard = config.serve !== "api";
+  // Imported here only: an API-only instance never loads the proxy.
+  const dashboard = serveDashboard
+    ? await (await import("./src/server/dashboard.ts")).startDashboard({
+        dev,
+        port: config.port,
+        nice: config.dashboardNice,
+        sessions: runtime.sessions,
+        unavailable: (req, res) => answerUnavailable(req, res, config, "dashboard"),
+        log: (level, fields, message) => runtime.logger[level](fields, message),
+      })
+    : undefined;
+  const dashboardApi = serveDashboard
+    ? fetchListener(createDashboardApiFetch(runtime), config.trustProxy)
+    : undefined;
 
   const connections = createConnections(
-    createRouter({ role: config.serve, runtime, api, ops, ...(dashboard ? { dashboard } : {}) }),
+    createRouter({
+      role: config.serve,
+      runtime,
+      api,
+      ops,
+      ...(dashboard && dashboardApi ? { dashboard: dashboard.listener, dashboardApi } : {}),
+    }),
   );
   const server = createHttpServer(config.http, connections.listener);
   server.on("clientError", answerClientError);
@@ -78,13 +88,21 @@ async function main(): Promise<void> {
   server.on("connect", (req: IncomingMessage, socket: Socket) =>
     writeRawErrorAnswer(socket, unservedMethod(req.method ?? "CONNECT")),
   );
+  // Next's hot reloading in development talks over a websocket under /_next/.
+  if (dev && dashboard)
+    server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      if (req.url?.startsWith("/_next/")) dashboard.upgrade(req, socket, head);
+      else socket.destroy();
+    });
   lifecycle = createLifecycle({
     server,
     connections,
     drainMs: config.shutdown.drainMs,
     timeoutMs: config.shutdown.timeoutMs,
     releaseCut: () => runtime.idempotency.releaseInFlight(),
+    // The child after the drain (proxied requests finished), before the runtime it asks for sessions.
     close: async () => {
+      await dashboard?.stop();
       await runtime.close();
       await endLogs();
     },

@@ -19,6 +19,7 @@ import { z } from "zod";
 import { SESSION_COOKIE } from "../src/server/trpc/cookies.ts";
 import {
   API_ROLE,
+  childProcessesOf,
   ensureBuild,
   type ProductionServer,
   SERVER_BUNDLE,
@@ -86,6 +87,14 @@ interface Call {
   input?: unknown;
 }
 
+/** The path of a page's HTML document (`page` as the calls name it; `keyId` the key detail page's key). */
+function documentOf(page: string, keyId: string): string {
+  const section = page.split(":")[0] ?? page;
+  if (section === "overview") return "/admin";
+  if (section === "key detail") return `/admin/keys/${keyId}`;
+  return `/admin/${section}`;
+}
+
 /** The database with the scale data set: reused when fresh enough, else (re)seeded. */
 async function scaleDatabase(): Promise<{ url: string; reused: boolean; seedSeconds?: number }> {
   let db = await openNamedDatabase(options.database);
@@ -128,8 +137,8 @@ async function scaleDatabase(): Promise<{ url: string; reused: boolean; seedSeco
   }
 }
 
-/** The calls of each dashboard page, with inputs naming rows of the data set. */
-async function pageCalls(rt: Runtime): Promise<Call[]> {
+/** The calls of each dashboard page, with inputs naming rows of the data set, and the pages' documents. */
+async function pageCalls(rt: Runtime): Promise<{ calls: Call[]; documents: Map<string, string> }> {
   const prisma = databaseOf(rt).prisma;
   const busyKey = await prisma.apiKey.findFirstOrThrow({
     where: { lastUsedAt: { not: null }, name: { startsWith: "Scale client" } },
@@ -137,7 +146,7 @@ async function pageCalls(rt: Runtime): Promise<Call[]> {
   });
   const ninetyDaysAgo = new Date(Date.now() - 90 * 86_400_000).toISOString();
   const firstPage = { page: 1, pageSize: 20, sortBy: "id", sortDirection: "asc" };
-  return [
+  const calls: Call[] = [
     { page: "overview", label: "animals by status", procedure: "overview.animals" },
     { page: "overview", label: "keys by plan, top keys", procedure: "overview.keys" },
     { page: "overview", label: "traffic 24 h + 30 days", procedure: "overview.traffic" },
@@ -225,6 +234,8 @@ async function pageCalls(rt: Runtime): Promise<Call[]> {
     { page: "plans", label: "affected keys", procedure: "plans.affectedKeys", input: { plan: "free" } },
     { page: "users", label: "list", procedure: "users.list" },
   ];
+  const documents = new Map(calls.map((c) => [c.page, documentOf(c.page, busyKey.id)]));
+  return { calls, documents };
 }
 
 interface Timed {
@@ -255,6 +266,18 @@ async function loadPage(baseUrl: string, cookie: string, calls: Call[]): Promise
     `${baseUrl}/api/trpc/${calls.map((c) => c.procedure).join(",")}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`,
     { headers: { cookie }, signal: AbortSignal.timeout(60_000) },
   );
+  await response.arrayBuffer();
+  return { ms: performance.now() - started, status: response.status };
+}
+
+/** One page's HTML document as a signed-in browser asks for it, timed from send to the last byte read. */
+async function loadDocument(baseUrl: string, cookie: string, path: string): Promise<Timed> {
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}${path}`, {
+    headers: { cookie, accept: "text/html" },
+    redirect: "manual",
+    signal: AbortSignal.timeout(60_000),
+  });
   await response.arrayBuffer();
   return { ms: performance.now() - started, status: response.status };
 }
@@ -309,7 +332,7 @@ async function main(): Promise<void> {
       { name: "bench dashboard", plan: "enterprise", perMinute: 100_000_000, perDay: 100_000_000 },
       "bench",
     );
-    const calls = await pageCalls(rt);
+    const { calls, documents } = await pageCalls(rt);
     const prisma = databaseOf(rt).prisma;
     const counts = {
       animals: await prisma.pet.count(),
@@ -343,6 +366,9 @@ async function main(): Promise<void> {
     const base = server.baseUrl;
     log(`Server up. Load average: ${loadAverage()}. Warming up ...`);
     for (let i = 0; i < 2; i++) for (const call of calls) await timeCall(base, cookie, call);
+    // A route's first render loads its code.
+    for (let i = 0; i < 2; i++)
+      for (const path of new Set(documents.values())) await loadDocument(base, cookie, path);
 
     log(`Each dashboard call alone, ${options.samples} times ...`);
     const quiet = new Map<Call, Timed[]>(calls.map((c) => [c, []]));
@@ -352,6 +378,20 @@ async function main(): Promise<void> {
         const before = cpuMs(server.pid);
         quiet.get(call)?.push(await timeCall(base, cookie, call));
         cpu.set(call, (cpu.get(call) ?? 0) + cpuMs(server.pid) - before);
+      }
+
+    log(`Each page's document alone, ${options.samples} times ...`);
+    // The pages render in the dashboard's Next.js process, the server's one child.
+    const [nextPid] = childProcessesOf(server.pid);
+    const documentsAlone = new Map<string, { loads: Timed[]; cpuMs: number }>(
+      [...documents.keys()].map((page) => [page, { loads: [], cpuMs: 0 }]),
+    );
+    for (let i = 0; i < options.samples; i++)
+      for (const [page, path] of documents) {
+        const entry = documentsAlone.get(page);
+        const before = cpuMs(nextPid);
+        entry?.loads.push(await loadDocument(base, cookie, path));
+        if (entry) entry.cpuMs += cpuMs(nextPid) - before;
       }
 
     log("Audit CSV export of the last 90 days ...");
@@ -378,6 +418,7 @@ async function main(): Promise<void> {
 
     const pages = [...new Set(calls.map((c) => c.page))];
     const loaded = new Map<string, Timed[]>(pages.map((p) => [p, []]));
+    const documentsLoaded = new Map<string, Timed[]>(pages.map((p) => [p, []]));
     for (let r = 0; r < options.rounds; r++) {
       for (let j = 0; j < conditions.length; j++) {
         const condition = conditions[(r + j) % conditions.length] as (typeof conditions)[number];
@@ -386,6 +427,9 @@ async function main(): Promise<void> {
           while (running) {
             for (const page of pages) {
               if (!running) break;
+              documentsLoaded
+                .get(page)
+                ?.push(await loadDocument(base, cookie, documents.get(page) ?? "/admin"));
               loaded.get(page)?.push(
                 await loadPage(
                   base,
@@ -439,22 +483,66 @@ async function main(): Promise<void> {
       ["page", "call", "alone: median ms", "max ms", "server CPU ms", "errors"],
       rows.map((r) => [r.page, r.call, ms(r.quietMedianMs), ms(r.quietMaxMs), ms(r.serverCpuMs), r.errors]),
     );
+    const statuses = (timed: Timed[]) => {
+      const bad = timed.filter((t) => t.status !== 200).map((t) => t.status);
+      return bad.length ? [...new Set(bad)].join(",") : "";
+    };
+    const documentRows = [...documentsAlone].map(([page, { loads, cpuMs: cpu }]) => ({
+      page,
+      document: documents.get(page) ?? "",
+      quietMedianMs: round(median(loads.map((t) => t.ms)), 1),
+      quietMaxMs: round(max(loads.map((t) => t.ms)), 1),
+      dashboardCpuMs: round(cpu / Math.max(1, loads.length), 1),
+      errors: statuses(loads),
+    }));
+    log("");
+    table(
+      ["page", "document", "alone: median ms", "max ms", "Next process CPU ms", "errors"],
+      documentRows.map((d) => [
+        d.page,
+        d.document,
+        ms(d.quietMedianMs),
+        ms(d.quietMaxMs),
+        ms(d.dashboardCpuMs),
+        d.errors,
+      ]),
+    );
     const pageRows = pages.map((page) => {
       const l = loaded.get(page) ?? [];
-      const bad = l.filter((t) => t.status !== 200).map((t) => t.status);
+      const d = documentsLoaded.get(page) ?? [];
       return {
         page,
         calls: calls.filter((c) => c.page === page).length,
         loads: l.length,
+        documentMedianMs: round(median(d.map((t) => t.ms)), 1),
+        documentMaxMs: round(max(d.map((t) => t.ms)), 1),
         medianMs: round(median(l.map((t) => t.ms)), 1),
         maxMs: round(max(l.map((t) => t.ms)), 1),
-        errors: bad.length ? [...new Set(bad)].join(",") : "",
+        errors: statuses([...d, ...l]),
       };
     });
     log("");
     table(
-      ["page (one batched request)", "calls", "loads in the admin loops", "median ms", "max ms", "errors"],
-      pageRows.map((p) => [p.page, String(p.calls), String(p.loads), ms(p.medianMs), ms(p.maxMs), p.errors]),
+      [
+        "page in the admin loops",
+        "calls",
+        "loads",
+        "document median ms",
+        "max ms",
+        "batched calls median ms",
+        "max ms",
+        "errors",
+      ],
+      pageRows.map((p) => [
+        p.page,
+        String(p.calls),
+        String(p.loads),
+        ms(p.documentMedianMs),
+        ms(p.documentMaxMs),
+        ms(p.medianMs),
+        ms(p.maxMs),
+        p.errors,
+      ]),
     );
     log("");
     table(
@@ -508,6 +596,7 @@ async function main(): Promise<void> {
           loadAverageAtEnd: os.loadavg(),
           options,
           calls: rows,
+          documentsAlone: documentRows,
           pagesInTheAdminLoops: pageRows,
           export: { ...exported, expectedRows: expectedExport },
           v1: v1Results,

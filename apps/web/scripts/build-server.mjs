@@ -1,8 +1,9 @@
 /**
- * Builds server.ts into dist/ (`npm run build`, after `next build`): one ES module bundle of server.ts, the
- * app's server code and the workspace packages (TypeScript source), with every npm package left external and
- * dynamic imports kept lazy (code splitting), so that `npm start` runs plain Node: no TypeScript loader (nor its
- * thread and memory) in the serving process, and an API-only instance never loads Next or PGlite.
+ * Builds server.ts and the dashboard process's entry (src/server/dashboard-child.ts, which server.ts starts) into
+ * dist/ (`npm run build`, after `next build`): ES module bundles of them, the app's server code and the workspace
+ * packages (TypeScript source), with every npm package left external and dynamic imports kept lazy (code
+ * splitting, shared code in chunks beside them), so that `npm start` runs plain Node: no TypeScript loader in
+ * the serving processes, and an API-only instance never loads Next or PGlite.
  * `--outdir=<dir>` builds elsewhere (a variant for `npm run bench -- --variant=<dir>/server.js`).
  */
 import { build } from "esbuild";
@@ -10,7 +11,7 @@ import { build } from "esbuild";
 const outdir = process.argv.find((a) => a.startsWith("--outdir="))?.slice("--outdir=".length) ?? "dist";
 
 await build({
-  entryPoints: { server: "server.ts" },
+  entryPoints: { server: "server.ts", "dashboard-child": "src/server/dashboard-child.ts" },
   outdir,
   bundle: true,
   splitting: true,

@@ -503,8 +503,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * True in a development build (`next dev`, `tsx server.ts --dev`): NODE_ENV as Next sets it. Bundlers replace
- * it at build time, so this is a property of the build, not a setting.
+ * True in a development build (Next in development mode: `npm run dev`, `tsx server.ts --dev`): NODE_ENV as
+ * Next sets it. Bundlers replace it at build time, so this is a property of the build, not a setting.
  */
 export function isDevelopmentBuild(): boolean {
   return process.env.NODE_ENV === "development";

@@ -80,8 +80,8 @@ export class AppError extends Error {
   readonly [APP_ERROR_BRAND] = true;
 
   /**
-   * True for an AppError from any copy of this module. Next.js bundles instrumentation and each route
-   * separately, so an error thrown by services opened in one bundle fails `instanceof` in another.
+   * True for an AppError from any copy of this module: a bundle that carries its own copy (Next's, esbuild's)
+   * fails `instanceof` against an error made by another.
    */
   static is(error: unknown): error is AppError {
     return (

@@ -4,11 +4,11 @@
  * production server (`node dist/server.js`, as `npm start` does) on E2E_PORT. On SIGTERM/SIGINT it stops the server and drops the
  * database. Playwright starts it as its `webServer`; it can also be run by hand:
  *   E2E_PORT=3100 E2E_ADMIN_PASSWORD=... E2E_STAFF_PASSWORD=... npx tsx e2e/support/server.ts
- * E2E_DEV=1 runs `next dev` instead (for looking at pages while developing).
+ * E2E_DEV=1 runs the server from source with Next in development mode instead (`tsx server.ts --dev`, as
+ * `npm run dev` does; for looking at pages while developing).
  */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime } from "@petstore/core";
@@ -17,8 +17,6 @@ import { e2e, ensureE2eEnv, writeState } from "./accounts";
 
 ensureE2eEnv();
 const appDir = path.resolve(import.meta.dirname, "../..");
-const require = createRequire(import.meta.url);
-const nextBin = require.resolve("next/dist/bin/next");
 const port = String(process.env.E2E_PORT);
 
 const db = await createMigratedDatabase("petstore_e2e");
@@ -82,7 +80,7 @@ try {
 }
 
 const server = process.env.E2E_DEV
-  ? spawn(process.execPath, [nextBin, "dev", "-p", port, "-H", "127.0.0.1"], {
+  ? spawn(process.execPath, ["--import", "tsx", "server.ts", "--dev"], {
       cwd: appDir,
       env,
       stdio: "inherit",

@@ -8,26 +8,14 @@
  */
 import { AppError, AuditLogFilter, validationError } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
-import { notReadyError, translateError } from "@petstore/core/errors";
+import { translateError } from "@petstore/core/errors";
 import { auditCsvStream } from "./audit-csv";
-import { getRuntime } from "./runtime";
 import { createRequestContext } from "./trpc/context";
 
 const COMMON = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
 
 function refusal(error: AppError): Response {
   return Response.json(error.toBody(), { status: error.status, headers: { ...COMMON, ...error.headers } });
-}
-
-/** Handles one export request on the process's runtime. */
-export async function handleAuditExport(req: Request): Promise<Response> {
-  let rt: Runtime;
-  try {
-    rt = await getRuntime();
-  } catch {
-    return refusal(notReadyError());
-  }
-  return auditExportResponse(rt, req);
 }
 
 /** The answer to export request `req` on `rt` (see the module comment). */

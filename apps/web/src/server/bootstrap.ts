@@ -2,12 +2,9 @@
  * Start-up duties of a process that serves (docs/operations.md "Running it"): core's first-start setup (on a
  * fresh embedded database outside production: seed, demo API key, demo admin), the start banner with the demo
  * secrets printed once, the housekeeping schedule (core housekeeping.ts) and webhook delivery (core
- * webhooks/dispatcher.ts). server.ts runs it in every role; Next's instrumentation hook runs it on hosts without
- * server.ts (`startUnderNext`).
+ * webhooks/dispatcher.ts). server.ts runs it in every role.
  */
-import { isDevelopmentBuild } from "@petstore/config";
 import type { Runtime } from "@petstore/core";
-import { getRuntime, isCustomServer } from "./runtime.ts";
 
 /** The banner lines of what the first start created (nothing on later starts). */
 async function firstStart(rt: Runtime): Promise<string[]> {
@@ -44,27 +41,4 @@ export async function startUp(rt: Runtime): Promise<void> {
       "",
     ].join("\n"),
   );
-}
-
-/**
- * Next's start-up hook on hosts without server.ts: opens the runtime and starts up; refuses production without
- * TRUST_PROXY (a route handler knows no peer address, so per-address limits need the proxy's
- * X-Forwarded-For: docs/contract.md section 3). A failure ends the process. Does nothing under server.ts.
- */
-export async function startUnderNext(): Promise<void> {
-  if (isCustomServer()) return;
-  try {
-    const rt = await getRuntime();
-    if (!rt.config.trustProxy && !isDevelopmentBuild()) {
-      throw new Error(
-        "run the app with its own server (`npm start`, server.ts), or set TRUST_PROXY behind a proxy that sets X-Forwarded-For: under plain `next start` the client address is unknown",
-      );
-    }
-    await startUp(rt);
-  } catch (error) {
-    process.stderr.write(
-      `Pet Store could not start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-    process.exit(1);
-  }
 }

@@ -3,15 +3,12 @@
  * server (server.ts, and the test harness) computes it from the socket, or, only when TRUST_PROXY is set, from
  * the right-most X-Forwarded-For entry (the address the trusted proxy saw; `trustedForwardedValue`, the rule
  * X-Forwarded-Proto and X-Forwarded-Host are read by too), and passes it to the app in
- * `CLIENT_IP_HEADER`, overwriting anything a client sent under that name.
- * The app believes that header only when the custom server runs in this process (runtime.ts `isCustomServer`):
- * under plain `next start` a client could send it. There, with TRUST_PROXY the last X-Forwarded-For hop is used;
- * without, no peer address is known to a route handler, so production refuses to start (bootstrap.ts).
+ * `CLIENT_IP_HEADER`, overwriting anything a client sent under that name, on every request it serves; the app
+ * reads the address from that header only (`trustedClientIp`).
  *
  * IPv4-mapped IPv6 addresses are given as IPv4.
  */
 import type { IncomingMessage } from "node:http";
-import { isCustomServer } from "./runtime.ts";
 
 export const CLIENT_IP_HEADER = "x-petstore-client-ip";
 
@@ -59,15 +56,10 @@ export function stampClientIp(req: IncomingMessage, trustProxy: boolean): void {
 }
 
 /**
- * The client IP the app may believe for a request with `headers`: server.ts's stamp when it runs, else (only
- * with `trustProxy`) the last X-Forwarded-For hop, else `unknown` (one shared bucket; `next dev` only).
- * IPv4-mapped IPv6 addresses are given as IPv4; at most 64 characters.
+ * The client IP the app may believe for a request with `headers`: the server's stamp (`stampClientIp`), else
+ * `unknown` (one shared bucket). IPv4-mapped IPv6 addresses are given as IPv4; at most 64 characters.
  */
-export function trustedClientIp(headers: Pick<Headers, "get">, trustProxy: boolean): string {
-  const ip = isCustomServer()
-    ? headers.get(CLIENT_IP_HEADER)?.trim()
-    : trustProxy
-      ? trustedForwardedValue(headers.get("x-forwarded-for"))
-      : undefined;
+export function trustedClientIp(headers: Pick<Headers, "get">): string {
+  const ip = headers.get(CLIENT_IP_HEADER)?.trim();
   return ip ? ip.replace(/^::ffff:/, "").slice(0, 64) : "unknown";
 }

@@ -1,57 +1,176 @@
 /**
- * The dashboard host: Next.js, loaded only in the roles that serve the dashboard (`all`, `dashboard`), so an
- * API-only instance never carries it (docs/operations.md "Roles"). Next's code reaches the runtime through
- * runtime.ts, where server.ts handed it over before this starts.
+ * The dashboard host, in the roles that serve the dashboard (`all`, `dashboard`; docs/operations.md "Roles"):
+ * Next.js runs in a child process (dashboard-child.ts) that server.ts starts, supervises and proxies the pages
+ * and Next's files to (http/dashboard-proxy.ts), so that rendering a page never takes the event loop that serves
+ * /v1, and Next's request tracking never runs on /v1's promises (docs/architecture.md "One process, one
+ * runtime"). The child listens on a unix socket in a private temporary folder, runs at nice `nice`, and asks
+ * this process for the signed-in user of a page (dashboard-link.ts).
+ *
+ * Supervision: `startDashboard` resolves once the child listens (or throws when it exits or is not ready within
+ * `READY_MS`). When the child exits later, the exit is logged, dashboard requests get a 503 with Retry-After
+ * (the styled page for page requests) meanwhile, and a new child is started after a back-off (0.5 s, doubling up
+ * to 30 s; back to 0.5 s once a child has run for a minute). `stop()` ends it: the IPC channel is closed, on
+ * which the child exits, and it is killed if it has not exited within `STOP_MS`. The channel also closes when
+ * this process dies, even by SIGKILL, so no child outlives it.
  */
+import { type ChildProcess, fork } from "node:child_process";
 import fs from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { translateError } from "@petstore/core/errors";
-import { writeErrorAnswer } from "./http/error-answer.ts";
+import type { Runtime } from "@petstore/core";
+import { answerSessionQueries } from "./dashboard-link.ts";
+import { createDashboardProxy } from "./http/dashboard-proxy.ts";
 
-/** The Next app's folder (apps/web): the nearest folder holding next.config.mjs, from `start` upwards. */
-export function appDirectory(start: string): string {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, "next.config.mjs"))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no next.config.mjs above ${start}`);
-  }
+/** How long a child may take from its start to listening (ms): Next's start; in development it compiles too. */
+const READY_MS = { production: 60_000, development: 180_000 };
+/** How long a proxied request may go without a sign of life from the child (ms): development compiles pages. */
+const IDLE_MS = { production: 60_000, development: 300_000 };
+const STOP_MS = 5_000;
+const RESTART_MIN_MS = 500;
+const RESTART_MAX_MS = 30_000;
+/** A child that ran this long was healthy: the next restart waits the least again. */
+const STABLE_MS = 60_000;
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface Dashboard {
+  /** Proxies a request to the child; `unavailable` answers it while there is no ready child. */
+  listener: Listener;
+  /** Passes a websocket upgrade to the child (Next's hot reloading; development only). */
+  upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void;
+  /** Stops the child and removes its socket folder; no restart after. */
+  stop(): Promise<void>;
 }
 
-/**
- * Lowers the scheduling priority of the calling thread (the event loop; on Linux a nice value is per thread) to
- * `nice` (0-19; 0 leaves it), so that on a host shared with API instances a busy dashboard yields the CPU to
- * `/v1` (docs/operations.md "Roles"). Raising a nice value needs no privilege. @returns the error message when
- * the system refuses, else undefined.
- */
-export function yieldCpuToApi(nice: number): string | undefined {
-  if (nice <= 0) return undefined;
-  try {
-    os.setPriority(Math.max(os.getPriority(), nice));
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
-/**
- * Prepares Next for `dir` (apps/web: see `appDirectory`) and returns its request listener; a request Next fails
- * on is answered with core's translated error as JSON.
- */
-export async function startDashboard(options: {
-  dir: string;
+export interface DashboardOptions {
   dev: boolean;
+  /** The public port (Next builds its own absolute URLs from it). */
   port: number;
-}): Promise<(req: IncomingMessage, res: ServerResponse) => void> {
-  const { default: next } = await import("next");
-  const app = next({ dev: options.dev, dir: options.dir, port: options.port, hostname: "0.0.0.0" });
-  await app.prepare();
-  const handle = app.getRequestHandler();
-  return (req, res) => {
-    handle(req, res).catch((thrown: unknown) => {
-      process.stderr.write(`request failed: ${String(thrown)}\n`);
-      if (res.headersSent) res.destroy();
-      else writeErrorAnswer(res, translateError(thrown).error, req.headers);
+  /** DASHBOARD_NICE: the child's nice value (0 leaves it). */
+  nice: number;
+  sessions: Pick<Runtime["sessions"], "resolve">;
+  /** Answers a request while no child is ready, or one the child failed before answering; must end `res`. */
+  unavailable: Listener;
+  log: (level: "info" | "warn", fields: object, message: string) => void;
+}
+
+/** The child's script: beside this module, as TypeScript under tsx (`--dev`) or as the bundle (dist/). */
+function childScript(): string {
+  const ext = path.extname(import.meta.filename);
+  return path.join(import.meta.dirname, `dashboard-child${ext}`);
+}
+
+/** Starts the dashboard child and resolves once it serves. @throws when it exits or is not ready in time. */
+export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
+  const mode = options.dev ? "development" : "production";
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "petstore-dashboard-"));
+  const socketPath = path.join(folder, "next.sock");
+  const proxy = createDashboardProxy({
+    socketPath,
+    idleTimeoutMs: IDLE_MS[mode],
+    unavailable: options.unavailable,
+  });
+  let child: ChildProcess | undefined;
+  let ready = false;
+  let stopping = false;
+  let supervising = false;
+  let restartMs = RESTART_MIN_MS;
+  let restartTimer: NodeJS.Timeout | undefined;
+
+  function lowerPriority(pid: number | undefined) {
+    if (options.nice <= 0 || pid === undefined) return;
+    try {
+      os.setPriority(pid, Math.max(os.getPriority(pid), options.nice));
+    } catch (error) {
+      options.log("warn", { nice: options.nice, error: String(error) }, "could not lower CPU priority");
+    }
+  }
+
+  /** Starts a child; resolves when it listens, rejects when it exits first or is not ready in time. */
+  function spawn(): Promise<void> {
+    const args = ["--socket", socketPath, "--port", String(options.port), "--nice", String(options.nice)];
+    const started = fork(childScript(), options.dev ? [...args, "--dev"] : args, {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
+    child = started;
+    // A failed spawn, or a message the channel could not take; an exit, if any, is handled below.
+    started.on("error", (error) => options.log("warn", { error: String(error) }, "dashboard process error"));
+    lowerPriority(started.pid);
+    answerSessionQueries(started, options.sessions);
+    let readyAt: number | undefined;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`the dashboard process did not start within ${READY_MS[mode]} ms`));
+        started.kill("SIGKILL");
+      }, READY_MS[mode]);
+      started.on("message", (message: { type?: string }) => {
+        if (message?.type !== "ready" || readyAt !== undefined) return;
+        clearTimeout(timer);
+        readyAt = Date.now();
+        ready = true;
+        resolve();
+      });
+      started.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        if (child === started) {
+          child = undefined;
+          ready = false;
+        }
+        reject(new Error(`the dashboard process exited (${signal ?? `code ${code}`}) before it served`));
+        if (stopping || !supervising) return;
+        if (readyAt !== undefined && Date.now() - readyAt >= STABLE_MS) restartMs = RESTART_MIN_MS;
+        const delay = restartMs;
+        restartMs = Math.min(restartMs * 2, RESTART_MAX_MS);
+        options.log(
+          "warn",
+          { pid: started.pid, code, signal, restartInMs: delay },
+          "dashboard process exited; restarting it",
+        );
+        restartTimer = setTimeout(() => {
+          spawn().then(
+            () => options.log("info", { pid: child?.pid }, "dashboard process restarted"),
+            () => {},
+          );
+        }, delay);
+      });
+    });
+  }
+
+  try {
+    await spawn();
+  } catch (error) {
+    child?.kill("SIGKILL");
+    fs.rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+  // From now on an exit is restarted: the first start's failure is the caller's.
+  supervising = true;
+
+  return {
+    listener(req, res) {
+      if (ready) proxy.web(req, res);
+      else options.unavailable(req, res);
+    },
+    upgrade(req, socket, head) {
+      if (ready) proxy.upgrade(req, socket, head);
+      else socket.destroy();
+    },
+    async stop() {
+      stopping = true;
+      clearTimeout(restartTimer);
+      proxy.close();
+      const running = child;
+      if (running && running.exitCode === null && running.signalCode === null) {
+        const exited = new Promise((resolve) => running.once("exit", resolve));
+        if (running.connected) running.disconnect();
+        else running.kill("SIGKILL");
+        const timer = setTimeout(() => running.kill("SIGKILL"), STOP_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      fs.rmSync(folder, { recursive: true, force: true });
+    },
   };
 }

@@ -2,11 +2,10 @@
  * The app served in this test process, for the hardening tests of behaviour the app shows whatever process it
  * runs in: `useInProcessApp` builds, before the block's tests, what server.ts builds (the request router of
  * src/server/http/router.ts over the REST app and the operational endpoints, on a node:http server on a free
- * port), with the dashboard's tRPC API (the handler Next's /api/trpc route mounts) as its dashboard: no Next,
+ * port), with the dashboard's JSON API (dashboard-api.ts, as server.ts mounts it) and no dashboard process,
  * so no pages. Its database is a fresh migrated, seeded PostgreSQL database with an admin, a staff user (cheap
  * password hashes) and an enterprise key; its runtime's clock can be moved. The tests of what needs the deployed
  * process (pages, the bundle, server.ts's HTTP options, roles, start-up) use `useProductionApp` (support.ts).
- * One in-process app at a time per test file: the runtime is handed over in the process slot, as server.ts does.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,12 +13,11 @@ import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { createMigratedDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll } from "vitest";
+import { createDashboardApiFetch } from "../../src/server/dashboard-api.ts";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createRouter } from "../../src/server/http/router.ts";
 import { createOpsFetch } from "../../src/server/ops/handler.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
-import { handOverRuntime } from "../../src/server/runtime.ts";
-import { handleTrpcRequest, TRPC_ENDPOINT } from "../../src/server/trpc/handler.ts";
 import { ADMIN, PASSWORD, STAFF } from "./support.ts";
 
 export interface InProcessApp {
@@ -115,8 +113,6 @@ export function useInProcessApp(env: Record<string, string> = {}): InProcessApp 
         "test",
       )
     ).key;
-    handOverRuntime(rt);
-    const trpc = fetchListener(handleTrpcRequest, config.trustProxy);
     listener = createRouter({
       role: config.serve,
       runtime: rt,
@@ -125,11 +121,10 @@ export function useInProcessApp(env: Record<string, string> = {}): InProcessApp 
         config.trustProxy,
       ),
       ops: fetchListener(createOpsFetch({ config, runtime: async () => rt }), config.trustProxy),
-      // The dashboard without Next: its JSON API only.
-      dashboard: (req, res) => {
-        if (req.url?.startsWith(`${TRPC_ENDPOINT}/`)) return trpc(req, res);
-        res.writeHead(404, { "Content-Type": "text/plain" }).end("no pages in process");
-      },
+      // The dashboard without its Next process: its JSON API only.
+      dashboard: (_req, res) =>
+        res.writeHead(404, { "Content-Type": "text/plain" }).end("no pages in process"),
+      dashboardApi: fetchListener(createDashboardApiFetch(rt), config.trustProxy),
     });
   }, 120_000);
 

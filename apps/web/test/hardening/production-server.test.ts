@@ -1,9 +1,9 @@
 /**
- * What needs the deployed process, against the production build (`node dist/server.js` over `next build`, and
- * plain `next start`), with the servers of this file started side by side once:
+ * What needs the deployed process, against the production build (`node dist/server.js` over `next build`), with
+ * the servers of this file started side by side once:
  * - the probes and /metrics are answered by server.ts itself, not through Next's router
- *   (src/server/ops/handler.ts): same statuses and bodies as the Next routes, `Cache-Control: no-store`, without
- *   the `Vary: rsc, …` Next's router adds, from the very first answer on; HEAD too; other methods get a JSON 405;
+ *   (src/server/ops/handler.ts): `Cache-Control: no-store`, without the `Vary: rsc, …` Next's router adds, from
+ *   the very first answer on; HEAD too; other methods get a JSON 405;
  * - every status is JSON (docs/contract.md section 1): methods no route serves, paths the REST app does not know,
  *   oversize headers, unparseable or unreadable request targets all get a JSON Error body with a request id (and
  *   the limit headers when the request reached the REST app); an absolute-form target is answered for this
@@ -12,19 +12,15 @@
  * - the dashboard and the API reference carry a Content Security Policy (per-request nonce, no 'unsafe-eval',
  *   frame-ancestors 'none'), X-Frame-Options, nosniff and Referrer-Policy, and HSTS exactly when served over
  *   HTTPS;
- * - under plain `next start`, the client address comes from the proxy's X-Forwarded-For (TRUST_PROXY is
- *   required), never from a client-sent `x-petstore-client-ip`;
  * - start-up refuses production without METRICS_TOKEN unless metrics are off, and with them off /metrics is 404;
  * - the 429 of an address over an anonymous budget is held before it is answered (ANONYMOUS_REFUSAL_DELAY_MS), in
  *   every place such budgets apply and in the API role as deployed, while a real key from the same address is
  *   answered at once.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import net from "node:net";
 import { clearOfBoundary, sleep } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
-import { prepareDatabase, startProductionServer, WEB_DIR } from "../instances/production-server.ts";
+import { startProductionServer } from "../instances/production-server.ts";
 import { freePort } from "../support/common.ts";
 import { rest, useProductionApps } from "./support.ts";
 
@@ -269,105 +265,6 @@ describe("the production server", () => {
       const r = await fetch(`${app.baseUrl}/admin/sign-in`, { headers: { "X-Forwarded-Proto": "https" } });
       expect(r.headers.get("strict-transport-security")).toMatch(/^max-age=\d{7,}; includeSubDomains$/);
     });
-  });
-
-  const NEXT_BIN = createRequire(import.meta.url).resolve("next/dist/bin/next");
-
-  /** `next start` (no custom server) on a fresh database; resolves once it answers or exits. */
-  async function nextStart(env: Record<string, string>) {
-    const db = await prepareDatabase("petstore_nextstart");
-    const port = await freePort();
-    let output = "";
-    const child: ChildProcess = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port)], {
-      cwd: WEB_DIR,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "",
-        NODE_ENV: "production",
-        DATABASE_URL: db.url,
-        LOG_LEVEL: "warn",
-        NEXT_TELEMETRY_DISABLED: "1",
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout?.on("data", (c: Buffer) => {
-      output += c.toString();
-    });
-    child.stderr?.on("data", (c: Buffer) => {
-      output += c.toString();
-    });
-    const exit = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    let exited: number | null | undefined;
-    void exit.then((code) => {
-      exited = code;
-    });
-    const baseUrl = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 600 && exited === undefined; i++) {
-      const ok = await fetch(`${baseUrl}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      await sleep(100);
-    }
-    return {
-      baseUrl,
-      exited: () => exited,
-      output: () => output,
-      async stop() {
-        if (exited === undefined) child.kill("SIGTERM");
-        await exit;
-        await db.drop();
-      },
-    };
-  }
-
-  describe("client address under plain `next start`", () => {
-    it("refuses to start without TRUST_PROXY (it could not tell clients apart)", async () => {
-      const server = await nextStart({});
-      try {
-        for (let i = 0; i < 100 && server.exited() === undefined; i++) {
-          await fetch(`${server.baseUrl}/healthz`).catch(() => undefined);
-          await sleep(100);
-        }
-        expect(server.exited()).toBe(1);
-        expect(server.output()).toMatch(/TRUST_PROXY/);
-      } finally {
-        await server.stop();
-      }
-    }, 120_000);
-
-    it("with TRUST_PROXY keys the anonymous limit on the proxy's X-Forwarded-For hop, never on x-petstore-client-ip", async () => {
-      const server = await nextStart({ TRUST_PROXY: "1", ANONYMOUS_PER_MINUTE: "3" });
-      try {
-        // The server's clock is real: five requests that straddle a minute's end start a new window, so such a
-        // round is sent again from another address.
-        let statuses: number[] = [];
-        for (let round = 0; round < 3; round++) {
-          const minute = Math.floor(Date.now() / 60_000);
-          statuses = [];
-          for (let n = 0; n < 5; n++) {
-            const r = await fetch(`${server.baseUrl}/v1/pets`, {
-              headers: {
-                "x-petstore-client-ip": `1.2.3.${n}`,
-                "x-forwarded-for": `203.0.113.${7 + 10 * round}`,
-              },
-            });
-            await r.arrayBuffer();
-            statuses.push(r.status);
-          }
-          if (Math.floor(Date.now() / 60_000) === minute) break;
-        }
-        expect(statuses).toEqual([401, 401, 401, 429, 429]);
-        const other = await fetch(`${server.baseUrl}/v1/pets`, {
-          headers: { "x-forwarded-for": "203.0.113.8" },
-        });
-        expect(other.status).toBe(401);
-      } finally {
-        await server.stop();
-      }
-    }, 120_000);
   });
 
   describe("start-up in production", () => {

@@ -2,7 +2,7 @@
  * Proxies cannot lie about the client, and tRPC's refusals speak the contract's codes (docs/contract.md section 1),
  * over HTTP against the app served in process behind server.ts's router (in-process.ts): a client-sent client-IP
  * header never buys a fresh anonymous bucket; tRPC's own refusals carry an `appCode` of the closed set. The
- * statuses only the deployed process gives (server.ts's HTTP parser, Next's pages, plain `next start`) are tested
+ * statuses only the deployed process gives (server.ts's HTTP parser, Next's pages) are tested
  * in production-server.test.ts.
  */
 import { describe, expect, it } from "vitest";

@@ -238,16 +238,38 @@ export async function startProductionServer(
   };
 }
 
-/**
- * Starts the production build under plain `next start` (a host without server.ts: Next's route handlers serve
- * /v1 and the probes) on `port`, with `env` as `startProductionServer` takes it.
- */
-export function startNextStart(port: number, env: Record<string, string>): Promise<ProductionServer> {
-  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  return startProductionServer(port, env, 90_000, nextBin, [], {
-    args: ["start", "-p", String(port), "-H", "127.0.0.1"],
-    listening: "Ready",
-  });
+/** The process ids whose parent is `pid` (from /proc: Linux only). */
+export function childProcessesOf(pid: number | undefined): number[] {
+  const children: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Field 4 (ppid) follows the command name, which may hold spaces: read after its closing parenthesis.
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return children;
+}
+
+/** True while process `pid` exists and is not a zombie (Linux /proc). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** The nice value of a process's main thread (field 19 of /proc/<pid>/stat). */
+export function niceOf(pid: number | undefined): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[16]);
 }
 
 /**

@@ -10,12 +10,12 @@
  * stopped.
  *
  * A dashboard instance yields the CPU to API instances on its host (docs/operations.md "Roles"): in the
- * `dashboard` role the server runs its event loop at nice `DASHBOARD_NICE` (10 by default), an `api` instance (the
- * second of the pair) at the nice it was started with, and a dashboard instance still serves.
+ * `dashboard` role the server runs its Next.js process at nice `DASHBOARD_NICE` (10 by default) and itself at the
+ * nice it was started with, as does an `api` instance (the second of the pair), and a dashboard instance still
+ * serves.
  */
 
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { eventually } from "@petstore/core/testing";
@@ -23,7 +23,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeys, MINUTE_MS, send } from "../ratelimit/support.ts";
 import { freePort } from "../support/common.ts";
 import {
+  childProcessesOf,
   ensureBuild,
+  niceOf,
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
@@ -32,13 +34,6 @@ import {
 } from "./production-server.ts";
 
 const PREFIX = `petstore-test:instances:${process.pid}:${randomUUID().slice(0, 8)}`;
-
-/** The nice value of a process's main thread (field 19 of /proc/<pid>/stat). */
-function niceOf(pid: number | undefined): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[16]);
-}
 
 type Reply = Awaited<ReturnType<typeof send>> & { on: number };
 
@@ -96,10 +91,14 @@ describe("production instances sharing one Redis, and instances by role", () => 
     await deleteKeys(PREFIX);
   });
 
-  it("runs a dashboard instance at nice 10, or as configured, and an API instance as started", async () => {
+  it("runs a dashboard instance's Next process at nice 10, or as configured, its server and an API instance as started", async () => {
     const own = niceOf(process.pid);
-    expect(niceOf(dashboard.pid)).toBe(Math.max(own, 10));
-    expect(niceOf(tuned.pid)).toBe(Math.max(own, 3));
+    const [next] = childProcessesOf(dashboard.pid);
+    const [tunedNext] = childProcessesOf(tuned.pid);
+    expect(niceOf(next)).toBe(Math.max(own, 10));
+    expect(niceOf(tunedNext)).toBe(Math.max(own, 3));
+    expect(niceOf(dashboard.pid)).toBe(own);
+    expect(childProcessesOf(b.pid)).toEqual([]);
     expect(niceOf(b.pid)).toBe(own);
     expect((await fetch(`${dashboard.baseUrl}/healthz`)).status).toBe(200);
   });

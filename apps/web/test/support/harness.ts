@@ -7,8 +7,6 @@
  *   from 127.0.0.1. The suites about the API's behaviour go this way.
  * - over a real socket (`baseUrl`), mounted as server.ts mounts it (`fetchListener` over the same handler), for
  *   what is about HTTP itself: raw header bytes, bytes on the wire, Content-Length, the socket's address.
- * The Next route mount (hosts without server.ts) has its own test against `next start`
- * (test/instances/next-start.test.ts).
  */
 import http, { type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,7 +17,6 @@ import { createMigratedDatabase, createMigratedPGliteDir, databaseOf } from "@pe
 import { CLIENT_IP_HEADER, stampClientIp } from "../../src/server/client-ip.ts";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createRestFetch, type RestFetch } from "../../src/server/rest/handler.ts";
-import { markCustomServer } from "../../src/server/runtime.ts";
 
 export type DatabaseKind = "postgres" | "pglite";
 
@@ -122,8 +119,7 @@ export async function startTestServer(
     "test",
   );
   const handler = createRestFetch(async () => rt);
-  // This process plays server.ts: it stamps the client address (socket, or X-Forwarded-For with TRUST_PROXY).
-  markCustomServer();
+  // As server.ts: the listener stamps the client address (socket, or X-Forwarded-For with TRUST_PROXY).
   const server = http.createServer(fetchListener(handler, config.trustProxy)).listen(0, "127.0.0.1");
   if (!server.listening) await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const { port } = server.address() as AddressInfo;

@@ -8,7 +8,6 @@ import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { createMigratedDatabase, type TemporaryDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processSlot } from "../../src/server/runtime.ts";
 import { handleTrpcRequest } from "../../src/server/trpc/handler";
 import { PASSWORD } from "../support/common.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
@@ -18,10 +17,11 @@ const ORIGIN = "http://dashboard.test";
 const EMAIL = "admin@outage.test";
 
 /** One tRPC call over HTTP: a query (GET) when `input` is undefined, else a mutation (POST). */
-async function call(path: string, input?: unknown, cookie?: string) {
+async function call(rt: Runtime, path: string, input?: unknown, cookie?: string) {
   const headers: Record<string, string> = { origin: ORIGIN, "content-type": "application/json" };
   if (cookie) headers.cookie = cookie;
   const response = await handleTrpcRequest(
+    rt,
     new Request(`${ORIGIN}/api/trpc/${path}`, {
       method: input === undefined ? "GET" : "POST",
       headers,
@@ -50,15 +50,12 @@ describe("tRPC while PostgreSQL is down", () => {
     });
     rt = await openRuntime({ config, logger: createLogger("silent") });
     await rt.users.create({ email: EMAIL, name: "Ada", role: "admin", password: PASSWORD }, "test");
-    // The handler takes the process runtime from here (src/server/runtime.ts).
-    processSlot().runtime = Promise.resolve(rt);
-    const signIn = await call("auth.signIn", { email: EMAIL, password: PASSWORD });
+    const signIn = await call(rt, "auth.signIn", { email: EMAIL, password: PASSWORD });
     expect(signIn.response.status).toBe(200);
     cookie = (signIn.response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
   });
 
   afterAll(async () => {
-    processSlot().runtime = undefined;
     await rt?.close();
     await proxy.cut();
     await database?.drop();
@@ -78,15 +75,15 @@ describe("tRPC while PostgreSQL is down", () => {
   }
 
   it("answers 503 service_unavailable with Retry-After, then serves again once the database is back", async () => {
-    expect((await call("auth.me", undefined, cookie)).response.status).toBe(200);
+    expect((await call(rt, "auth.me", undefined, cookie)).response.status).toBe(200);
     await proxy.cut();
     // Reading the session (the context) needs the database ...
-    expectUnavailable(await call("auth.me", undefined, cookie));
-    expectUnavailable(await call("apiKeys.list", undefined, cookie));
+    expectUnavailable(await call(rt, "auth.me", undefined, cookie));
+    expectUnavailable(await call(rt, "apiKeys.list", undefined, cookie));
     // ... and so does a procedure of a caller without a session.
-    expectUnavailable(await call("auth.signIn", { email: EMAIL, password: PASSWORD }));
+    expectUnavailable(await call(rt, "auth.signIn", { email: EMAIL, password: PASSWORD }));
     await proxy.open();
-    const back = await call("auth.me", undefined, cookie);
+    const back = await call(rt, "auth.me", undefined, cookie);
     expect(back.response.status).toBe(200);
     expect(JSON.parse(back.text).result.data).toMatchObject({ email: EMAIL });
   });

@@ -1,14 +1,13 @@
 /**
- * A `node:http` request listener over a fetch handler (the REST app, the operational endpoints): it stamps the
- * client address (client-ip.ts) and hands the request over through @hono/node-server's adapters. Used by
- * server.ts and by the test harness.
+ * A `node:http` request listener over a fetch handler (the REST app, the operational endpoints, the dashboard's
+ * JSON API): it stamps the client address (client-ip.ts) and hands the request over through @hono/node-server's
+ * adapters. Used by server.ts and by the test harness.
  *
  * The adapter installs its lightweight `Request`/`Response` as the process's globals (its default,
  * `overrideGlobalObjects`): they are subclasses of the platform's classes that build the platform object only
  * when something reads a body stream, so an answer built from a string is written as that string rather than
- * turned into a web stream and read back chunk by chunk (docs/performance.md, "Where the time goes"). Next, in the
- * same process, gets objects of the same classes and works unchanged (its suites run after this listener is made:
- * server.ts makes it at start).
+ * turned into a web stream and read back chunk by chunk (docs/performance.md, "Where the time goes"). The
+ * dashboard's tRPC and export handlers get objects of the same classes and work unchanged.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener, type HttpBindings } from "@hono/node-server";

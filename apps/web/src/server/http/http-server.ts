@@ -34,7 +34,7 @@ export class ListenError extends Error {}
 /**
  * Starts `server` on `port`. @returns once it listens. @throws ListenError when the port is taken by another
  * process (EADDRINUSE) or not allowed (EACCES), or with the system's message otherwise: the error is handled here,
- * never left to the process's uncaughtException handlers (Next installs one that would keep the process up).
+ * never left to the process's uncaughtException handlers.
  */
 export function listen(server: http.Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -4,7 +4,9 @@
  * - `/v1` and below: the REST app (roles `all` and `api`); the `dashboard` role answers only
  *   `/v1/openapi.json` there (the API reference at /docs reads it) and 404 otherwise;
  * - GET and HEAD of /healthz, /readyz, /metrics: the operational endpoints, in every role;
- * - everything else: the dashboard (Next.js; roles `all` and `dashboard`), 404 in the `api` role. Such a request
+ * - everything else: the dashboard (roles `all` and `dashboard`; its JSON API /api/trpc and the audit download
+ *   /api/audit/export in this process, dashboard-api.ts, the rest proxied to the Next.js process, dashboard.ts),
+ *   404 in the `api` role. Such a request
  *   from a client without a session this process knows counts against that client address's dashboard bucket
  *   (`DASHBOARD_ANONYMOUS_PER_MINUTE`), in the `api` role too: anonymous traffic cannot starve the process, while
  *   signed-in staff are never limited. Once the bucket is used up, the 429 is held before it is answered
@@ -17,25 +19,25 @@
  * While the database does not answer (checked at most once a second), dashboard pages get the styled 503 page
  * (unavailable-page.ts) instead of going to Next. Methods no route serves get a JSON 405, whatever the path; a
  * target the server cannot read a JSON 400 (request-target.ts); other methods on the probes a JSON 405. Every
- * answer Next gives carries the pages' security headers, set here before Next adds its own (proxy.ts sets each
- * page's policy), its 404 pages under /api/ and the other prefixes proxy.ts does not match included.
+ * dashboard answer (the JSON API's, and Next's) carries the pages' security headers, set here before the answer
+ * adds its own (proxy.ts sets each page's policy), Next's 404 pages under /api/ included.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServeRole } from "@petstore/config";
 import { problems, SERVED_METHODS } from "@petstore/contracts";
 import { type Runtime, withTimeout } from "@petstore/core";
 import { stampClientIp, trustedClientIp } from "../client-ip.ts";
+import { isDashboardApiPath } from "../dashboard-api.ts";
 import { OPS_PATHS } from "../ops/handler.ts";
 import { isUnservedMethod, unservedMethod } from "../plain-responses.ts";
 import { isRestPath } from "../rest/handler.ts";
 import { baseSecurityHeaders } from "../security-headers.ts";
 import { readCookie, SESSION_COOKIE } from "../trpc/cookies.ts";
-import { isHttps } from "../trpc/http.ts";
 import { createDashboardPool } from "./dashboard-admission.ts";
 import { jsonHeaders, requestIdOf, writeErrorAnswer } from "./error-answer.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import { checkTarget } from "./request-target.ts";
-import { UNAVAILABLE_PATH, unavailablePage } from "./unavailable-page.ts";
+import { answerUnavailable, isPageRequest, requestIsHttps, UNAVAILABLE_PATH } from "./unavailable-page.ts";
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -44,8 +46,10 @@ export interface Routes {
   runtime: Pick<Runtime, "rateLimiter" | "sessions" | "config" | "health">;
   api: Listener;
   ops: Listener;
-  /** Next's request handler; absent in the `api` role. */
+  /** The dashboard process's proxy (dashboard.ts); absent in the `api` role. */
   dashboard?: Listener;
+  /** The dashboard's JSON API and download in this process (dashboard-api.ts); with `dashboard` only. */
+  dashboardApi?: Listener;
   /** Monotonic milliseconds for the dashboard pools' time share (performance.now unless a test injects one). */
   now?: () => number;
 }
@@ -85,10 +89,6 @@ function databaseCheck(health: () => Promise<void>): () => Promise<boolean> {
   };
 }
 
-/** A page request of a browser (not the dashboard's JSON API, not Next's data requests). */
-const isPageRequest = (req: IncomingMessage, path: string) =>
-  (req.method === "GET" || req.method === "HEAD") && !path.startsWith("/api/") && !("rsc" in req.headers);
-
 /** The node:http request listener of the process. */
 export function createRouter(routes: Routes): Listener {
   const { role, runtime, api, ops, dashboard } = routes;
@@ -107,13 +107,7 @@ export function createRouter(routes: Routes): Listener {
     signedIn: createDashboardPool({ concurrency, queue, now }),
   };
 
-  const https = (req: IncomingMessage) =>
-    isHttps({ get: (name) => (req.headers[name] as string | undefined) ?? null }, runtime.config);
-
-  function unavailable(req: IncomingMessage, res: ServerResponse) {
-    const page = unavailablePage(https(req));
-    res.writeHead(page.status, page.headers).end(req.method === "HEAD" ? undefined : page.body);
-  }
+  const https = (req: IncomingMessage) => requestIsHttps(req, runtime.config);
 
   /** The answer to a request whose routing threw (the limiter and the session cache never do). */
   const failed = (req: IncomingMessage, res: ServerResponse) => (error: unknown) => {
@@ -149,7 +143,7 @@ export function createRouter(routes: Routes): Listener {
     const known = runtime.sessions.isKnown(readCookie(req.headers.cookie, SESSION_COOKIE));
     if (known === true || (known !== false && (await known))) return "signedIn";
     const decision = await runtime.rateLimiter.checkAnonymous(
-      trustedClientIp({ get: (name) => (req.headers[name] as string | undefined) ?? null }, trustProxy),
+      trustedClientIp({ get: (name) => (req.headers[name] as string | undefined) ?? null }),
       "dashboard",
     );
     if (decision.allowed) return "anonymous";
@@ -185,7 +179,8 @@ export function createRouter(routes: Routes): Listener {
     if (pool === "refused") return;
     const path = pathOf(req.url ?? "/");
     // Before a place is taken: waiting for the database check is no work, and must not use up the time share.
-    if (isPageRequest(req, path) && !(await databaseAnswers())) return unavailable(req, res);
+    if (isPageRequest(req, path) && !(await databaseAnswers()))
+      return answerUnavailable(req, res, runtime.config, "database");
     // Where a page that lost the database mid-render sent the browser: back to the dashboard once it answers.
     if (path === UNAVAILABLE_PATH) return res.writeHead(307, { Location: "/admin" }).end();
     const admitted = pools[pool].admit(res);
@@ -236,6 +231,7 @@ export function createRouter(routes: Routes): Listener {
       stampClientIp(req, trustProxy);
       return toDashboard(req, res, dashboard);
     }
-    void gateThenDashboard(req, res, dashboard).catch(failed(req, res));
+    const next = routes.dashboardApi && isDashboardApiPath(path) ? routes.dashboardApi : dashboard;
+    void gateThenDashboard(req, res, next).catch(failed(req, res));
   };
 }

@@ -1,16 +1,29 @@
 /**
- * The dashboard's page for "the database does not answer" (docs/contract.md section 4): a styled 503 with
- * Retry-After, answered by server.ts itself (http/router.ts), never Next's HTML 500. It needs no database, no
+ * The dashboard's page for "the database does not answer" (docs/contract.md section 4), and for "the dashboard
+ * process is restarting" (dashboard.ts): a styled 503 with Retry-After, answered by server.ts itself
+ * (http/router.ts), never Next's HTML 500. It needs no database, no
  * script and no asset, so it renders whatever is down; it carries the pages' security headers, with a policy
  * that allows nothing but its own inline style.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Config } from "@petstore/config";
 import { DATABASE_RETRY_AFTER_SECONDS } from "@petstore/core/errors";
 import { baseSecurityHeaders } from "../security-headers.ts";
+import { isHttps } from "../trpc/http.ts";
+import { writeErrorAnswer } from "./error-answer.ts";
 
 /** Where a page that lost the database mid-render sends the browser (trpc/page-auth.ts). */
 export const UNAVAILABLE_PATH = "/admin/unavailable";
 
-const HTML = `<!doctype html>
+/** Why the dashboard cannot answer: its database, or its own process (restarting). */
+export type UnavailableCause = "database" | "dashboard";
+
+const REASONS: Record<UnavailableCause, string> = {
+  database: "Its database is not answering right now.",
+  dashboard: "It is restarting right now.",
+};
+
+const html = (cause: UnavailableCause) => `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
@@ -29,7 +42,7 @@ const HTML = `<!doctype html>
   <body>
     <main>
       <h1>The dashboard is temporarily unavailable</h1>
-      <p>Its database is not answering right now. Nothing you entered has been lost.</p>
+      <p>${REASONS[cause]} Nothing you entered has been lost.</p>
       <p>This page reloads itself in a few seconds; you can also <a href="/admin">try again now</a>.</p>
     </main>
   </body>
@@ -39,8 +52,14 @@ const HTML = `<!doctype html>
 const POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** Status, headers and body of the page; `https` as security-headers.ts `baseSecurityHeaders` takes it. */
-export function unavailablePage(https: boolean): {
+/**
+ * Status, headers and body of the page; `https` as security-headers.ts `baseSecurityHeaders` takes it, `cause`
+ * what the page names as the reason (default: the database).
+ */
+export function unavailablePage(
+  https: boolean,
+  cause: UnavailableCause = "database",
+): {
   status: 503;
   headers: Record<string, string>;
   body: string;
@@ -54,6 +73,42 @@ export function unavailablePage(https: boolean): {
       "Cache-Control": "no-store",
       "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
     },
-    body: HTML,
+    body: html(cause),
   };
+}
+
+/** A page request of a browser (not the dashboard's JSON API, not Next's data requests), by path (no query). */
+export const isPageRequest = (req: IncomingMessage, path: string): boolean =>
+  (req.method === "GET" || req.method === "HEAD") && !path.startsWith("/api/") && !("rsc" in req.headers);
+
+/** Whether `req` reached the deployment over HTTPS (trpc/http.ts `isHttps`). */
+export const requestIsHttps = (
+  req: IncomingMessage,
+  config: Pick<Config, "trustProxy" | "publicBaseUrl">,
+): boolean => isHttps({ get: (name) => (req.headers[name] as string | undefined) ?? null }, config);
+
+/**
+ * Answers `req` with the dashboard's 503 for `cause`: this page for a browser's page request, else the JSON
+ * Error body (`service_unavailable`), both with Retry-After.
+ */
+export function answerUnavailable(
+  req: IncomingMessage,
+  res: ServerResponse,
+  config: Pick<Config, "trustProxy" | "publicBaseUrl">,
+  cause: UnavailableCause,
+): void {
+  if (isPageRequest(req, (req.url ?? "/").split("?")[0] ?? "/")) {
+    const page = unavailablePage(requestIsHttps(req, config), cause);
+    res.writeHead(page.status, page.headers).end(req.method === "HEAD" ? undefined : page.body);
+    return;
+  }
+  writeErrorAnswer(
+    res,
+    {
+      code: "service_unavailable",
+      message: `The dashboard ${cause === "database" ? "cannot reach its database" : "is restarting"}. Retry after ${DATABASE_RETRY_AFTER_SECONDS} s.`,
+      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+    },
+    req.headers,
+  );
 }

@@ -71,7 +71,7 @@ export function metricsEndpoint(
       return refuse({ code: "not_found", message: "Metrics are disabled (METRICS_ENABLED)." }, request);
     const rt = await runtime();
     if (rt) {
-      const ip = trustedClientIp(request.headers, rt.config.trustProxy);
+      const ip = trustedClientIp(request.headers);
       const decision = await rt.rateLimiter.checkAnonymous(ip, "metrics");
       if (!decision.allowed) {
         await rt.rateLimiter.holdRefusal(decision);

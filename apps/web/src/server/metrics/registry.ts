@@ -1,6 +1,5 @@
 /**
- * The process's Prometheus metrics (prom-client), kept in the process slot (../runtime.ts): under plain
- * `next start` the /v1 route and the /metrics route are separate bundles, and must still share one registry.
+ * The process's Prometheus metrics (prom-client), one registry per process.
  * Served by GET /metrics (docs/contract.md section 5); the metric names are listed in docs/operations.md.
  *
  * Request metrics are recorded on the request path (`recordRequest`, one counter increment and one histogram
@@ -9,7 +8,6 @@
  */
 import { getConfig } from "@petstore/config";
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
-import { processSlot } from "../runtime.ts";
 import { registerScrapeCollectors, type ScrapeState } from "./collectors.ts";
 
 /** Everything the process exposes on /metrics. */
@@ -57,10 +55,7 @@ let local: Metrics | null | undefined;
 
 /** The process's metrics, created on first use; null when METRICS_ENABLED is off. */
 export function getMetrics(): Metrics | null {
-  if (local !== undefined) return local;
-  const slot = processSlot();
-  if (slot.metrics === undefined) slot.metrics = getConfig().metrics.enabled ? create() : null;
-  local = slot.metrics as Metrics | null;
+  if (local === undefined) local = getConfig().metrics.enabled ? create() : null;
   return local;
 }
 

@@ -1,9 +1,6 @@
 /**
- * The operational endpoints (GET and HEAD of /healthz, /readyz, /metrics) as one fetch handler. server.ts
- * answers them itself in every role, without Next's router: the first request Next serves switches on its
- * AsyncLocalStorage hooks for the rest of the process, whose promise hooks then run for every request, /v1
- * included (docs/architecture.md), and probes arrive every few seconds. The Next routes (app/healthz,
- * app/readyz, app/metrics) serve the same handlers on hosts without server.ts.
+ * The operational endpoints (GET and HEAD of /healthz, /readyz, /metrics) as one fetch handler, which server.ts
+ * answers itself in every role (docs/architecture.md "Request paths").
  */
 import type { Config } from "@petstore/config";
 import type { Runtime } from "@petstore/core";

@@ -49,7 +49,7 @@ export function recordAnalytics(
     status,
     durationMs,
     at: Date.now(),
-    clientIp: caller ? trustedClientIp(c.req.raw.headers, rt.config.trustProxy) : "",
+    clientIp: caller ? trustedClientIp(c.req.raw.headers) : "",
     requestId: c.get("requestId"),
   });
 }

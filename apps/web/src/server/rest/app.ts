@@ -1,5 +1,5 @@
 /**
- * The public REST API v1 as one Hono app (mounted by Next at /v1). Pipeline, in order:
+ * The public REST API v1 as one Hono app (mounted by server.ts at /v1: handler.ts). Pipeline, in order:
  * request context (id, common headers, log line) → CORS (preflights answered) → getPet lifecycle headers →
  * admission (caller and rate limits) → 405/404 → operation (auth and scope guards, body gate, zod validation,
  * handler) → error rendering.

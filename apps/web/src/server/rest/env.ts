@@ -24,6 +24,6 @@ export interface RestVariables {
 
 export interface RestEnv {
   Variables: RestVariables;
-  /** The Node request and response under server.ts (fetch-listener.ts); absent under Next's route handler. */
+  /** The Node request and response under server.ts (fetch-listener.ts); absent when a test calls the app itself. */
   Bindings: Partial<NodeBindings> | undefined;
 }

@@ -1,14 +1,12 @@
 /**
  * The REST API's fetch handler over a runtime: builds the app (app.ts) on the runtime's first success and answers
  * 503 `service_unavailable` (JSON, Retry-After) while the runtime cannot be opened. server.ts mounts it over the
- * runtime it opened; the Next route handler at app/v1 (hosts without server.ts) mounts `nextRestFetch`, the same
- * app over the runtime the process opens on first use.
+ * runtime it opened.
  */
 import type { Runtime } from "@petstore/core";
 import { notReadyError } from "@petstore/core/errors";
 import { errorResponse } from "../http/error-answer.ts";
 import type { NodeBindings } from "../http/fetch-listener.ts";
-import { getRuntime } from "../runtime.ts";
 import { createRestApp, type RestApp } from "./app.ts";
 
 /**
@@ -31,14 +29,6 @@ export function createRestFetch(runtime: () => Promise<Runtime>): RestFetch {
     return app.fetch(request, env);
   };
 }
-
-let next: RestFetch | undefined;
-
-/** The handler of the Next route app/v1 (hosts without server.ts). */
-export const nextRestFetch: RestFetch = (request) => {
-  next ??= createRestFetch(getRuntime);
-  return next(request);
-};
 
 /** True for the paths the REST app owns: `/v1` and everything under `/v1/` (query string ignored). */
 export function isRestPath(url: string | undefined): boolean {

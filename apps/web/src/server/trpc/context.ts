@@ -58,7 +58,7 @@ export function createRequestContext(rt: Runtime, req: Request, resHeaders: Head
     rt,
     sessionToken: readCookie(req.headers.get("cookie"), SESSION_COOKIE) ?? null,
     deviceCookie: readCookie(req.headers.get("cookie"), DEVICE_COOKIE) ?? null,
-    clientIp: clientIp(req.headers, rt.config),
+    clientIp: clientIp(req.headers),
     userAgent: req.headers.get("user-agent"),
     // docs/contract.md section 4: Secure in production or over HTTPS.
     secureCookies: rt.config.environment === "production" || isHttps(req.headers, rt.config),

@@ -89,9 +89,8 @@ export function appErrorOf(error: { cause?: unknown }): AppError | undefined {
 }
 
 /*
- * ZodError is checked by name as well as by class: the runtime (and so the services that throw) may come
- * from another bundle of the same modules (Next's instrumentation opens it and shares it through
- * globalThis), where `instanceof` against this bundle's class is false. AppError.is handles that itself.
+ * ZodError is checked by name as well as by class: an error made by another copy of zod (a bundle that carries
+ * its own) fails `instanceof` against this one's class. AppError.is handles that itself.
  */
 function isZodError(error: unknown): error is ZodError {
   return (

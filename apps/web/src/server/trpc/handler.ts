@@ -9,10 +9,8 @@
  */
 import { type AppError, problems } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
-import { notReadyError } from "@petstore/core/errors";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { jsonHeaders, requestIdOf } from "../http/error-answer";
-import { getRuntime } from "../runtime";
 import { withBoundedBody } from "./body-limit";
 import { createRequestContext } from "./context";
 import { appErrorOf, toTrpcError, trpcErrorResponse } from "./errors";
@@ -32,15 +30,9 @@ function errorHeaders(errors: readonly { cause?: unknown }[]): Record<string, st
   return retryAfter > 0 ? { "Retry-After": String(retryAfter) } : {};
 }
 
-/** Handles one request to `/api/trpc/*`. */
-export async function handleTrpcRequest(req: Request): Promise<Response> {
+/** Handles one request to `/api/trpc/*` on runtime `rt` (server.ts's, through dashboard-api.ts). */
+export async function handleTrpcRequest(rt: Runtime, req: Request): Promise<Response> {
   const requestId = requestIdOf(req.headers.get("x-request-id"));
-  let rt: Runtime;
-  try {
-    rt = await getRuntime();
-  } catch {
-    return trpcErrorResponse(notReadyError(), requestId);
-  }
   if (req.method !== "GET" && !isSameOrigin(req.headers, rt.config)) {
     return trpcErrorResponse(
       { code: "forbidden", message: "Cross-site requests are not allowed." },

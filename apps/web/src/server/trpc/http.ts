@@ -8,11 +8,11 @@ import { trustedClientIp, trustedForwardedValue } from "../client-ip";
 type HeaderSource = Pick<Headers, "get">;
 
 /**
- * The caller's IP for the sign-in throttle: see `trustedClientIp` (client-ip.ts); a client-sent
- * `x-petstore-client-ip` or X-Forwarded-For is never believed unless the custom server or TRUST_PROXY says so.
+ * The caller's IP for the sign-in throttle: the address server.ts stamped (`trustedClientIp`, client-ip.ts); a
+ * client-sent X-Forwarded-For is never believed here (server.ts reads it, with TRUST_PROXY, before stamping).
  */
-export function clientIp(headers: HeaderSource, config: Pick<Config, "trustProxy">): string {
-  return trustedClientIp(headers, config.trustProxy);
+export function clientIp(headers: HeaderSource): string {
+  return trustedClientIp(headers);
 }
 
 /**

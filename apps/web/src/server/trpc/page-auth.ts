@@ -1,26 +1,22 @@
 /**
  * Session checks for the dashboard's server-rendered pages (the same session the tRPC context resolves):
- * `currentUser()` reads the session cookie once per request. When the database does not answer, the browser is
- * sent to the unavailable page (server.ts answers it with a styled 503), never to an HTML 500.
+ * `currentUser()` reads the session cookie once per request and asks server.ts, which holds the runtime, whose
+ * session it is (dashboard-link.ts). When the database does not answer, the browser is sent to the unavailable
+ * page (server.ts answers it with a styled 503), never to an HTML 500.
  */
 import type { SessionUser } from "@petstore/core";
-import { isDatabaseUnavailable } from "@petstore/core/errors";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
+import { userOfSession } from "../dashboard-link";
 import { UNAVAILABLE_PATH } from "../http/unavailable-page";
-import { getRuntime } from "../runtime";
 import { SESSION_COOKIE } from "./cookies";
 
 /** The signed-in user for this request, or null. */
 export const currentUser = cache(async (): Promise<SessionUser | null> => {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
-  try {
-    const rt = await getRuntime();
-    return (await rt.sessions.resolve(token))?.user ?? null;
-  } catch (error) {
-    if (isDatabaseUnavailable(error)) redirect(UNAVAILABLE_PATH);
-    throw error;
-  }
+  const lookup = await userOfSession(token);
+  if ("unavailable" in lookup) redirect(UNAVAILABLE_PATH);
+  return lookup.user;
 });

@@ -94,7 +94,7 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
   return createMiddleware<RestEnv>(async (c, next) => {
     const header = c.req.header("authorization");
     if (header !== undefined) c.set("tokenSent", true);
-    const ip = () => trustedClientIp(c.req.raw.headers, rt.config.trustProxy);
+    const ip = () => trustedClientIp(c.req.raw.headers);
     const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
     const { caller, decision } = await decide(token, ip, (budget) =>
       c.set("rateLimit", rateLimitHeaders(budget)),

@@ -1,0 +1,28 @@
+/**
+ * The dashboard's JSON API and its download, served by server.ts on its own runtime (the dashboard process,
+ * dashboard.ts, never opens one): `/api/trpc/*` (trpc/handler.ts) and `GET /api/audit/export`
+ * (audit-export.ts). The router (http/router.ts) sends them here through the same gates as the pages.
+ */
+import { problems } from "@petstore/contracts";
+import type { Runtime } from "@petstore/core";
+import { auditExportResponse } from "./audit-export.ts";
+import { errorResponse } from "./http/error-answer.ts";
+import { handleTrpcRequest, TRPC_ENDPOINT } from "./trpc/handler.ts";
+
+const AUDIT_EXPORT = "/api/audit/export";
+
+/** True for the paths (query string excluded) this handler answers. */
+export const isDashboardApiPath = (path: string): boolean =>
+  path.startsWith(`${TRPC_ENDPOINT}/`) || path === AUDIT_EXPORT;
+
+/** `(request) => response` for the paths `isDashboardApiPath` accepts, on runtime `rt`. */
+export function createDashboardApiFetch(rt: Runtime): (request: Request) => Promise<Response> {
+  return async (request) => {
+    if (new URL(request.url).pathname !== AUDIT_EXPORT) return handleTrpcRequest(rt, request);
+    if (request.method === "GET" || request.method === "HEAD") return auditExportResponse(rt, request);
+    return errorResponse(
+      problems.methodNotAllowed(request.method, ["GET", "HEAD"]),
+      request.headers.get("x-request-id"),
+    );
+  };
+}
