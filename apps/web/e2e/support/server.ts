@@ -38,6 +38,9 @@ const env = {
   DASHBOARD_CONCURRENCY: "1000",
   DASHBOARD_ANONYMOUS_SHARE: "1000",
   SHUTDOWN_DRAIN_MS: "0",
+  // The pages' process competes here with the test run's other suites, not with /v1 traffic: at a lower priority
+  // it would only wait for them (its priority has a test of its own, test/instances/dashboard-process.test.ts).
+  DASHBOARD_NICE: "0",
   // Sign-ins are many and their cost is not the subject here (packages/core's password tests check the default).
   PASSWORD_HASH_COST: "10",
   // The throttle tests send many sign-ins at once; the per-instance cap on password work has tests of its own.
