@@ -87,6 +87,8 @@ describe("GET /metrics on the production server", () => {
       REDIS_URL,
       RATE_LIMIT_PREFIX: PREFIX,
       METRICS_TOKEN: TOKEN,
+      // /v1 and /metrics only: no dashboard process to start.
+      PETSTORE_SERVE: "api",
       ANONYMOUS_PER_MINUTE: "20",
       // A key denied more than twice within the ban window is banned.
       BAN_THRESHOLD: "2",
@@ -247,6 +249,7 @@ describe("GET /metrics without a token while Redis is unreachable", () => {
       DATABASE_URL: db.url,
       REDIS_URL: `redis://127.0.0.1:${await deadPort()}`,
       RATE_LIMIT_STORE_TIMEOUT_MS: "300",
+      PETSTORE_SERVE: "api",
     });
   }, 900_000);
 

@@ -95,6 +95,8 @@ describe("webhooks from the production server", () => {
       WEBHOOKS_TIMEOUT_MS: String(TIMEOUT_MS),
       WEBHOOKS_POLL_INTERVAL_MS: "200",
       WEBHOOKS_CONCURRENCY: "8",
+      // Events come from /v1 and delivery runs in every role: no dashboard process to start.
+      PETSTORE_SERVE: "api",
     };
     const started = await Promise.allSettled([
       startProductionServer(await freePort(), env),
