@@ -78,6 +78,9 @@ async function main(): Promise<void> {
         sessions: runtime.sessions,
         unavailable: (req, res) => answerUnavailable(req, res, config, "dashboard"),
         log: (level, fields, message) => runtime.logger[level](fields, message),
+        ...(out.human
+          ? {}
+          : { output: (line: string) => runtime.logger.info({ process: "dashboard" }, line) }),
       })
     : undefined;
   const dashboardApi = serveDashboard
