@@ -23,6 +23,7 @@ import { fetchListener } from "./src/server/http/fetch-listener.ts";
 import { createHttpServer, ListenError, listen } from "./src/server/http/http-server.ts";
 import { createLifecycle, type Lifecycle } from "./src/server/http/lifecycle.ts";
 import { loadPageRoutes } from "./src/server/http/page-routes.ts";
+import { observeRawAnswer } from "./src/server/http/request-log.ts";
 import { createRouter } from "./src/server/http/router.ts";
 import { answerUnavailable } from "./src/server/http/unavailable-page.ts";
 import { createOpsFetch } from "./src/server/ops/handler.ts";
@@ -103,11 +104,18 @@ async function main(): Promise<void> {
     }),
   );
   const server = createHttpServer(config.http, connections.listener);
-  server.on("clientError", answerClientError);
+  // Refusals of what could not be read get their log line and count too (request-log.ts), unless a request on
+  // the socket is being answered: its handler logs the status the socket was answered.
+  server.on("clientError", (error: Error, socket: Socket) => {
+    const answering = connections.answering(socket);
+    answerClientError(error, socket);
+    if (!answering) observeRawAnswer(runtime.logger, socket);
+  });
   // CONNECT never names a path this app serves.
-  server.on("connect", (req: IncomingMessage, socket: Socket) =>
-    writeRawErrorAnswer(socket, unservedMethod(req.method ?? "CONNECT")),
-  );
+  server.on("connect", (req: IncomingMessage, socket: Socket) => {
+    writeRawErrorAnswer(socket, unservedMethod(req.method ?? "CONNECT"));
+    observeRawAnswer(runtime.logger, socket, req.method ?? "CONNECT");
+  });
   // Next's hot reloading in development talks over a websocket under /_next/.
   if (dev && dashboard)
     server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {

@@ -4,6 +4,7 @@
  * where it listens in a log line, and a page, a tRPC call, the API reference and a preflight each produce one
  * `request` line with their route (the page's route pattern, the procedure) and a sample in /metrics.
  */
+import net from "node:net";
 import { eventually } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
 import { useProductionApp } from "../hardening/support.ts";
@@ -60,6 +61,25 @@ describe("the production server's stdout and metrics", () => {
       expect(logged[0]).toMatchObject({ method, status: answer.status });
     }
 
+    // A request the server cannot read: answered by the server itself on the socket, logged and counted too.
+    const refused = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, "127.0.0.1", () =>
+        socket.write("GET / HTTP/1.1\r\nBad Header\r\n\r\n"),
+      );
+      let got = "";
+      socket.on("data", (d) => {
+        got += d;
+      });
+      socket.on("close", () => resolve(got.split("\r\n")[0] ?? ""));
+      socket.on("error", reject);
+    });
+    expect(refused).toBe("HTTP/1.1 400 Bad Request");
+    await eventually(async () =>
+      expect(
+        jsonLines(app.server.stdout()).filter((l) => l.msg === "request" && l.route === "unmatched"),
+      ).toMatchObject([{ status: 400 }]),
+    );
+
     const scrape = await fetch(`${app.baseUrl}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });
     const text = await scrape.text();
     for (const [, init, route] of requests)
@@ -67,6 +87,7 @@ describe("the production server's stdout and metrics", () => {
         `petstore_http_requests_total{route="${route}",method="${init.method ?? "GET"}"`,
       );
     expect(text).not.toMatch(/route="\/admin\/keys\/123"/);
+    expect(text).toContain('petstore_http_requests_total{route="unmatched",method="other",status="400"} 1');
 
     const lines = jsonLines(app.server.stdout());
     expect(lines.some((l) => l.msg?.startsWith(`Listening on port ${port}`))).toBe(true);

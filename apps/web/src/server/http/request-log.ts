@@ -7,6 +7,7 @@
  * `unmatched`), never the raw path.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Logger } from "@petstore/core";
 import { recordRequest } from "../metrics/registry.ts";
 import { rawAnswerStatus } from "./error-answer.ts";
@@ -50,4 +51,17 @@ export function observeRequest(
       "request",
     );
   });
+}
+
+/**
+ * Logs and counts, as `unmatched`, the answer the server wrote on `socket` itself for a request it could not
+ * read (rawAnswerStatus: Node's parser refused it, its head did not arrive within the request timeout, a CONNECT);
+ * nothing when no such answer was written. Its duration is unknown: counted, not observed in the histogram.
+ * The caller leaves out sockets with a request being answered, whose handler logs the raw status.
+ */
+export function observeRawAnswer(logger: Pick<Logger, "info">, socket: Socket, method = ""): void {
+  const status = rawAnswerStatus(socket);
+  if (status === undefined) return;
+  recordRequest(UNMATCHED, method, status);
+  logger.info({ method: method || undefined, route: UNMATCHED, status }, "request");
 }

@@ -61,12 +61,13 @@ export function getMetrics(): Metrics | null {
 
 /**
  * Records one answered request: `route` its route label (a /v1 route template such as `/v1/pets/:petId`, or
- * the labels of http/request-log.ts), `status` the HTTP status code, `seconds` the time from request in to response out.
+ * the labels of http/request-log.ts), `status` the HTTP status code, `seconds` the time from request in to response
+ * out (undefined: unknown, as for a request the server refused before it was read; then only counted).
  * No-op when metrics are off.
  */
-export function recordRequest(route: string, method: string, status: number, seconds: number): void {
+export function recordRequest(route: string, method: string, status: number, seconds?: number): void {
   const m = local === undefined ? getMetrics() : local;
   if (!m) return;
   m.requests.inc({ route, method: METHODS.has(method) ? method : "other", status: String(status) });
-  m.duration.observe({ route }, seconds);
+  if (seconds !== undefined) m.duration.observe({ route }, seconds);
 }
