@@ -54,7 +54,7 @@ async function openProcessRuntime(
 async function main(): Promise<void> {
   const config = getConfig();
   const dev = process.argv.includes("--dev");
-  // Before the runtime: the migration lines of its opening go through it in production (start-output.ts).
+  // Created before the runtime, so that the migration lines printed while it opens are JSON in production too.
   const logger = createLogger(config.logLevel);
   const out = startOutput(config, logger);
   const runtime = await openProcessRuntime(config, logger, out);

@@ -2,8 +2,8 @@
  * Start-up duties of a process that serves (docs/operations.md "Running it"): core's first-start setup (on a
  * fresh embedded database outside production: seed, demo API key, demo admin), the start banner with the demo
  * secrets printed once, the housekeeping schedule (core housekeeping.ts) and webhook delivery (core
- * webhooks/dispatcher.ts). server.ts runs it in every role. The banner is text, or one JSON log line per line
- * of it in production (start-output.ts).
+ * webhooks/dispatcher.ts). server.ts runs it in every role. The banner is text, or JSON log lines in production
+ * (start-output.ts).
  */
 import type { Runtime } from "@petstore/core";
 import type { StartOutput } from "./start-output.ts";

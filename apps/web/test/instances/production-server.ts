@@ -126,7 +126,8 @@ export interface CommandOptions {
   args?: string[];
   /**
    * Printed once the port is open; `{port}` stands for the port. Default: server.ts's line, which is the `msg` of a
-   * JSON log line in production (src/server/start-output.ts) and found there as well.
+   * JSON log line in production (src/server/start-output.ts) and found there as well (not with LOG_LEVEL=silent,
+   * which silences it there).
    */
   listening?: string;
   /**
