@@ -13,7 +13,8 @@ import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import { type Config, ConfigError, getConfig } from "@petstore/config";
 import { openRuntime, type Runtime } from "@petstore/core";
-import { endLogs } from "@petstore/core/logger";
+import { createLogger, endLogs } from "@petstore/core/logger";
+import { appDirectory } from "./src/server/app-directory.ts";
 import { startUp } from "./src/server/bootstrap.ts";
 import { createDashboardApiFetch } from "./src/server/dashboard-api.ts";
 import { createConnections } from "./src/server/http/connections.ts";
@@ -21,31 +22,42 @@ import { writeRawErrorAnswer } from "./src/server/http/error-answer.ts";
 import { fetchListener } from "./src/server/http/fetch-listener.ts";
 import { createHttpServer, ListenError, listen } from "./src/server/http/http-server.ts";
 import { createLifecycle, type Lifecycle } from "./src/server/http/lifecycle.ts";
+import { loadPageRoutes } from "./src/server/http/page-routes.ts";
+import { observeRawAnswer } from "./src/server/http/request-log.ts";
 import { createRouter } from "./src/server/http/router.ts";
 import { answerUnavailable } from "./src/server/http/unavailable-page.ts";
 import { createOpsFetch } from "./src/server/ops/handler.ts";
 import { answerClientError, unservedMethod } from "./src/server/plain-responses.ts";
 import { createRestFetch } from "./src/server/rest/handler.ts";
+import { type StartOutput, startOutput } from "./src/server/start-output.ts";
 
 /**
  * Opens the runtime on a database holding exactly this build's migrations: the embedded database (and PostgreSQL
  * with MIGRATE_ON_START=true) is migrated first; otherwise start-up stops with exit code 2 naming the fix.
  */
-async function openProcessRuntime(config: Config): Promise<Runtime> {
+async function openProcessRuntime(
+  config: Config,
+  logger: Runtime["logger"],
+  out: StartOutput,
+): Promise<Runtime> {
   // Imported here only: the migration runner compiles Prisma's WebAssembly schema engine (tens of MB of RSS) when
   // it applies migrations, and stays out of the Next bundle.
   const { prepareDatabase } = await import("@petstore/core/migrate");
-  const log = (line: string) => process.stdout.write(`${line}\n`);
   return openRuntime({
     config,
-    prepare: (db) => prepareDatabase(db, { migrateOnStart: config.migrateOnStart, log }),
+    logger,
+    prepare: (db) =>
+      prepareDatabase(db, { migrateOnStart: config.migrateOnStart, log: (line) => out.line(line) }),
   });
 }
 
 async function main(): Promise<void> {
   const config = getConfig();
   const dev = process.argv.includes("--dev");
-  const runtime = await openProcessRuntime(config);
+  // Created before the runtime, so that the migration lines printed while it opens are JSON in production too.
+  const logger = createLogger(config.logLevel);
+  const out = startOutput(config, logger);
+  const runtime = await openProcessRuntime(config, logger, out);
 
   let lifecycle: Lifecycle | undefined;
   const draining = () => lifecycle?.draining() ?? false;
@@ -67,6 +79,9 @@ async function main(): Promise<void> {
         sessions: runtime.sessions,
         unavailable: (req, res) => answerUnavailable(req, res, config, "dashboard"),
         log: (level, fields, message) => runtime.logger[level](fields, message),
+        ...(out.human
+          ? {}
+          : { output: (line: string) => runtime.logger.info({ process: "dashboard" }, line) }),
       })
     : undefined;
   const dashboardApi = serveDashboard
@@ -79,15 +94,28 @@ async function main(): Promise<void> {
       runtime,
       api,
       ops,
-      ...(dashboard && dashboardApi ? { dashboard: dashboard.listener, dashboardApi } : {}),
+      ...(dashboard && dashboardApi
+        ? {
+            dashboard: dashboard.listener,
+            dashboardApi,
+            pages: loadPageRoutes(appDirectory(import.meta.dirname)),
+          }
+        : {}),
     }),
   );
   const server = createHttpServer(config.http, connections.listener);
-  server.on("clientError", answerClientError);
+  // Refusals of what could not be read get their log line and count too (request-log.ts), unless a request on
+  // the socket is being answered: its handler logs the status the socket was answered.
+  server.on("clientError", (error: Error, socket: Socket) => {
+    const answering = connections.answering(socket);
+    answerClientError(error, socket);
+    if (!answering) observeRawAnswer(runtime.logger, socket);
+  });
   // CONNECT never names a path this app serves.
-  server.on("connect", (req: IncomingMessage, socket: Socket) =>
-    writeRawErrorAnswer(socket, unservedMethod(req.method ?? "CONNECT")),
-  );
+  server.on("connect", (req: IncomingMessage, socket: Socket) => {
+    writeRawErrorAnswer(socket, unservedMethod(req.method ?? "CONNECT"));
+    observeRawAnswer(runtime.logger, socket, req.method ?? "CONNECT");
+  });
   // Next's hot reloading in development talks over a websocket under /_next/.
   if (dev && dashboard)
     server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
@@ -110,8 +138,11 @@ async function main(): Promise<void> {
   });
   await listen(server, config.port);
   // After listen: a start that cannot take its port prints no banner, and creates no demo secret it never shows.
-  await startUp(runtime);
-  process.stdout.write(`Listening on port ${config.port} (PETSTORE_SERVE=${config.serve})\n`);
+  await startUp(runtime, out);
+  out.line(`Listening on port ${config.port} (PETSTORE_SERVE=${config.serve})`, {
+    port: config.port,
+    serve: config.serve,
+  });
 }
 
 main().catch((error: unknown) => {

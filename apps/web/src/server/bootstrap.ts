@@ -2,9 +2,11 @@
  * Start-up duties of a process that serves (docs/operations.md "Running it"): core's first-start setup (on a
  * fresh embedded database outside production: seed, demo API key, demo admin), the start banner with the demo
  * secrets printed once, the housekeeping schedule (core housekeeping.ts) and webhook delivery (core
- * webhooks/dispatcher.ts). server.ts runs it in every role.
+ * webhooks/dispatcher.ts). server.ts runs it in every role. The banner is text, or JSON log lines in production
+ * (start-output.ts).
  */
 import type { Runtime } from "@petstore/core";
+import type { StartOutput } from "./start-output.ts";
 
 /** The banner lines of what the first start created (nothing on later starts). */
 async function firstStart(rt: Runtime): Promise<string[]> {
@@ -18,8 +20,8 @@ async function firstStart(rt: Runtime): Promise<string[]> {
   return lines;
 }
 
-/** First start, banner and housekeeping for `rt`. @throws what the first-start setup throws. */
-export async function startUp(rt: Runtime): Promise<void> {
+/** First start, banner (to `out`) and housekeeping for `rt`. @throws what the first-start setup throws. */
+export async function startUp(rt: Runtime, out: StartOutput): Promise<void> {
   const lines = await firstStart(rt);
   // docs/contract.md section 5: stale rows are purged on a schedule, one instance at a time.
   rt.housekeeping.schedule();
@@ -31,14 +33,20 @@ export async function startUp(rt: Runtime): Promise<void> {
     api: `  API: ${url}/v1 (this instance serves the API only)`,
     dashboard: `  reference: ${url}/docs   dashboard: ${url}/admin (this instance serves the dashboard only)`,
   }[rt.config.serve];
-  process.stdout.write(
+  const database =
+    rt.config.database.kind === "pglite" ? `embedded PGlite in ${rt.config.database.dir}` : "PostgreSQL";
+  if (!out.human) {
+    out.line(`Pet Store is serving on ${url}`, { url, serve: rt.config.serve, database });
+    for (const line of lines) out.line(line.trim());
+    return;
+  }
+  out.line(
     [
       "",
       `Pet Store is serving on ${url}`,
       serves,
-      `  database: ${rt.config.database.kind === "pglite" ? `embedded PGlite in ${rt.config.database.dir}` : "PostgreSQL"}`,
+      `  database: ${database}`,
       ...lines.map((l) => `  ${l}`),
-      "",
     ].join("\n"),
   );
 }

@@ -8,12 +8,33 @@ import type { Runtime } from "@petstore/core";
 import { auditExportResponse } from "./audit-export.ts";
 import { errorResponse } from "./http/error-answer.ts";
 import { handleTrpcRequest, TRPC_ENDPOINT } from "./trpc/handler.ts";
+import { appRouter } from "./trpc/router.ts";
 
 const AUDIT_EXPORT = "/api/audit/export";
 
 /** True for the paths (query string excluded) this handler answers. */
 export const isDashboardApiPath = (path: string): boolean =>
   path.startsWith(`${TRPC_ENDPOINT}/`) || path === AUDIT_EXPORT;
+
+/** The procedures the tRPC router serves (`pets.list`, ...). */
+const PROCEDURES = new Set(Object.keys(appRouter._def.procedures));
+
+/**
+ * The route labels of a path `isDashboardApiPath` accepts (request-log.ts): `trpc:<procedure>` for each distinct
+ * procedure a tRPC request names (a batch names several, comma-separated; a name the router does not serve is
+ * `trpc:unknown`), the download's path for the download.
+ */
+export function dashboardApiRoutes(path: string): string[] {
+  if (path === AUDIT_EXPORT) return [AUDIT_EXPORT];
+  let names = path.slice(TRPC_ENDPOINT.length + 1);
+  try {
+    names = decodeURIComponent(names);
+  } catch {
+    // Not percent-encoded sanely: its names are unknown anyway.
+  }
+  const labels = names.split(",").map((name) => `trpc:${PROCEDURES.has(name) ? name : "unknown"}`);
+  return [...new Set(labels)];
+}
 
 /** `(request) => response` for the paths `isDashboardApiPath` accepts, on runtime `rt`. */
 export function createDashboardApiFetch(rt: Runtime): (request: Request) => Promise<Response> {

@@ -15,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { problems } from "@petstore/contracts";
+import { appDirectory } from "./app-directory.ts";
 import { writeErrorAnswer } from "./http/error-answer.ts";
 
 /**
@@ -34,14 +35,6 @@ function lowerPriority(nice: number): string | undefined {
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
-  }
-}
-
-/** The Next app's folder (apps/web): the nearest folder holding next.config.mjs above this module. */
-function appDirectory(start: string): string {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, "next.config.mjs"))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no next.config.mjs above ${start}`);
   }
 }
 

@@ -19,6 +19,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import type { Runtime } from "@petstore/core";
 import { answerSessionQueries } from "./dashboard-link.ts";
 import { createDashboardProxy } from "./http/dashboard-proxy.ts";
@@ -54,6 +55,11 @@ export interface DashboardOptions {
   /** Answers a request while no child is ready, or one the child failed before answering; must end `res`. */
   unavailable: Listener;
   log: (level: "info" | "warn", fields: object, message: string) => void;
+  /**
+   * Takes each line the child writes to stdout (Next's own start-up lines), so that they can be logged as JSON;
+   * absent, the child writes to this process's stdout.
+   */
+  output?: (line: string) => void;
 }
 
 /** The child's script: beside this module, as TypeScript under tsx (`--dev`) or as the bundle (dist/). */
@@ -92,9 +98,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   function spawn(): Promise<void> {
     const args = ["--socket", socketPath, "--port", String(options.port), "--nice", String(options.nice)];
     const started = fork(childScript(), options.dev ? [...args, "--dev"] : args, {
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      stdio: ["ignore", options.output ? "pipe" : "inherit", "inherit", "ipc"],
     });
     child = started;
+    const output = options.output;
+    if (output && started.stdout)
+      createInterface({ input: started.stdout }).on("line", (line) => output(line));
     // A failed spawn, or a message the channel could not take; an exit, if any, is handled below.
     started.on("error", (error) => options.log("warn", { error: String(error) }, "dashboard process error"));
     lowerPriority(started.pid);

@@ -10,7 +10,7 @@
 import http from "node:http";
 import net, { type AddressInfo, type Socket } from "node:net";
 import { loadConfig } from "@petstore/config";
-import type { Runtime } from "@petstore/core";
+import { createLogger, type Runtime } from "@petstore/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRouter } from "../../src/server/http/router.ts";
 
@@ -54,7 +54,8 @@ describe("dashboard admission in the all role", () => {
         checkAnonymous: async () => ({ allowed: true }),
         holdRefusal: async () => undefined,
       },
-    } as unknown as Pick<Runtime, "rateLimiter" | "sessions" | "config" | "health">;
+      logger: createLogger("silent"),
+    } as unknown as Pick<Runtime, "rateLimiter" | "sessions" | "config" | "health" | "logger">;
     server = http.createServer(
       createRouter({
         role: "all",

@@ -11,7 +11,7 @@
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { loadConfig, type ServeRole } from "@petstore/config";
-import type { Runtime } from "@petstore/core";
+import { createLogger, type Runtime } from "@petstore/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRouter } from "../../src/server/http/router.ts";
 import { answerClientError } from "../../src/server/plain-responses.ts";
@@ -125,7 +125,8 @@ describe.each(ROLES)("the %s role", (role) => {
         },
         holdRefusal: async () => undefined,
       },
-    } as unknown as Pick<Runtime, "rateLimiter" | "sessions" | "config" | "health">;
+      logger: createLogger("silent"),
+    } as unknown as Pick<Runtime, "rateLimiter" | "sessions" | "config" | "health" | "logger">;
     server = http.createServer(
       { requireHostHeader: false },
       createRouter({

@@ -110,6 +110,8 @@ export interface ProductionServer {
   pid?: number;
   /** stdout and stderr so far. */
   output(): string;
+  /** stdout alone so far (empty with `logFile`, which takes both). */
+  stdout(): string;
   stop(): Promise<void>;
   /** The headers of the first answer the server gave (to the start-up GET /readyz, sent once it said it listens). */
   firstAnswerHeaders: Headers;
@@ -122,7 +124,11 @@ export interface ProductionServer {
 /** How to run something other than the server bundle: `args` after the script, and its "listening" line. */
 export interface CommandOptions {
   args?: string[];
-  /** Printed once the port is open; `{port}` stands for the port. Default: server.ts's line. */
+  /**
+   * Printed once the port is open; `{port}` stands for the port. Default: server.ts's line, which is the `msg` of a
+   * JSON log line in production (src/server/start-output.ts) and found there as well (not with LOG_LEVEL=silent,
+   * which silences it there).
+   */
   listening?: string;
   /**
    * Writes stdout and stderr straight to this file instead of piping them into this process (the benches: a
@@ -146,6 +152,7 @@ export async function startProductionServer(
   command: CommandOptions = {},
 ): Promise<ProductionServer> {
   let piped = "";
+  let stdout = "";
   const logFd = command.logFile ? fs.openSync(command.logFile, "w") : undefined;
   const output = () => (command.logFile ? fs.readFileSync(command.logFile, "utf8") : piped);
   const args = [
@@ -175,6 +182,7 @@ export async function startProductionServer(
   if (logFd !== undefined) fs.closeSync(logFd); // the child holds its own copy
   child.stdout?.on("data", (chunk: Buffer) => {
     piped += chunk.toString();
+    stdout += chunk.toString();
   });
   child.stderr?.on("data", (chunk: Buffer) => {
     piped += chunk.toString();
@@ -229,6 +237,7 @@ export async function startProductionServer(
     port,
     pid: child.pid,
     output,
+    stdout: () => stdout,
     stop,
     firstAnswerHeaders: firstAnswerHeaders ?? new Headers(),
     signal: (signal) => {

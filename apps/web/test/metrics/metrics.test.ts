@@ -3,7 +3,7 @@
  * Prometheus text-format parser as a scraper would: request counts by route/method/status and the latency
  * histogram after real /v1 traffic (200, 401, 404, 429), the limiter's decisions and the ban gauge after a ban,
  * the health gauges (and the store at 0 while Redis is unreachable), process metrics; the bearer token; that
- * scrapes cost no rate limit and are not themselves counted; /v1/metrics is not it. That metrics switched off
+ * scrapes cost no rate limit and are counted under their path like the probes; /v1/metrics is not it. That metrics switched off
  * answer 404 is tested with the production server of test/hardening/production-server.test.ts.
  */
 import { randomUUID } from "node:crypto";
@@ -149,9 +149,9 @@ describe("GET /metrics on the production server", () => {
     expect(value(s, requests, { ...pets, status: "401" })).toBe(2);
     expect(value(s, requests, { ...pets, status: "429" })).toBe(tooMany);
     expect(value(s, requests, { route: "unmatched", method: "GET", status: "404" })).toBe(1);
-    // Only /v1 is counted: neither /metrics nor /readyz (which the start-up polled) appear.
+    // Every request is counted under a route label, never its raw path: the probes the start-up polled under theirs.
     const routes = new Set(s.families.get(requests)?.metrics.map((m) => m.labels?.route));
-    expect([...routes].sort()).toEqual(["/v1/pets", "unmatched"]);
+    expect([...routes].sort()).toEqual(["/metrics", "/readyz", "/v1/pets", "unmatched"]);
 
     const latency = "petstore_http_request_duration_seconds";
     expect(s.families.get(latency)?.type).toBe("HISTOGRAM");

@@ -34,6 +34,8 @@ export interface Connections {
   listener: Listener;
   /** Answers still to be finished (started or waiting). */
   readonly inProgress: number;
+  /** Whether a request on `socket` is being answered (its handler will log what the socket was answered). */
+  answering(socket: Socket): boolean;
   /** From now on every answer (also those already started, if their headers are not out) closes its connection. */
   closeAfterAnswers(): void;
   /** Resolves when no answer is in progress, or after `ms`; true when none is left. */
@@ -122,6 +124,7 @@ export function createConnections(handle: Listener): Connections {
     get inProgress() {
       return responses.size;
     },
+    answering: (socket) => (socket as TrackedSocket)[STATE]?.current !== undefined,
     closeAfterAnswers() {
       closing = true;
       for (const res of responses) if (!res.headersSent) res.shouldKeepAlive = false;

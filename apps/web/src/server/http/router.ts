@@ -21,13 +21,18 @@
  * target the server cannot read a JSON 400 (request-target.ts); other methods on the probes a JSON 405. Every
  * dashboard answer (the JSON API's, and Next's) carries the pages' security headers, set here before the answer
  * adds its own (proxy.ts sets each page's policy), Next's 404 pages under /api/ included.
+ * Every request the REST app does not answer is logged and counted here (request-log.ts; the REST app does its
+ * own), by route: a page by its route pattern (page-routes.ts), the JSON API by tRPC procedure (`trpc:pets.list`),
+ * a probe by its path, Next's static files as `static` (logged at debug only: a page load fetches dozens of them,
+ * their line would drown the pages' while telling nothing the metrics do not), `*` for `OPTIONS *`, else
+ * `unmatched`; a preflight or a 405 takes its path's route.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServeRole } from "@petstore/config";
 import { problems, SERVED_METHODS } from "@petstore/contracts";
 import { type Runtime, withTimeout } from "@petstore/core";
 import { stampClientIp, trustedClientIp } from "../client-ip.ts";
-import { isDashboardApiPath } from "../dashboard-api.ts";
+import { dashboardApiRoutes, isDashboardApiPath } from "../dashboard-api.ts";
 import { OPS_PATHS } from "../ops/handler.ts";
 import { isUnservedMethod, unservedMethod } from "../plain-responses.ts";
 import { isRestPath } from "../rest/handler.ts";
@@ -35,7 +40,9 @@ import { baseSecurityHeaders } from "../security-headers.ts";
 import { readCookie, SESSION_COOKIE } from "../trpc/cookies.ts";
 import { createDashboardPool } from "./dashboard-admission.ts";
 import { jsonHeaders, requestIdOf, writeErrorAnswer } from "./error-answer.ts";
+import type { PageRouteOf } from "./page-routes.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
+import { observeRequest, UNMATCHED } from "./request-log.ts";
 import { checkTarget } from "./request-target.ts";
 import { answerUnavailable, isPageRequest, requestIsHttps, UNAVAILABLE_PATH } from "./unavailable-page.ts";
 
@@ -43,13 +50,15 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface Routes {
   role: ServeRole;
-  runtime: Pick<Runtime, "rateLimiter" | "sessions" | "config" | "health">;
+  runtime: Pick<Runtime, "rateLimiter" | "sessions" | "config" | "health" | "logger">;
   api: Listener;
   ops: Listener;
   /** The dashboard process's proxy (dashboard.ts); absent in the `api` role. */
   dashboard?: Listener;
   /** The dashboard's JSON API and download in this process (dashboard-api.ts); with `dashboard` only. */
   dashboardApi?: Listener;
+  /** The route pattern of a page path (page-routes.ts); without it every page is `unmatched`. */
+  pages?: PageRouteOf;
   /** Monotonic milliseconds for the dashboard pools' time share (performance.now unless a test injects one). */
   now?: () => number;
 }
@@ -108,6 +117,14 @@ export function createRouter(routes: Routes): Listener {
   };
 
   const https = (req: IncomingMessage) => requestIsHttps(req, runtime.config);
+  const pageRoute = routes.pages ?? (() => undefined);
+
+  /** The route labels of a request to `path` outside /v1 (request-log.ts). */
+  function routesOf(path: string): readonly string[] {
+    if (OPS_PATHS.has(path)) return [path];
+    if (isDashboardApiPath(path)) return dashboardApiRoutes(path);
+    return [pageRoute(path) ?? UNMATCHED];
+  }
 
   /** The answer to a request whose routing threw (the limiter and the session cache never do). */
   const failed = (req: IncomingMessage, res: ServerResponse) => (error: unknown) => {
@@ -191,12 +208,20 @@ export function createRouter(routes: Routes): Listener {
 
   return (req, res) => {
     const target = checkTarget(req);
-    if (target === "*") return serverOptions(req, res);
-    if (target) return writeErrorAnswer(res, target, req.headers);
+    if (target === "*") {
+      observeRequest(runtime.logger, req, res, ["*"]);
+      return serverOptions(req, res);
+    }
+    if (target) {
+      observeRequest(runtime.logger, req, res, [UNMATCHED]);
+      return writeErrorAnswer(res, target, req.headers);
+    }
     const url = req.url ?? "/";
     const path = pathOf(url);
     if (isRestPath(url)) {
+      // The REST app logs and counts its own requests (rest/middleware/request-context.ts).
       if (role !== "dashboard" || path === OPENAPI_DOCUMENT) return api(req, res);
+      observeRequest(runtime.logger, req, res, [UNMATCHED]);
       return writeErrorAnswer(
         res,
         {
@@ -206,6 +231,10 @@ export function createRouter(routes: Routes): Listener {
         req.headers,
       );
     }
+    // A path with an empty segment is no file: Next redirects it to the merged path (counted like any page).
+    const isStatic = STATIC.test(path) && !path.includes("//");
+    if (isStatic) observeRequest(runtime.logger, req, res, ["static"], "debug");
+    else observeRequest(runtime.logger, req, res, routesOf(path));
     if (isUnservedMethod(req.method))
       return writeErrorAnswer(res, unservedMethod(req.method ?? ""), req.headers);
     if (OPS_PATHS.has(path)) {
@@ -226,8 +255,7 @@ export function createRouter(routes: Routes): Listener {
       );
       return;
     }
-    // A path with an empty segment is no file: Next redirects it to the merged path (counted like any page).
-    if (STATIC.test(path) && !path.includes("//")) {
+    if (isStatic) {
       stampClientIp(req, trustProxy);
       return toDashboard(req, res, dashboard);
     }

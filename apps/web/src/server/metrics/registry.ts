@@ -37,13 +37,13 @@ function create(): Metrics {
     scrape,
     requests: new Counter({
       name: "petstore_http_requests_total",
-      help: "REST API (/v1) requests answered, by route template, method and status code.",
+      help: "HTTP requests answered, by route (a /v1 route template, page route pattern, trpc:<procedure>, probe path, static, unmatched), method and status code.",
       labelNames: ["route", "method", "status"] as const,
       registers: [registry],
     }),
     duration: new Histogram({
       name: "petstore_http_request_duration_seconds",
-      help: "REST API (/v1) request duration in seconds (request in to response out), by route template.",
+      help: "HTTP request duration in seconds (request in to response out), by route (as petstore_http_requests_total).",
       labelNames: ["route"] as const,
       buckets: DURATION_BUCKETS,
       registers: [registry],
@@ -60,13 +60,14 @@ export function getMetrics(): Metrics | null {
 }
 
 /**
- * Records one answered /v1 request: `route` is the matched route template (e.g. `/v1/pets/:petId`) or
- * `unmatched`, `status` the HTTP status code, `seconds` the time from request in to response out.
+ * Records one answered request: `route` its route label (a /v1 route template such as `/v1/pets/:petId`, or
+ * the labels of http/request-log.ts), `status` the HTTP status code, `seconds` the time from request in to response
+ * out (undefined: unknown, as for a request the server refused before it was read; then only counted).
  * No-op when metrics are off.
  */
-export function recordRequest(route: string, method: string, status: number, seconds: number): void {
+export function recordRequest(route: string, method: string, status: number, seconds?: number): void {
   const m = local === undefined ? getMetrics() : local;
   if (!m) return;
   m.requests.inc({ route, method: METHODS.has(method) ? method : "other", status: String(status) });
-  m.duration.observe({ route }, seconds);
+  if (seconds !== undefined) m.duration.observe({ route }, seconds);
 }
