@@ -108,10 +108,11 @@ async function main(): Promise<void> {
     },
     log: (event, fields) => runtime.logger.info({ event: `shutdown.${event}`, ...fields }, "shutdown"),
   });
-  await listen(server, config.port);
+  await listen(server, config.port, config.host);
   // After listen: a start that cannot take its port prints no banner, and creates no demo secret it never shows.
   await startUp(runtime);
-  process.stdout.write(`Listening on port ${config.port} (PETSTORE_SERVE=${config.serve})\n`);
+  const where = config.host === undefined ? "" : ` of ${config.host}`;
+  process.stdout.write(`Listening on port ${config.port}${where} (PETSTORE_SERVE=${config.serve})\n`);
 }
 
 main().catch((error: unknown) => {
