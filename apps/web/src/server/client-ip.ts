@@ -42,14 +42,23 @@ function trustFunction(trust: TrustProxy): TrustFunction {
 export interface ForwardedClient {
   /** The client address: the socket's when no proxy is trusted, else the first untrusted X-Forwarded-For hop. */
   ip: string;
-  /** How many trusted proxies the request passed through (X-Forwarded-For entries believed). */
+  /**
+   * How many trusted proxies the request passed through: the X-Forwarded-For entries believed, plus the proxy the
+   * walk stopped on when it is trusted (it reported no client, as a proxy that sends only X-Forwarded-Proto).
+   */
   hops: number;
 }
 
 /** The client of `req` under `trust` (see the module comment). */
 export function forwardedClient(req: IncomingMessage, trust: TrustProxy): ForwardedClient {
-  const addresses = proxyaddr.all(req, trustFunction(trust));
-  return { ip: addresses.at(-1) || "unknown", hops: addresses.length - 1 };
+  const trusted = trustFunction(trust);
+  const addresses = proxyaddr.all(req, trusted);
+  const last = addresses.length - 1;
+  // Every address but the last was a trusted proxy (the walk went past it). The last is one too when the list ran
+  // out on it (a trusted proxy that sent no X-Forwarded-For, e.g. the socket's), so its X-Forwarded-Proto counts.
+  const address = addresses[last];
+  const hops = last + (address !== undefined && trusted(address, last) ? 1 : 0);
+  return { ip: address || "unknown", hops };
 }
 
 /** The client address of `req` under `trust` (`forwardedClient`). */
@@ -89,10 +98,11 @@ export function trustedClientIp(headers: Pick<Headers, "get">): string {
 
 /**
  * The entry of the list-valued forwarding header `name` (X-Forwarded-Proto or X-Forwarded-Host) that the outermost
- * trusted proxy added: with N trusted hops (`TRUSTED_HOPS_HEADER`), the N-th entry from the right, the same hop
- * whose X-Forwarded-For entry named the client, so that no entry a client put in front of it is believed and all
- * three headers describe the same hop. Repeated header lines count as one list, in order.
- * @returns the trimmed entry, or undefined when no proxy is trusted or the header holds fewer entries.
+ * trusted proxy added: with N trusted hops (`TRUSTED_HOPS_HEADER`), the N-th entry from the right (the first, when
+ * there are fewer), the same hop whose X-Forwarded-For entry named the client, so that no entry a client put in
+ * front of it is believed and all three headers describe the same hop. Repeated header lines count as one list,
+ * in order.
+ * @returns the trimmed entry, or undefined when no proxy is trusted or the header is absent.
  */
 export function trustedForwardedValue(
   headers: Pick<Headers, "get">,
@@ -100,9 +110,11 @@ export function trustedForwardedValue(
 ): string | undefined {
   const hops = Number(headers.get(TRUSTED_HOPS_HEADER));
   if (!Number.isInteger(hops) || hops < 1) return undefined;
-  return (headers.get(name) ?? "")
+  const entries = (headers.get(name) ?? "")
     .split(",")
     .map((entry) => entry.trim())
-    .filter(Boolean)
-    .at(-hops);
+    .filter(Boolean);
+  // Fewer entries than trusted proxies: every entry is a trusted proxy's (not all of them append), the first
+  // the outermost's.
+  return entries.at(-Math.min(hops, entries.length));
 }

@@ -102,6 +102,16 @@ const TABLE: Row[] = [
     trustProxy: 0,
     expected: { ip: SOCKET, https: false, host: "internal.example:3000" },
   },
+  // A trusted proxy that sends only X-Forwarded-Proto and -Host: its entries, and the socket is the client it saw.
+  {
+    name: "one proxy without X-Forwarded-For: its X-Forwarded-Proto and -Host",
+    sent: [
+      ["x-forwarded-proto", "http, https"],
+      ["x-forwarded-host", "evil.example, shop.example"],
+    ],
+    trustProxy: 1,
+    expected: { ip: SOCKET, https: true, host: "shop.example" },
+  },
   // A CDN in front of a load balancer: two hops, the entries the CDN appended.
   {
     name: "two hops (CDN and balancer): the CDN's entries",
