@@ -51,6 +51,8 @@ export interface ForwardedClient {
 
 /** The client of `req` under `trust` (see the module comment). */
 export function forwardedClient(req: IncomingMessage, trust: TrustProxy): ForwardedClient {
+  // On every request: without trusted proxies, no forwarding header needs parsing.
+  if (trust === 0) return { ip: req.socket.remoteAddress || "unknown", hops: 0 };
   const trusted = trustFunction(trust);
   const addresses = proxyaddr.all(req, trusted);
   const last = addresses.length - 1;
