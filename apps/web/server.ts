@@ -136,11 +136,13 @@ async function main(): Promise<void> {
     },
     log: (event, fields) => runtime.logger.info({ event: `shutdown.${event}`, ...fields }, "shutdown"),
   });
-  await listen(server, config.port);
+  await listen(server, config.port, config.host);
   // After listen: a start that cannot take its port prints no banner, and creates no demo secret it never shows.
   await startUp(runtime, out);
-  out.line(`Listening on port ${config.port} (PETSTORE_SERVE=${config.serve})`, {
+  const where = config.host === undefined ? "" : ` of ${config.host}`;
+  out.line(`Listening on port ${config.port}${where} (PETSTORE_SERVE=${config.serve})`, {
     port: config.port,
+    ...(config.host === undefined ? {} : { host: config.host }),
     serve: config.serve,
   });
 }

@@ -7,6 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import proxyaddr from "proxy-addr";
 import { z } from "zod";
 
 const booleanFlag = z
@@ -56,6 +57,36 @@ function isOrigin(value: string): boolean {
     return false;
   }
 }
+
+/**
+ * Which proxies in front of the service are trusted to report the client (TRUST_PROXY, the rule of the
+ * `proxy-addr` package): `false`/`0`/`no`/`off`/empty, none (0 hops); `true`/`1`/`yes`/`on`, the one proxy in front;
+ * a hop count `N`, the N proxies nearest the service; or a comma-separated list of addresses, CIDR ranges and the
+ * names `loopback`, `linklocal` and `uniquelocal`, every proxy whose address is in it. A list is checked with
+ * `proxy-addr` itself, so start-up fails on an entry the server could not compile.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): number | readonly string[] => {
+    const flag = v.toLowerCase();
+    if (["", "false", "no", "off"].includes(flag)) return 0;
+    if (["true", "yes", "on"].includes(flag)) return 1;
+    if (/^\d+$/.test(v)) return Number(v);
+    const list = v.split(",").map((entry) => entry.trim());
+    try {
+      if (list.some((entry) => !entry)) throw new TypeError("empty entry");
+      proxyaddr.compile(list);
+      return Object.freeze(list);
+    } catch {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "must be true, false, a hop count or a comma-separated list of proxy addresses or CIDR ranges (such as 10.0.0.0/8,loopback)",
+      });
+      return z.NEVER;
+    }
+  });
 
 /** `*`, or a comma-separated list of origins (a trailing slash is dropped). */
 const corsOrigins = z
@@ -126,6 +157,11 @@ export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
 const envSchema = z
   .object({
     PORT: positiveInt.max(65535).default(3000),
+    HOST: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => v || undefined),
     PETSTORE_SERVE: z.enum(["all", "api", "dashboard"]).default("all"),
     DASHBOARD_NICE: nonNegativeInt.max(19).default(10),
     DASHBOARD_CONCURRENCY: positiveInt.max(1000).default(4),
@@ -163,7 +199,7 @@ const envSchema = z
     BAN_THRESHOLD: positiveInt.default(30),
     BAN_WINDOW_SECONDS: positiveInt.default(600),
     BAN_BASE_SECONDS: positiveInt.default(900),
-    TRUST_PROXY: booleanFlag.default(false),
+    TRUST_PROXY: trustProxy.default(0),
     CLIENT_IPV4_PREFIX: positiveInt.min(16).max(32).default(32),
     CLIENT_IPV6_PREFIX: positiveInt.min(32).max(128).default(64),
     CORS_ALLOWED_ORIGINS: corsOrigins.default("*"),
@@ -249,6 +285,8 @@ export type ServeRole = "all" | "api" | "dashboard";
 /** Validated configuration. Durations are in the unit their name says. */
 export interface Config {
   port: number;
+  /** Address the server binds (HOST: an IP address or host name); undefined: every interface. */
+  host: string | undefined;
   /** `api`: /v1, probes and /metrics, without Next; `dashboard`: dashboard, /api/trpc, /docs and probes; `all`. */
   serve: ServeRole;
   /** Nice value (0-19) a `dashboard` instance lowers its main thread to, so API instances on its host win the CPU. */
@@ -297,7 +335,11 @@ export interface Config {
     anonymousRefusalDelayMs: number;
     ban: { threshold: number; windowSeconds: number; baseSeconds: number };
   };
-  trustProxy: boolean;
+  /**
+   * The proxies trusted to report the client in X-Forwarded-For, -Proto and -Host (TRUST_PROXY): a hop count (0:
+   * none, the socket's address is the client) or a list of addresses, CIDR ranges and `proxy-addr` names.
+   */
+  trustProxy: number | readonly string[];
   /**
    * Prefix lengths (bits) that make one client in every budget kept per client: the anonymous budgets of the
    * API, the dashboard and /metrics, and the sign-in throttle (CLIENT_IPV4_PREFIX, 16 to 32, default 32;
@@ -443,6 +485,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     : { kind: "pglite", dir: pgliteDir(root, e.PGLITE_DIR) };
   const config: Config = {
     port: e.PORT,
+    host: e.HOST,
     serve: e.PETSTORE_SERVE,
     dashboardNice: e.DASHBOARD_NICE,
     dashboardAdmission: {

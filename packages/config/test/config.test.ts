@@ -59,6 +59,8 @@ describe("loadConfig", () => {
     ["DATABASE_URL", "mysql://localhost/x"],
     ["LOG_LEVEL", "loud"],
     ["TRUST_PROXY", "maybe"],
+    ["TRUST_PROXY", "10.0.0.0/33"],
+    ["TRUST_PROXY", "10.0.0.0/8,,loopback"],
     ["RATE_LIMIT_STORE_TIMEOUT_MS", "-5"],
     ["CURSOR_SECRET", "too short"],
     ["METRICS_TOKEN", "short"],
@@ -154,6 +156,29 @@ describe("loadConfig", () => {
         maxParallelWorkersPerGather: 2,
       },
     });
+  });
+
+  it("trusts no proxy by default; TRUST_PROXY takes a flag, a hop count or a list of proxy addresses", () => {
+    expect(loadConfig({}).trustProxy).toBe(0);
+    for (const off of ["false", "0", "no", "off", ""])
+      expect(loadConfig({ TRUST_PROXY: off }).trustProxy).toBe(0);
+    for (const on of ["true", "1", "yes", "on", "TRUE"])
+      expect(loadConfig({ TRUST_PROXY: on }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: " 10.0.0.0/8, loopback ,2001:db8::/32" }).trustProxy).toEqual([
+      "10.0.0.0/8",
+      "loopback",
+      "2001:db8::/32",
+    ]);
+    expect(() => loadConfig({ TRUST_PROXY: "10.0.0.0/33" })).toThrow(
+      /TRUST_PROXY: must be true, false, a hop count/,
+    );
+  });
+
+  it("binds every interface by default; HOST names one address", () => {
+    expect(loadConfig({}).host).toBeUndefined();
+    expect(loadConfig({ HOST: "" }).host).toBeUndefined();
+    expect(loadConfig({ HOST: "127.0.0.1" }).host).toBe("127.0.0.1");
   });
 
   it("serves everything by default; PETSTORE_SERVE picks a role", () => {

@@ -19,7 +19,7 @@ beforeAll(async () => {
     const seen = [...request.headers].filter(([name]) => name === CLIENT_IP_HEADER).map(([, v]) => v);
     return new Response(JSON.stringify({ body, seen, get: request.headers.get(CLIENT_IP_HEADER) }));
   };
-  server = http.createServer(fetchListener(fetch, false));
+  server = http.createServer(fetchListener(fetch, 0));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -56,4 +56,12 @@ describe("tRPC errors carry their code of the closed set", () => {
       "invalid_request",
     );
   });
+
+  it("answers with one Content-Type, the contract's JSON type, on success and on error", async () => {
+    const ok = await fetch(`${app.baseUrl}/api/trpc/auth.me`);
+    const refused = await trpc(app, "query", "apiKeys.list", undefined);
+    await ok.arrayBuffer();
+    expect(ok.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(refused.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  });
 });

@@ -48,7 +48,7 @@ beforeAll(async () => {
   server = http.createServer(
     fetchListener(
       createRestFetch(async () => rt),
-      false,
+      0,
     ),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -53,7 +53,7 @@ beforeAll(async () => {
     { requestTimeout: 300, connectionsCheckingInterval: 50 },
     fetchListener(
       createRestFetch(async () => rt),
-      false,
+      0,
     ),
   );
   server.on("clientError", answerClientError);

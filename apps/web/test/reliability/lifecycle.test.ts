@@ -36,7 +36,7 @@ async function serve(delayMs: number): Promise<{ server: Server; port: number; c
     fetchListener(async () => {
       await sleep(delayMs);
       return new Response(JSON.stringify({ ok: true }), { headers: { "content-type": "application/json" } });
-    }, false),
+    }, 0),
   );
   const server = createHttpServer(LIMITS, connections.listener);
   server.on("clientError", answerClientError);

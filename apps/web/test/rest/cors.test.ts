@@ -87,6 +87,34 @@ describe("CORS, any origin (postgres)", () => {
       expect(exposed(answers[0] as { headers: Headers })).toContain(name);
   });
 
+  it("answers an OPTIONS that is no preflight 204 with Allow listing the path's methods, at no quota", async () => {
+    const remaining = async () =>
+      Number((await t.call(null, "/v1/pets", {})).headers.get("x-ratelimit-remaining"));
+    const left = await remaining();
+    for (const [path, allow] of [
+      ["/v1/pets", "GET, HEAD, POST"],
+      ["/v1/pets/1", "GET, HEAD"],
+      ["/v1/openapi.json", "GET, HEAD"],
+    ]) {
+      const plain = await t.s.fetch(path as string, { method: "OPTIONS" });
+      expect(plain.status, path).toBe(204);
+      expect(await plain.text()).toBe("");
+      expect(plain.headers.get("allow"), path).toBe(allow);
+      expect(plain.headers.get("access-control-allow-methods")).toBeNull();
+      expect(plain.headers.get("access-control-allow-origin")).toBeNull();
+      expect(plain.headers.get("x-request-id")).not.toBeNull();
+    }
+    // With Origin but no Access-Control-Request-Method: an actual cross-origin OPTIONS, readable by the page.
+    const actual = await t.s.fetch("/v1/pets", { method: "OPTIONS", headers: { origin: ORIGIN } });
+    expect(actual.status).toBe(204);
+    expect(actual.headers.get("allow")).toBe("GET, HEAD, POST");
+    expect(actual.headers.get("access-control-allow-origin")).toBe("*");
+    expect(actual.headers.get("access-control-allow-methods")).toBeNull();
+    expect(await remaining()).toBe(left - 1);
+    // An unknown path has no methods to list: its 404.
+    expectError(await t.call(null, "/v1/nowhere", { method: "OPTIONS" }), 404, "not_found");
+  });
+
   it("sends a call without Origin (server to server) no CORS header but Vary: Origin", async () => {
     const r = await t.call("listPets", "/v1/pets", { headers: t.auth() });
     expect(r.headers.get("access-control-allow-origin")).toBeNull();

@@ -14,7 +14,12 @@ import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
 import { createMigratedDatabase, createMigratedPGliteDir, databaseOf } from "@petstore/core/testing";
-import { CLIENT_IP_HEADER, stampClientIp } from "../../src/server/client-ip.ts";
+import {
+  CLIENT_IP_HEADER,
+  stampClientIp,
+  TRUSTED_HOPS_HEADER,
+  type TrustProxy,
+} from "../../src/server/client-ip.ts";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createRestFetch, type RestFetch } from "../../src/server/rest/handler.ts";
 
@@ -61,10 +66,10 @@ function sizeOf(body: RequestInit["body"]): number | undefined {
 /**
  * A `fetch` that hands requests to `handler` in-process, as `fetchListener` would after reading them from a
  * socket of `IN_PROCESS_PEER`: `stampClientIp` (the function server.ts runs) sets the client address header,
- * replacing any a client sent, from X-Forwarded-For only when `trustProxy`; a sized body gets the
+ * and the trusted hop count, replacing any a client sent, from X-Forwarded-For only as `trustProxy` (TRUST_PROXY) says; a sized body gets the
  * Content-Length a client sends, a stream none (chunked).
  */
-export function inProcessFetch(handler: RestFetch, baseUrl: string, trustProxy: boolean): PathFetch {
+export function inProcessFetch(handler: RestFetch, baseUrl: string, trustProxy: TrustProxy): PathFetch {
   return (path, init = {}) => {
     const headers = new Headers(init.headers);
     const size = sizeOf(init.body);
@@ -75,7 +80,8 @@ export function inProcessFetch(handler: RestFetch, baseUrl: string, trustProxy: 
       socket: { remoteAddress: IN_PROCESS_PEER },
     } as unknown as IncomingMessage;
     stampClientIp(message, trustProxy);
-    headers.set(CLIENT_IP_HEADER, String(message.headers[CLIENT_IP_HEADER]));
+    for (const name of [CLIENT_IP_HEADER, TRUSTED_HOPS_HEADER])
+      headers.set(name, String(message.headers[name]));
     return handler(new Request(new URL(path, baseUrl), { ...init, headers }));
   };
 }

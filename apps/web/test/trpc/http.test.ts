@@ -8,7 +8,9 @@ import { toTrpcError, trpcErrorResponse } from "../../src/server/trpc/errors";
 import { clientIp, isHttps, isSameOrigin } from "../../src/server/trpc/http";
 import { shapeOf } from "./support";
 
-const config = { publicBaseUrl: "https://admin.petstore.example", trustProxy: false };
+const config = { publicBaseUrl: "https://admin.petstore.example" };
+/** The server's stamp for a request that passed one trusted proxy (client-ip.ts). */
+const oneHop = { "x-petstore-trusted-hops": "1" };
 const headers = (h: Record<string, string>) => new Headers(h);
 
 describe("isSameOrigin", () => {
@@ -35,7 +37,7 @@ describe("isSameOrigin", () => {
       "x-forwarded-host": "shop.example",
     });
     expect(isSameOrigin(h, config)).toBe(false);
-    expect(isSameOrigin(h, { ...config, trustProxy: true })).toBe(true);
+    expect(isSameOrigin(new Headers([...h, ...Object.entries(oneHop)]), config)).toBe(true);
   });
 });
 
@@ -47,10 +49,10 @@ describe("clientIp and isHttps", () => {
     expect(clientIp(headers({ "x-forwarded-for": "203.0.113.9" }))).toBe("unknown");
   });
   it("detects HTTPS from a trusted proxy or an https public URL, never from what a client says", () => {
-    const plain = { publicBaseUrl: "http://localhost:3000", trustProxy: false };
+    const plain = { publicBaseUrl: "http://localhost:3000" };
     expect(isHttps(headers({ "x-forwarded-proto": "https" }), plain)).toBe(false);
-    expect(isHttps(headers({ "x-forwarded-proto": "https" }), { ...plain, trustProxy: true })).toBe(true);
-    expect(isHttps(headers({ "x-forwarded-proto": "http" }), { ...plain, trustProxy: true })).toBe(false);
+    expect(isHttps(headers({ "x-forwarded-proto": "https", ...oneHop }), plain)).toBe(true);
+    expect(isHttps(headers({ "x-forwarded-proto": "http", ...oneHop }), plain)).toBe(false);
     expect(isHttps(headers({}), plain)).toBe(false);
     expect(isHttps(headers({}), config)).toBe(true);
   });

@@ -1,7 +1,7 @@
 /**
  * The reverse proxy from server.ts to the dashboard process (dashboard.ts) on its private unix socket, through
  * http-proxy-3. Requests go as they came, minus their hop-by-hop headers (RFC 9110 section 7.6.1), with the
- * client-address stamp the router set (client-ip.ts) and the client's own X-Forwarded-* (proxy.ts and the pages
+ * client-address and trusted-hop stamps the router set (client-ip.ts) and the client's own X-Forwarded-* (proxy.ts and the pages
  * read them by the same trusted-hop rule as server.ts). Answers stream back as Next writes them (RSC streams), minus
  * their hop-by-hop headers, after the security headers the router set (the answer's own win); node:http frames
  * them and decides keep-alive itself (so a draining server's `Connection: close` holds). A client that goes away

@@ -11,15 +11,15 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener, type HttpBindings } from "@hono/node-server";
-import { stampClientIp } from "../client-ip.ts";
+import { stampClientIp, type TrustProxy } from "../client-ip.ts";
 
 /** What a fetch handler gets besides the request: the Node request and response it came through. */
 export type NodeBindings = HttpBindings;
 
-/** `(req, res) => void` serving `fetch` (given the Node request and response too); `trustProxy` as in client-ip.ts. */
+/** `(req, res) => void` serving `fetch` (given the Node request and response too); `trustProxy`: TRUST_PROXY (client-ip.ts). */
 export function fetchListener(
   fetch: (request: Request, env: NodeBindings) => Promise<Response>,
-  trustProxy: boolean,
+  trustProxy: TrustProxy,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   // A node:http server: never the HTTP/2 bindings.
   const listener = getRequestListener((request, env) => fetch(request, env as NodeBindings), {

@@ -32,13 +32,22 @@ export function createHttpServer(
 export class ListenError extends Error {}
 
 /**
- * Starts `server` on `port`. @returns once it listens. @throws ListenError when the port is taken by another
- * process (EADDRINUSE) or not allowed (EACCES), or with the system's message otherwise: the error is handled here,
- * never left to the process's uncaughtException handlers.
+ * Starts `server` on `port` of `host` (an address or host name; undefined: every interface). @returns once it
+ * listens. @throws ListenError when the port is taken by another process (EADDRINUSE) or not allowed (EACCES), when
+ * `host` is no address of this machine (EADDRNOTAVAIL, ENOTFOUND), or with the system's message otherwise: the
+ * error is handled here, never left to the process's uncaughtException handlers.
  */
-export function listen(server: http.Server, port: number): Promise<void> {
+export function listen(server: http.Server, port: number, host?: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => {
+      if (host !== undefined && (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND")) {
+        reject(
+          new ListenError(
+            `HOST ${host} is not an address of this machine: set HOST to one of its addresses, or unset it to listen on every interface.`,
+          ),
+        );
+        return;
+      }
       const why =
         error.code === "EADDRINUSE"
           ? "is in use by another process"
@@ -48,7 +57,7 @@ export function listen(server: http.Server, port: number): Promise<void> {
       reject(new ListenError(`Port ${port} ${why}: stop what holds it, or set PORT to another port.`));
     };
     server.once("error", failed);
-    server.listen(port, () => {
+    server.listen(port, host, () => {
       server.off("error", failed);
       resolve();
     });

@@ -82,10 +82,8 @@ export const isPageRequest = (req: IncomingMessage, path: string): boolean =>
   (req.method === "GET" || req.method === "HEAD") && !path.startsWith("/api/") && !("rsc" in req.headers);
 
 /** Whether `req` reached the deployment over HTTPS (trpc/http.ts `isHttps`). */
-export const requestIsHttps = (
-  req: IncomingMessage,
-  config: Pick<Config, "trustProxy" | "publicBaseUrl">,
-): boolean => isHttps({ get: (name) => (req.headers[name] as string | undefined) ?? null }, config);
+export const requestIsHttps = (req: IncomingMessage, config: Pick<Config, "publicBaseUrl">): boolean =>
+  isHttps({ get: (name) => (req.headers[name] as string | undefined) ?? null }, config);
 
 /**
  * Answers `req` with the dashboard's 503 for `cause`: this page for a browser's page request, else the JSON
@@ -94,7 +92,7 @@ export const requestIsHttps = (
 export function answerUnavailable(
   req: IncomingMessage,
   res: ServerResponse,
-  config: Pick<Config, "trustProxy" | "publicBaseUrl">,
+  config: Pick<Config, "publicBaseUrl">,
   cause: UnavailableCause,
 ): void {
   if (isPageRequest(req, (req.url ?? "/").split("?")[0] ?? "/")) {

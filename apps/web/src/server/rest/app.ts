@@ -45,8 +45,24 @@ export function createRestApp(rt: Runtime) {
     }
     return templates.match("ALL", path)[0][0]?.[0];
   };
+  // The methods of a path's operations (HEAD with GET), as a 405's Allow lists them; none for an unknown path.
+  let methodsByTemplate: Map<string, string[]> | undefined;
+  const methodsOf = (path: string): string[] => {
+    if (!methodsByTemplate) {
+      methodsByTemplate = new Map();
+      for (const r of root.routes) {
+        if (r.method === "ALL" || r.method === "HEAD") continue;
+        const methods = methodsByTemplate.get(r.path) ?? [];
+        for (const method of r.method === "GET" ? ["GET", "HEAD"] : [r.method])
+          if (!methods.includes(method)) methods.push(method);
+        methodsByTemplate.set(r.path, methods);
+      }
+    }
+    const template = templateOf(path);
+    return (template && methodsByTemplate.get(template)) || [];
+  };
   app.use("*", requestContext(rt, templateOf));
-  app.use("*", crossOrigin(rt.config)); // answers preflights before admission: they cost no quota
+  app.use("*", crossOrigin(rt.config, methodsOf)); // answers OPTIONS before admission: it costs no quota
   app.use("/pets/:petId", getPetLifecycle(rt));
   app.use("*", admission(rt));
   // After rate limiting, so that a 405 (like every answer of the app) carries the limit headers.

@@ -61,7 +61,14 @@ export function mergeHeaders(c: Context<RestEnv>, own?: Record<string, string>):
 function send(c: Context<RestEnv>, status: number, body: string, own?: Record<string, string>): Response {
   const headers = mergeHeaders(c, own);
   // A body over 1 KiB goes out compressed when the client accepts it (content-coding.ts).
-  return new Response(encodeBody(c, body, headers), { status, headers });
+  const encoded = encodeBody(c, body, headers);
+  // Hono drops a HEAD's body before it is written, and with it the length the writer would give the GET: a HEAD
+  // carries the headers of the GET, Content-Length included (RFC 9110 section 9.3.2).
+  if (c.req.method === "HEAD")
+    headers["Content-Length"] = String(
+      typeof encoded === "string" ? Buffer.byteLength(encoded) : encoded.byteLength,
+    );
+  return new Response(encoded, { status, headers });
 }
 
 /**

@@ -10,7 +10,7 @@
 import { type AppError, problems } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { jsonHeaders, requestIdOf } from "../http/error-answer";
+import { JSON_CONTENT_TYPE, jsonHeaders, requestIdOf } from "../http/error-answer";
 import { withBoundedBody } from "./body-limit";
 import { createRequestContext } from "./context";
 import { appErrorOf, toTrpcError, trpcErrorResponse } from "./errors";
@@ -45,13 +45,17 @@ export async function handleTrpcRequest(rt: Runtime, req: Request): Promise<Resp
     const tooLarge = problems.payloadTooLarge(TRPC_MAX_BODY_BYTES);
     return trpcErrorResponse({ ...tooLarge, headers: { Connection: "close" } }, requestId);
   }
-  return fetchRequestHandler({
+  const response = await fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
     req: bounded,
     router: appRouter,
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
     createContext: ({ resHeaders }) => createRequestContext(rt, bounded, resHeaders),
-    responseMeta: ({ errors }) => ({ headers: Object.assign(jsonHeaders(requestId), errorHeaders(errors)) }),
+    // tRPC appends these to its own headers: a Content-Type here would be a second one.
+    responseMeta: ({ errors }) => {
+      const { "Content-Type": _contentType, ...headers } = jsonHeaders(requestId);
+      return { headers: Object.assign(headers, errorHeaders(errors)) };
+    },
     onError: ({ error, path }) => {
       const mapped = toTrpcError(error);
       // An unreachable database: logged once per outage and counted (dependency-status.ts), not a stack a call.
@@ -64,4 +68,7 @@ export async function handleTrpcRequest(rt: Runtime, req: Request): Promise<Resp
         );
     },
   });
+  // Every tRPC answer is JSON (streamed batches too): the type every JSON answer of the service carries.
+  response.headers.set("Content-Type", JSON_CONTENT_TYPE);
+  return response;
 }

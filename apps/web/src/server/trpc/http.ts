@@ -16,19 +16,14 @@ export function clientIp(headers: HeaderSource): string {
 }
 
 /**
- * True when the client reached this deployment over HTTPS: its public URL is https, or (only with
- * `TRUST_PROXY`) the trusted proxy's X-Forwarded-Proto entry (`trustedForwardedValue`: the same hop as the client
- * address) says https. The request URL's scheme is not evidence: the app itself only listens on plain HTTP, and
+ * True when the client reached this deployment over HTTPS: its public URL is https, or (only behind a proxy
+ * `TRUST_PROXY` trusts) the outermost trusted proxy's X-Forwarded-Proto entry (`trustedForwardedValue`: the same hop
+ * as the client address) says https. The request URL's scheme is not evidence: the app itself only listens on plain HTTP, and
  * Next derives that scheme from a client-sent X-Forwarded-Proto.
  */
-export function isHttps(
-  headers: HeaderSource,
-  config: Pick<Config, "trustProxy" | "publicBaseUrl">,
-): boolean {
+export function isHttps(headers: HeaderSource, config: Pick<Config, "publicBaseUrl">): boolean {
   if (config.publicBaseUrl.startsWith("https:")) return true;
-  return (
-    config.trustProxy && trustedForwardedValue(headers.get("x-forwarded-proto"))?.toLowerCase() === "https"
-  );
+  return trustedForwardedValue(headers, "x-forwarded-proto")?.toLowerCase() === "https";
 }
 
 /**
@@ -38,10 +33,7 @@ export function isHttps(
  * sent no Origin, `Sec-Fetch-Site` must say same-origin. Requests with neither header (not from a
  * browser, so carrying no ambient cookies an attacker could ride on) are accepted.
  */
-export function isSameOrigin(
-  headers: HeaderSource,
-  config: Pick<Config, "publicBaseUrl" | "trustProxy">,
-): boolean {
+export function isSameOrigin(headers: HeaderSource, config: Pick<Config, "publicBaseUrl">): boolean {
   const origin = headers.get("origin");
   if (!origin) {
     const site = headers.get("sec-fetch-site");
@@ -56,8 +48,6 @@ export function isSameOrigin(
   } catch {
     return false;
   }
-  const host =
-    (config.trustProxy ? trustedForwardedValue(headers.get("x-forwarded-host")) : undefined) ??
-    headers.get("host")?.trim();
+  const host = trustedForwardedValue(headers, "x-forwarded-host") ?? headers.get("host")?.trim();
   return host !== undefined && host.toLowerCase() === originHost.toLowerCase();
 }

@@ -7,9 +7,10 @@
  * `Vary: Origin`, since answers to requests with and without `Origin` differ (Fetch standard, "CORS protocol and
  * HTTP caches"). Server-to-server calls, which send no `Origin`, so carry no CORS header but that one.
  *
- * A preflight (`OPTIONS`) is answered here by Hono's `cors` middleware, 204 with the methods, the request headers
- * the API reads and a Max-Age, before admission: it costs no quota, needs no key and is left out of usage
- * analytics. Actual requests get their headers where every answer's headers are built (respond.ts
+ * A preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) is answered here by Hono's `cors`
+ * middleware, 204 with the methods, the request headers the API reads and a Max-Age; any other `OPTIONS` of a path
+ * the API serves, 204 with `Allow` listing the path's methods (RFC 9110 section 9.3.7). Both before admission: they
+ * cost no quota, need no key and are left out of usage analytics. Actual requests get their headers where every answer's headers are built (respond.ts
  * `mergeHeaders`) instead of through `cors`, which sets them on `c.res` before the operation runs: Hono then
  * rebuilds the operation's Response around a web stream (docs/performance.md, "Where the time goes").
  */
@@ -55,8 +56,11 @@ export const CORS_MAX_AGE_SECONDS = 7200;
 
 const VARY_ORIGIN = { Vary: "Origin" };
 
-/** The CORS stage for `config.cors.allowedOrigins` (`*` or a list of origins). */
-export const crossOrigin = (config: Pick<Config, "cors">) => {
+/**
+ * The CORS stage for `config.cors.allowedOrigins` (`*` or a list of origins); `methodsOf(path)` gives the methods a
+ * path of the app serves (none: an unknown path, whose OPTIONS goes on to the 404).
+ */
+export const crossOrigin = (config: Pick<Config, "cors">, methodsOf: (path: string) => string[]) => {
   const allowed = config.cors.allowedOrigins;
   const preflight = cors({
     origin: allowed === "*" ? "*" : [...allowed],
@@ -77,20 +81,39 @@ export const crossOrigin = (config: Pick<Config, "cors">) => {
     return answer;
   };
 
+  /** The CORS headers of an actual request from `origin`. */
+  const actualHeaders = (origin: string | undefined): Record<string, string> =>
+    origin !== undefined && (anyOrigin || allowed.includes(origin))
+      ? {
+          Vary: "Origin",
+          "Access-Control-Allow-Origin": anyOrigin ? "*" : origin,
+          "Access-Control-Expose-Headers": exposed,
+        }
+      : VARY_ORIGIN;
+
+  /** `OPTIONS` that is no preflight: what the path allows, or the 404 of an unknown path. */
+  const answerOptions = async (c: Context<RestEnv>, next: Next, origin: string | undefined) => {
+    const methods = methodsOf(c.req.path);
+    if (methods.length === 0) {
+      c.set("cors", actualHeaders(origin));
+      return next();
+    }
+    return c.body(null, 204, {
+      ...actualHeaders(origin),
+      Allow: methods.join(", "),
+      "X-Request-Id": c.get("requestId"),
+      "Cache-Control": "no-store",
+    });
+  };
+
   // Not `async`: on the path of every request, a pass-through that returns `next()` saves an async frame.
   return createMiddleware<RestEnv>((c, next) => {
-    if (c.req.method === "OPTIONS") return answerPreflight(c, next);
     const origin = c.req.header("origin");
-    c.set(
-      "cors",
-      origin !== undefined && (anyOrigin || allowed.includes(origin))
-        ? {
-            Vary: "Origin",
-            "Access-Control-Allow-Origin": anyOrigin ? "*" : origin,
-            "Access-Control-Expose-Headers": exposed,
-          }
-        : VARY_ORIGIN,
-    );
+    if (c.req.method === "OPTIONS")
+      return origin !== undefined && c.req.header("access-control-request-method") !== undefined
+        ? answerPreflight(c, next)
+        : answerOptions(c, next, origin);
+    c.set("cors", actualHeaders(origin));
     return next();
   });
 };
