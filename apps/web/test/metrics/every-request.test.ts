@@ -71,11 +71,11 @@ beforeAll(async () => {
       runtime: rt,
       api: fetchListener(
         createRestFetch(async () => rt),
-        false,
+        0,
       ),
-      ops: fetchListener(createOpsFetch({ config, runtime: async () => rt }), false),
+      ops: fetchListener(createOpsFetch({ config, runtime: async () => rt }), 0),
       dashboard: nextStandIn,
-      dashboardApi: fetchListener(createDashboardApiFetch(rt), false),
+      dashboardApi: fetchListener(createDashboardApiFetch(rt), 0),
       pages: pageRoutes(MANIFEST),
     }),
   );
