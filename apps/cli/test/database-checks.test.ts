@@ -4,44 +4,24 @@
  * the server holds is refused with exit code 2 and a line naming the folder (never a key printed whose write then
  * vanishes), and served again once the server has closed it.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { findRepoRoot, loadConfig } from "@petstore/config";
+import { loadConfig } from "@petstore/config";
 import { openRuntime, type Runtime } from "@petstore/core";
-import { migrate } from "@petstore/core/migrate";
 import {
+  createDatabaseBehind,
   createMigratedPGliteDir,
-  createTemporaryDatabase,
-  type TemporaryDatabase,
+  type DatabaseBehind,
   type TemporaryPGliteDir,
 } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorBodyOf, petstore } from "./support.ts";
 
 describe("petstore on a PostgreSQL database behind the build", () => {
-  let db: TemporaryDatabase;
-  let latest: string;
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "petstore-cli-behind-"));
+  let db: DatabaseBehind;
   beforeAll(async () => {
-    // The repository's migrations without the latest one: the database of the release before this one.
-    const before = path.join(folder, "migrations");
-    fs.cpSync(path.join(findRepoRoot(import.meta.dirname), "prisma", "migrations"), before, {
-      recursive: true,
-    });
-    latest = fs
-      .readdirSync(before, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort()
-      .at(-1) as string;
-    fs.rmSync(path.join(before, latest), { recursive: true });
-    db = await createTemporaryDatabase("petstore_cli_behind");
-    await migrate({ kind: "postgres", url: db.url }, { paths: { migrationsDir: before } });
+    db = await createDatabaseBehind("petstore_cli_behind");
   });
   afterAll(async () => {
     await db?.drop();
-    fs.rmSync(folder, { recursive: true, force: true });
   });
 
   it("refuses a command with exit code 2 naming `petstore db migrate`, which fixes it", async () => {
@@ -50,12 +30,12 @@ describe("petstore on a PostgreSQL database behind the build", () => {
     expect(refused.code).toBe(2);
     const body = errorBodyOf(refused);
     expect(body).toMatchObject({ code: "validation_failed", details: [{ path: "DATABASE_URL" }] });
-    expect(body.message).toContain(latest);
+    expect(body.message).toContain(db.latest);
     expect(body.message).toContain("run `petstore db migrate`");
 
     const migrated = await petstore(["db", "migrate"], env);
     expect(migrated.stderr).toBe("");
-    expect(migrated.stdout).toContain(latest);
+    expect(migrated.stdout).toContain(db.latest);
     const created = await petstore(["keys", "create", "--name", "Later", "--plan", "free", "--json"], env);
     expect(created.code).toBe(0);
   });

@@ -53,6 +53,41 @@ export async function createMigratedDatabase(
   return createDatabaseFrom(await migratedTemplate(adminUrl), prefix, adminUrl);
 }
 
+/** A database one release behind: every migration but the latest applied. */
+export interface DatabaseBehind extends TemporaryDatabase {
+  /** The name of the migration it lacks. */
+  latest: string;
+}
+
+/**
+ * Creates a database named `<prefix>_<random>` holding every migration of `prisma/migrations` but the latest, as
+ * the release before this one left it (for the start-up and CLI checks of pending migrations).
+ * @throws MigrationError when the migrations do not apply; the server's error otherwise.
+ */
+export async function createDatabaseBehind(
+  prefix = "petstore_behind",
+  adminUrl = DEFAULT_ADMIN_URL,
+): Promise<DatabaseBehind> {
+  const all = defaultMigrationPaths().migrationsDir;
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "petstore-migrations-behind-"));
+  try {
+    const migrationsDir = path.join(folder, "migrations");
+    fs.cpSync(all, migrationsDir, { recursive: true });
+    const latest = fs
+      .readdirSync(migrationsDir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort()
+      .at(-1) as string;
+    fs.rmSync(path.join(migrationsDir, latest), { recursive: true });
+    const db = await createTemporaryDatabase(prefix, adminUrl);
+    await deployMigrations({ kind: "postgres", url: db.url }, { paths: { migrationsDir } });
+    return { ...db, latest };
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 const templates = new Map<string, Promise<string>>();
 
 /** Templates of other migration versions kept when one is made: what a few checkouts at once need. */

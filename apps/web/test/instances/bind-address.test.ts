@@ -1,17 +1,13 @@
 /**
  * HOST picks the address the server listens on (docs/operations.md "Configuration"): with HOST=127.0.0.1 it answers
  * there and refuses connections to its other loopback address, ::1; a HOST that is no address of the machine stops
- * start-up with exit code 1 and one line naming the fix. The API role runs server.ts from source: the listen path
- * is the same, and no Next build is needed.
+ * start-up with exit code 1 and one line naming the fix. The API role's server, as built.
  */
-import { spawn } from "node:child_process";
-import { migrate } from "@petstore/core/migrate";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/core/testing";
+import { createMigratedDatabase, type TemporaryDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/common.ts";
-import { startProductionServer, WEB_DIR } from "./production-server.ts";
+import { ensureBuild, runServerToExit, startProductionServer } from "./production-server.ts";
 
-const SERVER = "server.ts";
 /** An address of the documentation range (RFC 5737) that no interface of the test machine holds. */
 const FOREIGN = "198.51.100.1";
 
@@ -19,8 +15,8 @@ describe("HOST", () => {
   let db: TemporaryDatabase;
 
   beforeAll(async () => {
-    db = await createTemporaryDatabase("petstore_bind_address");
-    await migrate({ kind: "postgres", url: db.url });
+    await ensureBuild((line) => process.stdout.write(`${line}\n`));
+    db = await createMigratedDatabase("petstore_bind_address");
   });
   afterAll(async () => {
     await db?.drop();
@@ -28,12 +24,11 @@ describe("HOST", () => {
 
   it("binds the server to the given address only", async () => {
     const port = await freePort();
-    const server = await startProductionServer(
-      port,
-      { DATABASE_URL: db.url, PETSTORE_SERVE: "api", HOST: "127.0.0.1" },
-      90_000,
-      SERVER,
-    );
+    const server = await startProductionServer(port, {
+      DATABASE_URL: db.url,
+      PETSTORE_SERVE: "api",
+      HOST: "127.0.0.1",
+    });
     try {
       expect(server.output()).toContain(`Listening on port ${port} of 127.0.0.1 (PETSTORE_SERVE=api)`);
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
@@ -48,25 +43,12 @@ describe("HOST", () => {
   });
 
   it("stops start-up with one line when HOST is no address of the machine", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", SERVER], {
-      cwd: WEB_DIR,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "",
-        NODE_ENV: "production",
-        LOG_LEVEL: "warn",
-        PETSTORE_SERVE: "api",
-        DATABASE_URL: db.url,
-        PORT: String(await freePort()),
-        HOST: FOREIGN,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    const { code, stderr } = await runServerToExit({
+      PETSTORE_SERVE: "api",
+      DATABASE_URL: db.url,
+      PORT: String(await freePort()),
+      HOST: FOREIGN,
     });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
     expect(code).toBe(1);
     expect(stderr).toBe(
       `HOST ${FOREIGN} is not an address of this machine: set HOST to one of its addresses, or unset it to listen on every interface.\n`,

@@ -281,23 +281,21 @@ export function niceOf(pid: number | undefined): number {
   return Number(fields[16]);
 }
 
+/** What a process run to its end left: its exit code (null when killed) and its output. */
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
 /**
- * Runs the operator CLI (`petstore <args>`, apps/cli) with exactly `env` (plus PATH/HOME).
- * @returns exit code and output.
+ * Runs `node <args>` in `cwd` with exactly `env` (plus PATH/HOME and NODE_ENV=production) until it exits, killing it
+ * after `timeoutMs` (its code is then null).
  */
-export async function runCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [TSX_CLI, path.join(WEB_DIR, "../cli/src/main.ts"), ...args], {
-    cwd: path.join(WEB_DIR, "../cli"),
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      NODE_ENV: "production",
-      LOG_LEVEL: "error",
-      ...env,
-    },
+async function runToExit(args: string[], cwd: string, env: Record<string, string>, timeoutMs: number) {
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NODE_ENV: "production", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -308,6 +306,37 @@ export async function runCli(
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return { code, stdout, stderr };
+  clearTimeout(timer);
+  return { code, stdout, stderr } satisfies Finished;
+}
+
+/**
+ * Runs the operator CLI (`petstore <args>`, apps/cli) with exactly `env` (plus PATH/HOME).
+ * @returns exit code and output.
+ */
+export function runCli(args: string[], env: Record<string, string>): Promise<Finished> {
+  return runToExit(
+    [TSX_CLI, path.join(WEB_DIR, "../cli/src/main.ts"), ...args],
+    path.join(WEB_DIR, "../cli"),
+    { LOG_LEVEL: "error", ...env },
+    120_000,
+  );
+}
+
+/**
+ * Runs the server bundle (`node <nodeArgs> dist/server.js`) with exactly `env` (plus PATH/HOME, LOG_LEVEL=warn) for
+ * a start that is to fail, until it exits; killed after `timeoutMs` (code null: it kept running).
+ */
+export function runServerToExit(
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; timeoutMs?: number } = {},
+): Promise<Finished> {
+  return runToExit(
+    [...(options.nodeArgs ?? []), SERVER_BUNDLE],
+    WEB_DIR,
+    { LOG_LEVEL: "warn", ...env },
+    options.timeoutMs ?? 20_000,
+  );
 }

@@ -33,6 +33,7 @@ import {
   type PreparedDatabase,
   type ProductionServer,
   prepareDatabase,
+  runServerToExit,
   SERVER_BUNDLE,
   startProductionServer,
   WEB_DIR,
@@ -287,32 +288,10 @@ describe("API-role production servers", () => {
       await new Promise<void>((resolve) => holder.listen(0, resolve));
       const port = (holder.address() as net.AddressInfo).port;
       try {
-        const child = spawn(process.execPath, [...API_ROLE.nodeArgs, SERVER_BUNDLE], {
-          cwd: WEB_DIR,
-          env: {
-            PATH: process.env.PATH ?? "",
-            HOME: process.env.HOME ?? "",
-            NODE_ENV: "production",
-            LOG_LEVEL: "warn",
-            PORT: String(port),
-            DATABASE_URL: db.url,
-            REDIS_URL,
-            RATE_LIMIT_PREFIX: prefix,
-            ...API_ROLE.env,
-          },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (chunk: Buffer) => {
-          stdout += chunk.toString();
-        });
-        child.stderr.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString();
-        });
-        const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-        const code = await Promise.race([exited, sleep(20_000).then(() => "still running")]);
-        if (code === "still running") child.kill("SIGKILL");
+        const { code, stdout, stderr } = await runServerToExit(
+          { PORT: String(port), DATABASE_URL: db.url, REDIS_URL, RATE_LIMIT_PREFIX: prefix, ...API_ROLE.env },
+          { nodeArgs: API_ROLE.nodeArgs },
+        );
         expect(code).toBe(1);
         expect(stderr.trim()).toBe(
           `Port ${port} is in use by another process: stop what holds it, or set PORT to another port.`,

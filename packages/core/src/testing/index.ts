@@ -5,9 +5,11 @@
  * Application code never imports it (Biome `noRestrictedImports` in biome.json; docs/architecture.md).
  */
 export {
+  createDatabaseBehind,
   createMigratedDatabase,
   createMigratedPGliteDir,
   createTemporaryDatabase,
+  type DatabaseBehind,
   type NamedDatabase,
   openNamedDatabase,
   type TemporaryDatabase,
