@@ -18,6 +18,9 @@ import { problems } from "@petstore/contracts";
 import { appDirectory } from "./app-directory.ts";
 import { writeErrorAnswer } from "./http/error-answer.ts";
 
+/** How long an idle connection from server.ts is kept open (ms): four times the proxy's own idle bound. */
+const KEEP_ALIVE_MS = 120_000;
+
 /**
  * Lowers every thread of this process to nice `nice` (on Linux a nice value is per thread; threads started later
  * take their creator's, so the main thread's covers them). @returns the error message when the system refuses.
@@ -69,6 +72,8 @@ async function main(): Promise<void> {
       else writeErrorAnswer(res, problems.internalError(), req.headers);
     });
   });
+  // Longer than the proxy's idle bound (http/dashboard-proxy.ts): server.ts always closes an idle connection first.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   // `httpServer`: Next takes the websocket upgrades of hot reloading (development) from it.
   const app = next({
     dev: values.dev,

@@ -38,12 +38,18 @@ export interface DashboardProxy {
  * A proxy to the HTTP server on unix socket `socketPath`; `unavailable(req, res)` answers what the upstream
  * could not (it must end `res`).
  */
+/** How long a connection to the dashboard process may stay idle before this side closes it (ms). */
+export const IDLE_CONNECTION_MS = 30_000;
+
 export function createDashboardProxy(options: {
   socketPath: string;
   idleTimeoutMs: number;
   unavailable: (req: IncomingMessage, res: ServerResponse) => void;
 }): DashboardProxy {
-  const agent = new http.Agent({ keepAlive: true });
+  // Idle connections are closed here first, long before the dashboard process would close them
+  // (`KEEP_ALIVE_MS` in dashboard-child.ts): a connection it closes just as a request is sent on it would
+  // fail that request (EPIPE, ECONNRESET).
+  const agent = new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
   const proxy = createProxyServer({
     target: { socketPath: options.socketPath, host: "localhost", port: 80 },
     agent,
