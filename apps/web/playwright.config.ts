@@ -2,7 +2,7 @@
  * End-to-end tests of the admin dashboard in Debian's Chromium against the production build: the web
  * server script (e2e/support/server.ts) creates a fresh PostgreSQL database, seeds it, creates the test
  * accounts, runs `npm run build` and the production server (`node dist/server.js`) on a free port.
- * Screenshots land in test-results/screenshots.
+ * With E2E_SCREENSHOTS=1 the screenshots of every page land in test-results/screenshots.
  * Run: `npm run test:e2e -w @petstore/web` (E2E_SKIP_BUILD=1 reuses an existing build).
  */
 import { defineConfig } from "@playwright/test";
@@ -20,9 +20,14 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  // Screenshots of every page and dialog are for looking at the dashboard, not assertions: taken on demand, as
+  // rendering whole pages in software takes a share of the run's budget. A failing test always keeps its own.
+  metadata: { screenshots: process.env.E2E_SCREENSHOTS === "1" },
   use: {
     baseURL: e2e.baseUrl,
-    trace: "retain-on-failure",
+    // A failed test keeps its trace (actions, DOM snapshots, network) without the screencast, whose frames the
+    // software renderer would draw for every test.
+    trace: { mode: "retain-on-failure", screenshots: false, snapshots: true, sources: true },
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: "/usr/bin/chromium",

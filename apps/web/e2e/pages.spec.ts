@@ -1,6 +1,7 @@
 /**
  * Every main page at 1280x800 and 390x844: it renders, has no serious or critical accessibility
- * violations (axe, WCAG 2.1 AA), does not scroll sideways, and its screenshot is saved.
+ * violations (axe, WCAG 2.1 AA), does not scroll sideways, and its screenshot is saved when asked for
+ * (E2E_SCREENSHOTS=1).
  */
 import { expect, type Page, test } from "@playwright/test";
 import { e2e } from "./support/accounts";

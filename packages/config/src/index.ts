@@ -216,6 +216,7 @@ const envSchema = z
     METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
     ANALYTICS_ENABLED: booleanFlag.default(true),
     ANALYTICS_RETENTION_DAYS: positiveInt.max(3650).default(90),
+    ANALYTICS_FLUSH_INTERVAL_MS: positiveInt.min(100).max(60_000).default(5000),
     SHUTDOWN_DRAIN_MS: nonNegativeInt.default(5000),
     SHUTDOWN_TIMEOUT_MS: positiveInt.default(25_000),
     HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
@@ -380,9 +381,9 @@ export interface Config {
   /**
    * Request analytics per key, hour, operation and outcome (docs/contract.md section 4): `enabled` false stops
    * counting (benchmarks only: usage figures then stay where they were); hourly rows older than
-   * `retentionDays` are purged.
+   * `retentionDays` are purged; the counts kept in memory are written every `flushIntervalMs`.
    */
-  analytics: { enabled: boolean; retentionDays: number };
+  analytics: { enabled: boolean; retentionDays: number; flushIntervalMs: number };
   /**
    * Clean stop on SIGTERM (docs/operations.md "Deploying"): /readyz answers 503 and the instance keeps serving for
    * `drainMs`, then stops accepting connections and waits up to `timeoutMs` for running requests.
@@ -526,7 +527,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordHashing: { concurrency: e.PASSWORD_HASH_CONCURRENCY, queue: e.PASSWORD_HASH_QUEUE },
     ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
     metrics: { enabled: e.METRICS_ENABLED, ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}) },
-    analytics: { enabled: e.ANALYTICS_ENABLED, retentionDays: e.ANALYTICS_RETENTION_DAYS },
+    analytics: {
+      enabled: e.ANALYTICS_ENABLED,
+      retentionDays: e.ANALYTICS_RETENTION_DAYS,
+      flushIntervalMs: e.ANALYTICS_FLUSH_INTERVAL_MS,
+    },
     shutdown: { drainMs: e.SHUTDOWN_DRAIN_MS, timeoutMs: e.SHUTDOWN_TIMEOUT_MS },
     http: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,

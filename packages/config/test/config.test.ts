@@ -68,6 +68,8 @@ describe("loadConfig", () => {
     ["ANALYTICS_ENABLED", "sometimes"],
     ["ANALYTICS_RETENTION_DAYS", "0"],
     ["ANALYTICS_RETENTION_DAYS", "ninety"],
+    ["ANALYTICS_FLUSH_INTERVAL_MS", "50"],
+    ["ANALYTICS_FLUSH_INTERVAL_MS", "60001"],
     ["SESSION_MAX_DAYS", "0"],
     ["SESSION_MAX_DAYS", "366"],
     ["PASSWORD_HASH_COST", "9"],
@@ -118,12 +120,15 @@ describe("loadConfig", () => {
     });
   });
 
-  it("counts analytics by default, kept 90 days; ANALYTICS_ENABLED and ANALYTICS_RETENTION_DAYS change that", () => {
-    expect(loadConfig({}).analytics).toEqual({ enabled: true, retentionDays: 90 });
-    expect(loadConfig({ ANALYTICS_ENABLED: "false", ANALYTICS_RETENTION_DAYS: "30" }).analytics).toEqual({
-      enabled: false,
-      retentionDays: 30,
-    });
+  it("counts analytics by default, kept 90 days, written every 5 s; the ANALYTICS_* variables change that", () => {
+    expect(loadConfig({}).analytics).toEqual({ enabled: true, retentionDays: 90, flushIntervalMs: 5000 });
+    expect(
+      loadConfig({
+        ANALYTICS_ENABLED: "false",
+        ANALYTICS_RETENTION_DAYS: "30",
+        ANALYTICS_FLUSH_INTERVAL_MS: "250",
+      }).analytics,
+    ).toEqual({ enabled: false, retentionDays: 30, flushIntervalMs: 250 });
   });
 
   it("bounds every wait on PostgreSQL, with defaults and from the environment", () => {

@@ -80,6 +80,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
         write: usageHourWriter(db.prisma),
         recent: createRecentRequestStore(config),
         logger,
+        intervalMs: config.analytics.flushIntervalMs,
       })
     : undefined;
   // The usage service reads the recorder's unflushed counts; the limiter reports bans to the key service.

@@ -35,8 +35,12 @@ export const VIEWPORTS = [
   { name: "phone", width: 390, height: 844 },
 ] as const;
 
-/** Saves a full-page screenshot as test-results/screenshots/<name>-<viewport>.png and attaches it. */
+/**
+ * Saves a full-page screenshot as test-results/screenshots/<name>-<viewport>.png and attaches it, when the run asks
+ * for screenshots (E2E_SCREENSHOTS=1, playwright.config.ts); otherwise does nothing.
+ */
 export async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  if (!testInfo.config.metadata.screenshots) return;
   const width = page.viewportSize()?.width ?? 0;
   const file = `test-results/screenshots/${name}-${width}.png`;
   await page.screenshot({ path: file, fullPage: true, animations: "disabled" });

@@ -38,6 +38,8 @@ const env = {
   DASHBOARD_CONCURRENCY: "1000",
   DASHBOARD_ANONYMOUS_SHARE: "1000",
   SHUTDOWN_DRAIN_MS: "0",
+  // A test compares the figures before and after the counts are written: a wait of two seconds instead of five.
+  ANALYTICS_FLUSH_INTERVAL_MS: "2000",
   // The pages' process competes here with the test run's other suites, not with /v1 traffic: at a lower priority
   // it would only wait for them (its priority has a test of its own, test/instances/dashboard-process.test.ts).
   DASHBOARD_NICE: "0",

@@ -229,9 +229,11 @@ describe("dependency faults (production server through proxies to PostgreSQL and
           expect(
             answers.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text.slice(0, 120)}`),
           ).toEqual([]);
-          // Only the requests before the breaker opened (and a probe a second) waited for the store, each once:
-          // without the breaker the typical request would take a store timeout more than without the fault.
-          for (const r of answers) expect(r.ms).toBeLessThan(STORE_TIMEOUT_MS + Math.max(...healthyMs) + 500);
+          // No request hangs on the store: only the requests before the breaker opened (and a probe a second)
+          // waited for it, once (the bound leaves a busy machine's stalls a second more than the slowest healthy
+          // answer); without the breaker the typical request would take a store timeout more than without the fault.
+          for (const r of answers)
+            expect(r.ms).toBeLessThan(STORE_TIMEOUT_MS + Math.max(...healthyMs) + 1000);
           expect(
             percentile(
               answers.map((r) => r.ms),

@@ -58,6 +58,9 @@ export function createDashboardProxy(options: {
   });
   proxy.on("proxyRes", (upstream, _req, res) => {
     res.writeHead(upstream.statusCode ?? 502, endToEnd(upstream.headers, true));
+    // Connection tracking, the request log, admission, the proxy and the pipeline each wait for the answer's
+    // "close": eleven listeners on one answer is their sum, not a leak, and not worth a warning per page.
+    res.setMaxListeners(20);
     // On a failure of either side, pipeline destroys both: the client sees a cut answer, never a hang.
     pipeline(upstream, res, () => {});
   });
