@@ -17,8 +17,9 @@ export default defineConfig({
   workers: 1,
   fullyParallel: false,
   retries: 0,
-  timeout: 60_000,
-  expect: { timeout: 10_000 },
+  // Bounds for a 2-core machine that runs the vitest suites beside: a page can take seconds to render there.
+  timeout: 90_000,
+  expect: { timeout: 15_000 },
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   // Screenshots of every page and dialog are for looking at the dashboard, not assertions: taken on demand, as
   // rendering whole pages in software takes a share of the run's budget. A failing test always keeps its own.
