@@ -128,16 +128,14 @@ export function createConnections(handle: Listener): Connections {
         for (const [, waitingRes] of created.waiting.splice(0)) finished(waitingRes);
       });
     }
-    if (unused.delete(socket)) check();
-    if (!state.busy) {
-      responses.add(res);
-      return start(socket, state, req, res);
-    }
-    if (state.waiting.length >= MAX_WAITING) {
+    if (state.busy && state.waiting.length >= MAX_WAITING) {
       socket.destroy();
       return;
     }
+    // In the count before the connection leaves `unused`: a stop never sees a moment with nothing left.
     responses.add(res);
+    unused.delete(socket);
+    if (!state.busy) return start(socket, state, req, res);
     state.waiting.push([req, res]);
     socket.pause();
   };

@@ -83,21 +83,23 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
    * ignores /readyz has sent its request on them. listen(2) again with a backlog of 0 makes the kernel drop new
    * SYNs while a connection waits in its queue (their clients send the SYN again after 1 s and then find the port
    * refused, before sending anything); Node takes what is queued for `ACCEPT_QUEUE_MS`, and the listener then
-   * closes right after Node took a connection (its accept loop stops on an empty queue), or when none came. What
+   * closes right after Node took a connection (the queue is empty then), or when none came. What
    * remains is a handshake completed in the instant before the close (or, with SYN cookies, one the full queue
    * dropped the last step of): rare, and only under clients that ignore /readyz.
    */
   async function emptyAcceptQueue(): Promise<void> {
     // node:http exposes no backlog change: its libuv handle's listen() runs listen(2) again.
     (server as unknown as { _handle?: { listen?(backlog: number): number } })._handle?.listen?.(0);
-    await wait(ACCEPT_QUEUE_MS);
+    // One poll phase: Node's accept loop takes everything queued before the backlog shrank.
+    await new Promise((resolve) => setImmediate(resolve));
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         server.off("connection", onConnection);
         resolve();
       };
-      const onConnection = () => setImmediate(done);
+      // At once, before libuv goes on: the listener closes in the microtask checkpoint after the accept.
+      const onConnection = done;
       const timer = setTimeout(done, ACCEPT_QUEUE_MS);
       server.once("connection", onConnection);
     });
