@@ -246,7 +246,7 @@ describe("API-role production servers", () => {
       /**
        * Resets from the instance being stopped as its listener closes: connections whose handshake the kernel
        * completed just before, not yet taken by the process (src/server/http/lifecycle.ts `emptyAcceptQueue`),
-       * which only a client ignoring /readyz opens at that moment. Not zero: 1 to 9 in a run of this test; the
+       * which only a client ignoring /readyz opens at that moment. Not zero: 1 to 26 in a run of this test; the
        * kernel offers no way to stop completing handshakes short of closing the listener. Counted apart and
        * printed, not asserted.
        */

@@ -28,7 +28,7 @@ import type { Connections } from "./connections.ts";
  */
 export const FIRST_REQUEST_MS = 1000;
 
-/** How long the listener keeps taking the connections the kernel queued before it closes (ms). */
+/** How long the closing listener waits for a connection to close right after, before it closes anyway (ms). */
 export const ACCEPT_QUEUE_MS = 50;
 
 export interface Lifecycle {
@@ -82,10 +82,10 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
    * connections whose handshake the kernel completed and the process has not accepted yet, and a client that
    * ignores /readyz has sent its request on them. listen(2) again with a backlog of 0 makes the kernel drop new
    * SYNs while a connection waits in its queue (their clients send the SYN again after 1 s and then find the port
-   * refused, before sending anything); Node takes what is queued for `ACCEPT_QUEUE_MS`, and the listener then
-   * closes right after Node took a connection (the queue is empty then), or when none came. What
-   * remains is a handshake completed in the instant before the close (or, with SYN cookies, one the full queue
-   * dropped the last step of): rare, and only under clients that ignore /readyz.
+   * refused, before sending anything); Node takes what is queued in its next poll, and the listener
+   * then closes right after Node takes a connection (the queue is empty then), or after `ACCEPT_QUEUE_MS` without
+   * one. What remains is a handshake completed in the instant before the close, or, with SYN cookies, one whose
+   * last step the full queue dropped: only clients that ignore /readyz open those, and they can still meet resets.
    */
   async function emptyAcceptQueue(): Promise<void> {
     // node:http exposes no backlog change: its libuv handle's listen() runs listen(2) again.
