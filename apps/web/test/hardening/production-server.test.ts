@@ -17,6 +17,7 @@
  *   every place such budgets apply and in the API role as deployed, while a real key from the same address is
  *   answered at once.
  */
+import http from "node:http";
 import net from "node:net";
 import { clearOfBoundary, sleep } from "@petstore/core/testing";
 import { describe, expect, it } from "vitest";
@@ -60,6 +61,36 @@ async function rawHttp(
 
 const request = (method: string, path: string, extra = "") =>
   `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`;
+
+/** `method path` uncompressed, read with node:http (the headers as sent): status, framing headers, body bytes. */
+function framing(
+  baseUrl: string,
+  method: string,
+  path: string,
+): Promise<{ status: number; contentLength?: string; transferEncoding?: string; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      new URL(path, baseUrl),
+      { method, headers: { "accept-encoding": "identity" } },
+      (res) => {
+        let bytes = 0;
+        res.on("data", (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentLength: res.headers["content-length"],
+            transferEncoding: res.headers["transfer-encoding"],
+            bytes,
+          }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 function directives(csp: string | null): Map<string, string[]> {
   const map = new Map<string, string[]>();
@@ -112,6 +143,24 @@ describe("the production server", () => {
         expect(head.headers.get("cache-control")).toBe("no-store");
         expect(head.headers.get("vary")).toBeNull();
         expect(await head.text()).toBe("");
+      }
+    });
+
+    it("answers HEAD of a dashboard page with the GET's framing: its Content-Length, or none when the GET streams", async () => {
+      for (const path of ["/admin/sign-in", "/docs"]) {
+        const get = await framing(app.baseUrl, "GET", path);
+        const head = await framing(app.baseUrl, "HEAD", path);
+        expect(head.status, path).toBe(get.status);
+        expect(head.bytes, path).toBe(0);
+        if (get.contentLength === undefined) {
+          // Streamed (chunked): its length is known only once the page is rendered, and RFC 9110 section 9.3.2
+          // lets a HEAD leave out what is determined only while generating the content.
+          expect(get.transferEncoding, path).toBe("chunked");
+          expect(head.contentLength, path).toBeUndefined();
+        } else {
+          expect(get.contentLength, path).toBe(String(get.bytes));
+          expect(head.contentLength, path).toBe(get.contentLength);
+        }
       }
     });
 

@@ -117,6 +117,8 @@ export interface ProductionServer {
   firstAnswerHeaders: Headers;
   /** Sends `signal` to the server process alone (not its group). */
   signal(signal: NodeJS.Signals): void;
+  /** Sends `signal` to the whole process group of the process started, as supervisors do (`kill -- -PGID`). */
+  signalGroup(signal: NodeJS.Signals): void;
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number | null>;
 }
@@ -135,6 +137,11 @@ export interface CommandOptions {
    * server's log lines must not cost the load generator's CPU, as they cost no client's in production).
    */
   logFile?: string;
+  /**
+   * Runs this script of apps/web through npm instead (`npm run -s -w @petstore/web <script>`, from the repository
+   * root, as a supervisor runs it; `script` and `nodeArgs` are then unused): the process started is npm's.
+   */
+  npmScript?: string;
 }
 
 /**
@@ -162,8 +169,11 @@ export async function startProductionServer(
     ...(command.args ?? []),
   ];
   const listening = (command.listening ?? "Listening on port {port}").replace("{port}", String(port));
-  const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: WEB_DIR,
+  const [file, argv, cwd] = command.npmScript
+    ? ["npm", ["run", "-s", "-w", "@petstore/web", command.npmScript], path.resolve(WEB_DIR, "../..")]
+    : [process.execPath, args, WEB_DIR];
+  const child: ChildProcess = spawn(file, argv, {
+    cwd,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
@@ -242,6 +252,9 @@ export async function startProductionServer(
     firstAnswerHeaders: firstAnswerHeaders ?? new Headers(),
     signal: (signal) => {
       if (running && child.pid !== undefined) process.kill(child.pid, signal);
+    },
+    signalGroup: (signal) => {
+      if (running && child.pid !== undefined) process.kill(-child.pid, signal);
     },
     exited,
   };

@@ -1,7 +1,8 @@
 /**
  * Production servers in the API role, run as `npm run start:api` runs them (its environment and Node options),
  * sharing a database and Redis, all started at once: one for the connection tests, one for the drain test, and a
- * pair for the rolling restart. (The connection tests leave their instance with abandoned requests: it is
+ * pair for the rolling restart, started by `npm run -s -w @petstore/web start:api` itself, each in a process group
+ * of its own, as a supervisor runs them. (The connection tests leave their instance with abandoned requests: it is
  * killed, not drained.)
  *
  * What one connection can make a server hold (docs/operations.md "Timeouts and limits"):
@@ -11,8 +12,12 @@
  * - a body dripped byte by byte: answered 408 `request_timeout` (JSON) once HTTP_REQUEST_TIMEOUT_MS has passed.
  *
  * Zero-error deploys (docs/operations.md "Deploying"):
- * - a rolling restart of the two instances under load, with a client that retries on the other instance: no
- *   create fails, none is lost or made twice, and the usage counts equal the requests answered;
+ * - a rolling restart of the two instances under load, each stopped by a SIGTERM to its whole process group (npm
+ *   forwards it to node, which gets it twice), with a client that ignores /readyz and retries on the other
+ *   instance: no client-visible error (a reset or failure after the request was sent, a 5xx but 503 with
+ *   Retry-After; a connection refused before anything was sent is what a load balancer retries elsewhere, counted
+ *   apart, and so are the resets of handshakes the kernel completed as a listener closed, which remain), no
+ *   create lost or made twice, and the usage counts equal the requests answered;
  * - on SIGTERM an instance answers /readyz 503 at once and keeps serving for SHUTDOWN_DRAIN_MS, every answer then
  *   closing its connection; then it refuses new connections, finishes what runs, flushes the usage counts (every
  *   answered request counted) and exits 0; a second SIGTERM right after (a signal to the process group under
@@ -26,6 +31,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import { databaseOf, deleteKeys } from "@petstore/core/testing";
+import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   API_ROLE,
@@ -57,6 +63,46 @@ async function countedRequests(db: PreparedDatabase, keyId: string): Promise<num
 const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
+/**
+ * The rolling restart's client: it keeps an idle connection 500 ms, less than the instances' 1 s drain, as a load
+ * balancer's idle timeout must be (docs/operations.md "Deploying": the connections still idle when a drain ends
+ * are closed, and a request sent on one at that moment fails).
+ */
+const client = new Agent({ keepAliveTimeout: 500, keepAliveMaxTimeout: 500 });
+
+/**
+ * One request through `client`: its status (0 when it got no answer), body and Retry-After, or the code of the
+ * network error (ECONNREFUSED: refused before anything was sent).
+ */
+async function send(
+  url: string,
+  init: { method: "POST"; headers: Record<string, string>; body: string },
+): Promise<{ status: number; text: string; retryAfter: string | null; error: string }> {
+  try {
+    const response = await request(url, {
+      ...init,
+      dispatcher: client,
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
+    });
+    const text = await response.body.text();
+    const retryAfter = response.headers["retry-after"];
+    return {
+      status: response.statusCode,
+      text,
+      retryAfter: retryAfter ? String(retryAfter) : null,
+      error: "",
+    };
+  } catch (error) {
+    return {
+      status: 0,
+      text: "",
+      retryAfter: null,
+      error: (error as { code?: string }).code ?? String(error),
+    };
+  }
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 describe("API-role production servers", () => {
@@ -73,8 +119,9 @@ describe("API-role production servers", () => {
   /** Every instance started, stopped after the tests. */
   const servers: ProductionServer[] = [];
 
-  // The API role as `npm run start:api` runs it, memory settings included; `env` on top.
-  const start = async (port: number, env: Record<string, string> = {}) => {
+  // The API role as `npm run start:api` runs it, memory settings included; `env` on top. `viaNpm`: started by
+  // that very command, in a process group of its own, as a supervisor starts it.
+  const start = async (port: number, env: Record<string, string> = {}, viaNpm = false) => {
     const server = await startProductionServer(
       port,
       {
@@ -89,6 +136,7 @@ describe("API-role production servers", () => {
       90_000,
       SERVER_BUNDLE,
       API_ROLE.nodeArgs,
+      viaNpm ? { npmScript: "start:api" } : {},
     );
     servers.push(server);
     return server;
@@ -104,7 +152,7 @@ describe("API-role production servers", () => {
         start(port, { HTTP_HEADERS_TIMEOUT_MS: "2000", HTTP_REQUEST_TIMEOUT_MS: "2000" }),
       ),
       freePort().then((port) => start(port, { SHUTDOWN_DRAIN_MS: String(DRAIN_MS) })),
-      ...ports.map((port) => start(port)),
+      ...ports.map((port) => start(port, {}, true)),
     ]);
   }, 300_000);
   afterAll(async () => {
@@ -181,23 +229,42 @@ describe("API-role production servers", () => {
   });
 
   describe("deploys", () => {
-    it("restarts two instances one after the other under load: no error, no lost or doubled create, every request counted", async () => {
+    it("restarts two instances (npm run, signalled by process group) under a client that ignores /readyz: no client-visible error but resets at a listener's close, no lost or doubled create, every request counted", async () => {
       const { key, id } = await issue("rolling");
       let stop = false;
       let answers = 0;
+      /**
+       * Client-visible errors: a connection reset or failed after the request was sent (ECONNRESET, EPIPE, the
+       * other side closing without an answer), and any 5xx but a 503 with Retry-After (which says to retry).
+       */
       const failures: string[] = [];
+      /**
+       * Connections refused before any byte was sent (the port closed between two instances): a load balancer
+       * retries those on another instance, as this client does. Counted apart, not errors.
+       */
+      let refused = 0;
+      /**
+       * Resets from the instance being stopped as its listener closes: connections whose handshake the kernel
+       * completed just before, not yet taken by the process (src/server/http/lifecycle.ts `emptyAcceptQueue`),
+       * which only a client ignoring /readyz opens at that moment. Not zero: 1 to 26 in a run of this test; the
+       * kernel offers no way to stop completing handshakes short of closing the listener. Counted apart and
+       * printed, not asserted.
+       */
+      const resetsAtClose: string[] = [];
+      let stopping: number | undefined;
       const names: string[] = [];
       const worker = async (w: number) => {
         for (let n = 0; !stop; n++) {
           const name = `rolling ${w}-${n}`;
           const idempotencyKey = randomUUID();
           let done = false;
-          const seen: number[] = [];
-          // A client retrying for up to 20 s: a restart on a loaded 2-core machine can take most of that.
+          const seen: (number | string)[] = [];
+          // A client retrying for up to 20 s: a restart on a loaded 2-core machine can take most of that. It
+          // never asks /readyz: every other attempt goes to the instance being stopped.
           const deadline = performance.now() + 20_000;
           for (let attempt = 0; !done && performance.now() < deadline; attempt++) {
             const port = ports[(w + n + attempt) % 2] as number;
-            const r = await timed(`http://127.0.0.1:${port}/v1/pets`, {
+            const r = await send(`http://127.0.0.1:${port}/v1/pets`, {
               method: "POST",
               headers: {
                 authorization: `Bearer ${key}`,
@@ -206,15 +273,21 @@ describe("API-role production servers", () => {
               },
               body: JSON.stringify({ name, categoryId }),
             });
-            if (r.status !== 0) answers++;
-            seen.push(r.status);
+            seen.push(r.status || r.error);
+            if (r.status === 0) {
+              if (r.error === "ECONNREFUSED") refused++;
+              else if (r.error === "ECONNRESET" && port === stopping) resetsAtClose.push(`${port}`);
+              else failures.push(`${r.error} on port ${port}`);
+              await sleep(50);
+              continue;
+            }
+            answers++;
             if (r.status === 201) done = true;
-            else if (r.status !== 0 && r.status !== 503 && r.status !== 409)
-              failures.push(`${r.status} ${r.text}`);
-            else await sleep(50);
+            else if (r.status === 409 || (r.status === 503 && r.retryAfter)) await sleep(50);
+            else failures.push(`${r.status} ${r.text}`);
           }
           if (done) names.push(name);
-          else failures.push(`gave up on ${name} after statuses ${seen.join(",")}`);
+          else failures.push(`gave up on ${name} after ${seen.join(",")}`);
         }
       };
       const load = Promise.all(Array.from({ length: 32 }, (_, w) => worker(w)));
@@ -222,17 +295,24 @@ describe("API-role production servers", () => {
         await sleep(1500);
         for (const i of [0, 1]) {
           const old = pair[i] as ProductionServer;
-          old.signal("SIGTERM");
+          // npm and the node it execs both get it (npm forwards it too): one stop.
+          stopping = ports[i];
+          old.signalGroup("SIGTERM");
           expect(await old.exited).toBe(0);
-          pair[i] = await start(ports[i] as number);
-          await sleep(1500);
+          pair[i] = await start(ports[i] as number, {}, true);
+          stopping = undefined;
+          await sleep(1000);
         }
       } finally {
         stop = true;
         await load;
         // A stop flushes the usage counts.
         await Promise.all(pair.map((s) => s.stop()));
+        await client.close();
       }
+      process.stdout.write(
+        `rolling restart: ${answers} answers, ${refused} refused connections, ${resetsAtClose.length} resets at a listener's close\n`,
+      );
       expect(failures).toEqual([]);
       expect(names.length).toBeGreaterThan(100);
       const rows = await databaseOf(db.rt).prisma.pet.groupBy({

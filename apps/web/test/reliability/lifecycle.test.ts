@@ -46,7 +46,7 @@ async function serve(delayMs: number): Promise<{ server: Server; port: number; c
 }
 
 /** A lifecycle over `server` with signals from an emitter; when it exits, and whether it cut requests. */
-function lifecycleOf(server: Server, connections: Connections, drainMs: number) {
+function lifecycleOf(server: Server, connections: Connections, drainMs: number, firstRequestMs = 1000) {
   const signals = new EventEmitter();
   let cut = false;
   let exitedAt: number | undefined;
@@ -56,6 +56,7 @@ function lifecycleOf(server: Server, connections: Connections, drainMs: number) 
       connections,
       drainMs,
       timeoutMs: 10_000,
+      firstRequestMs,
       releaseCut: async () => {
         cut = true;
       },
@@ -115,6 +116,47 @@ describe("the stop", () => {
     expect((stop.exitedAt() as number) - quitAt).toBeLessThan(1000);
     expect(stop.cut()).toBe(true);
     expect(await answer).toBe(0);
+  });
+});
+
+describe("the end of the drain", () => {
+  it("waits for the request of a connection opened before the listener closed, and answers it with Connection: close", async () => {
+    const { server, port, connections } = await serve(5);
+    const stop = lifecycleOf(server, connections, 100);
+    const socket = net.connect(port, "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on("error", () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    stop.signals.emit("SIGTERM");
+    for (let i = 0; i < 100 && server.listening; i++) await sleep(20);
+    expect(server.listening).toBe(false);
+    // The stop waits for it: a process that exited now would leave the request to a reset.
+    socket.write("GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(stop.exitedAt()).toBeUndefined();
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(await stop.exited).toBe(0);
+    expect(stop.cut()).toBe(false);
+  });
+
+  it("closes a connection that never sends a request within the bound, without cutting anything", async () => {
+    const { server, port, connections } = await serve(5);
+    const stop = lifecycleOf(server, connections, 0, 200);
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    const started = performance.now();
+    stop.signals.emit("SIGTERM");
+    expect(await stop.exited).toBe(0);
+    await closed;
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(stop.cut()).toBe(false);
   });
 });
 

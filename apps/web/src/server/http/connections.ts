@@ -10,6 +10,11 @@
  *   other Node still parses from the data already read is tracked or handled.
  * - The requests in progress are tracked, so that a stop can send `Connection: close` on every answer still to
  *   come and wait for them (lifecycle.ts).
+ * - The open connections are tracked too, for the end of a stop's drain (`closeIdle`): a connection that was
+ *   answered and is idle is closed (FIN), as Node's `closeIdleConnections` does; one that has not delivered its
+ *   first request yet is waited for, up to a bound, as its client has sent or is sending a request on it. Node
+ *   leaves those open but nothing waited for them: the process exited with their request on its way or unread in
+ *   the socket's receive buffer, which the kernel answers with a reset (RFC 9293 section 3.6).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -38,19 +43,36 @@ export interface Connections {
   answering(socket: Socket): boolean;
   /** From now on every answer (also those already started, if their headers are not out) closes its connection. */
   closeAfterAnswers(): void;
-  /** Resolves when no answer is in progress, or after `ms`; true when none is left. */
+  /** Tracks `socket` from its node:http `connection` event on, until it closes. */
+  track(socket: Socket): void;
+  /**
+   * The end of a drain: closes (FIN) the connections that were answered and are idle now. Those that have not
+   * delivered a first request are left open for up to `firstRequestMs`, then closed; their request, if it comes,
+   * is answered (with `Connection: close` after `closeAfterAnswers`).
+   */
+  closeIdle(firstRequestMs: number): void;
+  /**
+   * Resolves when no answer is in progress and no connection left open by `closeIdle` waits for its first
+   * request, or after `ms`; true when none is left.
+   */
   settled(ms: number): Promise<boolean>;
 }
 
 /** Wraps `handle` (which must end every response it is given) with the per-connection flow above. */
 export function createConnections(handle: Listener): Connections {
   const responses = new Set<ServerResponse>();
+  const sockets = new Set<TrackedSocket>();
+  /** Connections `closeIdle` left open for their first request. */
+  const unused = new Set<TrackedSocket>();
   let closing = false;
   let onSettled: (() => void) | undefined;
 
+  const check = () => {
+    if (responses.size === 0 && unused.size === 0) onSettled?.();
+  };
   const finished = (res: ServerResponse) => {
     responses.delete(res);
-    if (responses.size === 0) onSettled?.();
+    check();
   };
 
   const start = (
@@ -106,15 +128,14 @@ export function createConnections(handle: Listener): Connections {
         for (const [, waitingRes] of created.waiting.splice(0)) finished(waitingRes);
       });
     }
-    if (!state.busy) {
-      responses.add(res);
-      return start(socket, state, req, res);
-    }
-    if (state.waiting.length >= MAX_WAITING) {
+    if (state.busy && state.waiting.length >= MAX_WAITING) {
       socket.destroy();
       return;
     }
+    // In the count before the connection leaves `unused`: a stop never sees a moment with nothing left.
     responses.add(res);
+    unused.delete(socket);
+    if (!state.busy) return start(socket, state, req, res);
     state.waiting.push([req, res]);
     socket.pause();
   };
@@ -129,8 +150,32 @@ export function createConnections(handle: Listener): Connections {
       closing = true;
       for (const res of responses) if (!res.headersSent) res.shouldKeepAlive = false;
     },
+    track(socket) {
+      sockets.add(socket);
+      socket.once("close", () => {
+        sockets.delete(socket);
+        if (unused.delete(socket)) check();
+      });
+    },
+    closeIdle(firstRequestMs) {
+      for (const socket of sockets) {
+        const state = socket[STATE];
+        if (!state) {
+          // Connected, its request not read yet (maybe on its way): answered if it comes in time.
+          unused.add(socket);
+          continue;
+        }
+        // Idle after an answer; a request sent at this very moment meets the FIN (clients retry those).
+        if (!state.busy) socket.destroy();
+      }
+      if (unused.size === 0) return;
+      const timer = setTimeout(() => {
+        for (const socket of unused) socket.destroy();
+      }, firstRequestMs);
+      timer.unref();
+    },
     settled(ms) {
-      if (responses.size === 0) return Promise.resolve(true);
+      if (responses.size === 0 && unused.size === 0) return Promise.resolve(true);
       return new Promise((resolve) => {
         const timer = setTimeout(() => resolve(false), ms);
         onSettled = () => {
