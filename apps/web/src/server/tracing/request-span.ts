@@ -80,11 +80,12 @@ export function tracedListener(listener: Listener): Listener {
 /**
  * Names the active request span after the route that answers it: `http.route` (a template such as
  * `/v1/pets/:petId` or a page's route pattern; labels that are no path, such as `trpc:pets.list`, only name the
- * span) and the span name `{method} {route}`. Nothing when no span is active.
+ * span) and the span name `{method} {route}`. Nothing when no span is active, or for `unmatched`.
  */
 export function setRequestRoute(method: string, route: string): void {
   const span = trace.getActiveSpan();
-  if (!span) return;
+  // A request no route serves keeps the name `{method}` (semantic conventions: no route, no route in the name).
+  if (!span || route === "unmatched") return;
   if (route.startsWith("/")) span.setAttribute("http.route", route);
   span.updateName(`${KNOWN_METHODS.has(method) ? method : "HTTP"} ${route}`);
 }
