@@ -3,10 +3,13 @@
  * over the REST app and the operational endpoints) in this process, with the SDK started as server.ts starts it
  * (tracing/sdk.ts), on PostgreSQL and Redis. A request with `traceparent` gives a server span in that trace, child
  * of the caller's span, with PostgreSQL and Redis spans below it and the trace id in its log line; a webhook
- * attempt is a trace of its own whose `traceparent` reaches the receiver; without an endpoint nothing is set up.
+ * attempt is a trace of its own whose `traceparent` reaches the receiver; without an endpoint nothing is set up,
+ * and the production bundle loads the SDK only through a dynamic import.
  */
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { Writable } from "node:stream";
 import { trace } from "@opentelemetry/api";
 import { loadConfig } from "@petstore/config";
@@ -24,6 +27,7 @@ import { createRouter } from "../../src/server/http/router.ts";
 import { createOpsFetch } from "../../src/server/ops/handler.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
 import { startTracing, type Tracing } from "../../src/server/tracing/sdk.ts";
+import { ensureBuild, SERVER_BUNDLE, WEB_DIR } from "../instances/production-server.ts";
 
 /** A span as OTLP/JSON encodes it (ids in hex, attributes as key/value pairs). */
 interface OtlpSpan {
@@ -241,5 +245,37 @@ describe("tracing over OTLP/HTTP", () => {
     } finally {
       await hooks.close();
     }
+  });
+});
+
+describe("the production bundle without an OTLP endpoint", () => {
+  /** The files `file` imports statically (`import … from "…"`, `import "…"`), transitively, within dist/. */
+  function staticImports(file: string, seen = new Set<string>()): Set<string> {
+    const source = fs.readFileSync(file, "utf8");
+    for (const [, specifier] of source.matchAll(
+      /^\s*(?:import|export)\s[^;]*?from\s*"([^"]+)"|^\s*import\s*"([^"]+)"/gm,
+    )) {
+      if (!specifier || seen.has(specifier)) continue;
+      seen.add(specifier);
+      if (specifier.startsWith(".")) staticImports(path.resolve(path.dirname(file), specifier), seen);
+    }
+    return seen;
+  }
+
+  it("imports no tracing SDK until it is configured: only @opentelemetry/api is a static import", async () => {
+    await ensureBuild();
+    const bundle = path.join(WEB_DIR, SERVER_BUNDLE);
+    const packages = [...staticImports(bundle)].filter(
+      (s) => s.startsWith("@opentelemetry/") || s.startsWith("@prisma/instrumentation"),
+    );
+    expect(packages).toEqual(["@opentelemetry/api"]);
+    // The SDK is in the bundle all the same, behind server.ts's dynamic import.
+    const files = fs.readdirSync(path.dirname(bundle)).filter((f) => f.endsWith(".js"));
+    const dynamic = files.filter((f) =>
+      fs
+        .readFileSync(path.join(path.dirname(bundle), f), "utf8")
+        .includes('import("@opentelemetry/sdk-trace")'),
+    );
+    expect(dynamic.length).toBe(1);
   });
 });
