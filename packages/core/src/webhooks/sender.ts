@@ -96,117 +96,121 @@ export function createSender(options: {
     return url;
   };
 
-  async function attempt(message: OutgoingMessage, signal?: AbortSignal): Promise<AttemptResult> {
-    const startedAt = new Date();
-    const started = performance.now();
-    const done = (result: Omit<AttemptResult, "startedAt" | "durationMs">): AttemptResult => ({
-      startedAt,
-      durationMs: Math.round(performance.now() - started),
-      ...result,
-    });
-    const url = parse(message.url);
-    const blocked = blockedLiteral(url, options.allowPrivateTargets);
-    if (blocked) return done({ error: blocked.message });
-    if (url.protocol !== "https:" && !(options.allowPrivateTargets && url.protocol === "http:"))
-      return done({ error: "the URL does not use https" });
-    const body = Buffer.from(message.body);
-    const request = url.protocol === "https:" ? https.request : http.request;
-    const protocol = url.protocol as "http:" | "https:";
-    const headers = {
-      "content-type": "application/json",
-      "content-length": body.length,
-      "user-agent": options.userAgent,
-      "webhook-id": message.messageId,
-      "webhook-timestamp": String(Math.floor(startedAt.getTime() / 1000)),
-      "webhook-signature": signatureHeader(message.secrets, message.messageId, startedAt, message.body),
-    };
-    // `traceparent` of the attempt's span (send below): a no-op while tracing is off.
-    propagation.inject(context.active(), headers);
-    let timedOut = false;
-    let stopped = false;
-    let current: http.ClientRequest | undefined;
-    // One timer bounds the whole attempt (connect, TLS, answer, body, and a second exchange); a stop cuts it too.
-    const timer = setTimeout(() => {
-      timedOut = true;
-      current?.destroy(new Error("timeout"));
-    }, options.timeoutMs);
-    const stopError = () => Object.assign(new Error("stopped"), { name: "AbortError" });
-    const cut = () => {
-      stopped = true;
-      current?.destroy(stopError());
-    };
-    if (signal?.aborted) cut();
-    else signal?.addEventListener("abort", cut, { once: true });
-    const exchange = (agent: http.Agent) =>
-      new Promise<{ status: number; retryAfter?: string; excerpt: string }>((resolve, reject) => {
-        const req = request(url, { method: "POST", agent, headers });
-        current = req;
-        if (stopped) req.destroy(stopError());
-        else if (timedOut) req.destroy(new Error("timeout"));
-        let answered = false;
-        req.once("error", (error: NodeJS.ErrnoException) => {
-          // A kept-alive connection the receiver closed as this request went out: reset (or closed, "socket
-          // hang up", also ECONNRESET; EPIPE when the close came before the write) before any byte of an answer.
-          reject(
-            req.reusedSocket && !answered && (error.code === "ECONNRESET" || error.code === "EPIPE")
-              ? new StaleConnectionError(error)
-              : error,
-          );
-        });
-        req.once("response", (res) => {
-          answered = true;
-          const chunks: Buffer[] = [];
-          let size = 0;
-          const finish = () => {
-            const retryAfter = res.headers["retry-after"];
-            resolve({
-              status: res.statusCode ?? 0,
-              ...(typeof retryAfter === "string" ? { retryAfter } : {}),
-              // UTF-8 with invalid bytes replaced, and NUL too: PostgreSQL text cannot hold it.
-              excerpt: Buffer.concat(chunks)
-                .subarray(0, RESPONSE_EXCERPT_BYTES)
-                .toString("utf8")
-                .replaceAll("\u0000", "\uFFFD"),
-            });
-          };
-          res.on("data", (chunk: Buffer) => {
-            chunks.push(chunk);
-            size += chunk.length;
-            // Enough for the log: the rest is not read, and the connection is not reused.
-            if (size >= RESPONSE_EXCERPT_BYTES) {
-              res.destroy();
-              finish();
-            }
-          });
-          res.once("end", finish);
-          res.once("error", reject);
-        });
-        req.end(body);
+  const untraced: Sender = {
+    async send(message, signal) {
+      const startedAt = new Date();
+      const started = performance.now();
+      const done = (result: Omit<AttemptResult, "startedAt" | "durationMs">): AttemptResult => ({
+        startedAt,
+        durationMs: Math.round(performance.now() - started),
+        ...result,
       });
-    try {
-      let answer: Awaited<ReturnType<typeof exchange>>;
+      const url = parse(message.url);
+      const blocked = blockedLiteral(url, options.allowPrivateTargets);
+      if (blocked) return done({ error: blocked.message });
+      if (url.protocol !== "https:" && !(options.allowPrivateTargets && url.protocol === "http:"))
+        return done({ error: "the URL does not use https" });
+      const body = Buffer.from(message.body);
+      const request = url.protocol === "https:" ? https.request : http.request;
+      const protocol = url.protocol as "http:" | "https:";
+      const headers = {
+        "content-type": "application/json",
+        "content-length": body.length,
+        "user-agent": options.userAgent,
+        "webhook-id": message.messageId,
+        "webhook-timestamp": String(Math.floor(startedAt.getTime() / 1000)),
+        "webhook-signature": signatureHeader(message.secrets, message.messageId, startedAt, message.body),
+      };
+      // `traceparent` of the attempt's span (send below): a no-op while tracing is off.
+      propagation.inject(context.active(), headers);
+      let timedOut = false;
+      let stopped = false;
+      let current: http.ClientRequest | undefined;
+      // One timer bounds the whole attempt (connect, TLS, answer, body, and a second exchange); a stop cuts it too.
+      const timer = setTimeout(() => {
+        timedOut = true;
+        current?.destroy(new Error("timeout"));
+      }, options.timeoutMs);
+      const stopError = () => Object.assign(new Error("stopped"), { name: "AbortError" });
+      const cut = () => {
+        stopped = true;
+        current?.destroy(stopError());
+      };
+      if (signal?.aborted) cut();
+      else signal?.addEventListener("abort", cut, { once: true });
+      const exchange = (agent: http.Agent) =>
+        new Promise<{ status: number; retryAfter?: string; excerpt: string }>((resolve, reject) => {
+          const req = request(url, { method: "POST", agent, headers });
+          current = req;
+          if (stopped) req.destroy(stopError());
+          else if (timedOut) req.destroy(new Error("timeout"));
+          let answered = false;
+          req.once("error", (error: NodeJS.ErrnoException) => {
+            // A kept-alive connection the receiver closed as this request went out: reset (or closed, "socket
+            // hang up", also ECONNRESET; EPIPE when the close came before the write) before any byte of an answer.
+            reject(
+              req.reusedSocket && !answered && (error.code === "ECONNRESET" || error.code === "EPIPE")
+                ? new StaleConnectionError(error)
+                : error,
+            );
+          });
+          req.once("response", (res) => {
+            answered = true;
+            const chunks: Buffer[] = [];
+            let size = 0;
+            const finish = () => {
+              const retryAfter = res.headers["retry-after"];
+              resolve({
+                status: res.statusCode ?? 0,
+                ...(typeof retryAfter === "string" ? { retryAfter } : {}),
+                // UTF-8 with invalid bytes replaced, and NUL too: PostgreSQL text cannot hold it.
+                excerpt: Buffer.concat(chunks)
+                  .subarray(0, RESPONSE_EXCERPT_BYTES)
+                  .toString("utf8")
+                  .replaceAll("\u0000", "\uFFFD"),
+              });
+            };
+            res.on("data", (chunk: Buffer) => {
+              chunks.push(chunk);
+              size += chunk.length;
+              // Enough for the log: the rest is not read, and the connection is not reused.
+              if (size >= RESPONSE_EXCERPT_BYTES) {
+                res.destroy();
+                finish();
+              }
+            });
+            res.once("end", finish);
+            res.once("error", reject);
+          });
+          req.end(body);
+        });
       try {
-        answer = await exchange(agents[protocol]);
+        let answer: Awaited<ReturnType<typeof exchange>>;
+        try {
+          answer = await exchange(agents[protocol]);
+        } catch (error) {
+          if (!(error instanceof StaleConnectionError)) throw error;
+          // Sent again at once, on a new connection, rather than at the next retry step: the reset came before
+          // any answer. The receiver may still have read the first one; Standard Webhooks receivers deduplicate
+          // by `webhook-id`, which is the same.
+          answer = await exchange(freshAgents[protocol]);
+        }
+        return done(answer);
       } catch (error) {
-        if (!(error instanceof StaleConnectionError)) throw error;
-        // Sent again at once, on a new connection, rather than at the next retry step: the reset came before
-        // any answer. The receiver may still have read the first one; Standard Webhooks receivers deduplicate
-        // by `webhook-id`, which is the same.
-        answer = await exchange(freshAgents[protocol]);
+        return done({ error: describe(error, timedOut, options.timeoutMs) });
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", cut);
       }
-      return done(answer);
-    } catch (error) {
-      return done({ error: describe(error, timedOut, options.timeoutMs) });
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", cut);
-    }
-  }
-
+    },
+    close() {
+      for (const agent of [...Object.values(agents), ...Object.values(freshAgents)]) agent.destroy();
+    },
+  };
   return {
     send(message, signal) {
       return inRootSpan("POST", attemptAttributes(message.url), async (span) => {
-        const result = await attempt(message, signal);
+        const result = await untraced.send(message, signal);
         if (result.status !== undefined) span.setAttribute("http.response.status_code", result.status);
         if (result.status === undefined || result.status >= 400) {
           span.setAttribute("error.type", result.status === undefined ? "_OTHER" : String(result.status));
@@ -215,9 +219,7 @@ export function createSender(options: {
         return result;
       });
     },
-    close() {
-      for (const agent of [...Object.values(agents), ...Object.values(freshAgents)]) agent.destroy();
-    },
+    close: untraced.close,
   };
 }
 
