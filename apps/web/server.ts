@@ -57,6 +57,11 @@ async function main(): Promise<void> {
   // Created before the runtime, so that the migration lines printed while it opens are JSON in production too.
   const logger = createLogger(config.logLevel);
   const out = startOutput(config, logger);
+  // Before the runtime, so that its first queries are traced too. Imported only when configured: without an OTLP
+  // endpoint the process loads no tracing SDK (docs/operations.md "Tracing").
+  const tracing = config.tracing
+    ? await (await import("./src/server/tracing/sdk.ts")).startTracing(config.tracing)
+    : undefined;
   const runtime = await openProcessRuntime(config, logger, out);
 
   let lifecycle: Lifecycle | undefined;
@@ -132,6 +137,8 @@ async function main(): Promise<void> {
     close: async () => {
       await dashboard?.stop();
       await runtime.close();
+      // The spans of the last requests and of the close itself; bounded (2 s) when the collector does not answer.
+      await tracing?.shutdown();
       await endLogs();
     },
     log: (event, fields) => runtime.logger.info({ event: `shutdown.${event}`, ...fields }, "shutdown"),

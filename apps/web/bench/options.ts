@@ -1,6 +1,6 @@
 /**
  * The bench's options, read once and validated (zod): each from `--name=<value>` on the command line, else the
- * environment variable beside it, else the default. Flags (`--metrics`, `--analytics`, `--floods`) are on when given on
+ * environment variable beside it, else the default. Flags (`--metrics`, `--analytics`, `--tracing`, `--floods`) are on when given on
  * the command line or when their variable is `1`/`true`. Throws a ZodError naming the bad option.
  */
 import { z } from "zod";
@@ -54,6 +54,7 @@ const Options = z.object({
   variant: z.string().min(1).optional(),
   metrics: flag,
   analytics: flag,
+  tracing: flag,
   floods: flag,
   addressFloods: flag,
   floodAddresses: positive.int().max(60_000).default(200),
@@ -85,6 +86,7 @@ export const options = readOptions(Options, {
   variant: { arg: "variant", env: "BENCH_VARIANT" },
   metrics: { arg: "metrics", env: "BENCH_METRICS", flag: true },
   analytics: { arg: "analytics", env: "BENCH_ANALYTICS", flag: true },
+  tracing: { arg: "tracing", env: "BENCH_TRACING", flag: true },
   floods: { arg: "floods", env: "BENCH_FLOODS", flag: true },
   addressFloods: { arg: "address-floods", env: "BENCH_ADDRESS_FLOODS", flag: true },
   floodAddresses: { arg: "flood-addresses", env: "BENCH_FLOOD_ADDRESSES" },

@@ -9,6 +9,7 @@
  * limits so high that nothing is denied, yet every request goes through the limiter, and ANONYMOUS_PER_MINUTE is
  * raised likewise; the project logs at LOG_LEVEL=info (one line per request, as in production).
  */
+import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -47,14 +48,40 @@ function table(header: string[], rows: string[][]): void {
   for (const r of rows) log(line(r));
 }
 
-/** The third server: the all-in-one role, or an API-only one with metrics or analytics off. */
+/**
+ * The third server: the all-in-one role, or an API-only one with metrics or analytics off, or with tracing on
+ * (its OTLP endpoint set in main, once the receiver listens).
+ */
 const THIRD: { name: string; env: Record<string, string>; bundle?: string } = options.variant
   ? { name: "variant", env: { PETSTORE_SERVE: "api" }, bundle: path.resolve(options.variant) }
-  : options.metrics
-    ? { name: "api, metrics off", env: { PETSTORE_SERVE: "api", METRICS_ENABLED: "false" } }
-    : options.analytics
-      ? { name: "api, analytics off", env: { PETSTORE_SERVE: "api", ANALYTICS_ENABLED: "false" } }
-      : { name: "all", env: { PETSTORE_SERVE: "all" } };
+  : options.tracing
+    ? { name: "api, tracing on", env: { PETSTORE_SERVE: "api" } }
+    : options.metrics
+      ? { name: "api, metrics off", env: { PETSTORE_SERVE: "api", METRICS_ENABLED: "false" } }
+      : options.analytics
+        ? { name: "api, analytics off", env: { PETSTORE_SERVE: "api", ANALYTICS_ENABLED: "false" } }
+        : { name: "all", env: { PETSTORE_SERVE: "all" } };
+
+/** The OTLP/HTTP receiver of `--tracing` (bench/otlp-sink.ts) in a child process: its port, its counts, its stop. */
+async function startOtlpSink() {
+  const child: ChildProcess = fork(path.join(import.meta.dirname, "otlp-sink.ts"), {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("message", (m: { port: number }) => resolve(m.port));
+    child.once("exit", (code) => reject(new Error(`the OTLP receiver exited (${code})`)));
+  });
+  return {
+    port,
+    report: () =>
+      new Promise<{ exports: number; bytes: number }>((resolve) => {
+        child.once("message", resolve as (m: unknown) => void);
+        child.send({ report: true });
+      }),
+    close: () => child.kill(),
+  };
+}
 const NAMES = ["api", "reference", THIRD.name] as const;
 
 async function main(): Promise<void> {
@@ -62,6 +89,7 @@ async function main(): Promise<void> {
   log("Preparing a temporary PostgreSQL database ...");
   const db: PreparedDatabase = await prepareDatabase("petstore_bench");
   const servers: ProductionServer[] = [];
+  let closeSink: Awaited<ReturnType<typeof startOtlpSink>> | undefined;
   try {
     const { key } = await db.rt.apiKeys.create(
       { name: "bench", plan: "enterprise", perMinute: 100_000_000, perDay: 100_000_000 },
@@ -157,6 +185,11 @@ async function main(): Promise<void> {
       return;
     }
 
+    if (options.tracing) {
+      const sink = await startOtlpSink();
+      closeSink = sink;
+      THIRD.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${sink.port}`;
+    }
     log(`Starting the project (PETSTORE_SERVE=api), the reference and the project (${THIRD.name}) ...`);
     const api = await startProductionServer(
       ports[0] as number,
@@ -278,9 +311,14 @@ async function main(): Promise<void> {
         .map(([n, v]) => `${n} ${v}`)
         .join(", ")}. Load average at end: ${loadAverage()}.`,
     );
+    if (closeSink) {
+      const { exports, bytes } = await closeSink.report();
+      log(`OTLP receiver: ${exports} exports, ${(bytes / 1e6).toFixed(1)} MB of spans.`);
+    }
     writeResults({ mode: THIRD.name, animals, loadAtStart, rssMb: rss, results });
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
+    closeSink?.close();
     await db.drop();
     await deletePrefix(PREFIX);
   }

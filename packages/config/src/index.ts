@@ -154,6 +154,16 @@ export const PASSWORD_HASH_COST = Object.freeze({ min: 10, default: 15, max: 20 
 /** The retry schedule of docs/contract.md section 6: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
 
+/** The OTEL_TRACES_SAMPLER values the server understands (the SDK specification's built-in samplers). */
+export const TRACES_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
+
 const envSchema = z
   .object({
     PORT: positiveInt.max(65535).default(3000),
@@ -185,6 +195,16 @@ const envSchema = z
     STAGING_ORIGIN: originUrl.default("https://staging-api.petstore.example"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     REDIS_URL: url(["redis", "rediss"]).optional(),
+    // OpenTelemetry's own variables (opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/).
+    OTEL_SDK_DISABLED: z
+      .string()
+      .transform((v) => v.trim().toLowerCase() === "true")
+      .default(false),
+    OTEL_EXPORTER_OTLP_ENDPOINT: url(["http", "https"]).optional(),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url(["http", "https"]).optional(),
+    OTEL_SERVICE_NAME: z.string().trim().min(1).default("petstore"),
+    OTEL_TRACES_SAMPLER: z.enum(TRACES_SAMPLERS).default("parentbased_always_on"),
+    OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
     UPSTASH_REDIS_REST_URL: url(["https", "http"]).optional(),
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
     RATE_LIMIT_ENABLED: booleanFlag.default(true),
@@ -280,6 +300,26 @@ export function forOperatorCommands(database: DatabaseConfig): DatabaseConfig {
   };
 }
 
+/**
+ * Tracing as configured (docs/operations.md "Tracing"): where spans go (the OTLP/HTTP traces URL), the service's
+ * name and the sampler (`ratio`: OTEL_TRACES_SAMPLER_ARG, default 1, for the `traceidratio` samplers).
+ */
+export interface TracingConfig {
+  tracesUrl: string;
+  serviceName: string;
+  sampler: { name: (typeof TRACES_SAMPLERS)[number]; ratio: number };
+}
+
+/**
+ * The OTLP/HTTP traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT with
+ * `v1/traces` appended (OTLP exporter specification, "Endpoint URLs for OTLP/HTTP").
+ */
+function tracesUrl(base: string | undefined, traces: string | undefined): string | undefined {
+  if (traces) return traces;
+  if (!base) return undefined;
+  return `${base.endsWith("/") ? base : `${base}/`}v1/traces`;
+}
+
 /** What one process serves (PETSTORE_SERVE; docs/operations.md "Roles"). */
 export type ServeRole = "all" | "api" | "dashboard";
 
@@ -314,6 +354,11 @@ export interface Config {
   /** `{base_url}` of each deployment for the OpenAPI `servers` list: `<origin>/v1`. */
   servers: { production: string; staging: string };
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /**
+   * Tracing (OpenTelemetry, OTLP/HTTP): set when OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT
+   * is set and OTEL_SDK_DISABLED is not `true`; undefined otherwise, and then no tracing SDK is loaded.
+   */
+  tracing: TracingConfig | undefined;
   rateLimit: {
     enabled: boolean;
     store: RateLimitStoreConfig;
@@ -453,6 +498,17 @@ function pgliteDir(root: string, value: string | undefined): string {
   return path.resolve(root, value ?? ".data/pglite");
 }
 
+/** The tracing part of the configuration (undefined: tracing off). */
+function tracingOf(e: z.infer<typeof envSchema>): TracingConfig | undefined {
+  const url = tracesUrl(e.OTEL_EXPORTER_OTLP_ENDPOINT, e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  if (!url || e.OTEL_SDK_DISABLED) return undefined;
+  return Object.freeze({
+    tracesUrl: url,
+    serviceName: e.OTEL_SERVICE_NAME,
+    sampler: Object.freeze({ name: e.OTEL_TRACES_SAMPLER, ratio: e.OTEL_TRACES_SAMPLER_ARG ?? 1 }),
+  });
+}
+
 /**
  * Parses `env` into a `Config`. Empty strings count as unset.
  * @throws ConfigError naming the first bad variable.
@@ -500,6 +556,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`,
     servers: { production: `${e.PRODUCTION_ORIGIN}/v1`, staging: `${e.STAGING_ORIGIN}/v1` },
     logLevel: e.LOG_LEVEL,
+    tracing: tracingOf(e),
     rateLimit: {
       enabled: e.RATE_LIMIT_ENABLED,
       store,

@@ -105,6 +105,48 @@ describe("loadConfig", () => {
     );
   });
 
+  it("traces only with an OTLP endpoint and OTEL_SDK_DISABLED not true; the traces URL, name and sampler as OpenTelemetry defines them", () => {
+    expect(loadConfig({}).tracing).toBeUndefined();
+    expect(
+      loadConfig({ OTEL_SERVICE_NAME: "api", OTEL_TRACES_SAMPLER: "always_on" }).tracing,
+    ).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }).tracing).toEqual({
+      tracesUrl: "http://collector:4318/v1/traces",
+      serviceName: "petstore",
+      sampler: { name: "parentbased_always_on", ratio: 1 },
+    });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example/base/" }).tracing?.tracesUrl).toBe(
+      "https://otel.example/base/v1/traces",
+    );
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://traces:9000/otlp",
+        OTEL_SERVICE_NAME: "petstore-api",
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.1",
+      }).tracing,
+    ).toEqual({
+      tracesUrl: "http://traces:9000/otlp",
+      serviceName: "petstore-api",
+      sampler: { name: "parentbased_traceidratio", ratio: 0.1 },
+    });
+    for (const disabled of ["true", "TRUE", " True "])
+      expect(
+        loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: disabled })
+          .tracing,
+      ).toBeUndefined();
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "false" })
+        .tracing,
+    ).toBeDefined();
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER: "jaeger_remote" })).toThrow(/OTEL_TRACES_SAMPLER/);
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER_ARG: "2" })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+  });
+
   it("takes the cursor secret from CURSOR_SECRET, else leaves it to the database", () => {
     expect(loadConfig({}).cursorSecret).toBeUndefined();
     const secret = "s".repeat(32);

@@ -28,6 +28,7 @@ export * from "./sessions/manage.ts";
 export * from "./sessions/service.ts";
 export * from "./sessions/throttle.ts";
 export * from "./timeout.ts";
+export { traceDatabaseQueries } from "./tracing.ts";
 export * from "./usage/analytics.ts";
 export * from "./usage/flush.ts";
 export * from "./usage/histogram.ts";

@@ -8,7 +8,26 @@
  * event-loop turn in one socket write, so a check's ban GET and its minute and day EVALSHA cost one round trip.
  */
 import { Redis } from "ioredis";
+import { inChildSpan } from "../tracing.ts";
 import { type RateLimitStore, scriptAdapter } from "./store.ts";
+
+/**
+ * `call()` inside a span named after the Redis command, child of the traced request (tracing.ts), with the
+ * database client attributes of the semantic conventions (opentelemetry.io/docs/specs/semconv/database/redis/).
+ */
+function commandSpan(server: { address: string; port: number }) {
+  return <T>(command: string, call: () => Promise<T>): Promise<T> =>
+    inChildSpan(
+      command,
+      {
+        "db.system.name": "redis",
+        "db.operation.name": command,
+        "server.address": server.address,
+        "server.port": server.port,
+      },
+      call,
+    );
+}
 
 /**
  * Creates the Redis store and starts connecting.
@@ -28,19 +47,23 @@ export function createRedisStore(
     retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 6), 2000),
   });
   client.on("error", (err: Error) => opts.onError?.(err));
+  const parsed = new URL(url);
+  const span = commandSpan({ address: parsed.hostname, port: Number(parsed.port || 6379) });
   const scripting = scriptAdapter({
-    evalsha: (sha, keys, args) => client.evalsha(sha, keys.length, ...keys, ...(args as string[])),
-    eval: (script, keys, args) => client.eval(script, keys.length, ...keys, ...(args as string[])),
+    evalsha: (sha, keys, args) =>
+      span("EVALSHA", () => client.evalsha(sha, keys.length, ...keys, ...(args as string[]))),
+    eval: (script, keys, args) =>
+      span("EVAL", () => client.eval(script, keys.length, ...keys, ...(args as string[]))),
   });
   let closed = false;
 
   return {
     kind: "redis",
     ...scripting,
-    get: (key) => client.get(key),
+    get: (key) => span("GET", () => client.get(key)),
     set: (key, value, o) =>
-      o?.px === undefined ? client.set(key, value) : client.set(key, value, "PX", o.px),
-    del: (...keys) => (keys.length === 0 ? Promise.resolve(0) : client.del(...keys)),
+      span("SET", () => (o?.px === undefined ? client.set(key, value) : client.set(key, value, "PX", o.px))),
+    del: (...keys) => (keys.length === 0 ? Promise.resolve(0) : span("DEL", () => client.del(...keys))),
     async ping() {
       await client.ping();
     },

@@ -8,11 +8,16 @@
  * refuses non-public addresses (targets.ts). A kept-alive connection the receiver closed as the request went out
  * (reset, or closed, before any byte of an answer) does not cost the delivery a retry step: the request is sent
  * again at once, within the same bound, on a new connection (Node's `reusedSocket` pattern).
+ * With tracing on (docs/operations.md "Tracing"), each attempt is a CLIENT span `POST`, the root of a trace of its
+ * own (deliveries run after, and apart from, the request that caused the event), and the request carries its
+ * `traceparent` (W3C Trace Context), so the receiver's spans join that trace.
  */
 import http from "node:http";
 import https from "node:https";
+import { type Attributes, context, propagation, SpanStatusCode } from "@opentelemetry/api";
 import { LRUCache } from "lru-cache";
 import { Webhook } from "standardwebhooks";
+import { inRootSpan } from "../tracing.ts";
 import { blockedLiteral, guardedLookup } from "./targets.ts";
 
 /** Longest response excerpt kept, bytes. */
@@ -91,7 +96,7 @@ export function createSender(options: {
     return url;
   };
 
-  return {
+  const untraced: Sender = {
     async send(message, signal) {
       const startedAt = new Date();
       const started = performance.now();
@@ -116,6 +121,8 @@ export function createSender(options: {
         "webhook-timestamp": String(Math.floor(startedAt.getTime() / 1000)),
         "webhook-signature": signatureHeader(message.secrets, message.messageId, startedAt, message.body),
       };
+      // `traceparent` of the attempt's span (send below): a no-op while tracing is off.
+      propagation.inject(context.active(), headers);
       let timedOut = false;
       let stopped = false;
       let current: http.ClientRequest | undefined;
@@ -199,6 +206,42 @@ export function createSender(options: {
     close() {
       for (const agent of [...Object.values(agents), ...Object.values(freshAgents)]) agent.destroy();
     },
+  };
+  return {
+    send(message, signal) {
+      return inRootSpan("POST", attemptAttributes(message.url), async (span) => {
+        const result = await untraced.send(message, signal);
+        if (result.status !== undefined) span.setAttribute("http.response.status_code", result.status);
+        if (result.status === undefined || result.status >= 400) {
+          span.setAttribute("error.type", result.status === undefined ? "_OTHER" : String(result.status));
+          span.setStatus({ code: SpanStatusCode.ERROR, ...(result.error ? { message: result.error } : {}) });
+        }
+        return result;
+      });
+    },
+    close: untraced.close,
+  };
+}
+
+/**
+ * The HTTP client span attributes of an attempt to `raw` (opentelemetry.io/docs/specs/semconv/http/http-spans/):
+ * `url.full` without user information and with the query's values redacted (a receiver may put a token there).
+ */
+function attemptAttributes(raw: string): Attributes {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { "http.request.method": "POST" };
+  }
+  url.username = "";
+  url.password = "";
+  for (const name of new Set(url.searchParams.keys())) url.searchParams.set(name, "REDACTED");
+  return {
+    "http.request.method": "POST",
+    "url.full": url.href,
+    "server.address": url.hostname,
+    "server.port": Number(url.port || (url.protocol === "https:" ? 443 : 80)),
   };
 }
 

@@ -10,8 +10,8 @@
  *    `Connection: close`), and the requests in progress get up to `timeoutMs` to finish.
  * 3. Requests still running then are cut; the idempotency reservations of this process that never completed
  *    are released, so a retry of a cut create runs again instead of getting 409 for a minute.
- * 4. `close()` runs (the runtime flushes usage counts and closes the database and the limiter; the log lines
- *    still queued are written out), and the process exits with 0.
+ * 4. `close()` runs (the runtime flushes usage counts and closes the database and the limiter; the spans not yet
+ *    exported are, while tracing is on; the log lines still queued are written out), and the process exits with 0.
  * SIGTERM and SIGINT repeated during a stop are the same stop: a supervisor that signals the whole process group
  * (systemd's KillMode=control-group, supervisord's killasgroup, `kill -- -PGID`, Ctrl-C under `npm run`) makes
  * node get the signal twice, from the sender and forwarded by npm. SIGQUIT is the fast path: it skips the waits

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Logger } from "@petstore/core";
 import { recordRequest } from "../metrics/registry.ts";
+import { setRequestRoute, traceLogFields } from "../tracing/request-span.ts";
 import { rawAnswerStatus } from "./error-answer.ts";
 
 /** The route label of a request no route serves. */
@@ -20,7 +21,8 @@ export const CLIENT_CLOSED = 499;
 
 /**
  * Logs and counts `req` once its answer ends: one log line (`msg` "request"; `requestId` when the answer carries
- * `X-Request-Id`, `method`, `route`: the labels joined by `,`, `status`, `durationMs`) at `level`, and per label in
+ * `X-Request-Id`, `method`, `route`: the labels joined by `,`, `status`, `durationMs`; `trace_id` and `span_id`
+ * while the request is traced) at `level`, and per label in
  * `routes` one increment of `petstore_http_requests_total` and one observation of
  * `petstore_http_request_duration_seconds` (a tRPC batch counts under each procedure it carried). `status` is
  * what the client got: the server's own answer on the socket when it gave one (a request body too slow is a
@@ -34,6 +36,9 @@ export function observeRequest(
   level: "info" | "debug" = "info",
 ): void {
   const started = performance.now();
+  // Read now: the answer's `close` runs outside the request's span.
+  const trace = traceLogFields();
+  setRequestRoute(req.method ?? "", routes.join(","));
   res.once("close", () => {
     const durationMs = performance.now() - started;
     const status = rawAnswerStatus(req.socket) ?? (res.headersSent ? res.statusCode : CLIENT_CLOSED);
@@ -42,6 +47,7 @@ export function observeRequest(
     const requestId = res.getHeader("x-request-id");
     logger[level](
       {
+        ...trace,
         requestId: typeof requestId === "string" ? requestId : undefined,
         method,
         route: routes.join(","),

@@ -25,7 +25,8 @@
  * own), by route: a page by its route pattern (page-routes.ts), the JSON API by tRPC procedure (`trpc:pets.list`),
  * a probe by its path, Next's static files as `static` (logged at debug only: a page load fetches dozens of them,
  * their line would drown the pages' while telling nothing the metrics do not), `*` for `OPTIONS *`, else
- * `unmatched`; a preflight or a 405 takes its path's route.
+ * `unmatched`; a preflight or a 405 takes its path's route. While tracing is on, every request runs in a server
+ * span (tracing/request-span.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServeRole } from "@petstore/config";
@@ -37,6 +38,7 @@ import { OPS_PATHS } from "../ops/handler.ts";
 import { isUnservedMethod, unservedMethod } from "../plain-responses.ts";
 import { isRestPath } from "../rest/handler.ts";
 import { baseSecurityHeaders } from "../security-headers.ts";
+import { tracedListener } from "../tracing/request-span.ts";
 import { readCookie, SESSION_COOKIE } from "../trpc/cookies.ts";
 import { createDashboardPool } from "./dashboard-admission.ts";
 import { jsonHeaders, requestIdOf, writeErrorAnswer } from "./error-answer.ts";
@@ -206,7 +208,7 @@ export function createRouter(routes: Routes): Listener {
     toDashboard(req, res, next);
   }
 
-  return (req, res) => {
+  const listener: Listener = (req, res) => {
     const target = checkTarget(req);
     if (target === "*") {
       observeRequest(runtime.logger, req, res, ["*"]);
@@ -262,4 +264,6 @@ export function createRouter(routes: Routes): Listener {
     const next = routes.dashboardApi && isDashboardApiPath(path) ? routes.dashboardApi : dashboard;
     void gateThenDashboard(req, res, next).catch(failed(req, res));
   };
+  // Each request in a span of its own while tracing is on (docs/operations.md "Tracing"); untouched otherwise.
+  return runtime.config.tracing ? tracedListener(listener) : listener;
 }

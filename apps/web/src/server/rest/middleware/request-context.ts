@@ -1,13 +1,15 @@
 /**
  * First stage of the /v1 pipeline: assigns the request id (the caller's `X-Request-Id` when it is a sane
  * token, docs/contract.md section 1) and, on the way out, counts the request (metrics, analytics) and writes one
- * structured log line (with the error code of an error answer; never a stack). Every answer gets its headers where it is built (respond.ts).
+ * structured log line (with the error code of an error answer, and the trace and span ids while tracing is on;
+ * never a stack); the request's span (tracing/request-span.ts) gets the route. Every answer gets its headers where it is built (respond.ts).
  */
 import type { Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import { rawAnswerStatus, requestIdOf } from "../../http/error-answer.ts";
 import { recordRequest } from "../../metrics/registry.ts";
+import { setRequestRoute, traceLogFields } from "../../tracing/request-span.ts";
 import { recordAnalytics } from "../analytics.ts";
 import type { RestEnv } from "../env.ts";
 
@@ -47,8 +49,10 @@ export const requestContext = (
     const status = rawAnswerStatus(c.env?.incoming?.socket) ?? c.res.status;
     recordRequest(route, c.req.method, status, durationMs / 1000);
     recordAnalytics(rt, c, route, durationMs, status);
+    setRequestRoute(c.req.method, route);
     rt.logger.info(
       {
+        ...traceLogFields(),
         requestId: c.get("requestId"),
         method: c.req.method,
         route,
