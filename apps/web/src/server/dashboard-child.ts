@@ -41,6 +41,17 @@ function lowerPriority(nice: number): string | undefined {
   }
 }
 
+/**
+ * In the production folder, which holds Next's build without next.config.mjs: hands Next the configuration the
+ * build recorded (`config` of `.next/required-server-files.json`) the way Next's standalone server does, through
+ * `__NEXT_PRIVATE_STANDALONE_CONFIG`, so that Next neither looks for the file nor loads its build tools.
+ */
+function applyBuildConfig(dir: string): void {
+  if (fs.existsSync(path.join(dir, "next.config.mjs"))) return;
+  const files = JSON.parse(fs.readFileSync(path.join(dir, ".next", "required-server-files.json"), "utf8"));
+  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(files.config);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -63,6 +74,8 @@ async function main(): Promise<void> {
   const refused = lowerPriority(Number(values.nice));
   if (refused) process.stderr.write(`dashboard: could not lower CPU priority: ${refused}\n`);
 
+  const dir = appDirectory(import.meta.dirname);
+  if (!values.dev) applyBuildConfig(dir);
   const { default: next } = await import("next");
   let handle: ReturnType<ReturnType<typeof next>["getRequestHandler"]> | undefined;
   const server = http.createServer((req, res) => {
@@ -77,7 +90,7 @@ async function main(): Promise<void> {
   // `httpServer`: Next takes the websocket upgrades of hot reloading (development) from it.
   const app = next({
     dev: values.dev,
-    dir: appDirectory(import.meta.dirname),
+    dir,
     port: Number(values.port),
     hostname: "0.0.0.0",
     httpServer: server,
