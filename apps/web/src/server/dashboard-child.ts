@@ -42,13 +42,16 @@ function lowerPriority(nice: number): string | undefined {
 }
 
 /**
- * In the production folder, which holds Next's build without next.config.mjs: hands Next the configuration the
- * build recorded (`config` of `.next/required-server-files.json`) the way Next's standalone server does, through
- * `__NEXT_PRIVATE_STANDALONE_CONFIG`, so that Next neither looks for the file nor loads its build tools.
+ * A production start hands Next the configuration its build recorded (`config` of
+ * `.next/required-server-files.json`) the way Next's standalone server does, through
+ * `__NEXT_PRIVATE_STANDALONE_CONFIG`: the production folder has no next.config.mjs, Next then loads none of its
+ * build tools, and it does not warn that the build's `output: "standalone"` is not `next start`'s. Without a
+ * build Next reports that itself.
  */
 function applyBuildConfig(dir: string): void {
-  if (fs.existsSync(path.join(dir, "next.config.mjs"))) return;
-  const files = JSON.parse(fs.readFileSync(path.join(dir, ".next", "required-server-files.json"), "utf8"));
+  const recorded = path.join(dir, ".next", "required-server-files.json");
+  if (!fs.existsSync(recorded)) return;
+  const files = JSON.parse(fs.readFileSync(recorded, "utf8")) as { config: unknown };
   process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(files.config);
 }
 
