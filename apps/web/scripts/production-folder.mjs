@@ -8,8 +8,8 @@
  *   node_modules files Next traced for the dashboard;
  * - the server bundle (dist/*.js) and the CLI (apps/cli/src/main.ts) bundled the same way into `cli.js`, and the
  *   node_modules files both reach, traced with @vercel/nft (the tracer Next uses);
- * - `prisma/` (schema.prisma and migrations/), found beside the bundles (packages/db/src/migrate/files.ts), and a package.json that
- *   makes the bundles ES modules.
+ * - `prisma/` (schema.prisma and migrations/), found beside the bundles (packages/db/src/migrate/files.ts), and a
+ *   package.json that makes the bundles ES modules.
  * Usage: `node scripts/production-folder.mjs` in apps/web.
  */
 import fs from "node:fs";
@@ -31,10 +31,6 @@ fs.writeFileSync(
   `${JSON.stringify({ name: "petstore-production", private: true, type: "module" }, null, 2)}\n`,
 );
 
-// The server bundle: server.js, dashboard-child.js and their chunks (Next's own standalone server.js is not used).
-for (const file of fs.readdirSync(dist)) {
-  if (/\.js(\.map)?$/.test(file)) fs.copyFileSync(path.join(dist, file), path.join(out, file));
-}
 // The CLI, one file: npm packages stay external (traced below), the workspace packages' source is bundled.
 await build({
   entryPoints: { cli: path.join(root, "apps", "cli", "src", "main.ts") },
@@ -60,11 +56,11 @@ await build({
 const cli = path.join(out, "cli.js");
 fs.writeFileSync(cli, fs.readFileSync(cli, "utf8").replace(/^#!.*\n/, "#!/usr/bin/env node\n"));
 
-// The node_modules files the server bundle (its chunks reached through its imports) and the CLI load. The
-// dashboard process (dashboard-child.js, which the tracer finds through server.js's fork) needs only `next`,
-// which Next's own trace covers: the tracer would take all of Next (its build tools and their optional
-// dependencies) instead.
-const { fileList } = await nodeFileTrace([path.join(out, "server.js"), cli], {
+// The files the server bundle and the CLI load: the bundle's chunks (dist/ keeps those of earlier builds too)
+// and node_modules files. The dashboard process needs only `next` from node_modules, which Next's own trace
+// covers: the tracer would take all of Next (its build tools and their optional dependencies) instead.
+const entries = [path.join(dist, "server.js"), path.join(dist, "dashboard-child.js"), cli];
+const { fileList } = await nodeFileTrace(entries, {
   base: root,
   ignore: (file) => file.startsWith("node_modules/next/"),
 });
@@ -86,7 +82,16 @@ copy(path.join(web, ".next", "static"), path.join(out, ".next", "static"));
 copy(path.join(web, "public"), path.join(out, "public"));
 relinkExternals(path.join(out, ".next", "node_modules"));
 
+const bundle = path.relative(root, dist);
 for (const file of fileList) {
+  if (path.dirname(file) === bundle) {
+    // The server bundle, with its source maps (Next's own standalone server.js is not used).
+    for (const name of [file, `${file}.map`]) {
+      if (fs.existsSync(path.join(root, name)))
+        fs.copyFileSync(path.join(root, name), path.join(out, path.basename(name)));
+    }
+    continue;
+  }
   const at = file.split(path.sep).lastIndexOf("node_modules");
   if (at < 0) continue;
   const target = path.join(out, ...file.split(path.sep).slice(at));
