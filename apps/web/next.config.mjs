@@ -1,3 +1,5 @@
+import path from "node:path";
+
 /** @type {import("next").NextConfig} */
 const nextConfig = {
   // Workspace packages are TypeScript source.
@@ -16,6 +18,11 @@ const nextConfig = {
     "prom-client",
   ],
   poweredByHeader: false,
+  // Next traces the files the dashboard needs at run time (from the repository root: the workspace packages and the
+  // hoisted node_modules) into .next/standalone, which scripts/production-folder.mjs copies into the production
+  // folder (docs/operations.md "The production folder").
+  output: "standalone",
+  outputFileTracingRoot: path.join(import.meta.dirname, "..", ".."),
   // Route modules load on their first request instead of all at start: a server that only serves /v1 (through
   // server.ts) never loads the dashboard's (Next's docs/app/guides/memory-usage, "Preloading Entries").
   experimental: { preloadEntriesOnStart: false },

@@ -41,6 +41,20 @@ function lowerPriority(nice: number): string | undefined {
   }
 }
 
+/**
+ * A production start hands Next the configuration its build recorded (`config` of
+ * `.next/required-server-files.json`) the way Next's standalone server does, through
+ * `__NEXT_PRIVATE_STANDALONE_CONFIG`: the production folder has no next.config.mjs, Next then loads none of its
+ * build tools, and it does not warn that the build's `output: "standalone"` is not `next start`'s. Without a
+ * build Next reports that itself.
+ */
+function applyBuildConfig(dir: string): void {
+  const recorded = path.join(dir, ".next", "required-server-files.json");
+  if (!fs.existsSync(recorded)) return;
+  const files = JSON.parse(fs.readFileSync(recorded, "utf8")) as { config: unknown };
+  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(files.config);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -63,6 +77,8 @@ async function main(): Promise<void> {
   const refused = lowerPriority(Number(values.nice));
   if (refused) process.stderr.write(`dashboard: could not lower CPU priority: ${refused}\n`);
 
+  const dir = appDirectory(import.meta.dirname);
+  if (!values.dev) applyBuildConfig(dir);
   const { default: next } = await import("next");
   let handle: ReturnType<ReturnType<typeof next>["getRequestHandler"]> | undefined;
   const server = http.createServer((req, res) => {
@@ -77,7 +93,7 @@ async function main(): Promise<void> {
   // `httpServer`: Next takes the websocket upgrades of hot reloading (development) from it.
   const app = next({
     dev: values.dev,
-    dir: appDirectory(import.meta.dirname),
+    dir,
     port: Number(values.port),
     hostname: "0.0.0.0",
     httpServer: server,

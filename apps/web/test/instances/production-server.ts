@@ -19,6 +19,8 @@ const TSX_CLI = createRequire(import.meta.url).resolve("tsx/cli");
 const BUILD_ID = path.join(WEB_DIR, ".next", "BUILD_ID");
 /** The production server's bundle (scripts/build-server.mjs). */
 export const SERVER_BUNDLE = "dist/server.js";
+/** The production folder (scripts/production-folder.mjs), absolute. */
+export const PRODUCTION_FOLDER = path.join(WEB_DIR, "dist", "production");
 
 /**
  * How `npm run start:api` runs the API role (apps/web/package.json), for the tests and benches that run that role
@@ -46,8 +48,14 @@ export async function ensureBuild(
   log: (line: string) => void = () => {},
   waitMs = 600_000,
 ): Promise<boolean> {
-  if (fs.existsSync(BUILD_ID) && fs.existsSync(path.join(WEB_DIR, SERVER_BUNDLE))) return false;
-  log("no production build (.next/BUILD_ID, dist/server.js): running `npm run build` in apps/web ...");
+  const built = () =>
+    [BUILD_ID, path.join(WEB_DIR, SERVER_BUNDLE), path.join(PRODUCTION_FOLDER, "server.js")].every((file) =>
+      fs.existsSync(file),
+    );
+  if (built()) return false;
+  log(
+    "no production build (.next/BUILD_ID, dist/server.js, dist/production/): running `npm run build` in apps/web ...",
+  );
   const result = spawnSync("npm", ["run", "-s", "build"], {
     cwd: WEB_DIR,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
@@ -61,7 +69,7 @@ export async function ensureBuild(
   }
   log("another `next build` is running: waiting for it ...");
   const deadline = Date.now() + waitMs;
-  while (!fs.existsSync(BUILD_ID) || !fs.existsSync(path.join(WEB_DIR, SERVER_BUNDLE))) {
+  while (!built()) {
     if (Date.now() > deadline)
       throw new Error(`no .next/BUILD_ID after waiting ${waitMs} ms for another build`);
     await sleep(1_000);
@@ -139,9 +147,11 @@ export interface CommandOptions {
   logFile?: string;
   /**
    * Runs this script of apps/web through npm instead (`npm run -s -w @petstore/web <script>`, from the repository
-   * root, as a supervisor runs it; `script` and `nodeArgs` are then unused): the process started is npm's.
+   * root, as a supervisor runs it; `script`, `nodeArgs` and `cwd` are then unused): the process started is npm's.
    */
   npmScript?: string;
+  /** The process's working directory (default apps/web). */
+  cwd?: string;
 }
 
 /**
@@ -171,7 +181,7 @@ export async function startProductionServer(
   const listening = (command.listening ?? "Listening on port {port}").replace("{port}", String(port));
   const [file, argv, cwd] = command.npmScript
     ? ["npm", ["run", "-s", "-w", "@petstore/web", command.npmScript], path.resolve(WEB_DIR, "../..")]
-    : [process.execPath, args, WEB_DIR];
+    : [process.execPath, args, command.cwd ?? WEB_DIR];
   const child: ChildProcess = spawn(file, argv, {
     cwd,
     env: {
@@ -305,7 +315,7 @@ export interface Finished {
  * Runs `node <args>` in `cwd` with exactly `env` (plus PATH/HOME and NODE_ENV=production) until it exits, killing it
  * after `timeoutMs` (its code is then null).
  */
-async function runToExit(args: string[], cwd: string, env: Record<string, string>, timeoutMs: number) {
+export async function runToExit(args: string[], cwd: string, env: Record<string, string>, timeoutMs: number) {
   const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NODE_ENV: "production", ...env },
