@@ -10,13 +10,9 @@
  */
 import type { BinaryLike, ScryptOptions } from "node:crypto";
 import { loadConfig } from "@petstore/config";
-import { AppError } from "@petstore/contracts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { databaseOf } from "../src/database/operations.ts";
-import { createLogger } from "../src/logger.ts";
-import { openRuntime, type Runtime } from "../src/runtime.ts";
-import { createMigratedDatabase, type TemporaryDatabase } from "../src/testing/index.ts";
-import { createPasswordWork, hashPassword } from "../src/users/password.ts";
+import type { Runtime } from "../src/runtime.ts";
+import type { TemporaryDatabase } from "../src/testing/index.ts";
 
 type Callback = (error: Error | null, key: Buffer) => void;
 
@@ -59,6 +55,16 @@ function openGate() {
   gate.closed = false;
   for (const run of gate.held.splice(0)) run();
 }
+
+// The worker's module cache may hold these modules from files run before this one, bound to the real
+// node:crypto: they are loaded afresh, after the mock.
+vi.resetModules();
+const { AppError } = await import("@petstore/contracts");
+const { databaseOf } = await import("../src/database/operations.ts");
+const { createLogger } = await import("../src/logger.ts");
+const { openRuntime } = await import("../src/runtime.ts");
+const { createMigratedDatabase } = await import("../src/testing/index.ts");
+const { createPasswordWork, hashPassword } = await import("../src/users/password.ts");
 
 const PASSWORD = "a long enough password";
 const KNOWN = "known@sign-in-work.test";

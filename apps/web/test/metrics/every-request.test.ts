@@ -53,6 +53,8 @@ let base = "";
 let drop: () => Promise<void>;
 
 beforeAll(async () => {
+  // The process has one registry, which may hold the counts of files this worker ran before: start from zero.
+  getMetrics()?.registry.resetMetrics();
   const temp = await createMigratedDatabase("petstore_every_request");
   drop = () => temp.drop();
   const config = loadConfig({

@@ -40,6 +40,8 @@ let key = "";
 let drop: () => Promise<void>;
 
 beforeAll(async () => {
+  // The process has one registry, which may hold the counts of files this worker ran before: start from zero.
+  getMetrics()?.registry.resetMetrics();
   const temp = await createMigratedDatabase("petstore_request_log");
   drop = () => temp.drop();
   const config = loadConfig({ DATABASE_URL: temp.url, LOG_LEVEL: "info", ANALYTICS_ENABLED: "false" });
