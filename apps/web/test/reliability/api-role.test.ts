@@ -246,7 +246,8 @@ describe("API-role production servers", () => {
       /**
        * Resets from the instance being stopped as its listener closes: connections whose handshake the kernel
        * completed just before, not yet taken by the process (src/server/http/lifecycle.ts `emptyAcceptQueue`),
-       * which only a client ignoring /readyz opens at that moment. Not zero: 1 to 26 in a run of this test; the
+       * which only a client ignoring /readyz opens at that moment, or taken but given no request within the bound
+       * of a busy machine and closed (undici: "other side closed"). Not zero: 1 to 26 in a run of this test; the
        * kernel offers no way to stop completing handshakes short of closing the listener. Counted apart and
        * printed, not asserted.
        */
@@ -276,7 +277,8 @@ describe("API-role production servers", () => {
             seen.push(r.status || r.error);
             if (r.status === 0) {
               if (r.error === "ECONNREFUSED") refused++;
-              else if (r.error === "ECONNRESET" && port === stopping) resetsAtClose.push(`${port}`);
+              else if ((r.error === "ECONNRESET" || r.error === "UND_ERR_SOCKET") && port === stopping)
+                resetsAtClose.push(`${r.error} on ${port}`);
               else failures.push(`${r.error} on port ${port}`);
               await sleep(50);
               continue;
