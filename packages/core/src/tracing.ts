@@ -14,19 +14,7 @@ const tracer = trace.getTracer("@petstore/core");
  */
 export function inChildSpan<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
   if (!trace.getActiveSpan()?.isRecording()) return fn();
-  return tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, (span) =>
-    fn().then(
-      (value) => {
-        span.end();
-        return value;
-      },
-      (error: unknown) => {
-        failed(span, error);
-        span.end();
-        throw error;
-      },
-    ),
-  );
+  return tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, (span) => endWith(span, fn()));
 }
 
 /**
@@ -39,17 +27,22 @@ export function inRootSpan<T>(
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
   return tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes, root: true }, (span) =>
-    fn(span).then(
-      (value) => {
-        span.end();
-        return value;
-      },
-      (error: unknown) => {
-        failed(span, error);
-        span.end();
-        throw error;
-      },
-    ),
+    endWith(span, fn(span)),
+  );
+}
+
+/** Ends `span` when `work` settles, marking it failed on a rejection, which is passed on. */
+function endWith<T>(span: Span, work: Promise<T>): Promise<T> {
+  return work.then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (error: unknown) => {
+      failed(span, error);
+      span.end();
+      throw error;
+    },
   );
 }
 
