@@ -1,10 +1,10 @@
 /** Who may see what: staff never reach admin pages or procedures; nobody gets in without a session. */
 import { expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
-import { signIn, snap } from "./support/helpers";
+import { openSignedIn, snap } from "./support/helpers";
 
 test("a staff user cannot reach the API keys page", async ({ page }, testInfo) => {
-  await signIn(page, e2e.staff);
+  await openSignedIn(page, e2e.staff);
   const nav = page.getByRole("navigation", { name: "Dashboard pages" });
   await expect(nav.getByRole("link", { name: "Animals" })).toBeVisible();
   for (const hidden of ["API keys", "Plans", "Users", "Audit log", "Webhooks"]) {
@@ -36,7 +36,7 @@ test("without a session the dashboard sends you to sign in, and its API answers 
 });
 
 test("state-changing calls from another site are refused", async ({ page }) => {
-  await signIn(page, e2e.admin);
+  await openSignedIn(page, e2e.admin, null);
   const forged = await page.request.post("/api/trpc/categories.create", {
     headers: { Origin: "https://evil.example", "Content-Type": "application/json" },
     data: { name: "forged" },

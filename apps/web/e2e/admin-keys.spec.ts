@@ -6,10 +6,10 @@
  */
 import { expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
-import { expectAccessible, restGet, signIn, snap, unique } from "./support/helpers";
+import { expectAccessible, openSignedIn, restGet, snap, unique } from "./support/helpers";
 
 test("issue a key, use it, revoke it: the API refuses it within 5 s", async ({ page, request }, testInfo) => {
-  await signIn(page, e2e.admin);
+  await openSignedIn(page, e2e.admin);
   await page
     .getByRole("navigation", { name: "Dashboard pages" })
     .getByRole("link", { name: "API keys" })
@@ -74,7 +74,7 @@ test("issue a key, use it, revoke it: the API refuses it within 5 s", async ({ p
 test("roll a key: the old and the new key's pages link each other, and the old key cannot be rolled again", async ({
   page,
 }, testInfo) => {
-  await signIn(page, e2e.admin);
+  await openSignedIn(page, e2e.admin, null);
   const name = unique("Rolling shop");
   const created = await page.request.post("/api/trpc/apiKeys.create", { data: { name, plan: "free" } });
   expect(created.status()).toBe(200);
@@ -114,8 +114,7 @@ test("issue a read-only key, see the API refuse it creation, then give it pets:w
   page,
   request,
 }, testInfo) => {
-  await signIn(page, e2e.admin);
-  await page.goto("/admin/keys");
+  await openSignedIn(page, e2e.admin, "/admin/keys");
   const name = unique("Shop window");
   await page.getByRole("button", { name: "Issue key" }).first().click();
   const dialog = page.getByRole("dialog", { name: "Issue an API key" });

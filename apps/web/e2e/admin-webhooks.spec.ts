@@ -9,7 +9,7 @@ import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from
 import { expect, test } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
 import { e2e, readState } from "./support/accounts";
-import { expectAccessible, expectNoHorizontalOverflow, signIn, snap } from "./support/helpers";
+import { expectAccessible, expectNoHorizontalOverflow, openSignedIn, snap } from "./support/helpers";
 
 let receiver: WebhookReceiver;
 test.beforeAll(async () => {
@@ -26,7 +26,7 @@ test("register an endpoint, receive signed events, follow the log, retry, replay
   test.slow();
   const url = `${receiver.origin}/e2e-${Date.now().toString(36)}`;
   const at = (r: ReceivedWebhook) => url.endsWith(r.path);
-  await signIn(page, e2e.admin);
+  await openSignedIn(page, e2e.admin);
   await page
     .getByRole("navigation", { name: "Dashboard pages" })
     .getByRole("link", { name: "Webhooks" })

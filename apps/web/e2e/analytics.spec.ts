@@ -7,13 +7,19 @@
  */
 import { expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
-import { expectAccessible, signIn, snap, unique, VIEWPORTS } from "./support/helpers";
+import {
+  expectAccessible,
+  expectNoHorizontalOverflow,
+  openSignedIn,
+  snap,
+  unique,
+  VIEWPORTS,
+} from "./support/helpers";
 
 test("a key's calls show in its traffic charts and recent requests", async ({ page, request }, testInfo) => {
   // Two axe scans and two screenshots of a long page: more than the default minute on a loaded machine.
   test.setTimeout(240_000);
-  await signIn(page, e2e.admin);
-  await page.goto("/admin/keys");
+  await openSignedIn(page, e2e.admin, "/admin/keys");
   const name = unique("Analytics shop");
   await page.getByRole("button", { name: "Issue key" }).first().click();
   const dialog = page.getByRole("dialog", { name: "Issue an API key" });
@@ -63,6 +69,7 @@ test("a key's calls show in its traffic charts and recent requests", async ({ pa
     await page.setViewportSize(viewport);
     await page.waitForTimeout(300);
     await expectAccessible(page, `key analytics (${viewport.name})`);
+    await expectNoHorizontalOverflow(page);
     await snap(page, testInfo, "key-analytics");
   }
   await page.setViewportSize(VIEWPORTS[0]);

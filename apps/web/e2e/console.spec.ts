@@ -7,13 +7,13 @@ import fs from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
 import Papa from "papaparse";
 import { e2e } from "./support/accounts";
-import { restGet, signIn, snap, unique } from "./support/helpers";
+import { openSignedIn, restGet, snap, unique } from "./support/helpers";
 
 test("requests today agree between the overview and the keys page for the same key", async ({
   page,
   request,
 }) => {
-  await signIn(page, e2e.admin);
+  await openSignedIn(page, e2e.admin, null);
   const name = unique("Busy client");
   await page.goto("/admin/keys");
   await page.getByRole("button", { name: "Issue key" }).first().click();
@@ -43,8 +43,7 @@ const settle = (page: Page) => expect(page.locator("[aria-busy=true]")).toHaveCo
 test("the animals view lives in the URL: reload and Back keep filters, sort, search and page", async ({
   page,
 }) => {
-  await signIn(page, e2e.staff);
-  await page.goto("/admin/animals");
+  await openSignedIn(page, e2e.staff, "/admin/animals");
   await page.getByRole("combobox", { name: "Status" }).click();
   await page.getByRole("option", { name: "Available" }).click();
   await page.getByRole("button", { name: /^Name/ }).click();
@@ -85,7 +84,7 @@ test("the animals view lives in the URL: reload and Back keep filters, sort, sea
 test("the keys list is searched, filtered by plan and state, and paged on the server", async ({
   page,
 }, testInfo) => {
-  await signIn(page, e2e.admin);
+  await openSignedIn(page, e2e.admin, null);
   const tag = unique("Fleet");
   for (const [n, plan] of [
     ["a", "Free"],
@@ -129,7 +128,7 @@ test("the keys list is searched, filtered by plan and state, and paged on the se
 test("the audit log names entities, filters by day and action, and exports the filtered view as CSV", async ({
   page,
 }) => {
-  await signIn(page, e2e.admin);
+  await openSignedIn(page, e2e.admin, null);
   const name = unique("Audited category");
   await page.goto("/admin/categories");
   await page.getByLabel("New category").fill(name);
@@ -187,8 +186,7 @@ test("category ids are shown and copyable; names are unique regardless of case",
   context,
 }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  await signIn(page, e2e.staff);
-  await page.goto("/admin/categories");
+  await openSignedIn(page, e2e.staff, "/admin/categories");
   const name = unique("hamsters UX");
   await page.getByLabel("New category").fill(name);
   await page.getByRole("button", { name: "Create category" }).click();
@@ -209,7 +207,7 @@ test("category ids are shown and copyable; names are unique regardless of case",
 test("an unknown dashboard address is a 404 inside the dashboard, and the favicon exists", async ({
   page,
 }, testInfo) => {
-  await signIn(page, e2e.staff);
+  await openSignedIn(page, e2e.staff, null);
   const response = await page.goto("/admin/no-such-page");
   expect(response?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();

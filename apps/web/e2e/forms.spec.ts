@@ -6,7 +6,7 @@
  */
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
-import { signIn, snap, unique } from "./support/helpers";
+import { openSignedIn, snap, unique } from "./support/helpers";
 
 /** Raw zod wording that must never reach a person. */
 const SCHEMA_WORDS = /Too big:|Too small:|Invalid input|expected (number|int|string)|<=|>=/;
@@ -30,7 +30,7 @@ async function chooseEnterprise(page: Page, dialog: Locator) {
 test("Enterprise limits keep what was typed and are explained; no key is issued", async ({
   page,
 }, testInfo) => {
-  await signIn(page, e2e.admin);
+  await openSignedIn(page, e2e.admin, null);
   const name = unique("Typed limits");
   const dialog = await openIssueDialog(page);
   await dialog.getByLabel(/^Name/).fill(name);
@@ -75,7 +75,7 @@ test("Enterprise limits keep what was typed and are explained; no key is issued"
 });
 
 test("text fields take exactly the schema's length and never show schema wording", async ({ page }) => {
-  await signIn(page, e2e.admin);
+  await openSignedIn(page, e2e.admin, null);
   const dialog = await openIssueDialog(page);
   const keyName = dialog.getByLabel(/^Name/);
   await keyName.fill("k".repeat(10_000));
@@ -100,8 +100,7 @@ test("text fields take exactly the schema's length and never show schema wording
 test("plan limits keep what was typed, and a change asks first with the number of keys", async ({
   page,
 }, testInfo) => {
-  await signIn(page, e2e.admin);
-  await page.goto("/admin/plans");
+  await openSignedIn(page, e2e.admin, "/admin/plans");
   const pro = page.getByRole("form", { name: "Pro" });
   const perMinute = pro.getByLabel(/^Requests per minute/);
   const perDay = pro.getByLabel(/^Requests per day/);
@@ -141,7 +140,7 @@ test("plan limits keep what was typed, and a change asks first with the number o
 });
 
 test("switching a key to Enterprise starts from its current limits", async ({ page }) => {
-  await signIn(page, e2e.admin);
+  await openSignedIn(page, e2e.admin, null);
   const name = unique("To enterprise");
   const dialog = await openIssueDialog(page);
   await dialog.getByLabel(/^Name/).fill(name);

@@ -5,7 +5,7 @@
  */
 import { type Browser, expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
-import { signIn, snap } from "./support/helpers";
+import { openSignedIn, signIn, snap } from "./support/helpers";
 
 const FIREFOX_ANDROID = "Mozilla/5.0 (Android 14; Mobile; rv:128.0) Gecko/128.0 Firefox/128.0";
 
@@ -22,8 +22,8 @@ async function otherBrowser(
 }
 
 test("a user lists their sessions and signs out another one", async ({ page, browser }, testInfo) => {
-  const phone = await otherBrowser(browser, e2e.staff, FIREFOX_ANDROID);
-  await signIn(page, e2e.staff);
+  const phone = await otherBrowser(browser, e2e.traveller, FIREFOX_ANDROID);
+  await signIn(page, e2e.traveller);
   await page
     .getByRole("navigation", { name: "Dashboard pages" })
     .getByRole("link", { name: "Your sessions" })
@@ -47,7 +47,7 @@ test("a user lists their sessions and signs out another one", async ({ page, bro
   await phone.context.close();
 
   // "Sign out other sessions" keeps this browser.
-  const another = await otherBrowser(browser, e2e.staff, FIREFOX_ANDROID);
+  const another = await otherBrowser(browser, e2e.traveller, FIREFOX_ANDROID);
   await page.reload();
   await page.getByRole("button", { name: "Sign out other sessions" }).click();
   await page
@@ -62,23 +62,22 @@ test("a user lists their sessions and signs out another one", async ({ page, bro
 });
 
 test("an admin ends every session of another user", async ({ page, browser }) => {
-  const staff = await otherBrowser(browser, e2e.staff, FIREFOX_ANDROID);
-  await signIn(page, e2e.admin);
-  await page.goto("/admin/users");
-  const row = page.getByRole("row").filter({ hasText: e2e.staff.email });
-  await row.getByRole("button", { name: `End sessions of ${e2e.staff.name}` }).click();
-  const confirm = page.getByRole("dialog", { name: `Sign ${e2e.staff.name} out everywhere?` });
+  const traveller = await otherBrowser(browser, e2e.traveller, FIREFOX_ANDROID);
+  await openSignedIn(page, e2e.admin, "/admin/users");
+  const row = page.getByRole("row").filter({ hasText: e2e.traveller.email });
+  await row.getByRole("button", { name: `End sessions of ${e2e.traveller.name}` }).click();
+  const confirm = page.getByRole("dialog", { name: `Sign ${e2e.traveller.name} out everywhere?` });
   await confirm.getByRole("button", { name: /^End \d+ sessions?$/ }).click();
   await expect(
-    page.getByText(new RegExp(`${e2e.staff.name} was signed out of \\d+ sessions?\\.`)),
+    page.getByText(new RegExp(`${e2e.traveller.name} was signed out of \\d+ sessions?\\.`)),
   ).toBeVisible();
   await expect(row.getByRole("cell").nth(4)).toHaveText("0");
-  await staff.page.goto("/admin/animals");
-  await expect(staff.page).toHaveURL(/\/admin\/sign-in/);
-  await staff.context.close();
+  await traveller.page.goto("/admin/animals");
+  await expect(traveller.page).toHaveURL(/\/admin\/sign-in/);
+  await traveller.context.close();
 
   await page.goto("/admin/audit?entity=user&actor=user%3Ae2e-admin%40example.com");
   await expect(page.getByRole("row").filter({ hasText: "user.endAllSessions" }).first()).toContainText(
-    e2e.staff.name,
+    e2e.traveller.name,
   );
 });

@@ -4,11 +4,11 @@
  */
 import { expect, test } from "@playwright/test";
 import { e2e, readState } from "./support/accounts";
-import { restGet, signIn, snap, unique } from "./support/helpers";
+import { openSignedIn, restGet, snap, unique } from "./support/helpers";
 
 test("staff manage an animal and the REST API follows", async ({ page, request }, testInfo) => {
   const { categories } = readState();
-  await signIn(page, e2e.staff);
+  await openSignedIn(page, e2e.staff);
   await page
     .getByRole("navigation", { name: "Dashboard pages" })
     .getByRole("link", { name: "Animals" })

@@ -1,10 +1,10 @@
 /** Staff manage categories: server-side validation shows on the field, in-use categories cannot be deleted. */
 import { expect, test } from "@playwright/test";
 import { e2e, readState } from "./support/accounts";
-import { restGet, signIn, unique } from "./support/helpers";
+import { openSignedIn, restGet, unique } from "./support/helpers";
 
 test("staff create, rename and delete a category", async ({ page, request }) => {
-  await signIn(page, e2e.staff);
+  await openSignedIn(page, e2e.staff);
   await page
     .getByRole("navigation", { name: "Dashboard pages" })
     .getByRole("link", { name: "Categories" })

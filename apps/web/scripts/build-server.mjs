@@ -7,6 +7,7 @@
  * `--outdir=<dir>` builds elsewhere (a variant for `npm run bench -- --variant=<dir>/server.js`).
  */
 import { build } from "esbuild";
+import { workspaceSourceOnly } from "./workspace-source-only.mjs";
 
 const outdir = process.argv.find((a) => a.startsWith("--outdir="))?.slice("--outdir=".length) ?? "dist";
 
@@ -20,15 +21,5 @@ await build({
   target: "node20",
   sourcemap: true,
   logLevel: "warning",
-  plugins: [
-    {
-      name: "workspace-source-only",
-      setup(builder) {
-        // Bare imports are npm packages, loaded from node_modules at run time; @petstore/* are TypeScript source.
-        builder.onResolve({ filter: /^[^./]/ }, (args) =>
-          args.path.startsWith("@petstore/") ? undefined : { path: args.path, external: true },
-        );
-      },
-    },
-  ],
+  plugins: [workspaceSourceOnly],
 });

@@ -16,6 +16,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { nodeFileTrace } from "@vercel/nft";
 import { build } from "esbuild";
+import { workspaceSourceOnly } from "./workspace-source-only.mjs";
 
 const web = path.join(import.meta.dirname, "..");
 const root = path.join(web, "..", "..");
@@ -40,17 +41,7 @@ await build({
   platform: "node",
   target: "node20",
   logLevel: "warning",
-  plugins: [
-    {
-      name: "workspace-source-only",
-      setup(builder) {
-        // As in build-server.mjs: bare imports are npm packages (traced below), @petstore/* is TypeScript source.
-        builder.onResolve({ filter: /^[^./]/ }, (args) =>
-          args.path.startsWith("@petstore/") ? undefined : { path: args.path, external: true },
-        );
-      },
-    },
-  ],
+  plugins: [workspaceSourceOnly],
 });
 // main.ts's line runs it through tsx in the repository; the bundle is plain JavaScript.
 const cli = path.join(out, "cli.js");

@@ -52,6 +52,14 @@ export const e2e = {
       return process.env.E2E_STAFF_PASSWORD ?? "";
     },
   },
+  /** A staff account only the session tests sign in to: they end its sessions, which no other test may lose. */
+  traveller: {
+    email: "e2e-traveller@example.com",
+    name: "Tara Traveller",
+    get password() {
+      return process.env.E2E_STAFF_PASSWORD ?? "";
+    },
+  },
   /** A third account only the throttling test signs in to (its lock-out must not disturb the others). */
   throttled: {
     email: "e2e-throttle@example.com",

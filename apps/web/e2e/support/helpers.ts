@@ -1,6 +1,12 @@
 /** Shared steps of the e2e tests: signing in, screenshots at both sizes, accessibility scans, REST calls. */
 import { AxeBuilder } from "@axe-core/playwright";
-import { type APIRequestContext, expect, type Page, type TestInfo } from "@playwright/test";
+import {
+  type APIRequestContext,
+  type BrowserContext,
+  expect,
+  type Page,
+  type TestInfo,
+} from "@playwright/test";
 import { readState } from "./accounts";
 
 export interface Account {
@@ -15,6 +21,36 @@ export async function signIn(page: Page, account: Account): Promise<void> {
   await page.getByLabel(/^Password/).fill(account.password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+}
+
+type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
+
+/** Each account's session and device cookies, from its first sign-in in this worker process. */
+const sessionCookies = new Map<string, Cookies>();
+
+/**
+ * Signs the page's browser in as `account` and opens `path` (default the overview; `null` opens nothing, for a test
+ * that goes on with `page.request` or its own navigation). The first call for an account in a worker signs in
+ * through the form; later calls give the browser context the cookies that sign-in set, as a person's browser keeps
+ * them, so a test that is not about signing in skips the form and the overview it lands on. No test ends these
+ * sessions: the tests that end sessions use their own account (`e2e.traveller`).
+ */
+export async function openSignedIn(
+  page: Page,
+  account: Account,
+  path: string | null = "/admin",
+): Promise<void> {
+  const cookies = sessionCookies.get(account.email);
+  if (!cookies) {
+    await signIn(page, account);
+    sessionCookies.set(account.email, await page.context().cookies());
+    if (path === "/admin" || path === null) return;
+  } else {
+    await page.context().addCookies(cookies);
+    if (path === null) return;
+  }
+  await page.goto(path);
+  await expect(page, `signed in as ${account.email}`).not.toHaveURL(/\/admin\/sign-in/);
 }
 
 /**
@@ -47,10 +83,15 @@ export async function snap(page: Page, testInfo: TestInfo, name: string): Promis
   await testInfo.attach(`${name}-${width}`, { path: file, contentType: "image/png" });
 }
 
-/** Runs axe (WCAG 2.1 A/AA) on the page and fails on serious or critical violations. */
+/**
+ * Runs axe (WCAG 2.1 A/AA) on the page and fails on serious or critical violations. Legacy mode runs axe in the
+ * page's one frame: the dashboard has no frames, and the default mode opens a blank page for every scan to merge
+ * frames' results, which doubles a scan's time.
+ */
 export async function expectAccessible(page: Page, what: string): Promise<void> {
   const results = await new AxeBuilder({ page })
     .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+    .setLegacyMode()
     .analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   const summary = bad.map(

@@ -57,6 +57,7 @@ try {
     [e2e.admin, "admin"],
     [e2e.staff, "staff"],
     [e2e.throttled, "staff"],
+    [e2e.traveller, "staff"],
   ] as const) {
     await rt.users.create(
       { email: account.email, name: account.name, role, password: account.password },
