@@ -3,20 +3,14 @@
  * terminal, a JSON log line at info with the line as `msg`, even when LOG_LEVEL hides info (the start belongs in
  * every log), and nothing when LOG_LEVEL=silent.
  */
-import { Writable } from "node:stream";
 import { createLogger } from "@petstore/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startOutput } from "../../src/server/start-output.ts";
+import { collectLogLines } from "../support/log-lines.ts";
 
 /** A logger at `level` and the lines it wrote. */
 function logged(level: string) {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const text of String(chunk).split("\n")) if (text) lines.push(JSON.parse(text));
-      done();
-    },
-  });
+  const { lines, sink } = collectLogLines();
   return { logger: createLogger(level, sink), lines };
 }
 

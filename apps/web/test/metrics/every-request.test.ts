@@ -8,7 +8,6 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { createMigratedDatabase } from "@petstore/core/testing";
@@ -20,6 +19,8 @@ import { createRouter } from "../../src/server/http/router.ts";
 import { getMetrics } from "../../src/server/metrics/registry.ts";
 import { createOpsFetch } from "../../src/server/ops/handler.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
+import { collectLogLines } from "../support/log-lines.ts";
+import { countRequests } from "./requests-counter.ts";
 
 interface Line {
   level: number;
@@ -30,13 +31,7 @@ interface Line {
   requestId?: string;
 }
 
-const lines: Line[] = [];
-const sink = new Writable({
-  write(chunk, _encoding, done) {
-    for (const text of String(chunk).split("\n")) if (text) lines.push(JSON.parse(text) as Line);
-    done();
-  },
-});
+const { lines, sink } = collectLogLines<Line>();
 
 /** As Next's `.next/routes-manifest.json` lists them. */
 const MANIFEST = {
@@ -92,14 +87,6 @@ afterAll(async () => {
   await drop?.();
 });
 
-/** The counter's value for the labels `want` (0 when absent). */
-async function count(want: Record<string, string>): Promise<number> {
-  const values = (await getMetrics()?.requests.get())?.values ?? [];
-  return values
-    .filter((v) => Object.entries(want).every(([k, x]) => String(v.labels[k as never]) === x))
-    .reduce((sum, v) => sum + v.value, 0);
-}
-
 let sent = 0;
 
 /** Sends one request and reads its answer; @returns the status and the `request` lines it was logged with. */
@@ -128,7 +115,7 @@ describe("every request is logged and counted once", () => {
   it("a tRPC call under its procedure", async () => {
     const { status, logged } = await send("/api/trpc/auth.me");
     expect(logged).toMatchObject([{ method: "GET", route: "trpc:auth.me", status, level: 30 }]);
-    expect(await count({ route: "trpc:auth.me", method: "GET", status: String(status) })).toBe(1);
+    expect(await countRequests({ route: "trpc:auth.me", method: "GET", status: String(status) })).toBe(1);
   });
 
   it("a batch on one line, counted under each procedure; an unknown name as trpc:unknown", async () => {
@@ -138,9 +125,9 @@ describe("every request is logged and counted once", () => {
     expect(logged).toMatchObject([
       { method: "GET", route: "trpc:auth.me,trpc:categories.list,trpc:unknown", status },
     ]);
-    expect(await count({ route: "trpc:categories.list", status: String(status) })).toBe(1);
-    expect(await count({ route: "trpc:unknown" })).toBe(1);
-    expect(await count({ route: "trpc:auth.me" })).toBe(2);
+    expect(await countRequests({ route: "trpc:categories.list", status: String(status) })).toBe(1);
+    expect(await countRequests({ route: "trpc:unknown" })).toBe(1);
+    expect(await countRequests({ route: "trpc:auth.me" })).toBe(2);
   });
 
   it("pages by route pattern, /docs, and a path no page has as unmatched", async () => {
@@ -153,8 +140,8 @@ describe("every request is logged and counted once", () => {
       const { status, logged } = await send(path);
       expect(logged).toMatchObject([{ method: "GET", route, status }]);
     }
-    expect(await count({ route: "/admin/keys/[id]", method: "GET", status: "200" })).toBe(2);
-    expect(await count({ route: "/docs" })).toBe(1);
+    expect(await countRequests({ route: "/admin/keys/[id]", method: "GET", status: "200" })).toBe(2);
+    expect(await countRequests({ route: "/docs" })).toBe(1);
     expect(lines.some((l) => l.route?.includes("42") || l.route?.includes("wp-login"))).toBe(false);
   });
 
@@ -167,7 +154,7 @@ describe("every request is logged and counted once", () => {
     const refused = await send("/admin", { method: "PROPFIND" });
     expect(refused.status).toBe(405);
     expect(refused.logged).toMatchObject([{ route: "/admin", status: 405 }]);
-    expect(await count({ route: "/admin", method: "other", status: "405" })).toBe(1);
+    expect(await countRequests({ route: "/admin", method: "other", status: "405" })).toBe(1);
   });
 
   it("probes by path, the audit download by its path", async () => {
@@ -175,19 +162,19 @@ describe("every request is logged and counted once", () => {
     expect(probe.logged).toMatchObject([{ route: "/healthz", status: probe.status }]);
     const download = await send("/api/audit/export");
     expect(download.logged).toMatchObject([{ route: "/api/audit/export", status: download.status }]);
-    expect(await count({ route: "/healthz" })).toBe(1);
+    expect(await countRequests({ route: "/healthz" })).toBe(1);
   });
 
   it("Next's static files as one label, logged at debug only", async () => {
     const file = await send("/_next/static/chunks/app-1234.js");
     expect(file.logged).toMatchObject([{ route: "static", level: 20 }]);
-    expect(await count({ route: "static" })).toBe(1);
+    expect(await countRequests({ route: "static" })).toBe(1);
   });
 
   it("/v1 keeps its one line", async () => {
     const { logged } = await send("/v1/pets");
     expect(logged).toMatchObject([{ route: "/v1/pets", status: 401 }]);
-    expect(await count({ route: "/v1/pets" })).toBe(1);
+    expect(await countRequests({ route: "/v1/pets" })).toBe(1);
   });
 
   it("no request has two lines", async () => {

@@ -6,7 +6,6 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { createMigratedDatabase, type TemporaryDatabase } from "@petstore/core/testing";
@@ -15,16 +14,11 @@ import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createOpsFetch } from "../../src/server/ops/handler.ts";
 import { readinessOf } from "../../src/server/readiness.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
+import { collectLogLines } from "../support/log-lines.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 
 type Line = Record<string, unknown> & { msg?: string };
-const lines: Line[] = [];
-const sink = new Writable({
-  write(chunk, _encoding, done) {
-    for (const text of String(chunk).split("\n")) if (text) lines.push(JSON.parse(text) as Line);
-    done();
-  },
-});
+const { lines, sink } = collectLogLines<Line>();
 
 const proxy = new TcpProxy(5432);
 let database: TemporaryDatabase | undefined;

@@ -7,7 +7,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
-import { Writable } from "node:stream";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { createMigratedDatabase } from "@petstore/core/testing";
@@ -16,6 +15,8 @@ import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { getMetrics } from "../../src/server/metrics/registry.ts";
 import { answerClientError } from "../../src/server/plain-responses.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
+import { collectLogLines } from "../support/log-lines.ts";
+import { countRequests } from "./requests-counter.ts";
 
 interface Line {
   msg?: string;
@@ -25,13 +26,7 @@ interface Line {
   err?: unknown;
 }
 
-const lines: Line[] = [];
-const sink = new Writable({
-  write(chunk, _encoding, done) {
-    for (const text of String(chunk).split("\n")) if (text) lines.push(JSON.parse(text) as Line);
-    done();
-  },
-});
+const { lines, sink } = collectLogLines<Line>();
 
 let rt: Runtime;
 let server: http.Server;
@@ -70,14 +65,6 @@ afterAll(async () => {
   await drop?.();
 });
 
-/** The counter's value for the labels `want` (0 when absent). */
-async function count(want: Record<string, string>): Promise<number> {
-  const values = (await getMetrics()?.requests.get())?.values ?? [];
-  return values
-    .filter((v) => Object.entries(want).every(([k, x]) => String(v.labels[k as never]) === x))
-    .reduce((sum, v) => sum + v.value, 0);
-}
-
 /** Sends `head` and part of a body, then nothing: @returns the status line the server answers with. */
 function drip(head: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -111,8 +98,8 @@ describe("request log and counter", () => {
     expect(statusLine).toBe("HTTP/1.1 408 Request Timeout");
     const line = await logged("/v1/pets", 408);
     expect(line.method).toBe("POST");
-    expect(await count({ route: "/v1/pets", method: "POST", status: "408" })).toBe(1);
-    expect(await count({ status: "500" })).toBe(0);
+    expect(await countRequests({ route: "/v1/pets", method: "POST", status: "408" })).toBe(1);
+    expect(await countRequests({ status: "500" })).toBe(0);
     // The aborted body is the client's doing: no error line with a stack.
     expect(lines.filter((l) => l.msg === "unhandled error")).toEqual([]);
   });
@@ -132,8 +119,8 @@ describe("request log and counter", () => {
     expect(notAllowed.status).toBe(405);
     await logged("/v1/pets/:petId", preflight.status);
     await logged("/v1/pets", 405);
-    expect(await count({ route: "/v1/pets/:petId", method: "OPTIONS" })).toBe(1);
-    expect(await count({ route: "/v1/pets", method: "DELETE", status: "405" })).toBe(1);
-    expect(await count({ route: "unmatched" })).toBe(0);
+    expect(await countRequests({ route: "/v1/pets/:petId", method: "OPTIONS" })).toBe(1);
+    expect(await countRequests({ route: "/v1/pets", method: "DELETE", status: "405" })).toBe(1);
+    expect(await countRequests({ route: "unmatched" })).toBe(0);
   });
 });

@@ -10,7 +10,6 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { trace } from "@opentelemetry/api";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
@@ -28,6 +27,7 @@ import { createOpsFetch } from "../../src/server/ops/handler.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
 import { startTracing, type Tracing } from "../../src/server/tracing/sdk.ts";
 import { ensureBuild, SERVER_BUNDLE, WEB_DIR } from "../instances/production-server.ts";
+import { collectLogLines } from "../support/log-lines.ts";
 
 /** A span as OTLP/JSON encodes it (ids in hex, attributes as key/value pairs). */
 interface OtlpSpan {
@@ -93,7 +93,7 @@ describe("tracing over OTLP/HTTP", () => {
   let key: string;
   let drop: () => Promise<void>;
   const prefix = `petstore-test:tracing:${process.pid}`;
-  const lines: Record<string, unknown>[] = [];
+  let lines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     // Before anything is set up: no endpoint, or OTEL_SDK_DISABLED, means no tracing configuration (server.ts then
@@ -118,13 +118,9 @@ describe("tracing over OTLP/HTTP", () => {
       WEBHOOKS_RETRY_SCHEDULE: "1h",
     });
     tracing = await startTracing(config.tracing as NonNullable<typeof config.tracing>);
-    const logs = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString("utf8").split("\n")) if (line) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    rt = await openRuntime({ config, logger: createLogger("info", logs) });
+    const logs = collectLogLines();
+    lines = logs.lines;
+    rt = await openRuntime({ config, logger: createLogger("info", logs.sink) });
     key = (await rt.apiKeys.create({ name: "tracing", plan: "free" }, "test")).key;
     server = http.createServer(
       createRouter({
