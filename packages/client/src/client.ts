@@ -9,7 +9,12 @@
  */
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/v1.js";
-import { type ListPetsQuery, nextPageQuery } from "./paging.js";
+import {
+  type ListCategoriesQuery,
+  type ListPetsQuery,
+  nextCategoriesQuery,
+  nextPageQuery,
+} from "./paging.js";
 import { type RateLimitState, rateLimitOf } from "./rate-limit.js";
 import { type RetryOptions, retryPolicy } from "./retry.js";
 import { type CallEnvironment, retryingCall } from "./retrying-call.js";
@@ -17,7 +22,10 @@ import { type CallEnvironment, retryingCall } from "./retrying-call.js";
 export type Pet = components["schemas"]["Animal"];
 export type NewPet = components["schemas"]["NewPet"];
 export type PetStatus = components["schemas"]["PetStatus"];
-export type { ListPetsQuery };
+export type Category = components["schemas"]["Category"];
+/** What `me()` answers: the calling key, its plan and limits, and its rate-limit windows after that call. */
+export type Me = components["schemas"]["Me"];
+export type { ListCategoriesQuery, ListPetsQuery };
 
 // Optional options also accept `undefined`, so that callers compiled with `exactOptionalPropertyTypes` can
 // pass a value they may not have (`{ timeoutMs: settings.timeout }`).
@@ -58,6 +66,13 @@ export interface PetPage {
   pets: Pet[];
   /** The query of the next page (from `Link: rel="next"`) for `listPets`; undefined on the last page. */
   next?: ListPetsQuery | undefined;
+}
+
+export interface CategoryPage {
+  /** The categories of this page, in ascending id order. */
+  categories: Category[];
+  /** The query of the next page (from `Link: rel="next"`) for `listCategories`; undefined on the last page. */
+  next?: ListCategoriesQuery | undefined;
 }
 
 /** What `createPet` answers: the animal, and whether the API replayed an earlier creation. */
@@ -102,6 +117,30 @@ export interface PetStoreClient {
      */
     all(query?: Omit<ListPetsQuery, "cursor">, options?: CallOptions): AsyncGenerator<Pet, void, undefined>;
   };
+  /**
+   * listCategories (an addition to the interface): one page of categories in ascending id order; their ids are
+   * the `categoryId` of `createPet`. Needs the `pets:read` scope.
+   * @param query `limit` (1-100, default 20) and `cursor` (from the previous page's `next`).
+   * @throws PetStoreError, PetStoreNetworkError
+   */
+  listCategories(query?: ListCategoriesQuery, options?: CallOptions): Promise<CategoryPage>;
+  categories: {
+    /**
+     * Every category, page after page (following `Link: rel="next"`), each exactly once.
+     * @param query page size `limit`.
+     * @throws PetStoreError, PetStoreNetworkError from the page that failed.
+     */
+    all(
+      query?: Omit<ListCategoriesQuery, "cursor">,
+      options?: CallOptions,
+    ): AsyncGenerator<Category, void, undefined>;
+  };
+  /**
+   * getMe (an addition to the interface): the client's own key (prefix, name, scopes, expiry), its plan and
+   * effective limits, and its minute and day windows after this call, which counts like any other.
+   * @throws PetStoreError, PetStoreNetworkError
+   */
+  me(options?: CallOptions): Promise<Me>;
   /** The rate-limit state of the last response that reported one; undefined before the first. */
   readonly rateLimit: RateLimitState | undefined;
 }
@@ -166,6 +205,20 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     return next ? { pets: data, next } : { pets: data };
   };
 
+  const listCategories = async (
+    query: ListCategoriesQuery = {},
+    call: CallOptions = {},
+  ): Promise<CategoryPage> => {
+    const { data, response } = await retryingCall(
+      env,
+      "listCategories",
+      (signal) => api.GET("/categories", { params: { query }, signal }),
+      call.signal,
+    );
+    const next = nextCategoriesQuery(response.headers);
+    return next ? { categories: data, next } : { categories: data };
+  };
+
   return {
     listPets,
     async createPet(pet, call = {}) {
@@ -197,6 +250,21 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
           next = page.next;
         }
       },
+    },
+    listCategories,
+    categories: {
+      async *all(query = {}, call = {}) {
+        let next: ListCategoriesQuery | undefined = query;
+        while (next) {
+          const page: CategoryPage = await listCategories(next, call);
+          yield* page.categories;
+          next = page.next;
+        }
+      },
+    },
+    async me(call = {}) {
+      const { data } = await retryingCall(env, "getMe", (signal) => api.GET("/me", { signal }), call.signal);
+      return data;
     },
     get rateLimit() {
       return rateLimit;

@@ -4,10 +4,14 @@
  */
 export {
   type CallOptions,
+  type Category,
+  type CategoryPage,
   type CreatedPet,
   type CreatePetOptions,
   createPetStoreClient,
+  type ListCategoriesQuery,
   type ListPetsQuery,
+  type Me,
   type NewPet,
   type Pet,
   type PetPage,

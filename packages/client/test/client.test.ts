@@ -266,4 +266,25 @@ describe("client against a scripted server", () => {
       "/v1/pets?cursor=c%2C2&limit=2&status=sold",
     ]);
   });
+
+  it("follows listCategories' Link rel=next through every page, and asks /me once", async () => {
+    const link = { link: '<https://api.elsewhere.example/v1/categories?limit=2&cursor=k1>; rel="next"' };
+    const dogs = { id: 1, name: "dogs" };
+    const cats = { id: 2, name: "cats" };
+    const me = {
+      key: { prefix: "pet_test_abc", name: "Shop", scopes: ["pets:read"], expiresAt: null },
+      plan: { name: "free", limits: { perMinute: 60, perDay: 1000 } },
+      rateLimit: null,
+    };
+    server.script(json(200, [dogs, cats], link), json(200, [{ id: 3, name: "birds" }]), json(200, me));
+    const names: string[] = [];
+    for await (const category of client().categories.all({ limit: 2 })) names.push(category.name);
+    expect(names).toEqual(["dogs", "cats", "birds"]);
+    expect(await client().me()).toEqual(me);
+    expect(server.requests.map((r) => r.url)).toEqual([
+      "/v1/categories?limit=2",
+      "/v1/categories?cursor=k1&limit=2",
+      "/v1/me",
+    ]);
+  });
 });

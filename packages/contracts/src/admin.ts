@@ -4,6 +4,7 @@
  * limits follow the one rule of limits.ts.
  */
 
+import { MAX_CATEGORY_NAME_LENGTH } from "./categories.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./defaults.ts";
 import { checkLimits, EditablePlanName, PlanName, RateLimitValue } from "./limits.ts";
 import { CategoryId, PetName, PetStatus } from "./pets.ts";
@@ -38,7 +39,7 @@ export const PetBulkStatus = z.object({
   status: PetStatus.nullable(),
 });
 
-export const CategoryName = humanText({ max: 60 });
+export const CategoryName = humanText({ max: MAX_CATEGORY_NAME_LENGTH });
 
 /** `30d`, `12h`, `90m`, `0` → seconds. */
 export const DurationText = z

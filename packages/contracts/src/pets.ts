@@ -85,6 +85,15 @@ export const PageLimit = z
       .max(MAX_PAGE_SIZE, { error: `must be at most ${MAX_PAGE_SIZE}` }),
   );
 
+/**
+ * The opaque `cursor` query value of a keyset-paged list (docs/contract.md section 1, "GET /v1/pets"): 1 to 200
+ * characters, given once; what it encodes is checked by core when it is decoded.
+ */
+export const PageCursor = z
+  .string({ error: typeMessage("must be given once") })
+  .min(1, { error: "must not be empty" })
+  .max(200, { error: "must be at most 200 characters" });
+
 export const ListPetsQuery = z.object({
   limit: PageLimit.optional().meta({
     param: { name: "limit", in: "query" },
@@ -97,15 +106,10 @@ export const ListPetsQuery = z.object({
     example: DEFAULT_PAGE_SIZE,
   }),
   status: PetStatus.optional().meta({ param: { name: "status", in: "query" } }),
-  cursor: z
-    .string({ error: typeMessage("must be given once") })
-    .min(1, { error: "must not be empty" })
-    .max(200, { error: "must be at most 200 characters" })
-    .optional()
-    .meta({
-      param: { name: "cursor", in: "query" },
-      description: 'Opaque cursor from the previous page\'s `Link: rel="next"` header.',
-    }),
+  cursor: PageCursor.optional().meta({
+    param: { name: "cursor", in: "query" },
+    description: 'Opaque cursor from the previous page\'s `Link: rel="next"` header.',
+  }),
 });
 export type ListPetsQuery = z.infer<typeof ListPetsQuery>;
 

@@ -1,14 +1,16 @@
 /**
- * Category domain service (dashboard and seed): list with animal counts, create, rename, delete when unused.
+ * Category domain service (dashboard, seed and the public API's listCategories): list with animal counts, a
+ * keyset-paged list of `{ id, name }` for the API, create, rename, delete when unused.
  * Names are unique regardless of letter case (docs/contract.md section 4); the database enforces it with a
  * unique index on lower(name), and the service names the existing category in its answer. Every change writes
  * its webhook event (`category.created|updated|deleted`, data `{id, name}`) in its own transaction.
  */
-import { AppError, COUNT_CAP } from "@petstore/contracts";
+import { AppError, type Category, COUNT_CAP } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
 import { writeAudit } from "./audit.ts";
 import type { Actor, CoreDeps } from "./deps.ts";
 import { likeLiteral } from "./like.ts";
+import { createCursorCodec } from "./pets/cursor.ts";
 import { type QueuedListener, recordEvents } from "./webhooks/outbox.ts";
 
 export interface CategoryView {
@@ -59,11 +61,22 @@ function isUniqueViolation(error: unknown) {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 }
 
-/** `onQueued` hears how many webhook deliveries each committed change queued. */
+/** One page of the public API's categories; `nextCursor` is absent on the last page. */
+export interface CategoryPage {
+  items: Category[];
+  nextCursor?: string;
+}
+
+/**
+ * `onQueued` hears how many webhook deliveries each committed change queued; `cursorSecret` signs the cursors of
+ * `page` (the deployment's cursor secret, as listPets'; pets/cursor.ts keeps the two lists' cursors apart).
+ */
 export function createCategoryService(
   { prisma }: Pick<CoreDeps, "prisma">,
-  onQueued: QueuedListener = () => {},
+  onQueued: QueuedListener,
+  cursorSecret: string,
 ) {
+  const cursors = createCursorCodec(cursorSecret, "categories");
   /** The unique-index violation as a validation error naming the category that holds the name. */
   async function clash(name: string, exceptId?: bigint): Promise<AppError> {
     const existing = await prisma.category.findFirst({
@@ -90,6 +103,29 @@ export function createCategoryService(
         name: c.name,
         ...(counts.get(String(c.id)) ?? NO_ANIMALS),
       }));
+    },
+
+    /**
+     * listCategories (docs/contract.md section 1, "GET /v1/categories (listCategories)"): up to `limit` (1 to
+     * 100) categories `{ id, name }` with id above the cursor position, ascending by id (keyset paging, as
+     * listPets).
+     * @throws AppError validation_failed (path `cursor`) for a bad or foreign cursor.
+     */
+    async page(query: { limit: number; cursor?: string }): Promise<CategoryPage> {
+      const afterId = query.cursor ? cursors.decode(query.cursor, undefined) : 0n;
+      // One more row than asked, to learn whether a next page exists.
+      const rows = await prisma.category.findMany({
+        where: { id: { gt: afterId } },
+        orderBy: { id: "asc" },
+        take: query.limit + 1,
+        select: { id: true, name: true },
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        items: page.map((c) => ({ id: Number(c.id), name: c.name })),
+        ...(rows.length > query.limit && last ? { nextCursor: cursors.encode({ afterId: last.id }) } : {}),
+      };
     },
 
     /** @throws AppError validation_failed when the name is taken (in any letter case). */

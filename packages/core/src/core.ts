@@ -21,8 +21,9 @@ import { createUserService } from "./users/service.ts";
 import { createWebhooks } from "./webhooks/index.ts";
 
 /**
- * `cursorSecret` signs listPets cursors (config CURSOR_SECRET, else `ensureServerSecret`); `usageSources`: the
- * analytics recorder's unflushed counts and the recent-requests store, so usage figures are current.
+ * `cursorSecret` signs the cursors of listPets and listCategories (config CURSOR_SECRET, else
+ * `ensureServerSecret`); `usageSources`: the analytics recorder's unflushed counts and the recent-requests store,
+ * so usage figures are current.
  */
 export function createCore(deps: CoreDeps, options: { cursorSecret: string; usageSources?: UsageSources }) {
   // The services that write webhook events tell delivery when a change queued some (webhooks/outbox.ts).
@@ -34,7 +35,7 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
   );
   return {
     pets: createPetService(deps, options.cursorSecret, webhooks.queued),
-    categories: createCategoryService(deps, webhooks.queued),
+    categories: createCategoryService(deps, webhooks.queued, options.cursorSecret),
     apiKeys: {
       ...createApiKeyService(deps),
       search: createApiKeySearch(deps),

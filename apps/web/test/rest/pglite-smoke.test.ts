@@ -1,8 +1,8 @@
 /**
  * The REST API on the embedded database (PGlite, what a deployment without DATABASE_URL runs on), end to end over
- * HTTP through the socket: list with paging, create, get, the errors, an idempotent retry, a conditional GET, and
- * a database closed under the running server (503 with Retry-After). Every other REST suite runs on PostgreSQL;
- * the services run on both databases in core's tests.
+ * HTTP through the socket: list with paging, create, get, the errors, an idempotent retry, a conditional GET, the
+ * categories and the calling key, and a database closed under the running server (503 with Retry-After). Every
+ * other REST suite runs on PostgreSQL; the services run on both databases in core's tests.
  */
 import { databaseOf } from "@petstore/core/testing";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -109,6 +109,25 @@ describe("REST over HTTP on PGlite", () => {
     expect(changed.text).toContain("renamed lite");
   });
 
+  it("lists the categories page by page and describes the calling key (the additions to the interface)", async () => {
+    const first = await t.call("listCategories", "/v1/categories?limit=2", { headers: t.auth() });
+    expect(first.body).toEqual([
+      { id: t.s.categoryIds[0], name: "dogs" },
+      { id: t.s.categoryIds[1], name: "cats" },
+    ]);
+    const next = nextLink(first.headers) ?? "";
+    expect(new URL(next).origin).toBe("https://api.test.example");
+    const last = await t.call("listCategories", pathOf(next), { headers: t.auth() });
+    expect(last.body).toEqual([{ id: t.s.categoryIds[2], name: "birds" }]);
+    expect(nextLink(last.headers)).toBeUndefined();
+    const me = await t.call("getMe", "/v1/me", { headers: t.auth() });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      key: { prefix: t.s.key.slice(0, 12), name: "test", expiresAt: null },
+      plan: { name: "enterprise", limits: { perMinute: 100_000, perDay: 1_000_000 } },
+    });
+  });
+
   // Last: it closes the database under the running server.
   it("answers 503 with Retry-After on every operation once the database is closed", async () => {
     expect((await t.call("listPets", "/v1/pets", { headers: t.auth() })).status).toBe(200);
@@ -122,6 +141,8 @@ describe("REST over HTTP on PGlite", () => {
     expectUnavailable(await create({ "idempotency-key": "outage-1" }));
     expectUnavailable(await t.call("getPet", `/v1/pets/${seeded[0]}`, { headers: t.auth() }));
     expectUnavailable(await t.call("listStoreOrders", "/v1/store/orders", { headers: t.auth() }));
+    expectUnavailable(await t.call("listCategories", "/v1/categories", { headers: t.auth() }));
+    expectUnavailable(await t.call("getMe", "/v1/me", { headers: t.auth() }));
     // Without a key no database is needed to answer: still 401.
     expectError(await t.call("listPets", "/v1/pets", {}), 401, "unauthorized");
     expectError(await t.call(null, "/v1/nowhere"), 404, "not_found");

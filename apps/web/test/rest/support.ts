@@ -17,7 +17,13 @@ import {
 } from "../support/harness.ts";
 import { OpenApiResponseValidator } from "../support/openapi-validator.ts";
 
-export type OperationId = "listPets" | "createPet" | "getPet" | "listStoreOrders";
+export type OperationId =
+  | "listPets"
+  | "createPet"
+  | "getPet"
+  | "listStoreOrders"
+  | "listCategories"
+  | "getMe";
 
 /**
  * How `call` reaches the server: `in-process` hands a `Request` to the REST fetch handler after the client

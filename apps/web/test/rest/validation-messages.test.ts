@@ -17,7 +17,7 @@ type Json = Record<string, any>;
 const RULE_KEYWORDS = ["type", "enum", "pattern", "minLength", "maxLength", "minimum", "maximum"] as const;
 
 interface Case {
-  operation: "listPets" | "createPet" | "getPet";
+  operation: "listPets" | "createPet" | "getPet" | "listCategories";
   in: "query" | "path" | "header" | "body";
   field: string;
   /** A keyword of RULE_KEYWORDS, `required`, `additionalProperties`, or a rule the document states in words. */
@@ -44,6 +44,7 @@ const rule =
     ...(summary ? { summary } : {}),
   });
 const query = rule("listPets", "query");
+const categoriesQuery = rule("listCategories", "query");
 const path = rule("getPet", "path");
 const header = rule("createPet", "header");
 const body = rule("createPet", "body");
@@ -65,6 +66,21 @@ const CASES: Case[] = [
   query("cursor", "minLength", "", "must not be empty"),
   query("cursor", "maxLength", "c".repeat(201), "must be at most 200 characters"),
   query(
+    "cursor",
+    "signed by the service",
+    "not-a-cursor",
+    "is not a cursor issued for this query",
+    "Invalid cursor: use the URL from the previous page's Link header.",
+  ),
+  categoriesQuery("limit", "type", "ten", WHOLE_1_TO_100),
+  categoriesQuery("limit", "minimum", "0", WHOLE_1_TO_100),
+  categoriesQuery("limit", "maximum", "101", "must be at most 100"),
+  categoriesQuery("limit", "decimal without leading zeros", "020", WHOLE_1_TO_100),
+  categoriesQuery("limit", "given once", ["5", "10"], "must be given once"),
+  categoriesQuery("cursor", "type", ["a", "b"], "must be given once"),
+  categoriesQuery("cursor", "minLength", "", "must not be empty"),
+  categoriesQuery("cursor", "maxLength", "c".repeat(201), "must be at most 200 characters"),
+  categoriesQuery(
     "cursor",
     "signed by the service",
     "not-a-cursor",
@@ -111,6 +127,7 @@ const UNBREAKABLE: Record<string, string> = {
   // If-None-Match is read, never refused: a value that names no current tag gets the 200.
   "listPets header If-None-Match type": "a header value is always text",
   "getPet header If-None-Match type": "a header value is always text",
+  "listCategories header If-None-Match type": "a header value is always text",
 };
 
 const key = (c: Pick<Case, "operation" | "in" | "field" | "rule">) =>
@@ -183,10 +200,11 @@ describe("validation messages", () => {
 
   async function send(c: Case) {
     const categoryId = t.s.categoryIds[0] ?? 1;
-    if (c.operation === "listPets") {
+    if (c.operation === "listPets" || c.operation === "listCategories") {
       const values = Array.isArray(c.send) ? c.send : [c.send];
       const query = values.map((v) => `${c.field}=${encodeURIComponent(String(v))}`).join("&");
-      return t.call("listPets", `/v1/pets?${query}`, { headers: t.auth() });
+      const list = c.operation === "listPets" ? "pets" : "categories";
+      return t.call(c.operation, `/v1/${list}?${query}`, { headers: t.auth() });
     }
     if (c.operation === "getPet") return t.call("getPet", `/v1/pets/${c.send}`, { headers: t.auth() });
     if (c.in === "header") return t.create({ name: "Rex", categoryId }, { [c.field]: String(c.send) });

@@ -28,10 +28,14 @@ import { isDatabaseUnavailable } from "../error-translator.ts";
 import { hashApiKey, type KeyEnvironment, parseApiKey } from "./format.ts";
 import { effectiveLimits, isLive } from "./policy.ts";
 
-/** The caller resolved from a valid key: what rate limiting and logging need. */
+/** The caller resolved from a valid key: what rate limiting, logging and `GET /v1/me` need. */
 export interface ApiCaller {
   keyId: string;
   prefix: string;
+  /** The key's name, as its issuer gave it (what `GET /v1/me` shows the caller). */
+  name: string;
+  /** When the key expires (a roll's grace end included), or null when it does not. */
+  expiresAt: Date | null;
   plan: PlanName;
   /** Effective limits: the key's custom limits, else its plan's. */
   perMinute: number;
@@ -73,7 +77,16 @@ const LAST_USED_INTERVAL_MS = 60_000;
 /** What verifying a key needs of it and of its plan. */
 type VerifiedKey = Pick<
   ApiKey,
-  "id" | "prefix" | "planName" | "environment" | "perMinute" | "perDay" | "revokedAt" | "expiresAt" | "scopes"
+  | "id"
+  | "prefix"
+  | "name"
+  | "planName"
+  | "environment"
+  | "perMinute"
+  | "perDay"
+  | "revokedAt"
+  | "expiresAt"
+  | "scopes"
 > & { plan: Pick<Plan, "perMinute" | "perDay"> };
 
 type KeyRow = Omit<VerifiedKey, "plan"> & {
@@ -124,7 +137,7 @@ export function createKeyVerifier(deps: {
   const loader = new DataLoader<string, VerifiedKey | null, string>(async (hashes) => {
     keysRead += hashes.length;
     const rows = await prisma.$queryRaw<KeyRow[]>`
-      SELECT k."id", k."hash", k."prefix", k."planName"::text AS "planName",
+      SELECT k."id", k."hash", k."prefix", k."name", k."planName"::text AS "planName",
              k."environment"::text AS "environment", k."perMinute", k."perDay", k."revokedAt", k."expiresAt",
              k."scopes", p."perMinute" AS "planPerMinute", p."perDay" AS "planPerDay"
       FROM "ApiKey" k JOIN "Plan" p ON p."name" = k."planName"
@@ -158,6 +171,8 @@ export function createKeyVerifier(deps: {
     return {
       keyId: key.id,
       prefix: key.prefix,
+      name: key.name,
+      expiresAt: key.expiresAt,
       plan: key.planName,
       perMinute,
       perDay,

@@ -1,10 +1,11 @@
 /**
- * Opaque keyset cursors for listPets (docs/contract.md section 1, "Paging"): `base64url(payload).signature`,
- * where the payload holds the last id seen and the status filter it was issued for, and the signature is a
- * truncated HMAC-SHA256 (RFC 2104) under the deployment's cursor secret (CURSOR_SECRET, else the one kept in
- * the database: see secrets.ts), so a tampered, forged or foreign cursor is recognised and answered with 400.
- * A decoded id is range-checked as well, so even a correctly signed cursor cannot reach the database with an
- * id outside 1..2^63-1.
+ * Opaque keyset cursors for listPets and listCategories (docs/contract.md section 1, "GET /v1/pets (listPets)"
+ * and "GET /v1/categories (listCategories)"): `base64url(payload).signature`, where the payload holds the last id
+ * seen and the status filter it was issued for (none for categories), and the signature is a truncated
+ * HMAC-SHA256 (RFC 2104) under the deployment's cursor secret (CURSOR_SECRET, else the one kept in the database:
+ * see secrets.ts), so a tampered, forged or foreign cursor is recognised and answered with 400. A decoded id is
+ * range-checked as well, so even a correctly signed cursor cannot reach the database with an id outside
+ * 1..2^63-1.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { AppError, MAX_PET_ID, PetStatus } from "@petstore/contracts";
@@ -26,10 +27,17 @@ export interface CursorCodec {
 
 const DECIMAL_ID = /^[1-9][0-9]{0,18}$/;
 
-/** A codec signing with `secret` (at least 32 characters of key material). */
-export function createCursorCodec(secret: string): CursorCodec {
+/**
+ * A codec signing with `secret` (at least 32 characters of key material). `list` names the list the cursors
+ * belong to when it is not listPets (`"categories"`): it is signed with the payload, so a cursor of one list is
+ * a foreign cursor (400) to every other. listPets' cursors sign the payload alone, as they always have, so the
+ * cursors clients hold stay valid.
+ */
+export function createCursorCodec(secret: string, list?: string): CursorCodec {
+  const signed =
+    list === undefined ? (payload: string) => payload : (payload: string) => `${list}\n${payload}`;
   const sign = (payload: string) =>
-    createHmac("sha256", secret).update(payload).digest("base64url").slice(0, 22);
+    createHmac("sha256", secret).update(signed(payload)).digest("base64url").slice(0, 22);
   const invalid = () =>
     new AppError("validation_failed", "Invalid cursor: use the URL from the previous page's Link header.", [
       { path: "cursor", message: "is not a cursor issued for this query" },

@@ -10,7 +10,15 @@ import type { Logger } from "pino";
 import { addHistogram, bucketOf, emptyHistogram } from "./histogram.ts";
 
 /** What a request was: one REST operation, a request without a valid key, or anything else (no operation). */
-export type Operation = "listPets" | "createPet" | "getPet" | "store.orders" | "unauthenticated" | "other";
+export type Operation =
+  | "listPets"
+  | "createPet"
+  | "getPet"
+  | "store.orders"
+  | "listCategories"
+  | "getMe"
+  | "unauthenticated"
+  | "other";
 /** How it ended: status class, with the two kinds of 429 told apart. */
 export type Outcome = "2xx" | "4xx" | "rate_limited" | "key_banned" | "5xx";
 
@@ -19,6 +27,8 @@ export const OPERATIONS: readonly Operation[] = [
   "createPet",
   "getPet",
   "store.orders",
+  "listCategories",
+  "getMe",
   "unauthenticated",
   "other",
 ];

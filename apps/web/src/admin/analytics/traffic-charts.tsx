@@ -28,6 +28,8 @@ const OPERATION_LABELS: Record<string, string> = {
   createPet: "createPet",
   getPet: "getPet (deprecated)",
   "store.orders": "store.orders",
+  listCategories: "listCategories",
+  getMe: "getMe",
   unauthenticated: "Without a valid key",
   other: "No operation (404/405)",
 };

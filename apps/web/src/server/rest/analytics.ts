@@ -16,6 +16,10 @@ const OPERATIONS: Record<string, Operation | undefined> = {
   "HEAD /v1/pets/:petId": "getPet",
   "GET /v1/store/orders": "store.orders",
   "HEAD /v1/store/orders": "store.orders",
+  "GET /v1/categories": "listCategories",
+  "HEAD /v1/categories": "listCategories",
+  "GET /v1/me": "getMe",
+  "HEAD /v1/me": "getMe",
 };
 
 function outcomeOf(status: number, deniedBy: RestEnv["Variables"]["deniedBy"]): Outcome {

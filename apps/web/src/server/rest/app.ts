@@ -18,7 +18,9 @@ import { requestContext } from "./middleware/request-context.ts";
 import { registerOpenApiDocument } from "./openapi-document.ts";
 import { registerSharedComponents } from "./openapi-shared.ts";
 import { registerCreatePet } from "./operations/create-pet.ts";
+import { registerGetMe } from "./operations/get-me.ts";
 import { getPetLifecycle, registerGetPet } from "./operations/get-pet.ts";
+import { registerListCategories } from "./operations/list-categories.ts";
 import { registerListPets } from "./operations/list-pets.ts";
 import { registerListStoreOrders } from "./operations/list-store-orders.ts";
 import { problemFromError, respondProblem } from "./respond.ts";
@@ -90,6 +92,9 @@ export function createRestApp(rt: Runtime) {
   registerCreatePet(app, rt);
   registerGetPet(app, rt);
   registerListStoreOrders(app);
+  // Additions to the interface (docs/contract.md section 1): what a client needs to call the three operations.
+  registerListCategories(app, rt);
+  registerGetMe(app);
   registerOpenApiDocument(app, rt);
 
   const log = (obj: object, msg: string) => rt.logger.error(obj, msg);

@@ -1,5 +1,5 @@
 /** Hono environment of the REST app: per-request variables set by the pipeline middleware. */
-import type { ApiCaller } from "@petstore/core";
+import type { ApiCaller, RateLimitDecision } from "@petstore/core";
 import type { NodeBindings } from "../http/fetch-listener.ts";
 
 export interface RestVariables {
@@ -10,6 +10,8 @@ export interface RestVariables {
   tokenSent: boolean;
   /** The rate-limit headers of the request's admission (every answer after admission carries them). */
   rateLimit?: Record<string, string>;
+  /** The decision admission counted the request with: a valid key's windows are what `GET /v1/me` reports. */
+  rateLimitDecision?: RateLimitDecision;
   /** Set when admission denied the request: which 429 it answered. */
   deniedBy?: "rate_limited" | "key_banned";
   /** getPet's lifecycle headers (Deprecation, Sunset, Link), on every answer of that operation. */

@@ -11,12 +11,21 @@ import { precompressed } from "./content-coding.ts";
 import type { RestEnv } from "./env.ts";
 import { registerSharedComponents } from "./openapi-shared.ts";
 import { createPetRoute } from "./operations/create-pet.ts";
+import { getMeRoute } from "./operations/get-me.ts";
 import { getPetRoute } from "./operations/get-pet.ts";
+import { listCategoriesRoute } from "./operations/list-categories.ts";
 import { listPetsRoute } from "./operations/list-pets.ts";
 import { listStoreOrdersRoute } from "./operations/list-store-orders.ts";
 
 /** The operations' declarations, in the order `createRestApp` registers them (the document lists them so). */
-const documentedOperations = [listPetsRoute, createPetRoute, getPetRoute, listStoreOrdersRoute];
+const documentedOperations = [
+  listPetsRoute,
+  createPetRoute,
+  getPetRoute,
+  listStoreOrdersRoute,
+  listCategoriesRoute,
+  getMeRoute,
+];
 
 const DESCRIPTION = `Inventory of the animals offered by the pet store.
 
@@ -72,6 +81,8 @@ function documentObject(config: DocumentConfig) {
     tags: [
       { name: "pets", description: "Animals of the inventory" },
       { name: "store", description: "Store operations" },
+      { name: "categories", description: "Categories animals belong to (an addition to the interface)" },
+      { name: "keys", description: "The calling API key and its quota (an addition to the interface)" },
     ],
   };
 }

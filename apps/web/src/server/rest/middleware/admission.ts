@@ -100,6 +100,7 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
       c.set("rateLimit", rateLimitHeaders(budget)),
     );
     if (caller) c.set("caller", caller);
+    c.set("rateLimitDecision", decision);
     const headers = rateLimitHeaders(decision);
     c.set("rateLimit", headers);
     if (!decision.allowed) {

@@ -2,12 +2,11 @@
  * GET /v1/pets (listPets): keyset-paged animals in ascending id order, optionally filtered by status
  * (docs/interface.md "GET /pets (listPets)"; docs/contract.md section 1 "GET /v1/pets (listPets)"). The next
  * page is announced with an RFC 8288 `Link: <…>; rel="next"` built from the configured public base URL, never
- * from the Host header.
+ * from the Host header (paging.ts).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { Animal, DEFAULT_PAGE_SIZE, ListPetsQuery, MAX_PAGE_SIZE } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
-import { cacheableJsonResponse, REVALIDATE } from "../conditional.ts";
 import type { RestEnv } from "../env.ts";
 import { requireCaller } from "../middleware/require-caller.ts";
 import { requireScope } from "../middleware/require-scope.ts";
@@ -19,6 +18,7 @@ import {
   ifNoneMatchParameter,
   notModifiedResponse,
 } from "../openapi-shared.ts";
+import { respondPage } from "../paging.ts";
 
 export const listPetsRoute = createRoute({
   operationId: "listPets",
@@ -50,13 +50,9 @@ export function registerListPets(app: OpenAPIHono<RestEnv>, rt: Runtime): void {
     const query = c.req.valid("query");
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const page = await rt.pets.list({ limit, status: query.status, cursor: query.cursor });
-    const json = JSON.stringify(page.items);
-    if (!page.nextCursor) return cacheableJsonResponse<Animal[]>(c, json, { cacheControl: REVALIDATE });
-    const next = new URL(`${rt.config.publicBaseUrl}/v1/pets`);
-    next.searchParams.set("limit", String(limit));
-    if (query.status) next.searchParams.set("status", query.status);
-    next.searchParams.set("cursor", page.nextCursor);
-    const headers = { Link: `<${next.toString()}>; rel="next"` };
-    return cacheableJsonResponse<Animal[]>(c, json, { headers, cacheControl: REVALIDATE });
+    return respondPage<Animal>(c, rt.config.publicBaseUrl, "/pets", page, {
+      limit: String(limit),
+      status: query.status,
+    });
   });
 }

@@ -1,0 +1,35 @@
+/**
+ * Keyset paging of the /v1 lists, listPets and listCategories (docs/contract.md section 1, "GET /v1/pets
+ * (listPets)" and "GET /v1/categories (listCategories)"): a page is a JSON array, and when more items follow the
+ * answer carries an RFC 8288 `Link: <…>; rel="next"` built from the configured public base URL, never from the
+ * Host header. The page is a cacheable answer (conditional.ts) whose ETag covers that link.
+ */
+import type { Context } from "hono";
+import { cacheableJsonResponse, REVALIDATE } from "./conditional.ts";
+import type { RestEnv } from "./env.ts";
+
+/**
+ * The 200 (or 304) of one page.
+ * @param publicBaseUrl the deployment's origin (`PUBLIC_BASE_URL`, without /v1)
+ * @param path the list's path under /v1, e.g. `/pets`
+ * @param page the items in order and the core's cursor of the next page (absent on the last page)
+ * @param query the query values the next link repeats, in link order (undefined: left out); the cursor comes last
+ */
+export function respondPage<T>(
+  c: Context<RestEnv>,
+  publicBaseUrl: string,
+  path: string,
+  page: { items: T[]; nextCursor?: string | undefined },
+  query: Record<string, string | undefined>,
+) {
+  const json = JSON.stringify(page.items);
+  if (!page.nextCursor) return cacheableJsonResponse<T[]>(c, json, { cacheControl: REVALIDATE });
+  const next = new URL(`${publicBaseUrl}/v1${path}`);
+  for (const name in query) {
+    const value = query[name];
+    if (value !== undefined) next.searchParams.set(name, value);
+  }
+  next.searchParams.set("cursor", page.nextCursor);
+  const headers = { Link: `<${next.toString()}>; rel="next"` };
+  return cacheableJsonResponse<T[]>(c, json, { headers, cacheControl: REVALIDATE });
+}

@@ -1,0 +1,55 @@
+/**
+ * The answer of `GET /v1/me` (getMe; docs/contract.md section 1, "GET /v1/me (getMe)"): the calling API key as
+ * its holder may see it (display prefix, name, scopes, expiry: never the secret or its hash), its plan with the
+ * key's effective limits, and the key's two rate-limit windows as counted for this very request (section 3).
+ */
+
+import { PlanName } from "./limits.ts";
+import { ApiKeyScope } from "./scopes.ts";
+import { z } from "./zod.ts";
+
+const count = () => z.int().min(0);
+
+/** One fixed window after this request was counted: its limit, what is left, and when it starts over. */
+export const RateLimitWindow = z
+  .object({
+    limit: z.int().min(1).meta({ description: "Requests allowed per window." }),
+    remaining: count().meta({
+      description: "Requests left in the current window, this one already counted.",
+    }),
+    resetsAt: z.iso.datetime().meta({
+      description:
+        "When the current window ends (RFC 3339, UTC): the next minute, or 00:00 UTC for the day; the `X-RateLimit-Reset` of that window.",
+    }),
+  })
+  .meta({ id: "RateLimitWindow" });
+export type RateLimitWindow = z.infer<typeof RateLimitWindow>;
+
+export const Me = z
+  .object({
+    key: z.object({
+      prefix: z.string().min(1).meta({ description: "The key's first 12 characters, as lists show it." }),
+      name: z.string().min(1).meta({ description: "The name its issuer gave the key." }),
+      scopes: z.array(ApiKeyScope).min(1).meta({ description: "What the key may do." }),
+      expiresAt: z.iso.datetime().nullable().meta({
+        description: "When the key stops working (RFC 3339, UTC), or null when it does not expire.",
+      }),
+    }),
+    plan: z.object({
+      name: PlanName,
+      limits: z
+        .object({
+          perMinute: z.int().min(1).meta({ description: "Requests per minute." }),
+          perDay: z.int().min(1).meta({ description: "Requests per UTC day." }),
+        })
+        .meta({
+          description:
+            "The key's effective limits: its own when it has custom ones (Enterprise), else its plan's.",
+        }),
+    }),
+    rateLimit: z.object({ minute: RateLimitWindow, day: RateLimitWindow }).nullable().meta({
+      description: "The key's windows after this request; null when the deployment limits nothing.",
+    }),
+  })
+  .meta({ id: "Me" });
+export type Me = z.infer<typeof Me>;
