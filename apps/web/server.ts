@@ -10,7 +10,7 @@
  * `tsx server.ts --dev` (Next in development mode).
  */
 import type { IncomingMessage } from "node:http";
-import type { Socket } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { type Config, ConfigError, getConfig } from "@petstore/config";
 import { openRuntime, type Runtime } from "@petstore/core";
 import { createLogger, endLogs } from "@petstore/core/logger";
@@ -142,10 +142,24 @@ async function main(): Promise<void> {
       await endLogs();
     },
     log: (event, fields) => runtime.logger.info({ event: `shutdown.${event}`, ...fields }, "shutdown"),
+    keepsQueuedConnections: config.listenFd !== undefined,
   });
-  await listen(server, config.port, config.host);
+  await listen(server, config.port, config.host, config.listenFd);
   // After listen: a start that cannot take its port prints no banner, and creates no demo secret it never shows.
   await startUp(runtime, out);
+  if (config.listenFd !== undefined) {
+    const { address, port } = server.address() as AddressInfo;
+    out.line(
+      `Listening on ${address} port ${port}, the socket the supervisor passed (PETSTORE_SERVE=${config.serve})`,
+      {
+        port,
+        host: address,
+        listenFd: config.listenFd,
+        serve: config.serve,
+      },
+    );
+    return;
+  }
   const where = config.host === undefined ? "" : ` of ${config.host}`;
   out.line(`Listening on port ${config.port}${where} (PETSTORE_SERVE=${config.serve})`, {
     port: config.port,

@@ -167,6 +167,8 @@ export const TRACES_SAMPLERS = [
 const envSchema = z
   .object({
     PORT: positiveInt.max(65535).default(3000),
+    LISTEN_FDS: nonNegativeInt.optional(),
+    LISTEN_PID: positiveInt.optional(),
     HOST: z
       .string()
       .trim()
@@ -328,6 +330,12 @@ export interface Config {
   port: number;
   /** Address the server binds (HOST: an IP address or host name); undefined: every interface. */
   host: string | undefined;
+  /**
+   * The listening socket a supervisor passed (socket activation, sd_listen_fds(3): LISTEN_FDS at least 1 and
+   * LISTEN_PID this process): descriptor 3, the first passed; the server then serves it instead of binding PORT on
+   * HOST, and its stop leaves the socket and the connections queued on it to the next instance. Undefined otherwise.
+   */
+  listenFd: number | undefined;
   /** `api`: /v1, probes and /metrics, without Next; `dashboard`: dashboard, /api/trpc, /docs and probes; `all`. */
   serve: ServeRole;
   /** Nice value (0-19) a `dashboard` instance lowers its main thread to, so API instances on its host win the CPU. */
@@ -543,6 +551,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const config: Config = {
     port: e.PORT,
     host: e.HOST,
+    listenFd: (e.LISTEN_FDS ?? 0) >= 1 && e.LISTEN_PID === process.pid ? 3 : undefined,
     serve: e.PETSTORE_SERVE,
     dashboardNice: e.DASHBOARD_NICE,
     dashboardAdmission: {

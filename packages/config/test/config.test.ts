@@ -228,6 +228,18 @@ describe("loadConfig", () => {
     expect(loadConfig({ HOST: "127.0.0.1" }).host).toBe("127.0.0.1");
   });
 
+  it("serves the socket a supervisor passed only when LISTEN_PID names this process (sd_listen_fds)", () => {
+    const pid = String(process.pid);
+    expect(loadConfig({}).listenFd).toBeUndefined();
+    expect(loadConfig({ LISTEN_FDS: "1", LISTEN_PID: pid }).listenFd).toBe(3);
+    expect(loadConfig({ LISTEN_FDS: "2", LISTEN_PID: pid }).listenFd).toBe(3);
+    // Meant for another process (inherited through a parent that did not unset it), or none passed.
+    expect(loadConfig({ LISTEN_FDS: "1", LISTEN_PID: String(process.pid + 1) }).listenFd).toBeUndefined();
+    expect(loadConfig({ LISTEN_FDS: "1" }).listenFd).toBeUndefined();
+    expect(loadConfig({ LISTEN_FDS: "0", LISTEN_PID: pid }).listenFd).toBeUndefined();
+    expect(() => loadConfig({ LISTEN_FDS: "one", LISTEN_PID: pid })).toThrow(/LISTEN_FDS/);
+  });
+
   it("serves everything by default; PETSTORE_SERVE picks a role", () => {
     expect(loadConfig({}).serve).toBe("all");
     expect(loadConfig({ PETSTORE_SERVE: "api" }).serve).toBe("api");

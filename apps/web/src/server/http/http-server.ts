@@ -32,14 +32,23 @@ export function createHttpServer(
 export class ListenError extends Error {}
 
 /**
- * Starts `server` on `port` of `host` (an address or host name; undefined: every interface). @returns once it
- * listens. @throws ListenError when the port is taken by another process (EADDRINUSE) or not allowed (EACCES), when
- * `host` is no address of this machine (EADDRNOTAVAIL, ENOTFOUND), or with the system's message otherwise: the
- * error is handled here, never left to the process's uncaughtException handlers.
+ * Starts `server` on `port` of `host` (an address or host name; undefined: every interface), or, when `fd` is
+ * given, on that listening socket passed by a supervisor (packages/config's `listenFd`). @returns once it listens.
+ * @throws ListenError when the port is taken by another process (EADDRINUSE) or not allowed (EACCES), when `host`
+ * is no address of this machine (EADDRNOTAVAIL, ENOTFOUND), when `fd` is no listening socket, or with the system's
+ * message otherwise: the error is handled here, never left to the process's uncaughtException handlers.
  */
-export function listen(server: http.Server, port: number, host?: string): Promise<void> {
+export function listen(server: http.Server, port: number, host?: string, fd?: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => {
+      if (fd !== undefined) {
+        reject(
+          new ListenError(
+            `The socket passed as descriptor ${fd} (LISTEN_FDS) cannot be served (${error.message}): check the supervisor's socket unit, or unset LISTEN_FDS to bind PORT.`,
+          ),
+        );
+        return;
+      }
       if (host !== undefined && (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND")) {
         reject(
           new ListenError(
@@ -57,9 +66,11 @@ export function listen(server: http.Server, port: number, host?: string): Promis
       reject(new ListenError(`Port ${port} ${why}: stop what holds it, or set PORT to another port.`));
     };
     server.once("error", failed);
-    server.listen(port, host, () => {
+    const listening = () => {
       server.off("error", failed);
       resolve();
-    });
+    };
+    if (fd !== undefined) server.listen({ fd }, listening);
+    else server.listen(port, host, listening);
   });
 }

@@ -5,7 +5,8 @@
  * 1. At once: /readyz answers 503 (`draining()`), and every answer from now on closes its connection, so clients
  *    and the load balancer move to other instances; the instance keeps serving for `drainMs` meanwhile.
  * 2. Then the listener closes (no new connections; the connections the kernel queued are taken first:
- *    `emptyAcceptQueue`), connections idle after an answer are closed (FIN), those that
+ *    `emptyAcceptQueue`; with a socket the supervisor passed, only this process's descriptor closes, and what is
+ *    queued waits for the next instance on the same socket), connections idle after an answer are closed (FIN), those that
  *    have not delivered their first request get up to `FIRST_REQUEST_MS` for it (answered, with
  *    `Connection: close`), and the requests in progress get up to `timeoutMs` to finish.
  * 3. Requests still running then are cut; the idempotency reservations of this process that never completed
@@ -52,6 +53,11 @@ export interface LifecycleOptions {
   log: (event: string, fields?: object) => void;
   /** What ends the process (default `process.exit`). */
   exit?: (code: number) => void;
+  /**
+   * True when the listening socket outlives the process (a supervisor passed it, socket activation): the stop then
+   * leaves the connections the kernel queued to the next instance instead of taking them.
+   */
+  keepsQueuedConnections?: boolean;
   /** Where the stop signals come from (default `process`). */
   signals?: Pick<NodeJS.EventEmitter, "on">;
 }
@@ -112,7 +118,7 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
     if (server.listening) await wait(options.drainMs);
     // The listener alone: http.Server's close() also closes the idle connections (connections.closeIdle does,
     // knowing which were used) and stops the checks of the request timeouts, which still bound what is open.
-    if (server.listening) await emptyAcceptQueue();
+    if (server.listening && !options.keepsQueuedConnections) await emptyAcceptQueue();
     net.Server.prototype.close.call(server);
     connections.closeIdle(Math.min(options.firstRequestMs ?? FIRST_REQUEST_MS, options.timeoutMs));
     const settled =
