@@ -1,7 +1,7 @@
 /**
- * Every main page at 1280x800 and 390x844: it renders, has no serious or critical accessibility
- * violations (axe, WCAG 2.1 AA), does not scroll sideways, and its screenshot is saved when asked for
- * (E2E_SCREENSHOTS=1).
+ * Every main page at 1280x800 and 390x844: it renders without a Content Security Policy violation, has no
+ * serious or critical accessibility violations (axe, WCAG 2.1 AA), does not scroll sideways, and its screenshot
+ * is saved when asked for (E2E_SCREENSHOTS=1).
  */
 import { expect, type Page, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
@@ -11,6 +11,7 @@ import {
   openSignedIn,
   snap,
   VIEWPORTS,
+  watchViolations,
 } from "./support/helpers";
 
 const ADMIN_PAGES = [
@@ -45,11 +46,13 @@ for (const viewport of VIEWPORTS) {
     test("admin pages", async ({ page }, testInfo) => {
       // Ten pages, each scanned by axe: about 55 s on a 2-core machine, too close to the 60 s default.
       test.slow();
+      const violations = await watchViolations(page);
       await openSignedIn(page, e2e.admin, null);
       for (const p of ADMIN_PAGES) {
         await page.goto(p.path);
         await expect(page.getByRole("heading", { level: 1, name: p.heading })).toBeVisible();
         await settle(page);
+        expect(await violations(), `Content Security Policy violations on ${p.path}`).toEqual([]);
         await expectAccessible(page, p.path);
         await expectNoHorizontalOverflow(page);
         await snap(page, testInfo, p.name);

@@ -120,3 +120,28 @@ export function restGet(request: APIRequestContext, path: string, key = readStat
 
 /** A name unique to this run, so tests can find what they created. */
 export const unique = (base: string) => `${base} ${Date.now().toString(36)}`;
+
+/**
+ * Starts collecting the Content Security Policy violations of every document the page loads (`securitypolicyviolation`
+ * events and the console's CSP errors). @returns a function giving those seen so far.
+ */
+export async function watchViolations(page: Page): Promise<() => Promise<string[]>> {
+  const console: string[] = [];
+  page.on("console", (message) => {
+    if (
+      /Content Security Policy|Refused to (load|execute|apply|evaluate|connect|frame)/i.test(message.text())
+    )
+      console.push(message.text());
+  });
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __csp: string[] }).__csp = seen;
+    document.addEventListener("securitypolicyviolation", (e) =>
+      seen.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`),
+    );
+  });
+  return async () => [
+    ...console,
+    ...(await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? [])),
+  ];
+}

@@ -28,8 +28,13 @@ describe("sign-in under attack", () => {
   const prisma = () => databaseOf(h.rt).prisma;
   beforeAll(async () => {
     // Parallel attackers are the subject here, not the cap on password work (sign-in-work.test.ts in core), nor
-    // the bound of waiting for a pooled connection, which 20 sign-ins at once can pass on a busy machine.
-    h = await openHarness({ PASSWORD_HASH_CONCURRENCY: "64", DATABASE_CONNECT_TIMEOUT_MS: "15000" });
+    // the bounds of waiting for a pooled connection and of a statement, which 20 sign-ins at once can pass on a
+    // busy machine: they queue for one account's throttle row, and the last one's lock wait is a statement's.
+    h = await openHarness({
+      PASSWORD_HASH_CONCURRENCY: "64",
+      DATABASE_CONNECT_TIMEOUT_MS: "15000",
+      DATABASE_STATEMENT_TIMEOUT_MS: "15000",
+    });
   });
   afterAll(() => h?.close());
   beforeEach(async () => {
