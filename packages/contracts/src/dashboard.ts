@@ -132,6 +132,23 @@ export const ApiKeySearch = z.object({
 });
 export type ApiKeySearch = z.infer<typeof ApiKeySearch>;
 
+/**
+ * The keys that called the deprecated getPet (docs/contract.md section 4 "API keys"): the window in days (7 or
+ * 30, ending now) and the order, most calls first (`calls`) or the most recent last call first (`lastCall`).
+ */
+export const DeprecatedCallsFilter = z.object({
+  days: z.union([z.literal(7), z.literal(30)], { error: "must be 7 or 30" }).default(30),
+  sort: z.enum(["calls", "lastCall"]).default("calls"),
+});
+export type DeprecatedCallsFilter = z.infer<typeof DeprecatedCallsFilter>;
+
+/** One page of the keys that called getPet. */
+export const DeprecatedCallsQuery = DeprecatedCallsFilter.extend({
+  page: z.int().min(1).default(1),
+  pageSize: z.int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+});
+export type DeprecatedCallsQuery = z.infer<typeof DeprecatedCallsQuery>;
+
 /** A plan whose limits admins edit (Enterprise limits are per key). */
 export const PlanRef = z.strictObject({ plan: EditablePlanName });
 

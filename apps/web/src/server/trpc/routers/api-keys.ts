@@ -12,6 +12,7 @@ import {
   ApiKeyRoll,
   ApiKeyScopesChange,
   ApiKeySearch,
+  DeprecatedCallsQuery,
   UsageRange,
 } from "@petstore/contracts";
 import { adminProcedure, router } from "../init";
@@ -22,6 +23,15 @@ export const apiKeysRouter = router({
     const page = await ctx.rt.apiKeys.search(input);
     return { total: page.total, rows: await ctx.rt.usage.withRequestsToday(page.rows) };
   }),
+
+  /**
+   * One page of the keys that called the deprecated getPet in the last 7 or 30 days (docs/contract.md section 4
+   * "API keys"): name, prefix, plan, state, calls and the hour of the last call; most calls first or latest
+   * call first. The whole view as CSV: GET /api/keys/deprecated-calls/export.
+   */
+  deprecatedCalls: adminProcedure
+    .input(DeprecatedCallsQuery.prefault({}))
+    .query(({ ctx, input }) => ctx.rt.usage.deprecatedCalls(input)),
 
   get: adminProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
     const key = await ctx.rt.apiKeys.get(input.id);
