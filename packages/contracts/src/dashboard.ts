@@ -121,7 +121,15 @@ export type AuditLogQuery = z.infer<typeof AuditLogQuery>;
 export const ApiKeyStateFilter = z.enum(["working", "active", "expiring", "banned", "expired", "revoked"]);
 export type ApiKeyStateFilter = z.infer<typeof ApiKeyStateFilter>;
 
-/** One page of the API key list: newest first, searched by name or prefix, filtered by plan and state. */
+/**
+ * Orders of the API key list. `created`: newest first, and with a search, exact name matches first, then
+ * prefix matches (of the key's prefix or its name), then the rest; `lastUsed`: most recently used first, never
+ * used last; `getPetCalls`: most calls of the deprecated getPet in the last 30 days first.
+ */
+export const ApiKeySort = z.enum(["created", "lastUsed", "getPetCalls"]);
+export type ApiKeySort = z.infer<typeof ApiKeySort>;
+
+/** One page of the API key list: searched by name or prefix, filtered by plan and state, sorted. */
 export const ApiKeySearch = z.object({
   page: z.int().min(1).default(1),
   pageSize: z.int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
@@ -129,6 +137,7 @@ export const ApiKeySearch = z.object({
   query: humanText({ max: 100, allowEmpty: true }).optional(),
   plan: PlanName.optional(),
   state: ApiKeyStateFilter.optional(),
+  sort: ApiKeySort.default("created"),
 });
 export type ApiKeySearch = z.infer<typeof ApiKeySearch>;
 

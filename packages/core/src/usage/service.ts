@@ -28,6 +28,7 @@ import {
 import { deleteKeyHours, purgeAnalyticsOlderThan } from "./flush.ts";
 import { NO_KEY, type UsageHourRow } from "./recorder.ts";
 import {
+  ADMITTED,
   admittedByKey,
   isAdmitted,
   isDenied,
@@ -189,6 +190,34 @@ export function createUsageService(
         yield rows.map(({ last: _, ...row }) => row);
         if (rows.length < batchSize) return;
       }
+    },
+
+    /**
+     * Adds `getPetCalls30d` to each of `keys`: its calls of the deprecated getPet that reached the API in the
+     * last 30 days (the window of the deprecated-calls view), stored and pending.
+     */
+    async withGetPetCalls<K extends { id: string }>(keys: K[]): Promise<(K & { getPetCalls30d: number })[]> {
+      const { from, to } = deprecatedCallsWindow(clock(), 30);
+      const ids = keys.map((k) => k.id);
+      const calls = await readWithPending(sources, async (pending) => {
+        const groups = await prisma.usageHour.groupBy({
+          by: ["apiKeyId"],
+          where: {
+            apiKeyId: { in: ids },
+            operation: "getPet",
+            outcome: { in: [...ADMITTED] },
+            hour: { gte: new Date(from), lt: new Date(to) },
+          },
+          _sum: { requests: true },
+        });
+        const totals = new Map(groups.map((g) => [g.apiKeyId, g._sum.requests ?? 0]));
+        for (const p of pending) {
+          if (p.operation !== "getPet" || !isAdmitted(p.outcome) || p.hour < from || p.hour >= to) continue;
+          if (ids.includes(p.apiKeyId)) totals.set(p.apiKeyId, (totals.get(p.apiKeyId) ?? 0) + p.requests);
+        }
+        return totals;
+      });
+      return keys.map((k) => ({ ...k, getPetCalls30d: calls.get(k.id) ?? 0 }));
     },
 
     /** Requests so far today (UTC) of one key, stored and pending. */

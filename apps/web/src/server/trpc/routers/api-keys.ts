@@ -18,10 +18,14 @@ import {
 import { adminProcedure, router } from "../init";
 
 export const apiKeysRouter = router({
-  /** One page of keys (newest first; search, plan and state filters), each with its requests today. */
+  /**
+   * One page of keys (search, plan and state filters; newest first with exact and prefix matches first, by last
+   * use or by getPet calls), each with its requests today and its getPet calls of the last 30 days.
+   */
   list: adminProcedure.input(ApiKeySearch.prefault({})).query(async ({ ctx, input }) => {
     const page = await ctx.rt.apiKeys.search(input);
-    return { total: page.total, rows: await ctx.rt.usage.withRequestsToday(page.rows) };
+    const rows = await ctx.rt.usage.withRequestsToday(page.rows);
+    return { total: page.total, rows: await ctx.rt.usage.withGetPetCalls(rows) };
   }),
 
   /**
