@@ -69,8 +69,9 @@ export interface DeprecatedCallsAfter {
 }
 
 /**
- * One page of the keys with getPet calls in `[from, to)`, most calls first (`sort` "calls") or latest last call
- * first ("lastCall"), ties by key id; `pending` are this instance's unflushed rows.
+ * One page of the keys with getPet calls in `[from, to)`, most calls first (`sort` "calls", then the latest last
+ * call) or latest last call first ("lastCall", then the most calls), then by key id; `pending` are this
+ * instance's unflushed rows.
  * @param page `{limit, offset}`, or `{limit, after}` to resume after a row (the CSV export's keyset).
  * @returns `{total, rows}`: `total` counts every key in the window; `rows` carry `last` (Unix ms) for a keyset.
  */

@@ -168,7 +168,9 @@ export function createUsageService(
     /**
      * Every key of the deprecated-calls view `filter`, in its order, in batches of `batchSize` read as the
      * consumer asks (the CSV export): the window is fixed when the first batch is read, and each batch resumes
-     * after the last row of the one before (keyset), so a key is listed once.
+     * after the last row of the one before (keyset), so no key is listed twice. Counts only grow, so a key moves
+     * only towards the front: one whose calls of the current hour move it ahead of the batch being read while
+     * the file is read is left out of this file (with more than one batch of keys only).
      */
     async *deprecatedCallsBatches(
       filter: DeprecatedCallsFilter,
