@@ -1,13 +1,14 @@
 /**
  * The dashboard as an API console: the same usage figure on every screen, lists whose view lives in the
  * URL (reload and Back keep it), the key list's search, filters and paging, the audit log's names, day range,
- * action filter and streamed CSV export, category ids and case-insensitive names, and a 404 inside the dashboard.
+ * action filter and streamed CSV export, category ids and case-insensitive names, a 404 inside the dashboard, and
+ * the keys calling the deprecated getPet reached from the overview.
  */
 import fs from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
 import Papa from "papaparse";
 import { e2e } from "./support/accounts";
-import { openSignedIn, restGet, snap, unique } from "./support/helpers";
+import { expectAccessible, openSignedIn, restGet, snap, unique } from "./support/helpers";
 
 test("requests today agree between the overview and the keys page for the same key", async ({
   page,
@@ -222,4 +223,45 @@ test("an unknown dashboard address is a 404 inside the dashboard, and the favico
   const icon = await page.locator('link[rel="icon"]').first().getAttribute("href");
   expect(icon).toBeTruthy();
   expect((await page.request.get(String(icon))).status()).toBe(200);
+});
+
+test("a key that calls the deprecated getPet is found from the overview's getPet figure, with its count", async ({
+  page,
+  request,
+}) => {
+  await openSignedIn(page, e2e.admin, "/admin/keys");
+  const name = unique("getPet caller");
+  await page.getByRole("button", { name: "Issue key" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "Issue an API key" });
+  await dialog.getByLabel(/^Name/).fill(name);
+  await dialog.getByRole("button", { name: "Issue key" }).click();
+  const secret = await page.getByTestId("new-api-key").inputValue();
+  await page.getByRole("button", { name: "I have stored the key" }).click();
+  const [pet] = await (await restGet(request, "/v1/pets?limit=1", secret)).json();
+  for (let i = 0; i < 3; i++)
+    expect((await restGet(request, `/v1/pets/${pet.id}`, secret)).status()).toBe(200);
+
+  await page.goto("/admin");
+  await page
+    .getByRole("region", { name: "Deprecated getPet" })
+    .getByRole("link", { name: "See the keys that call getPet" })
+    .click();
+  await expect(page).toHaveURL(/\/admin\/keys\/deprecated-calls$/);
+  await expect(page.getByRole("heading", { name: "Keys calling the deprecated getPet" })).toBeVisible();
+  // Latest call first: the key just used is on the first page whatever other keys called.
+  await page.getByRole("button", { name: /^Last call/ }).click();
+  await expect(page).toHaveURL(/sort=lastCall/);
+  const row = page
+    .getByRole("region", { name: "Keys calling getPet" })
+    .getByRole("row")
+    .filter({ hasText: name });
+  await expect(row.getByRole("cell").nth(4)).toHaveText("3");
+  await expect(row.getByRole("cell").nth(3)).toHaveText("working");
+  await expectAccessible(page, "the keys calling getPet");
+
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export CSV" }).click();
+  const csv = fs.readFileSync(String(await (await download).path()), "utf8");
+  const line = Papa.parse<string[]>(csv.trim()).data.find((r) => r[1] === name);
+  expect(line?.slice(3, 6)).toEqual(["free", "working", "3"]);
 });

@@ -121,7 +121,15 @@ export type AuditLogQuery = z.infer<typeof AuditLogQuery>;
 export const ApiKeyStateFilter = z.enum(["working", "active", "expiring", "banned", "expired", "revoked"]);
 export type ApiKeyStateFilter = z.infer<typeof ApiKeyStateFilter>;
 
-/** One page of the API key list: newest first, searched by name or prefix, filtered by plan and state. */
+/**
+ * Orders of the API key list. `created`: newest first, and with a search, exact name matches first, then
+ * prefix matches (of the key's prefix or its name), then the rest; `lastUsed`: most recently used first, never
+ * used last; `getPetCalls`: most calls of the deprecated getPet in the last 30 days first.
+ */
+export const ApiKeySort = z.enum(["created", "lastUsed", "getPetCalls"]);
+export type ApiKeySort = z.infer<typeof ApiKeySort>;
+
+/** One page of the API key list: searched by name or prefix, filtered by plan and state, sorted. */
 export const ApiKeySearch = z.object({
   page: z.int().min(1).default(1),
   pageSize: z.int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
@@ -129,8 +137,26 @@ export const ApiKeySearch = z.object({
   query: humanText({ max: 100, allowEmpty: true }).optional(),
   plan: PlanName.optional(),
   state: ApiKeyStateFilter.optional(),
+  sort: ApiKeySort.default("created"),
 });
 export type ApiKeySearch = z.infer<typeof ApiKeySearch>;
+
+/**
+ * The keys that called the deprecated getPet (docs/contract.md section 4 "API keys"): the window in days (7 or
+ * 30, ending now) and the order, most calls first (`calls`) or the most recent last call first (`lastCall`).
+ */
+export const DeprecatedCallsFilter = z.object({
+  days: z.union([z.literal(7), z.literal(30)], { error: "must be 7 or 30" }).default(30),
+  sort: z.enum(["calls", "lastCall"]).default("calls"),
+});
+export type DeprecatedCallsFilter = z.infer<typeof DeprecatedCallsFilter>;
+
+/** One page of the keys that called getPet. */
+export const DeprecatedCallsQuery = DeprecatedCallsFilter.extend({
+  page: z.int().min(1).default(1),
+  pageSize: z.int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+});
+export type DeprecatedCallsQuery = z.infer<typeof DeprecatedCallsQuery>;
 
 /** A plan whose limits admins edit (Enterprise limits are per key). */
 export const PlanRef = z.strictObject({ plan: EditablePlanName });

@@ -30,6 +30,7 @@ export * from "./sessions/throttle.ts";
 export * from "./timeout.ts";
 export { traceDatabaseQueries } from "./tracing.ts";
 export * from "./usage/analytics.ts";
+export * from "./usage/deprecated-calls.ts";
 export * from "./usage/flush.ts";
 export * from "./usage/histogram.ts";
 export * from "./usage/recent.ts";

@@ -29,7 +29,12 @@ const json = (value: unknown) => (value === null || value === undefined ? "" : J
  */
 export const FORMULA_START = /^[=+\-@\t\r]/;
 
-const CSV_OPTIONS = { quotes: true, escapeFormulae: FORMULA_START, newline: "\r\n", header: false } as const;
+export const CSV_OPTIONS = {
+  quotes: true,
+  escapeFormulae: FORMULA_START,
+  newline: "\r\n",
+  header: false,
+} as const;
 
 /** CSV lines (each ended with CRLF) of `rows`, with the header line first when `header`. */
 export function auditCsvLines(rows: AuditLogEntry[], header = false): string {

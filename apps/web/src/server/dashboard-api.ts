@@ -1,20 +1,28 @@
 /**
  * The dashboard's JSON API and its download, served by server.ts on its own runtime (the dashboard process,
- * dashboard.ts, never opens one): `/api/trpc/*` (trpc/handler.ts) and `GET /api/audit/export`
- * (audit-export.ts). The router (http/router.ts) sends them here through the same gates as the pages.
+ * dashboard.ts, never opens one): `/api/trpc/*` (trpc/handler.ts) and the downloads `GET /api/audit/export`
+ * (audit-export.ts) and `GET /api/keys/deprecated-calls/export` (deprecated-calls-export.ts). The router (http/router.ts) sends them here through the same gates as the pages.
  */
 import { problems } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { auditExportResponse } from "./audit-export.ts";
+import { DEPRECATED_CALLS_EXPORT, deprecatedCallsExportResponse } from "./deprecated-calls-export.ts";
 import { errorResponse } from "./http/error-answer.ts";
 import { handleTrpcRequest, TRPC_ENDPOINT } from "./trpc/handler.ts";
 import { appRouter } from "./trpc/router.ts";
 
 const AUDIT_EXPORT = "/api/audit/export";
 
+/** The downloads, by path. */
+const DOWNLOADS: Record<string, (rt: Runtime, request: Request) => Promise<Response>> = {
+  [AUDIT_EXPORT]: auditExportResponse,
+  [DEPRECATED_CALLS_EXPORT]: deprecatedCallsExportResponse,
+};
+const isDownload = (path: string) => Object.hasOwn(DOWNLOADS, path);
+
 /** True for the paths (query string excluded) this handler answers. */
 export const isDashboardApiPath = (path: string): boolean =>
-  path.startsWith(`${TRPC_ENDPOINT}/`) || path === AUDIT_EXPORT;
+  path.startsWith(`${TRPC_ENDPOINT}/`) || isDownload(path);
 
 /** The procedures the tRPC router serves (`pets.list`, ...). */
 const PROCEDURES = new Set(Object.keys(appRouter._def.procedures));
@@ -22,10 +30,10 @@ const PROCEDURES = new Set(Object.keys(appRouter._def.procedures));
 /**
  * The route labels of a path `isDashboardApiPath` accepts (request-log.ts): `trpc:<procedure>` for each distinct
  * procedure a tRPC request names (a batch names several, comma-separated; a name the router does not serve is
- * `trpc:unknown`), the download's path for the download.
+ * `trpc:unknown`), a download's path for a download.
  */
 export function dashboardApiRoutes(path: string): string[] {
-  if (path === AUDIT_EXPORT) return [AUDIT_EXPORT];
+  if (isDownload(path)) return [path];
   let names = path.slice(TRPC_ENDPOINT.length + 1);
   try {
     names = decodeURIComponent(names);
@@ -39,8 +47,9 @@ export function dashboardApiRoutes(path: string): string[] {
 /** `(request) => response` for the paths `isDashboardApiPath` accepts, on runtime `rt`. */
 export function createDashboardApiFetch(rt: Runtime): (request: Request) => Promise<Response> {
   return async (request) => {
-    if (new URL(request.url).pathname !== AUDIT_EXPORT) return handleTrpcRequest(rt, request);
-    if (request.method === "GET" || request.method === "HEAD") return auditExportResponse(rt, request);
+    const download = DOWNLOADS[new URL(request.url).pathname];
+    if (!download) return handleTrpcRequest(rt, request);
+    if (request.method === "GET" || request.method === "HEAD") return download(rt, request);
     return errorResponse(
       problems.methodNotAllowed(request.method, ["GET", "HEAD"]),
       request.headers.get("x-request-id"),

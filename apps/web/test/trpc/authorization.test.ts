@@ -25,6 +25,7 @@ const STAFF = [
 ];
 const ADMIN = [
   "apiKeys.list",
+  "apiKeys.deprecatedCalls",
   "apiKeys.get",
   "apiKeys.usage",
   "apiKeys.traffic",

@@ -1,6 +1,10 @@
-/** The admin's API key list: search by name or prefix, plan and state filters, paging, newest first. */
+/**
+ * The admin's API key list: search by name or prefix (exact and prefix matches first), plan and state filters,
+ * paging, newest first, by last use and by getPet calls of the last 30 days.
+ */
+import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, expectTrpcError, type Harness, openHarness } from "./support";
+import { type Caller, countRequests, expectTrpcError, type Harness, openHarness } from "./support";
 
 describe("apiKeys.list (search, filters, paging)", () => {
   let h: Harness;
@@ -79,5 +83,91 @@ describe("apiKeys.list (search, filters, paging)", () => {
     expect((await admin.apiKeys.list({ pageSize: 4, page: 3 })).rows).toEqual([]);
     await expectTrpcError(admin.apiKeys.list({ pageSize: 500 }), "BAD_REQUEST");
     await expectTrpcError(admin.apiKeys.list({ state: "asleep" as never }), "BAD_REQUEST");
+  });
+});
+
+describe("apiKeys.list (ranking and sorts)", () => {
+  let h: Harness;
+  let admin: Caller;
+  const id: Record<string, string> = {};
+  const NOW = new Date("2026-03-10T12:30:00.000Z");
+  beforeAll(async () => {
+    h = await openHarness();
+    admin = (await h.signedIn("admin@example.com")).caller;
+    // Created oldest first, one minute apart: newest first alone would put the exact match last.
+    const names = [
+      "Scale client 42",
+      "Scale client 420",
+      "Old scale client 42",
+      "scale client 4200",
+      "Other",
+    ];
+    for (const [i, name] of names.entries()) {
+      h.setNow(new Date(NOW.getTime() - (names.length - i) * 60_000));
+      id[name] = (await admin.apiKeys.create({ name, plan: "free" })).id;
+    }
+    h.setNow(NOW);
+    const prisma = databaseOf(h.rt).prisma;
+    await prisma.apiKey.update({
+      where: { id: id.Other },
+      data: { lastUsedAt: new Date(NOW.getTime() - 1_000) },
+    });
+    await prisma.apiKey.update({
+      where: { id: id["Scale client 420"] },
+      data: { lastUsedAt: new Date(NOW.getTime() - 60_000) },
+    });
+    const at = (daysAgo: number) => new Date(NOW.getTime() - daysAgo * 86_400_000);
+    countRequests(h.rt, String(id["Old scale client 42"]), at(3), 9, "2xx", "getPet");
+    countRequests(h.rt, String(id["Scale client 42"]), at(29), 4, "4xx", "getPet");
+    countRequests(h.rt, String(id["Scale client 42"]), at(31), 50, "2xx", "getPet");
+    countRequests(h.rt, String(id.Other), at(1), 30, "2xx", "listPets");
+    countRequests(h.rt, String(id.Other), at(1), 30, "rate_limited", "getPet");
+    await h.rt.analytics?.flush();
+  });
+  afterAll(() => {
+    h?.setNow(undefined);
+    return h?.close();
+  });
+
+  const names = (page: { rows: { name: string }[] }) => page.rows.map((r) => r.name);
+
+  it("ranks an exact name first, then matches at the start of the name, then the rest (newest first within)", async () => {
+    expect(names(await admin.apiKeys.list({ query: "scale client 42" }))).toEqual([
+      "Scale client 42",
+      "scale client 4200",
+      "Scale client 420",
+      "Old scale client 42",
+    ]);
+    // Neither exact nor at the start of a name: newest first, paged.
+    const first = await admin.apiKeys.list({ query: "client 42", pageSize: 2 });
+    expect(first.total).toBe(4);
+    expect(names(first)).toEqual(["scale client 4200", "Old scale client 42"]);
+    expect(names(await admin.apiKeys.list({ query: "Scale client 42", pageSize: 1 }))).toEqual([
+      "Scale client 42",
+    ]);
+  });
+
+  it("ranks a key found by its prefix before keys whose names merely contain the text", async () => {
+    const other = await admin.apiKeys.get({ id: String(id.Other) });
+    const page = await admin.apiKeys.list({ query: other.prefix });
+    expect(names(page)[0]).toBe("Other");
+  });
+
+  it("sorts by last use, most recent first and never used last", async () => {
+    const page = await admin.apiKeys.list({ sort: "lastUsed" });
+    expect(names(page).slice(0, 2)).toEqual(["Other", "Scale client 420"]);
+    expect(page.rows.slice(2).every((r) => r.lastUsedAt === null)).toBe(true);
+  });
+
+  it("sorts by getPet calls of the last 30 days, and shows them on every row", async () => {
+    const page = await admin.apiKeys.list({ sort: "getPetCalls" });
+    expect(page.rows.slice(0, 2).map((r) => [r.name, r.getPetCalls30d])).toEqual([
+      ["Old scale client 42", 9],
+      ["Scale client 42", 4],
+    ]);
+    expect(page.rows.slice(2).every((r) => r.getPetCalls30d === 0)).toBe(true);
+    const filtered = await admin.apiKeys.list({ sort: "getPetCalls", query: "scale", pageSize: 1, page: 2 });
+    expect([filtered.total, names(filtered)]).toEqual([4, ["Scale client 42"]]);
+    await expectTrpcError(admin.apiKeys.list({ sort: "name" as never }), "BAD_REQUEST");
   });
 });

@@ -1,71 +1,105 @@
 /**
- * The admin's API key list (docs/contract.md section 4 "API keys"): one page, newest first, searched by
- * name (any case, anywhere in it) or display prefix (from its start), filtered by plan and by state. The
- * state filter is the same rule as `apiKeyState` (view.ts), written as a database condition for `now`.
+ * The admin's API key list (docs/contract.md section 4 "API keys"): one page, searched by name (any case,
+ * anywhere in it) or display prefix (from its start), filtered by plan and by state, sorted (ApiKeySearch in
+ * contracts). The page's ids are chosen by one statement (filter, order, the total), then its keys are read.
+ * The state filter is the same rule as `apiKeyState` (view.ts), written as SQL for `now`.
  */
 import type { ApiKeySearch, ApiKeyStateFilter } from "@petstore/contracts";
-import type { Prisma } from "@petstore/db";
+import { Prisma } from "@petstore/db";
 import type { CoreDeps } from "../deps.ts";
 import { likeLiteral } from "../like.ts";
-import { liveWhere, notExpiredWhere, notRevokedWhere } from "./policy.ts";
+import { DAY_MS } from "../utc-day.ts";
 import { type ApiKeyView, EXPIRING_SOON_MS, toView } from "./view.ts";
 
-/** The database condition for keys in `state` at `now` (mirrors `apiKeyState`). */
-export function stateCondition(state: ApiKeyStateFilter, now: Date): Prisma.ApiKeyWhereInput {
-  const notRevoked = notRevokedWhere(now);
-  const notExpired = notExpiredWhere(now);
-  const notBanned: Prisma.ApiKeyWhereInput = { OR: [{ bannedUntil: null }, { bannedUntil: { lte: now } }] };
-  const soon = new Date(now.getTime() + EXPIRING_SOON_MS);
+const HOUR_MS = 3_600_000;
+const ts = (d: Date | number) => Prisma.sql`${new Date(d).toISOString()}::timestamp(3)`;
+
+/** The SQL condition on `a` (an ApiKey row) for keys in `state` at `now` (mirrors `apiKeyState`). */
+export function stateCondition(state: ApiKeyStateFilter, now: Date): Prisma.Sql {
+  const notRevoked = Prisma.sql`(a."revokedAt" IS NULL OR a."revokedAt" > ${ts(now)})`;
+  const notExpired = Prisma.sql`(a."expiresAt" IS NULL OR a."expiresAt" > ${ts(now)})`;
+  const notBanned = Prisma.sql`(a."bannedUntil" IS NULL OR a."bannedUntil" <= ${ts(now)})`;
+  const soon = now.getTime() + EXPIRING_SOON_MS;
   switch (state) {
     case "working":
-      return liveWhere(now);
+      return Prisma.sql`${notRevoked} AND ${notExpired}`;
     case "revoked":
-      return { revokedAt: { lte: now } };
+      return Prisma.sql`a."revokedAt" <= ${ts(now)}`;
     case "expired":
-      return { AND: [notRevoked, { expiresAt: { lte: now } }] };
+      return Prisma.sql`${notRevoked} AND a."expiresAt" <= ${ts(now)}`;
     case "banned":
-      return { AND: [notRevoked, notExpired, { bannedUntil: { gt: now } }] };
+      return Prisma.sql`${notRevoked} AND ${notExpired} AND a."bannedUntil" > ${ts(now)}`;
     case "expiring":
-      return { AND: [notRevoked, notBanned, { expiresAt: { gt: now, lt: soon } }] };
+      return Prisma.sql`${notRevoked} AND ${notBanned} AND a."expiresAt" > ${ts(now)} AND a."expiresAt" < ${ts(soon)}`;
     case "active":
-      return {
-        AND: [notRevoked, notBanned, { OR: [{ expiresAt: null }, { expiresAt: { gte: soon } }] }],
-      };
+      return Prisma.sql`${notRevoked} AND ${notBanned} AND (a."expiresAt" IS NULL OR a."expiresAt" >= ${ts(soon)})`;
   }
 }
 
 export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
   /**
-   * One page of keys matching `query` (see ApiKeySearch in contracts), newest first.
+   * One page of keys matching `query` (see ApiKeySearch in contracts), in its order, ties newest first, then by
+   * id. The getPet sort sums the stored hourly rows of the last 30 days (the current UTC hour and the 719
+   * before it), so a key's calls of this instance's last few seconds may not have moved it yet.
    * @returns `{rows: ApiKeyView[], total}`, `total` counting every match.
    */
   return async function search(query: ApiKeySearch): Promise<{ rows: ApiKeyView[]; total: number }> {
     const now = clock();
     const text = query.query?.trim();
-    const where: Prisma.ApiKeyWhereInput = {
-      AND: [
-        text
-          ? {
-              OR: [
-                { name: { contains: likeLiteral(text), mode: "insensitive" } },
-                { prefix: { startsWith: likeLiteral(text.replace(/…$/, "")) } },
-              ],
-            }
-          : {},
-        query.plan ? { planName: query.plan } : {},
-        query.state ? stateCondition(query.state, now) : {},
-      ],
-    };
-    const [total, rows] = await prisma.$transaction([
-      prisma.apiKey.count({ where }),
-      prisma.apiKey.findMany({
-        where,
-        include: { plan: true },
-        orderBy: [{ createdAt: "desc" }, { id: "asc" }],
-        skip: (query.page - 1) * query.pageSize,
-        take: query.pageSize,
+    const prefix = text?.replace(/…$/, "");
+    const conditions: Prisma.Sql[] = [Prisma.sql`true`];
+    if (text && prefix !== undefined)
+      conditions.push(
+        Prisma.sql`(a."name" ILIKE ${`%${likeLiteral(text)}%`} OR a."prefix" LIKE ${`${likeLiteral(prefix)}%`})`,
+      );
+    if (query.plan) conditions.push(Prisma.sql`a."planName" = ${query.plan}::"PlanName"`);
+    if (query.state) conditions.push(stateCondition(query.state, now));
+    const where = Prisma.join(conditions, " AND ");
+
+    const to = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    const getPet =
+      query.sort === "getPetCalls"
+        ? Prisma.sql`LEFT JOIN (
+            SELECT "apiKeyId" AS k, sum("requests") AS n FROM "UsageHour"
+            WHERE "operation" = 'getPet' AND "hour" >= ${ts(to - 30 * DAY_MS)} AND "hour" < ${ts(to)}
+              AND "outcome" IN ('2xx', '4xx', '5xx')
+            GROUP BY "apiKeyId") AS g ON g.k = a."id"`
+        : Prisma.empty;
+    // With a search under the default order, the key the admin typed comes first: an exact name, then a match
+    // at the start of the key's prefix or of its name, then a match anywhere in the name.
+    const rank =
+      text && prefix !== undefined && query.sort === "created"
+        ? Prisma.sql`CASE WHEN a."name" ILIKE ${likeLiteral(text)} THEN 0
+                          WHEN a."prefix" LIKE ${`${likeLiteral(prefix)}%`} OR a."name" ILIKE ${`${likeLiteral(text)}%`} THEN 1
+                          ELSE 2 END`
+        : Prisma.sql`0`;
+    const order = {
+      created: Prisma.sql`m.rank, m."createdAt" DESC, m."id"`,
+      lastUsed: Prisma.sql`m."lastUsedAt" DESC NULLS LAST, m."createdAt" DESC, m."id"`,
+      getPetCalls: Prisma.sql`m.calls DESC, m."createdAt" DESC, m."id"`,
+    }[query.sort];
+    const found = await prisma.$queryRaw<{ total: number; id: string | null }[]>`
+      WITH m AS (
+        SELECT a."id", a."createdAt", a."lastUsedAt", ${rank} AS rank,
+               ${query.sort === "getPetCalls" ? Prisma.sql`coalesce(g.n, 0)` : Prisma.sql`0`} AS calls
+        FROM "ApiKey" AS a ${getPet}
+        WHERE ${where}
+      )
+      SELECT t.total, p."id"::text AS id
+      FROM (SELECT count(*)::float8 AS total FROM m) AS t
+      LEFT JOIN LATERAL (
+        SELECT m."id" FROM m ORDER BY ${order}
+        LIMIT ${query.pageSize} OFFSET ${(query.page - 1) * query.pageSize}
+      ) AS p ON true`;
+    const ids = found.flatMap((r) => (r.id ? [r.id] : []));
+    const rows = await prisma.apiKey.findMany({ where: { id: { in: ids } }, include: { plan: true } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return {
+      total: found[0]?.total ?? 0,
+      rows: ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row ? [toView(row, now)] : [];
       }),
-    ]);
-    return { total, rows: rows.map((r) => toView(r, now)) };
+    };
   };
 }

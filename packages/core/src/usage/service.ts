@@ -6,16 +6,29 @@
  * counted apart; bans per day come from the audit log (`apiKey.ban`). Also the overview figures and the
  * audited "reset today's usage".
  */
-import { AppError, PLAN_NAMES, type PlanName } from "@petstore/contracts";
+import {
+  AppError,
+  type DeprecatedCallsFilter,
+  type DeprecatedCallsQuery,
+  PLAN_NAMES,
+  type PlanName,
+} from "@petstore/contracts";
 import { liveWhere } from "../api-keys/policy.ts";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { countByStatus, type StatusCount } from "../pets/status-counts.ts";
 import { DAY_MS, isoDay, utcDayStart } from "../utc-day.ts";
 import { createAnalyticsQueries } from "./analytics.ts";
+import {
+  type DeprecatedCaller,
+  type DeprecatedCallsAfter,
+  deprecatedCallers,
+  deprecatedCallsWindow,
+} from "./deprecated-calls.ts";
 import { deleteKeyHours, purgeAnalyticsOlderThan } from "./flush.ts";
 import { NO_KEY, type UsageHourRow } from "./recorder.ts";
 import {
+  ADMITTED,
   admittedByKey,
   isAdmitted,
   isDenied,
@@ -49,6 +62,9 @@ export interface KeyOverview {
   /** The 5 keys with the most requests today (UTC), busiest first. */
   topKeys: { id: string; prefix: string; name: string; plan: PlanName; requestsToday: number }[];
 }
+
+/** Keys per batch of the deprecated-calls CSV export. */
+export const DEPRECATED_CALLS_EXPORT_BATCH = 2_000;
 
 const isoDayOf = (ms: number) => isoDay(new Date(ms));
 
@@ -129,6 +145,81 @@ export function createUsageService(
         if (d) d.bans += b.bans;
       }
       return out;
+    },
+
+    /**
+     * One page of the keys that called the deprecated getPet in the last `days` days (deprecated-calls.ts),
+     * stored and pending calls summed in one statement.
+     * @returns `{total, rows: [{id, name, prefix, plan, state, calls, lastCallAt}]}`, `total` counting every
+     *   such key.
+     */
+    async deprecatedCalls(query: DeprecatedCallsQuery): Promise<{ total: number; rows: DeprecatedCaller[] }> {
+      const now = clock();
+      const window = { ...deprecatedCallsWindow(now, query.days), now };
+      const page = await readWithPending(sources, (pending) =>
+        deprecatedCallers(prisma, window, query.sort, pending, {
+          limit: query.pageSize,
+          offset: (query.page - 1) * query.pageSize,
+        }),
+      );
+      return { total: page.total, rows: page.rows.map(({ last: _, ...row }) => row) };
+    },
+
+    /**
+     * Every key of the deprecated-calls view `filter`, in its order, in batches of `batchSize` read as the
+     * consumer asks (the CSV export): the window is fixed when the first batch is read, and each batch resumes
+     * after the last row of the one before (keyset), so no key is listed twice. Counts only grow, so a key moves
+     * only towards the front: one whose calls of the current hour move it ahead of the batch being read while
+     * the file is read is left out of this file (with more than one batch of keys only).
+     */
+    async *deprecatedCallsBatches(
+      filter: DeprecatedCallsFilter,
+      batchSize = DEPRECATED_CALLS_EXPORT_BATCH,
+    ): AsyncGenerator<DeprecatedCaller[], void, undefined> {
+      const now = clock();
+      const window = { ...deprecatedCallsWindow(now, filter.days), now };
+      let after: DeprecatedCallsAfter | undefined;
+      for (;;) {
+        const { rows } = await readWithPending(sources, (pending) =>
+          deprecatedCallers(prisma, window, filter.sort, pending, {
+            limit: batchSize,
+            ...(after ? { after } : {}),
+          }),
+        );
+        const last = rows[rows.length - 1];
+        if (!last) return;
+        after = { id: last.id, calls: last.calls, last: last.last };
+        yield rows.map(({ last: _, ...row }) => row);
+        if (rows.length < batchSize) return;
+      }
+    },
+
+    /**
+     * Adds `getPetCalls30d` to each of `keys`: its calls of the deprecated getPet that reached the API in the
+     * last 30 days (the window of the deprecated-calls view), stored and pending.
+     */
+    async withGetPetCalls<K extends { id: string }>(keys: K[]): Promise<(K & { getPetCalls30d: number })[]> {
+      const { from, to } = deprecatedCallsWindow(clock(), 30);
+      const ids = keys.map((k) => k.id);
+      const calls = await readWithPending(sources, async (pending) => {
+        const groups = await prisma.usageHour.groupBy({
+          by: ["apiKeyId"],
+          where: {
+            apiKeyId: { in: ids },
+            operation: "getPet",
+            outcome: { in: [...ADMITTED] },
+            hour: { gte: new Date(from), lt: new Date(to) },
+          },
+          _sum: { requests: true },
+        });
+        const totals = new Map(groups.map((g) => [g.apiKeyId, g._sum.requests ?? 0]));
+        for (const p of pending) {
+          if (p.operation !== "getPet" || !isAdmitted(p.outcome) || p.hour < from || p.hour >= to) continue;
+          if (ids.includes(p.apiKeyId)) totals.set(p.apiKeyId, (totals.get(p.apiKeyId) ?? 0) + p.requests);
+        }
+        return totals;
+      });
+      return keys.map((k) => ({ ...k, getPetCalls30d: calls.get(k.id) ?? 0 }));
     },
 
     /** Requests so far today (UTC) of one key, stored and pending. */

@@ -1,7 +1,8 @@
 "use client";
 /**
- * API keys (admins): a server-paged list searched by name or prefix and filtered by plan and state (all in
- * the URL, use-keys-query.ts), with today's requests from the usage service; issue
+ * API keys (admins): a server-paged list searched by name or prefix (the best matches first), filtered by plan
+ * and state and sorted by creation, last use or getPet calls (all in the URL, use-keys-query.ts), with today's
+ * requests and the last 30 days' getPet calls from the usage service; issue
  * (secret shown once), and per-key actions.
  */
 import { Anchor, Badge, Button, Code, Group, Select, Text, TextInput } from "@mantine/core";
@@ -30,6 +31,11 @@ const STATE_FILTER = [
     value: s,
     label: STATE_LABELS[s],
   })),
+];
+const SORTS = [
+  { value: "created", label: "Newest first (best match first)" },
+  { value: "lastUsed", label: "Last used" },
+  { value: "getPetCalls", label: "getPet calls (30 days)" },
 ];
 const PLAN_FILTER = [
   { value: "", label: "Any plan" },
@@ -81,6 +87,14 @@ export function KeysPage() {
           allowDeselect={false}
           w={{ base: "47%", xs: 250 }}
         />
+        <Select
+          label="Sort by"
+          data={SORTS}
+          value={view.sort}
+          onChange={(v) => filter({ sort: (v ?? "created") as typeof view.sort })}
+          allowDeselect={false}
+          w={{ base: "100%", xs: 250 }}
+        />
       </Group>
       <QueryState
         query={keys}
@@ -100,7 +114,7 @@ export function KeysPage() {
               label="API keys table"
               rows={data.rows}
               rowKey={(k) => k.id}
-              minWidth={980}
+              minWidth={1080}
               busy={keys.isFetching}
               columns={[
                 {
@@ -154,6 +168,13 @@ export function KeysPage() {
                   label: "Requests today (UTC)",
                   align: "right",
                   cell: (k) => formatNumber(k.requestsToday),
+                },
+                {
+                  key: "getPet",
+                  header: "getPet calls (30 days)",
+                  label: "Deprecated getPet calls, last 30 days",
+                  align: "right",
+                  cell: (k) => formatNumber(k.getPetCalls30d),
                 },
               ]}
               actions={(k) => <KeyActions apiKey={k} />}

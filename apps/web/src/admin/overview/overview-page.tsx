@@ -10,7 +10,7 @@ import { COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { TrafficCharts } from "../analytics/traffic-charts";
+import { type Traffic, TrafficCharts } from "../analytics/traffic-charts";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
 import { TableScroll } from "../components/table-scroll";
@@ -195,6 +195,30 @@ function KeysSection() {
   );
 }
 
+/**
+ * The deprecated getPet's calls of the whole API in the traffic's days (those that reached the API, as the
+ * deprecated-calls page counts them), linking to the keys that made them.
+ */
+function DeprecatedCalls({ traffic }: { traffic: Traffic }) {
+  const getPet = traffic.byOperation.find((o) => o.operation === "getPet");
+  const calls = getPet ? getPet["2xx"] + getPet["4xx"] + getPet["5xx"] : 0;
+  return (
+    <Paper withBorder p="md" component="section" aria-label="Deprecated getPet">
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        Deprecated getPet calls, last {traffic.daily.length} days
+      </Text>
+      <Group justify="space-between" align="baseline" wrap="wrap">
+        <Text fz={28} fw={700}>
+          {formatNumber(calls)}
+        </Text>
+        <Anchor component={Link} href="/admin/keys/deprecated-calls" size="sm">
+          See the keys that call getPet
+        </Anchor>
+      </Group>
+    </Paper>
+  );
+}
+
 function TrafficSection() {
   const trpc = useTRPC();
   const traffic = useQuery({ ...trpc.overview.traffic.queryOptions(), refetchInterval: 60_000 });
@@ -204,7 +228,12 @@ function TrafficSection() {
         API traffic
       </Title>
       <QueryState query={traffic} errorTitle="Could not load the API traffic" skeletonRows={4}>
-        {(t) => <TrafficCharts traffic={t} scope="All keys" />}
+        {(t) => (
+          <>
+            <DeprecatedCalls traffic={t} />
+            <TrafficCharts traffic={t} scope="All keys" />
+          </>
+        )}
       </QueryState>
     </Stack>
   );

@@ -12,16 +12,30 @@ import {
   ApiKeyRoll,
   ApiKeyScopesChange,
   ApiKeySearch,
+  DeprecatedCallsQuery,
   UsageRange,
 } from "@petstore/contracts";
 import { adminProcedure, router } from "../init";
 
 export const apiKeysRouter = router({
-  /** One page of keys (newest first; search, plan and state filters), each with its requests today. */
+  /**
+   * One page of keys (search, plan and state filters; newest first with exact and prefix matches first, by last
+   * use or by getPet calls), each with its requests today and its getPet calls of the last 30 days.
+   */
   list: adminProcedure.input(ApiKeySearch.prefault({})).query(async ({ ctx, input }) => {
     const page = await ctx.rt.apiKeys.search(input);
-    return { total: page.total, rows: await ctx.rt.usage.withRequestsToday(page.rows) };
+    const rows = await ctx.rt.usage.withRequestsToday(page.rows);
+    return { total: page.total, rows: await ctx.rt.usage.withGetPetCalls(rows) };
   }),
+
+  /**
+   * One page of the keys that called the deprecated getPet in the last 7 or 30 days (docs/contract.md section 4
+   * "API keys"): name, prefix, plan, state, calls and the hour of the last call; most calls first or latest
+   * call first. The whole view as CSV: GET /api/keys/deprecated-calls/export.
+   */
+  deprecatedCalls: adminProcedure
+    .input(DeprecatedCallsQuery.prefault({}))
+    .query(({ ctx, input }) => ctx.rt.usage.deprecatedCalls(input)),
 
   get: adminProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
     const key = await ctx.rt.apiKeys.get(input.id);

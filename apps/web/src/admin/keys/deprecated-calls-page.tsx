@@ -1,0 +1,158 @@
+"use client";
+/**
+ * The keys that still call the deprecated getPet (docs/contract.md section 4 "API keys": admins chase its users
+ * before the sunset of section 1), a page of its own beside the key list rather than a mode of it: its rows are
+ * the keys with calls in a window and its columns and sort are the calls, which the list's filters do not have.
+ * Server-paged, most calls first or latest call first, over the last 7 or 30 days (all in the URL:
+ * `?days=7&sort=lastCall&page=2&size=50`), with the whole view as a streamed CSV download.
+ */
+import { Anchor, Badge, Button, Code, Group, Select } from "@mantine/core";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { parseAsInteger, parseAsNumberLiteral, parseAsStringLiteral, useQueryStates } from "nuqs";
+import type { RouterOutputs } from "@/server/trpc/router";
+import { ariaSort, SortButton } from "../animals/sort-header";
+import { DataTable } from "../components/data-table";
+import { PageHeader } from "../components/page-header";
+import { PAGE_SIZES, Pager } from "../components/pager";
+import { QueryState } from "../components/query-state";
+import { formatDateTime, formatNumber, planLabel } from "../format";
+import { useTRPC } from "../trpc";
+
+type Row = RouterOutputs["apiKeys"]["deprecatedCalls"]["rows"][number];
+
+const STATE_COLORS: Record<Row["state"], string> = { working: "teal", revoked: "red", expired: "gray" };
+
+const params = {
+  days: parseAsNumberLiteral([7, 30] as const).withDefault(30),
+  sort: parseAsStringLiteral(["calls", "lastCall"] as const).withDefault("calls"),
+  page: parseAsInteger.withDefault(1),
+  size: parseAsNumberLiteral(PAGE_SIZES).withDefault(20),
+};
+
+/** The download's address for the view's window and order (GET /api/keys/deprecated-calls/export). */
+const exportUrl = (days: number, sort: string) =>
+  `/api/keys/deprecated-calls/export?${new URLSearchParams({ days: String(days), sort })}`;
+
+export function DeprecatedCallsPage() {
+  const trpc = useTRPC();
+  const [view, setView] = useQueryStates(params, { history: "replace" });
+  const input = { days: view.days, sort: view.sort, page: Math.max(1, view.page), pageSize: view.size };
+  const callers = useQuery({
+    ...trpc.apiKeys.deprecatedCalls.queryOptions(input),
+    placeholderData: keepPreviousData,
+    refetchInterval: 60_000,
+  });
+  const sortable = (label: string, column: typeof view.sort) => ({
+    header: (
+      <SortButton
+        label={label}
+        active={view.sort === column}
+        direction="desc"
+        onSort={() => setView({ sort: column, page: null })}
+      />
+    ),
+    label,
+    headerProps: { "aria-sort": ariaSort(view.sort === column, "desc") },
+  });
+  const download = () => {
+    const link = Object.assign(document.createElement("a"), {
+      href: exportUrl(view.days, view.sort),
+      download: "",
+    });
+    link.click();
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Keys calling the deprecated getPet"
+        description="getPet (GET /v1/pets/{petId}) is deprecated and stops working at its sunset. These keys called it; ask their owners to move to listPets."
+        actions={
+          <Button variant="default" onClick={download}>
+            Export CSV
+          </Button>
+        }
+      />
+      <Group gap="sm" mb="md" align="flex-end">
+        <Select
+          label="Calls in the last"
+          data={[
+            { value: "7", label: "7 days" },
+            { value: "30", label: "30 days" },
+          ]}
+          value={String(view.days)}
+          onChange={(v) => setView({ days: v === "7" ? 7 : 30, page: null })}
+          allowDeselect={false}
+          w={{ base: "100%", xs: 160 }}
+        />
+      </Group>
+      <QueryState
+        query={callers}
+        errorTitle="Could not load the keys that call getPet"
+        isEmpty={(d) => d.total === 0}
+        empty={{
+          title: "No key called getPet",
+          description: `No key called the deprecated getPet in the last ${view.days} days.`,
+        }}
+      >
+        {(data) => (
+          <>
+            <DataTable<Row>
+              label="Keys calling getPet"
+              rows={data.rows}
+              rowKey={(k) => k.id}
+              minWidth={820}
+              busy={callers.isFetching}
+              columns={[
+                {
+                  key: "name",
+                  header: "Name",
+                  title: true,
+                  minWidth: 150,
+                  cell: (k) => (
+                    <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
+                      {k.name}
+                    </Anchor>
+                  ),
+                },
+                { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
+                { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
+                {
+                  key: "state",
+                  header: "State",
+                  cell: (k) => (
+                    <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
+                      {k.state}
+                    </Badge>
+                  ),
+                },
+                {
+                  key: "calls",
+                  ...sortable(`getPet calls (${view.days} days)`, "calls"),
+                  align: "right",
+                  cell: (k) => formatNumber(k.calls),
+                },
+                {
+                  key: "last",
+                  ...sortable("Last call (hour)", "lastCall"),
+                  minWidth: 150,
+                  cell: (k) => formatDateTime(k.lastCallAt),
+                },
+              ]}
+            />
+            <Pager
+              what="Keys"
+              page={input.page}
+              pageSize={input.pageSize}
+              total={data.total}
+              shown={data.rows.length}
+              onPage={(page) => setView({ page }, { history: "push" })}
+              onPageSize={(size) => setView({ size: size as typeof view.size, page: null })}
+            />
+          </>
+        )}
+      </QueryState>
+    </>
+  );
+}
