@@ -64,7 +64,7 @@ export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; s
           {apiKey.state !== "revoked" ? (
             <>
               <Menu.Divider />
-              <Menu.Item color="red" onClick={() => setDialog("revoke")}>
+              <Menu.Item color="red.9" onClick={() => setDialog("revoke")}>
                 Revoke…
               </Menu.Item>
             </>

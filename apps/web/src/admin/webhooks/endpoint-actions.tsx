@@ -91,7 +91,7 @@ export function EndpointActions({
             <Menu.Item onClick={() => enable.mutate({ id: endpoint.id })}>Enable</Menu.Item>
           )}
           <Menu.Divider />
-          <Menu.Item color="red" onClick={() => setDialog("delete")}>
+          <Menu.Item color="red.9" onClick={() => setDialog("delete")}>
             Delete…
           </Menu.Item>
         </Menu.Dropdown>
