@@ -120,6 +120,11 @@ test("the dashboard works with the keyboard alone", async ({ page }) => {
   await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
   await page.goto("/admin/animals");
   await page.getByLabel("Search by name").focus();
+  // A focused field shows a ring, not only its 1 px border changing colour (Mantine's own cue).
+  const ring = await page
+    .getByLabel("Search by name")
+    .evaluate((el) => `${getComputedStyle(el).outlineStyle} ${getComputedStyle(el).outlineWidth}`);
+  expect(ring).toBe("solid 2px");
   await page.keyboard.type("Rex");
   await expect(page.getByRole("row").filter({ hasText: "Rex" })).toHaveCount(1);
   await page.getByRole("button", { name: "Edit Rex" }).focus();
