@@ -24,7 +24,10 @@ test("a staff user cannot reach the API keys page", async ({ page }, testInfo) =
   expect((await list.json()).error.data.code).toBe("FORBIDDEN");
   // Staff see the animal overview but no key figures.
   await page.goto("/admin");
-  await expect(page.getByRole("region", { name: "Animals by status" })).toBeVisible();
+  const byStatus = page.getByRole("region", { name: "Animals by status" });
+  await expect(byStatus).toBeVisible();
+  // The legend's entries carry the colour of their part of the chart.
+  await expect(byStatus.locator("[data-legend-swatch]")).toHaveCount(4);
   await expect(page.getByText("Working keys")).toHaveCount(0);
 });
 

@@ -5,7 +5,18 @@
  * and key pages show.
  */
 import { BarChart, DonutChart } from "@mantine/charts";
-import { Anchor, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import {
+  Anchor,
+  Code,
+  ColorSwatch,
+  Group,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Title,
+} from "@mantine/core";
 import { COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -88,9 +99,18 @@ function AnimalsCard() {
                 <Stack gap={6}>
                   {data.map((s) => (
                     <Group key={s.status} gap="xs" justify="space-between" miw={150}>
-                      <Anchor component={Link} href={`/admin/animals?status=${s.status}`} size="sm">
-                        {STATUS_LABELS[s.status]}
-                      </Anchor>
+                      <Group gap={8} wrap="nowrap">
+                        <ColorSwatch
+                          color={`var(--mantine-color-${DONUT_COLORS[s.status].replace(".", "-")})`}
+                          size={12}
+                          withShadow={false}
+                          aria-hidden="true"
+                          data-legend-swatch={s.status}
+                        />
+                        <Anchor component={Link} href={`/admin/animals?status=${s.status}`} size="sm">
+                          {STATUS_LABELS[s.status]}
+                        </Anchor>
+                      </Group>
                       <Text size="sm" fw={600}>
                         {formatEstimate(s.count, s.exact)}
                       </Text>
