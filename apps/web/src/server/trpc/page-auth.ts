@@ -7,9 +7,9 @@
  */
 import type { SessionUser } from "@petstore/core";
 import { cookies, headers } from "next/headers";
-import { redirect } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { userOfSession } from "../dashboard-link";
+import { type RecordKind, recordExists, userOfSession } from "../dashboard-link";
 import { unavailableAddress } from "../http/unavailable-page";
 import { ADDRESS_HEADER } from "../security-headers";
 import { SESSION_COOKIE } from "./cookies";
@@ -22,3 +22,14 @@ export const currentUser = cache(async (): Promise<SessionUser | null> => {
   if ("unavailable" in lookup) redirect(unavailableAddress((await headers()).get(ADDRESS_HEADER)));
   return lookup.user;
 });
+
+/**
+ * Renders the dashboard's 404 (not-found.tsx) unless record `id` of `kind` exists: for a detail page whose address
+ * names an API key or a webhook endpoint (docs/contract.md section 4). An outage sends the browser to the
+ * unavailable page, as `currentUser` does. @throws Next's not-found or redirect signal.
+ */
+export async function requireRecord(kind: RecordKind, id: string): Promise<void> {
+  const found = await recordExists(kind, id);
+  if (found === "unavailable") redirect(unavailableAddress((await headers()).get(ADDRESS_HEADER)));
+  if (!found) notFound();
+}
