@@ -32,9 +32,18 @@ const STATUS_FILTER = [
 
 /**
  * "New animal": opens the form (`onOpen`) once `categoryCount` (undefined while loading) says there is a
- * category; without one, disabled, with the reason and a link to the categories page.
+ * category; without one, disabled, with the reason and a link to the categories page (`align`: where they sit,
+ * at the end in the page header, centred in the empty state).
  */
-function NewAnimalAction({ categoryCount, onOpen }: { categoryCount: number | undefined; onOpen(): void }) {
+function NewAnimalAction({
+  categoryCount,
+  onOpen,
+  align = "flex-end",
+}: {
+  categoryCount: number | undefined;
+  onOpen(): void;
+  align?: "flex-end" | "center";
+}) {
   const reasonId = useId();
   if (categoryCount !== 0) {
     return (
@@ -44,7 +53,7 @@ function NewAnimalAction({ categoryCount, onOpen }: { categoryCount: number | un
     );
   }
   return (
-    <Stack gap={4} align="flex-end">
+    <Stack gap={4} align={align}>
       <Button disabled aria-describedby={reasonId}>
         New animal
       </Button>
@@ -131,7 +140,7 @@ export function AnimalsPage() {
             ? "Try another name, status or category."
             : "Add the first animal to the store.",
           action: query.filtered ? undefined : (
-            <NewAnimalAction categoryCount={categoryCount} onOpen={() => openForm(null)} />
+            <NewAnimalAction categoryCount={categoryCount} onOpen={() => openForm(null)} align="center" />
           ),
         }}
       >
