@@ -4,12 +4,15 @@
  * API itself: src/server/http/router.ts); of those, Next's static files and the vendored Swagger UI files are not
  * matched, so never slowed down. Everything else, 404 pages included, gets its policy here.
  * Dashboard pages get a fresh CSP nonce per request: it goes into the request's Content-Security-Policy
- * header, from which Next takes it for its scripts, and into `x-nonce` for the layout to hand to Mantine.
+ * header, from which Next takes it for its scripts, and into `x-nonce` for the layout to hand to Mantine; the
+ * page's address (path and query, without Next's `_rsc`) goes into `x-petstore-address`, for the unavailable
+ * page to return to (src/server/trpc/page-auth.ts).
  * See src/server/security-headers.ts for the policies.
  */
 import { getConfig, isDevelopmentBuild } from "@petstore/config";
 import { type NextRequest, NextResponse } from "next/server";
 import {
+  ADDRESS_HEADER,
   apiOrigins,
   baseSecurityHeaders,
   contentSecurityPolicy,
@@ -33,6 +36,9 @@ export function proxy(request: NextRequest): NextResponse {
     https,
   });
   const requestHeaders = new Headers(request.headers);
+  const address = new URL(request.nextUrl.href);
+  address.searchParams.delete("_rsc");
+  requestHeaders.set(ADDRESS_HEADER, address.pathname + address.search);
   if (nonce) {
     requestHeaders.set(NONCE_HEADER, nonce);
     requestHeaders.set("Content-Security-Policy", policy);

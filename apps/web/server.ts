@@ -17,6 +17,7 @@ import { createLogger, endLogs } from "@petstore/core/logger";
 import { appDirectory } from "./src/server/app-directory.ts";
 import { startUp } from "./src/server/bootstrap.ts";
 import { createDashboardApiFetch } from "./src/server/dashboard-api.ts";
+import { recordsOf } from "./src/server/dashboard-link.ts";
 import { createConnections } from "./src/server/http/connections.ts";
 import { writeRawErrorAnswer } from "./src/server/http/error-answer.ts";
 import { fetchListener } from "./src/server/http/fetch-listener.ts";
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
         port: config.port,
         nice: config.dashboardNice,
         sessions: runtime.sessions,
+        records: recordsOf(runtime),
         unavailable: (req, res) => answerUnavailable(req, res, config, "dashboard"),
         log: (level, fields, message) => runtime.logger[level](fields, message),
         ...(out.human

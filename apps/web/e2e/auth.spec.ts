@@ -106,6 +106,9 @@ test("the session cookie is httpOnly and SameSite=Lax, the device cookie stays, 
   page,
   browser,
 }) => {
+  await page.goto("/admin/sign-in");
+  // The page's one task: the cursor waits in Email when it opens.
+  await expect(page.getByLabel("Email")).toBeFocused();
   await signIn(page, e2e.staff);
   const cookie = (await page.context().cookies()).find((c) => c.name === "petstore_session");
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });

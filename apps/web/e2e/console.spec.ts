@@ -1,8 +1,9 @@
 /**
  * The dashboard as an API console: the same usage figure on every screen, lists whose view lives in the
  * URL (reload and Back keep it), the key list's search, filters and paging, the audit log's names, day range,
- * action filter and streamed CSV export, category ids and case-insensitive names, a 404 inside the dashboard, and
- * the keys calling the deprecated getPet reached from the overview.
+ * action filter and streamed CSV export, category ids and case-insensitive names, a 404 inside the dashboard (for
+ * a key or endpoint no record has too), a list page past its end, and the keys calling the deprecated getPet
+ * reached from the overview.
  */
 import fs from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
@@ -64,7 +65,7 @@ test("the animals view lives in the URL: reload and Back keep filters, sort, sea
   await page.reload();
   await settle(page);
   await expect(page.getByRole("combobox", { name: "Status" })).toHaveValue("Available");
-  await expect(page.getByRole("button", { name: "Page 2" })).toHaveAttribute("data-active", "true");
+  await expect(page.getByRole("button", { name: "Page 2" })).toHaveAttribute("data-active");
   await expect(page.getByRole("table").getByRole("row").nth(1)).toHaveText(firstOnPage2);
 
   // Into an animal's category list and Back: the same view.
@@ -223,6 +224,30 @@ test("an unknown dashboard address is a 404 inside the dashboard, and the favico
   const icon = await page.locator('link[rel="icon"]').first().getAttribute("href");
   expect(icon).toBeTruthy();
   expect((await page.request.get(String(icon))).status()).toBe(200);
+});
+
+test("a key or endpoint address no record has is the dashboard's 404; a list page past its end offers the last page", async ({
+  page,
+}) => {
+  await openSignedIn(page, e2e.admin, null);
+  for (const path of [
+    `/admin/keys/${crypto.randomUUID()}`,
+    "/admin/keys/not-a-key",
+    `/admin/webhooks/${crypto.randomUUID()}`,
+  ]) {
+    const response = await page.goto(path);
+    expect(response?.status(), path).toBe(404);
+    await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+    await expect(page.getByText(/^Could not load/)).toHaveCount(0);
+  }
+  await page.goto("/admin/animals?page=999");
+  await expect(page.getByText("Page 999 has nothing on it")).toBeVisible();
+  await expect(page.getByRole("table")).toHaveCount(0);
+  const last = page.getByRole("button", { name: /^Go to page \d+$/ });
+  const lastPage = (await last.innerText()).replace(/\D/g, "");
+  await last.click();
+  await expect(page).toHaveURL(new RegExp(`[?&]page=${lastPage}(&|$)`));
+  await expect(page.getByRole("button", { name: `Page ${lastPage}` })).toHaveAttribute("data-active");
 });
 
 test("a key that calls the deprecated getPet is found from the overview's getPet figure, with its count", async ({

@@ -27,6 +27,23 @@ function onAnyError(error: unknown) {
   }
 }
 
+/** Automatic retries of a failed query: at most this many after the first attempt. */
+export const QUERY_RETRIES = 2;
+
+/**
+ * Whether TanStack Query retries a query that failed `failures` times with `error`. Client errors (4xx) do not
+ * get better by retrying; an answer that says when to come back (503 of an outage, 429, with Retry-After:
+ * docs/contract.md section 4 "Outages") is shown at once, with its "Try again", instead of skeletons while
+ * the retries are refused again; a network failure or another 5xx is retried up to `QUERY_RETRIES` times.
+ */
+export function shouldRetry(failures: number, error: unknown): boolean {
+  if (failures >= QUERY_RETRIES) return false;
+  if (!(error instanceof TRPCClientError)) return true;
+  const data = (error as ClientError).data;
+  if (data?.retryAfterSeconds != null || data?.httpStatus === 503) return false;
+  return (data?.httpStatus ?? 500) >= 500;
+}
+
 function makeQueryClient() {
   return new QueryClient({
     queryCache: new QueryCache({ onError: onAnyError }),
@@ -35,9 +52,7 @@ function makeQueryClient() {
       queries: {
         staleTime: 5_000,
         refetchOnWindowFocus: true,
-        // Client errors (4xx) do not get better by retrying.
-        retry: (failures, error) =>
-          failures < 2 && !(error instanceof TRPCClientError && (error.data?.httpStatus ?? 500) < 500),
+        retry: shouldRetry,
       },
     },
   });

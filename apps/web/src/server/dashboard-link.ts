@@ -1,10 +1,12 @@
 /**
  * What the dashboard process (dashboard-child.ts, Next.js) asks server.ts, its parent, over Node's IPC channel:
- * the one thing its pages need from the runtime, the user a session cookie belongs to (trpc/page-auth.ts). The
- * parent resolves it with the runtime's session service (`answerSessionQueries`); the child waits at most
- * `SESSION_WAIT_MS` for the answer (`userOfSession`).
+ * what its pages need from the runtime: the user a session cookie belongs to (trpc/page-auth.ts), and whether the
+ * record a detail page's address names exists (an API key, a webhook endpoint: a page for none is the dashboard's
+ * 404). The parent resolves them with the runtime's services (`answerSessionQueries`); the child waits at most
+ * `SESSION_WAIT_MS` for an answer (`userOfSession`, `recordExists`).
  */
 import { randomUUID } from "node:crypto";
+import { AppError } from "@petstore/contracts";
 import type { Runtime, SessionUser } from "@petstore/core";
 import { isDatabaseUnavailable } from "@petstore/core/errors";
 
@@ -25,6 +27,43 @@ type SessionAnswer = { type: "session"; id: string } & (
   | { failed: string }
 );
 
+/** The records a dashboard page's address names. */
+export type RecordKind = "apiKey" | "webhookEndpoint";
+
+/** The child's question whether record `recordId` of `kind` exists. */
+interface RecordQuery {
+  type: "record";
+  id: string;
+  kind: RecordKind;
+  recordId: string;
+}
+
+/** The parent's answer: whether it exists, or why that is not known. */
+type RecordAnswer = { type: "record"; id: string } & (
+  | { exists: boolean }
+  | { unavailable: true }
+  | { failed: string }
+);
+
+/**
+ * Whether a record exists (parent side, `recordsOf`): resolves false for none. @throws what the lookup throws
+ * (a database outage included).
+ */
+export type RecordLookup = (kind: RecordKind, id: string) => Promise<boolean>;
+
+/** The parent's record lookup on runtime `rt`'s services: a `not_found` AppError is false. */
+export function recordsOf(rt: Pick<Runtime, "apiKeys" | "webhooks">): RecordLookup {
+  return async (kind, id) => {
+    try {
+      await (kind === "apiKey" ? rt.apiKeys.get(id) : rt.webhooks.get(id));
+      return true;
+    } catch (error) {
+      if (AppError.is(error) && error.code === "not_found") return false;
+      throw error;
+    }
+  };
+}
+
 /** What `userOfSession` found: `unavailable` when the database (or the parent) does not answer. */
 export type SessionLookup = { user: SessionUser | null } | { unavailable: true };
 
@@ -35,15 +74,39 @@ const isQuery = (message: unknown): message is SessionQuery =>
   typeof (message as SessionQuery).id === "string" &&
   typeof (message as SessionQuery).token === "string";
 
+const isRecordQuery = (message: unknown): message is RecordQuery =>
+  typeof message === "object" &&
+  message !== null &&
+  (message as RecordQuery).type === "record" &&
+  typeof (message as RecordQuery).id === "string" &&
+  ((message as RecordQuery).kind === "apiKey" || (message as RecordQuery).kind === "webhookEndpoint") &&
+  typeof (message as RecordQuery).recordId === "string";
+
+const failure = (error: unknown) =>
+  isDatabaseUnavailable(error)
+    ? ({ unavailable: true } as const)
+    : { failed: error instanceof Error ? error.message : String(error) };
+
 /**
- * Parent side: answers the session queries `child` sends with `sessions.resolve`.
- * A database outage is answered `unavailable`; any other failure `failed` (the page then fails as any error).
+ * Parent side: answers the session queries `child` sends with `sessions.resolve`, and its record queries with
+ * `records` (without it, every record exists). A database outage is answered `unavailable`; any other failure
+ * `failed` (the page then fails as any error).
  */
 export function answerSessionQueries(
   child: Pick<NodeJS.Process, "send"> & Pick<NodeJS.EventEmitter, "on">,
   sessions: Pick<Runtime["sessions"], "resolve">,
+  records: RecordLookup = async () => true,
 ): void {
   child.on("message", (message: unknown) => {
+    if (isRecordQuery(message)) {
+      const { id, kind, recordId } = message;
+      const reply = (answer: RecordAnswer) => child.send?.(answer, undefined, {}, () => {});
+      records(kind, recordId).then(
+        (exists) => reply({ type: "record", id, exists }),
+        (error: unknown) => reply({ type: "record", id, ...failure(error) }),
+      );
+      return;
+    }
     if (!isQuery(message)) return;
     const { id, token } = message;
     const reply = (answer: SessionAnswer) => {
@@ -62,8 +125,48 @@ export function answerSessionQueries(
   });
 }
 
-const pending = new Map<string, (answer: SessionAnswer) => void>();
+const pending = new Map<string, (answer: SessionAnswer | RecordAnswer) => void>();
 let listening = false;
+
+/** Routes the parent's answers to the questions waiting for them (once per process). */
+function listen(): void {
+  if (listening) return;
+  listening = true;
+  process.on("message", (message: unknown) => {
+    const answer = message as SessionAnswer | RecordAnswer;
+    if (answer?.type === "session" || answer?.type === "record") pending.get(answer.id)?.(answer);
+  });
+}
+
+/**
+ * Child side: whether record `recordId` of `kind` exists, asked of the parent; `unavailable` when the database
+ * (or the parent, within `SESSION_WAIT_MS`) does not answer. @throws when the parent could not look it up for
+ * another reason, or when this process has no parent.
+ */
+export function recordExists(kind: RecordKind, recordId: string): Promise<boolean | "unavailable"> {
+  const send = process.send?.bind(process);
+  if (!send) return Promise.reject(new Error("the dashboard runs under server.ts only (no parent process)"));
+  listen();
+  const id = randomUUID();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => settle({ type: "record", id, unavailable: true }), SESSION_WAIT_MS);
+    function settle(answer: SessionAnswer | RecordAnswer) {
+      clearTimeout(timer);
+      pending.delete(id);
+      if ("failed" in answer) reject(new Error(`record lookup failed: ${answer.failed}`));
+      else resolve("exists" in answer ? answer.exists : "unavailable");
+    }
+    pending.set(id, settle);
+    send(
+      { type: "record", id, kind, recordId } satisfies RecordQuery,
+      undefined,
+      {},
+      (error: Error | null) => {
+        if (error) settle({ type: "record", id, unavailable: true });
+      },
+    );
+  });
+}
 
 /**
  * Child side: the user of session `token`, asked of the parent. No answer within `SESSION_WAIT_MS` counts as
@@ -73,17 +176,11 @@ let listening = false;
 export function userOfSession(token: string): Promise<SessionLookup> {
   const send = process.send?.bind(process);
   if (!send) return Promise.reject(new Error("the dashboard runs under server.ts only (no parent process)"));
-  if (!listening) {
-    listening = true;
-    process.on("message", (message: unknown) => {
-      const answer = message as SessionAnswer;
-      if (answer?.type === "session") pending.get(answer.id)?.(answer);
-    });
-  }
+  listen();
   const id = randomUUID();
   return new Promise<SessionLookup>((resolve, reject) => {
     const timer = setTimeout(() => settle({ type: "session", id, unavailable: true }), SESSION_WAIT_MS);
-    function settle(answer: SessionAnswer) {
+    function settle(answer: SessionAnswer | RecordAnswer) {
       clearTimeout(timer);
       pending.delete(id);
       if ("failed" in answer) reject(new Error(`session lookup failed: ${answer.failed}`));

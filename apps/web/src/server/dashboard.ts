@@ -21,7 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Runtime } from "@petstore/core";
-import { answerSessionQueries } from "./dashboard-link.ts";
+import { answerSessionQueries, type RecordLookup } from "./dashboard-link.ts";
 import { createDashboardProxy } from "./http/dashboard-proxy.ts";
 
 /** How long a child may take from its start to listening (ms): Next's start; in development it compiles too. */
@@ -52,6 +52,8 @@ export interface DashboardOptions {
   /** DASHBOARD_NICE: the child's nice value (0 leaves it). */
   nice: number;
   sessions: Pick<Runtime["sessions"], "resolve">;
+  /** Whether a record a page's address names exists (dashboard-link.ts `recordsOf`). */
+  records?: RecordLookup;
   /** Answers a request while no child is ready, or one the child failed before answering; must end `res`. */
   unavailable: Listener;
   log: (level: "info" | "warn", fields: object, message: string) => void;
@@ -107,7 +109,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     // A failed spawn, or a message the channel could not take; an exit, if any, is handled below.
     started.on("error", (error) => options.log("warn", { error: String(error) }, "dashboard process error"));
     lowerPriority(started.pid);
-    answerSessionQueries(started, options.sessions);
+    answerSessionQueries(started, options.sessions, options.records);
     let readyAt: number | undefined;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -21,6 +21,12 @@ export type PolicyKind = "dashboard" | "docs";
 /** Request header carrying the dashboard page's CSP nonce from proxy.ts to the layouts. */
 export const NONCE_HEADER = "x-nonce";
 
+/**
+ * Request header carrying the page's address (path and query) from proxy.ts to the pages, for the unavailable
+ * page to return to (trpc/page-auth.ts).
+ */
+export const ADDRESS_HEADER = "x-petstore-address";
+
 export interface PolicyOptions {
   /** Per-response nonce (base64); dashboard pages only. */
   nonce?: string;

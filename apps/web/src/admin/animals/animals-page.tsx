@@ -2,12 +2,15 @@
 /**
  * Animals: a server-paged table (sort by id or name, filter by status and category, search by name; all
  * of it in the URL; the count stops at 10,000, shown as "10,000+"), create/edit in a dialog, delete after
- * confirmation, and status changes for several selected animals.
+ * confirmation, and status changes for several selected animals. An animal needs a category: while there is
+ * none, "New animal" (in the header and in the empty state alike) is disabled, says why and links to the
+ * categories page, and the form never opens.
  */
-import { Button, Group, Select, TextInput } from "@mantine/core";
+import { Anchor, Button, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { PetSearch } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import Link from "next/link";
+import { useId, useState } from "react";
 import { PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { QueryState } from "../components/query-state";
@@ -27,6 +30,43 @@ const STATUS_FILTER = [
   })),
 ];
 
+/**
+ * "New animal": opens the form (`onOpen`) once `categoryCount` (undefined while loading) says there is a
+ * category; without one, disabled, with the reason and a link to the categories page (`align`: where they sit,
+ * at the end in the page header, centred in the empty state).
+ */
+function NewAnimalAction({
+  categoryCount,
+  onOpen,
+  align = "flex-end",
+}: {
+  categoryCount: number | undefined;
+  onOpen(): void;
+  align?: "flex-end" | "center";
+}) {
+  const reasonId = useId();
+  if (categoryCount !== 0) {
+    return (
+      <Button onClick={onOpen} disabled={categoryCount === undefined}>
+        New animal
+      </Button>
+    );
+  }
+  return (
+    <Stack gap={4} align={align}>
+      <Button disabled aria-describedby={reasonId}>
+        New animal
+      </Button>
+      <Text id={reasonId} size="sm" c="dimmed">
+        Every animal has a category.{" "}
+        <Anchor component={Link} href="/admin/categories">
+          Create a category first
+        </Anchor>
+      </Text>
+    </Stack>
+  );
+}
+
 export function AnimalsPage() {
   const trpc = useTRPC();
   const query = useAnimalQuery();
@@ -42,7 +82,10 @@ export function AnimalsPage() {
     query.filter(change);
     setSelected([]);
   };
+  const categoryCount = categories.data?.length;
   const openForm = (animal: EditableAnimal | null) => {
+    // A new animal needs a category to choose: the form never opens with an empty list.
+    if (!animal && !categoryCount) return;
     setEditing(animal);
     setFormOpen(true);
   };
@@ -56,11 +99,7 @@ export function AnimalsPage() {
       <PageHeader
         title="Animals"
         description="Every animal in the store. Changes show in the public API at once."
-        actions={
-          <Button onClick={() => openForm(null)} disabled={!categories.data?.length}>
-            New animal
-          </Button>
-        }
+        actions={<NewAnimalAction categoryCount={categoryCount} onOpen={() => openForm(null)} />}
       />
       <Group gap="sm" mb="md" align="flex-end" wrap="wrap">
         <TextInput
@@ -100,7 +139,9 @@ export function AnimalsPage() {
           description: query.filtered
             ? "Try another name, status or category."
             : "Add the first animal to the store.",
-          action: query.filtered ? undefined : <Button onClick={() => openForm(null)}>New animal</Button>,
+          action: query.filtered ? undefined : (
+            <NewAnimalAction categoryCount={categoryCount} onOpen={() => openForm(null)} align="center" />
+          ),
         }}
       >
         {(data) => (

@@ -3,7 +3,8 @@
  * A list shown as a Mantine Table from the `sm` breakpoint up and as a stack of Mantine Cards on phones,
  * from one set of column definitions, so phones never scroll sideways and every row's actions stay
  * visible. Only layout lives here: sorting, filtering and paging are the server's (each page's query).
- * The layout not in use is `display: none`, so assistive technology meets each row once.
+ * The layout not in use is `display: none`, so assistive technology meets each row once. Without rows it shows
+ * nothing: a list with no matches shows its empty state, a page past the last one the pager's notice (pager.tsx).
  */
 import { Box, Card, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import type { ReactNode } from "react";
@@ -54,6 +55,7 @@ export function DataTable<Row>({
   rowProps,
   busy,
 }: DataTableProps<Row>) {
+  if (rows.length === 0) return null;
   return (
     <>
       <Box visibleFrom="sm">

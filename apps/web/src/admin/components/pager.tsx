@@ -2,13 +2,36 @@
 /**
  * "21–40 of 132", the page size and the page buttons under a server-paged list. When the server stopped
  * counting (docs/contract.md section 4 "Counts at scale"), the total reads "10,000+" and the buttons offer the
- * pages up to it and one more; a page past the count gets an exact total back.
+ * pages up to it and one more; a page past the count gets an exact total back. A page past the last one (an old
+ * link, a typed `?page=999`) says there is nothing on it and offers the last page, instead of page buttons
+ * that highlight no page (docs/contract.md section 4).
  */
-import { Group, Pagination, Select, Text } from "@mantine/core";
+import { Button, EmptyState, Group, Pagination, Select, Text } from "@mantine/core";
 import { DEFAULT_PAGE_SIZE } from "@petstore/contracts";
 import { formatNumber } from "../format";
 
 export const PAGE_SIZES = [10, 20, 50, 100] as const;
+
+/**
+ * The last page of a list when page `page` (1-based) of `pageSize` rows lies past it: nothing `shown` on it while
+ * the list has `total` rows (an exact count: the server counts them all for a page past its counting bound);
+ * else null.
+ */
+export function lastPageIfPast({
+  page,
+  pageSize,
+  total,
+  shown,
+}: {
+  page: number;
+  pageSize: number;
+  total: number;
+  shown: number;
+}): number | null {
+  if (shown > 0 || total === 0 || page <= 1) return null;
+  const last = Math.max(1, Math.ceil(total / pageSize));
+  return page > last ? last : null;
+}
 
 export function Pager({
   what,
@@ -32,6 +55,20 @@ export function Pager({
   onPage(page: number): void;
   onPageSize?(size: number): void;
 }) {
+  const last = lastPageIfPast({ page, pageSize, total, shown });
+  if (last !== null) {
+    return (
+      <EmptyState
+        title={`Page ${formatNumber(page)} has nothing on it`}
+        description={`${what} end on page ${formatNumber(last)} (${formatNumber(total)} in total).`}
+        py="xl"
+      >
+        <EmptyState.Actions>
+          <Button onClick={() => onPage(last)}>Go to page {formatNumber(last)}</Button>
+        </EmptyState.Actions>
+      </EmptyState>
+    );
+  }
   const pages = Math.max(1, Math.ceil(total / pageSize) + (totalExact ? 0 : 1), totalExact ? 1 : page);
   const first = (page - 1) * pageSize + 1;
   const of = totalExact ? formatNumber(total) : `${formatNumber(total)}+`;

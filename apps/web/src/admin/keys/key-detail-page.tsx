@@ -12,7 +12,8 @@ import { Field } from "../components/field";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "../format";
-import { useTRPC } from "../trpc";
+import { NotFoundNotice } from "../shell";
+import { hasCode, useTRPC } from "../trpc";
 import { KeyActions } from "./key-actions";
 import { STATE_COLORS } from "./key-meta";
 import { ScopeBadges } from "./scopes-field";
@@ -37,6 +38,8 @@ export function KeyDetailPage({ id }: { id: string }) {
     refetchInterval: 30_000,
   });
 
+  // A key nobody has: the dashboard's not-found notice alone, not one failure per part of the page.
+  if (hasCode(key.error, "NOT_FOUND")) return <NotFoundNotice />;
   return (
     <>
       <Anchor component={Link} href="/admin/keys" size="sm">

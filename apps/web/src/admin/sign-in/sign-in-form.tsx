@@ -55,6 +55,8 @@ export function SignInForm({ next }: { next: string }) {
             <TextInput
               label="Email"
               type="email"
+              // The page's one task: the cursor waits in its first field.
+              autoFocus
               autoComplete="username"
               required
               value={form.values.email}

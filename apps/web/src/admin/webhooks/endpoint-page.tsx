@@ -27,7 +27,8 @@ import { PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { QueryState } from "../components/query-state";
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from "../format";
-import { useTRPC } from "../trpc";
+import { NotFoundNotice } from "../shell";
+import { hasCode, useTRPC } from "../trpc";
 import { EndpointActions } from "./endpoint-actions";
 import { EndpointState, EventTypes } from "./webhooks-page";
 
@@ -79,6 +80,8 @@ export function EndpointPage({ id }: { id: string }) {
     refetchInterval: 15_000,
   });
 
+  // An endpoint nobody has: the dashboard's not-found notice alone, not one failure per part of the page.
+  if (hasCode(endpoint.error, "NOT_FOUND")) return <NotFoundNotice />;
   return (
     <>
       <Anchor component={Link} href="/admin/webhooks" size="sm">

@@ -46,7 +46,13 @@ import type { PageRouteOf } from "./page-routes.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import { observeRequest, UNMATCHED } from "./request-log.ts";
 import { checkTarget } from "./request-target.ts";
-import { answerUnavailable, isPageRequest, requestIsHttps, UNAVAILABLE_PATH } from "./unavailable-page.ts";
+import {
+  answerUnavailable,
+  isPageOrNavigation,
+  requestIsHttps,
+  returnAddress,
+  UNAVAILABLE_PATH,
+} from "./unavailable-page.ts";
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -198,10 +204,13 @@ export function createRouter(routes: Routes): Listener {
     if (pool === "refused") return;
     const path = pathOf(req.url ?? "/");
     // Before a place is taken: waiting for the database check is no work, and must not use up the time share.
-    if (isPageRequest(req, path) && !(await databaseAnswers()))
+    // A navigation inside the dashboard (Next's `rsc` request) gets the 503 too: Next then loads that address as
+    // a page, which gets the styled 503 at the address the person asked for, path and query.
+    if (isPageOrNavigation(req, path) && !(await databaseAnswers()))
       return answerUnavailable(req, res, runtime.config, "database");
-    // Where a page that lost the database mid-render sent the browser: back to the dashboard once it answers.
-    if (path === UNAVAILABLE_PATH) return res.writeHead(307, { Location: "/admin" }).end();
+    // Where a page that lost the database mid-render sent the browser: back to that page once it answers.
+    if (path === UNAVAILABLE_PATH)
+      return res.writeHead(307, { Location: returnAddress(req.url ?? "/") }).end();
     const admitted = pools[pool].admit(res);
     const outcome = typeof admitted === "number" ? admitted : await admitted;
     if (outcome !== true) return busy(req, res, pool, outcome);

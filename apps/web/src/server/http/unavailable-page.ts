@@ -12,8 +12,44 @@ import { baseSecurityHeaders } from "../security-headers.ts";
 import { isHttps } from "../trpc/http.ts";
 import { writeErrorAnswer } from "./error-answer.ts";
 
-/** Where a page that lost the database mid-render sends the browser (trpc/page-auth.ts). */
+/**
+ * Where a page that lost the database mid-render sends the browser (trpc/page-auth.ts), with the page's own
+ * address in `next` (`unavailableAddress`).
+ */
 export const UNAVAILABLE_PATH = "/admin/unavailable";
+
+/**
+ * `target` (a request target: path and query) when it is an address on this site, else `/admin`: never an
+ * absolute or protocol-relative URL (`//host`, `/\\host`), so the address cannot send the browser elsewhere.
+ */
+export function sameSiteAddress(target: string | null | undefined): string {
+  return target && /^\/(?![/\\])/.test(target) && !/[\s\\]/.test(target) ? target : "/admin";
+}
+
+/** `/admin/unavailable?next=<address>`: the unavailable page that returns to `address` (path and query). */
+export const unavailableAddress = (address: string | null | undefined): string =>
+  `${UNAVAILABLE_PATH}?next=${encodeURIComponent(sameSiteAddress(address))}`;
+
+/**
+ * The address a request to the unavailable page returns to: its `next` parameter when that is an address on
+ * this site, else `/admin`. For any other page request: its own target.
+ */
+export function returnAddress(target: string): string {
+  const url = new URL(target, "http://unused");
+  if (url.pathname !== UNAVAILABLE_PATH) return sameSiteAddress(target);
+  return sameSiteAddress(url.searchParams.get("next"));
+}
+
+const ENTITIES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/** `text` as HTML text or a quoted attribute's value. */
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
 /** Why the dashboard cannot answer: its database, or its own process (restarting). */
 export type UnavailableCause = "database" | "dashboard";
@@ -23,12 +59,12 @@ const REASONS: Record<UnavailableCause, string> = {
   dashboard: "It is restarting right now.",
 };
 
-const html = (cause: UnavailableCause) => `<!doctype html>
+const html = (cause: UnavailableCause, address: string) => `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta http-equiv="refresh" content="${DATABASE_RETRY_AFTER_SECONDS * 3}; url=/admin" />
+    <meta http-equiv="refresh" content="${DATABASE_RETRY_AFTER_SECONDS * 3}; url=${escapeHtml(address)}" />
     <title>Temporarily unavailable · Pet Store admin</title>
     <style>
       body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: #f8f9fa;
@@ -43,7 +79,7 @@ const html = (cause: UnavailableCause) => `<!doctype html>
     <main>
       <h1>The dashboard is temporarily unavailable</h1>
       <p>${REASONS[cause]} Nothing you entered has been lost.</p>
-      <p>This page reloads itself in a few seconds; you can also <a href="/admin">try again now</a>.</p>
+      <p>This page reloads itself in a few seconds; you can also <a href="${escapeHtml(address)}">try again now</a>.</p>
     </main>
   </body>
 </html>
@@ -54,11 +90,13 @@ const POLICY =
 
 /**
  * Status, headers and body of the page; `https` as security-headers.ts `baseSecurityHeaders` takes it, `cause`
- * what the page names as the reason (default: the database).
+ * what the page names as the reason (default: the database), `address` the page (path and query) its reload and
+ * its "try again" load (default `/admin`; anything but an address on this site is `/admin`).
  */
 export function unavailablePage(
   https: boolean,
   cause: UnavailableCause = "database",
+  address = "/admin",
 ): {
   status: 503;
   headers: Record<string, string>;
@@ -73,21 +111,30 @@ export function unavailablePage(
       "Cache-Control": "no-store",
       "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
     },
-    body: html(cause),
+    body: html(cause, sameSiteAddress(address)),
   };
 }
 
 /** A page request of a browser (not the dashboard's JSON API, not Next's data requests), by path (no query). */
 export const isPageRequest = (req: IncomingMessage, path: string): boolean =>
-  (req.method === "GET" || req.method === "HEAD") && !path.startsWith("/api/") && !("rsc" in req.headers);
+  isPageOrNavigation(req, path) && !("rsc" in req.headers);
+
+/**
+ * A page request, or Next's request for a page's content on a navigation inside the dashboard (`rsc` header),
+ * by path (no query).
+ */
+export const isPageOrNavigation = (req: IncomingMessage, path: string): boolean =>
+  (req.method === "GET" || req.method === "HEAD") && !path.startsWith("/api/");
 
 /** Whether `req` reached the deployment over HTTPS (trpc/http.ts `isHttps`). */
 export const requestIsHttps = (req: IncomingMessage, config: Pick<Config, "publicBaseUrl">): boolean =>
   isHttps({ get: (name) => (req.headers[name] as string | undefined) ?? null }, config);
 
 /**
- * Answers `req` with the dashboard's 503 for `cause`: this page for a browser's page request, else the JSON
- * Error body (`service_unavailable`), both with Retry-After.
+ * Answers `req` with the dashboard's 503 for `cause`: this page for a browser's page request (reloading the
+ * address asked for, or the one `/admin/unavailable?next=` names), else the JSON Error body
+ * (`service_unavailable`), both with Retry-After. Next answers a navigation's 503 by loading the address as a
+ * page, so a person who clicks a link during an outage gets this page at the link's address.
  */
 export function answerUnavailable(
   req: IncomingMessage,
@@ -96,7 +143,7 @@ export function answerUnavailable(
   cause: UnavailableCause,
 ): void {
   if (isPageRequest(req, (req.url ?? "/").split("?")[0] ?? "/")) {
-    const page = unavailablePage(requestIsHttps(req, config), cause);
+    const page = unavailablePage(requestIsHttps(req, config), cause, returnAddress(req.url ?? "/"));
     res.writeHead(page.status, page.headers).end(req.method === "HEAD" ? undefined : page.body);
     return;
   }

@@ -2,14 +2,16 @@
  * Session checks for the dashboard's server-rendered pages (the same session the tRPC context resolves):
  * `currentUser()` reads the session cookie once per request and asks server.ts, which holds the runtime, whose
  * session it is (dashboard-link.ts). When the database does not answer, the browser is sent to the unavailable
- * page (server.ts answers it with a styled 503), never to an HTML 500.
+ * page (server.ts answers it with a styled 503), never to an HTML 500, with the page's address (path and query,
+ * as proxy.ts records it), which that page reloads.
  */
 import type { SessionUser } from "@petstore/core";
-import { cookies } from "next/headers";
-import { redirect } from "next/navigation";
+import { cookies, headers } from "next/headers";
+import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { userOfSession } from "../dashboard-link";
-import { UNAVAILABLE_PATH } from "../http/unavailable-page";
+import { type RecordKind, recordExists, userOfSession } from "../dashboard-link";
+import { unavailableAddress } from "../http/unavailable-page";
+import { ADDRESS_HEADER } from "../security-headers";
 import { SESSION_COOKIE } from "./cookies";
 
 /** The signed-in user for this request, or null. */
@@ -17,6 +19,17 @@ export const currentUser = cache(async (): Promise<SessionUser | null> => {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
   const lookup = await userOfSession(token);
-  if ("unavailable" in lookup) redirect(UNAVAILABLE_PATH);
+  if ("unavailable" in lookup) redirect(unavailableAddress((await headers()).get(ADDRESS_HEADER)));
   return lookup.user;
 });
+
+/**
+ * Renders the dashboard's 404 (not-found.tsx) unless record `id` of `kind` exists: for a detail page whose address
+ * names an API key or a webhook endpoint (docs/contract.md section 4). An outage sends the browser to the
+ * unavailable page, as `currentUser` does. @throws Next's not-found or redirect signal.
+ */
+export async function requireRecord(kind: RecordKind, id: string): Promise<void> {
+  const found = await recordExists(kind, id);
+  if (found === "unavailable") redirect(unavailableAddress((await headers()).get(ADDRESS_HEADER)));
+  if (!found) notFound();
+}
