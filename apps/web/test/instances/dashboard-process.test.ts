@@ -44,8 +44,8 @@ describe("the dashboard process of the production server (role all)", () => {
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       DASHBOARD_NICE: "7",
       PASSWORD_HASH_COST: "10",
-      // Requests without a session are the subject elsewhere (hardening/anonymous-floods.test.ts): here a sign-in and a
-      // few anonymous pages on a busy machine must not use up their time share and be answered 429.
+      // Requests without a session are the subject elsewhere (hardening/anonymous-floods.test.ts): here a sign-in
+      // and a few anonymous pages on a busy machine must not use up their time share and be answered 429.
       DASHBOARD_ANONYMOUS_SHARE: "1000",
     });
     started.push(s);
