@@ -115,11 +115,11 @@ export async function startTestServer(
     logger: createLogger("silent"),
     ...(given && !options.migrated ? { prepare: migrate } : {}),
   });
-  const categories = await Promise.all(
-    ["dogs", "cats", "birds"].map((name) =>
-      databaseOf(rt).prisma.category.upsert({ where: { name }, create: { name }, update: {} }),
-    ),
-  );
+  // One after the other: tests read the three in id order, and concurrent inserts take ids in any order.
+  const categories = [];
+  for (const name of ["dogs", "cats", "birds"]) {
+    categories.push(await databaseOf(rt).prisma.category.upsert({ where: { name }, create: { name }, update: {} }));
+  }
   const issued = await rt.apiKeys.create(
     { name: "test", plan: "enterprise", perMinute: 100_000, perDay: 1_000_000 },
     "test",
