@@ -28,7 +28,7 @@ export default defineConfig({
     baseURL: e2e.baseUrl,
     // A failed test keeps its trace (actions, DOM snapshots, network) without the screencast, whose frames the
     // software renderer would draw for every test.
-    trace: { mode: "retain-on-failure", screenshots: false, snapshots: true, sources: true },
+    trace: { mode: "retain-on-failure", screenshots: false, snapshots: false, sources: true },
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: "/usr/bin/chromium",

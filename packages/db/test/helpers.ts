@@ -10,6 +10,7 @@ import { type Database, openDatabase } from "../src/index.ts";
 import { defaultMigrationPaths } from "../src/migrate/index.ts";
 import {
   buildFolderOnce,
+  copyFolder,
   createMigratedDatabase,
   createTemporaryDatabase,
   DEFAULT_ADMIN_URL,
@@ -70,7 +71,7 @@ export async function createEmptyPGliteDir(): Promise<{ dir: string; remove(): v
   });
   const template = await emptyPGliteTemplate;
   const copy = tempDir("pglite-empty");
-  await fs.promises.cp(template, copy.dir, { recursive: true });
+  await copyFolder(template, copy.dir);
   return copy;
 }
 
