@@ -118,7 +118,9 @@ export async function startTestServer(
   // One after the other: tests read the three in id order, and concurrent inserts take ids in any order.
   const categories = [];
   for (const name of ["dogs", "cats", "birds"]) {
-    categories.push(await databaseOf(rt).prisma.category.upsert({ where: { name }, create: { name }, update: {} }));
+    categories.push(
+      await databaseOf(rt).prisma.category.upsert({ where: { name }, create: { name }, update: {} }),
+    );
   }
   const issued = await rt.apiKeys.create(
     { name: "test", plan: "enterprise", perMinute: 100_000, perDay: 1_000_000 },
