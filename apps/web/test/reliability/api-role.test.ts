@@ -64,11 +64,14 @@ const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 /**
- * The rolling restart's client: it keeps an idle connection 500 ms, less than the instances' 1 s drain, as a load
+ * The rolling restart's client: it keeps an idle connection 500 ms, well below the instances' drain, as a load
  * balancer's idle timeout must be (docs/operations.md "Deploying": the connections still idle when a drain ends
- * are closed, and a request sent on one at that moment fails).
+ * are closed, and a request sent on one at that moment fails). The margin is wide because the client's idle timer
+ * runs in this worker's event loop, which a loaded machine delays by hundreds of milliseconds.
  */
 const client = new Agent({ keepAliveTimeout: 500, keepAliveMaxTimeout: 500 });
+/** How long each instance of the rolling restart keeps serving after its SIGTERM (ms). */
+const ROLLING_DRAIN_MS = 2500;
 
 /**
  * One request through `client`: its status (0 when it got no answer), body and Retry-After, or the code of the
@@ -150,7 +153,7 @@ describe("API-role production servers", () => {
         HOME: process.env.HOME ?? "",
         NODE_ENV: "production",
         LOG_LEVEL: "warn",
-        ...roleEnv(holder.port),
+        ...roleEnv(holder.port, { SHUTDOWN_DRAIN_MS: String(ROLLING_DRAIN_MS) }),
       },
       WEB_DIR,
     );
