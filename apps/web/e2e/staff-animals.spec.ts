@@ -89,8 +89,15 @@ test("staff manage an animal and the REST API follows", async ({ page, request }
   await bulk.getByRole("combobox", { name: "Set status to" }).click();
   await page.getByRole("option", { name: "Available" }).click();
   await bulk.getByRole("button", { name: "Apply to 1" }).click();
-  await expect(page.getByText("Status of 1 animal set to Available.")).toBeVisible();
+  const confirmBulk = page.getByRole("dialog", { name: "Change the status of 1 animal?" });
+  await confirmBulk.getByRole("button", { name: "Set 1 animal to Available" }).click();
+  const notice = page.getByRole("alert").filter({ hasText: "Status of 1 animal set to Available." });
+  await expect(notice).toBeVisible();
   expect((await (await restGet(request, `/v1/pets/${id}`)).json()).status).toBe("available");
+  // The notice undoes it: the animal is sold again.
+  await notice.getByRole("button", { name: "Undo" }).click();
+  await expect(page.getByText("Status of 1 animal put back.")).toBeVisible();
+  expect((await (await restGet(request, `/v1/pets/${id}`)).json()).status).toBe("sold");
 
   // Delete, after confirming.
   await page.getByRole("combobox", { name: "Status" }).click();

@@ -39,6 +39,15 @@ export const PetBulkStatus = z.object({
   status: PetStatus.nullable(),
 });
 
+/** The undo of a bulk status change: the statuses it replaced (`previous`), and the status it set (`from`). */
+export const PetStatusRestore = z.object({
+  previous: z
+    .array(z.object({ id: EntityId, status: PetStatus.nullable() }))
+    .min(1)
+    .max(500),
+  from: PetStatus.nullable(),
+});
+
 export const CategoryName = humanText({ max: MAX_CATEGORY_NAME_LENGTH });
 
 /** `30d`, `12h`, `90m`, `0` → seconds. */

@@ -14,6 +14,7 @@ const STAFF = [
   "pets.update",
   "pets.remove",
   "pets.setStatus",
+  "pets.restoreStatus",
   "categories.list",
   "categories.create",
   "categories.rename",

@@ -99,12 +99,42 @@ describe("pets procedures (staff)", () => {
   it("changes the status of several animals at once and audits each", async () => {
     const { rows } = await staff.pets.search({ categoryId: cats, pageSize: 3 });
     const ids = rows.map((r) => r.id);
-    expect(await staff.pets.setStatus({ ids, status: "sold" })).toEqual({ updated: 3 });
+    const before = rows.map((r) => ({ id: r.id, status: r.status }));
+    const changed = await staff.pets.setStatus({ ids, status: "sold" });
+    expect(changed).toEqual({ updated: 3, previous: before });
     for (const id of ids) expect((await staff.pets.get({ id })).status).toBe("sold");
     const audits = await databaseOf(h.rt).prisma.auditLog.findMany({
       where: { action: "pet.setStatus", actor: "user:staff@example.com" },
     });
     expect(audits.map((a) => Number(a.entityId)).sort()).toEqual([...ids].sort());
     await expectTrpcError(staff.pets.setStatus({ ids: [], status: "sold" }), "BAD_REQUEST");
+  });
+
+  it("undoes a bulk status change, leaving an animal changed since as it is", async () => {
+    const { rows } = await staff.pets.search({ categoryId: dogs, pageSize: 3 });
+    const [first, second, third] = rows.map((r) => r.id) as [number, number, number];
+    await staff.pets.update({ id: first, status: "available" });
+    await staff.pets.update({ id: second, status: null });
+    await staff.pets.update({ id: third, status: "pending" });
+    const { previous } = await staff.pets.setStatus({ ids: [first, second, third], status: "sold" });
+    // Someone sells the third one again as "available" before the undo.
+    await staff.pets.update({ id: third, status: "available" });
+
+    expect(await staff.pets.restoreStatus({ previous, from: "sold" })).toEqual({ restored: 2, skipped: 1 });
+    expect((await staff.pets.get({ id: first })).status).toBe("available");
+    expect((await staff.pets.get({ id: second })).status).toBeUndefined();
+    expect((await staff.pets.get({ id: third })).status).toBe("available");
+    // The undo is audited per animal it restored, as the change was.
+    const audited = await databaseOf(h.rt).prisma.auditLog.groupBy({
+      by: ["entityId"],
+      where: { action: "pet.setStatus", entityId: { in: [first, second, third].map(String) } },
+      _count: { _all: true },
+    });
+    expect(Object.fromEntries(audited.map((a) => [Number(a.entityId), a._count._all]))).toEqual({
+      [first]: 2,
+      [second]: 2,
+      [third]: 1,
+    });
+    await expectTrpcError(staff.pets.restoreStatus({ previous: [], from: "sold" }), "BAD_REQUEST");
   });
 });

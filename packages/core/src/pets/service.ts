@@ -38,6 +38,46 @@ async function lockPets(tx: Prisma.TransactionClient, ids: bigint[]) {
   return tx.pet.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
 }
 
+/** One animal's status at a moment: what a bulk status change returns, and what its undo puts back. */
+export interface StatusChange {
+  id: number;
+  status: PetStatus | null;
+}
+
+type LockedPet = Awaited<ReturnType<typeof lockPets>>[number];
+
+/**
+ * Sets each locked animal's status to `statusOf(pet)` (one update per distinct status), writes one audit entry per
+ * animal and records a `pet.updated` event for each one whose status changed.
+ * @returns the events' queue listener argument (`recordEvents`).
+ */
+async function applyStatuses(
+  tx: Prisma.TransactionClient,
+  pets: LockedPet[],
+  statusOf: (pet: LockedPet) => PetStatus | null,
+  actor: Actor,
+) {
+  const groups = new Map<PetStatus | null, bigint[]>();
+  for (const pet of pets) groups.set(statusOf(pet), [...(groups.get(statusOf(pet)) ?? []), pet.id]);
+  for (const [status, ids] of groups)
+    await tx.pet.updateMany({ where: { id: { in: ids } }, data: { status } });
+  for (const pet of pets) {
+    await writeAudit(tx, {
+      actor,
+      action: "pet.setStatus",
+      entityType: "pet",
+      entityId: String(pet.id),
+      before: { status: pet.status },
+      after: { status: statusOf(pet) },
+    });
+  }
+  const events = pets.flatMap((pet) => {
+    const data = petUpdatedData(toAnimal({ ...pet, status: statusOf(pet) }), toAnimal(pet));
+    return data ? [{ type: "pet.updated" as const, data }] : [];
+  });
+  return recordEvents(tx, events);
+}
+
 const unknownCategory = (categoryId: number) =>
   new AppError("validation_failed", `Invalid categoryId: no category with id ${categoryId}.`, [
     { path: "categoryId", message: `no category with id ${categoryId}` },
@@ -171,33 +211,43 @@ export function createPetService(
       onQueued(queued);
     },
 
-    /** Sets the status of several animals at once; returns how many changed. */
-    async setStatus(ids: number[], status: PetStatus | null, actor: Actor): Promise<number> {
-      const { count, queued } = await prisma.$transaction(async (tx) => {
+    /**
+     * Sets the status (null clears it) of the animals `ids` that exist, audited per animal, one `pet.updated`
+     * event per animal whose status changed.
+     * @returns how many animals it set, and each one's status before (what `restoreStatus` puts back).
+     */
+    async setStatus(
+      ids: number[],
+      status: PetStatus | null,
+      actor: Actor,
+    ): Promise<{ count: number; previous: StatusChange[] }> {
+      const { previous, queued } = await prisma.$transaction(async (tx) => {
         const before = await lockPets(tx, [...new Set(ids)].map(BigInt));
-        const { count } = await tx.pet.updateMany({
-          where: { id: { in: before.map((p) => p.id) } },
-          data: { status },
-        });
-        for (const pet of before) {
-          await writeAudit(tx, {
-            actor,
-            action: "pet.setStatus",
-            entityType: "pet",
-            entityId: String(pet.id),
-            before: { status: pet.status },
-            after: { status },
-          });
-        }
-        // One pet.updated event per animal whose status changed.
-        const events = before.flatMap((pet) => {
-          const data = petUpdatedData(toAnimal({ ...pet, status }), toAnimal(pet));
-          return data ? [{ type: "pet.updated" as const, data }] : [];
-        });
-        return { count, queued: await recordEvents(tx, events) };
+        const queued = await applyStatuses(tx, before, () => status, actor);
+        return { previous: before.map((pet) => ({ id: Number(pet.id), status: pet.status })), queued };
       });
       onQueued(queued);
-      return count;
+      return { count: previous.length, previous };
+    },
+
+    /**
+     * Undoes a `setStatus` that set `from`: every animal of `previous` whose status is still `from` gets its status
+     * from `previous` back; an animal changed since, or deleted, is left as it is.
+     * @returns how many animals it restored and how many it left.
+     */
+    async restoreStatus(
+      previous: StatusChange[],
+      from: PetStatus | null,
+      actor: Actor,
+    ): Promise<{ restored: number; skipped: number }> {
+      const wanted = new Map(previous.map((change) => [BigInt(change.id), change.status]));
+      const { restored, queued } = await prisma.$transaction(async (tx) => {
+        const unchanged = (await lockPets(tx, [...wanted.keys()])).filter((pet) => pet.status === from);
+        const queued = await applyStatuses(tx, unchanged, (pet) => wanted.get(pet.id) ?? null, actor);
+        return { restored: unchanged.length, queued };
+      });
+      onQueued(queued);
+      return { restored, skipped: wanted.size - restored };
     },
   };
 }

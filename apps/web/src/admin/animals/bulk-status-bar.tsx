@@ -1,7 +1,14 @@
 "use client";
-/** Appears when animals are selected: set (or clear) the status of all of them at once. */
+/**
+ * Appears when animals are selected: set (or clear) the status of all of them at once, after a confirmation naming
+ * how many and to what; the notice that follows offers to undo it (each animal gets its status back unless it was
+ * changed since).
+ */
 import { Button, Group, Paper, Select, Text } from "@mantine/core";
+import type { PetStatus } from "@petstore/contracts";
 import { useState } from "react";
+import { ConfirmDialog } from "../components/confirm-action";
+import { notifySuccessWithUndo } from "../feedback";
 import { STATUS_LABELS } from "../format";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
@@ -11,20 +18,37 @@ const OPTIONS = (["available", "pending", "sold", "none"] as const).map((value) 
   label: STATUS_LABELS[value],
 }));
 
+const animals = (n: number) => `${n} animal${n === 1 ? "" : "s"}`;
+
 export function BulkStatusBar({ ids, onDone }: { ids: number[]; onDone(): void }) {
   const trpc = useTRPC();
   const [status, setStatus] = useState<string | null>(null);
-  const mutation = useNotifiedMutation(trpc.pets.setStatus.mutationOptions(), {
-    invalidate: [trpc.pets.pathKey(), trpc.overview.pathKey()],
-    success: ({ updated }, input) =>
-      `Status of ${updated} animal${updated === 1 ? "" : "s"} set to ${STATUS_LABELS[input.status ?? "none"]}.`,
+  const [confirming, setConfirming] = useState(false);
+  const invalidate = [trpc.pets.pathKey(), trpc.overview.pathKey()];
+  const restore = useNotifiedMutation(trpc.pets.restoreStatus.mutationOptions(), {
+    invalidate,
+    success: ({ restored, skipped }) =>
+      `Status of ${animals(restored)} put back.` +
+      (skipped > 0
+        ? ` ${animals(skipped)} changed or deleted since ${skipped === 1 ? "was" : "were"} left as is.`
+        : ""),
+    failure: "Could not undo the status change",
+  });
+  const change = useNotifiedMutation(trpc.pets.setStatus.mutationOptions(), {
+    invalidate,
     failure: "Could not change the status",
-    onDone: () => {
+    onDone: ({ updated, previous }, input) => {
+      notifySuccessWithUndo(
+        `Status of ${animals(updated)} set to ${STATUS_LABELS[input.status ?? "none"]}.`,
+        () => restore.mutate({ previous, from: input.status }),
+      );
       setStatus(null);
       onDone();
     },
   });
   if (ids.length === 0) return null;
+  const target: PetStatus | null = status === "none" ? null : (status as PetStatus);
+  const label = STATUS_LABELS[target ?? "none"];
   return (
     <Paper
       withBorder
@@ -47,24 +71,22 @@ export function BulkStatusBar({ ids, onDone }: { ids: number[]; onDone(): void }
           w={180}
           size="xs"
         />
-        <Button
-          size="xs"
-          disabled={!status}
-          loading={mutation.isPending}
-          onClick={() =>
-            status &&
-            mutation.mutate({
-              ids,
-              status: status === "none" ? null : (status as "available" | "pending" | "sold"),
-            })
-          }
-        >
+        <Button size="xs" disabled={!status} onClick={() => setConfirming(true)}>
           Apply to {ids.length}
         </Button>
         <Button size="xs" variant="default" onClick={onDone}>
           Clear selection
         </Button>
       </Group>
+      <ConfirmDialog
+        opened={confirming}
+        onClose={() => setConfirming(false)}
+        title={`Change the status of ${animals(ids.length)}?`}
+        message={`${animals(ids.length)} get the status ${label}, replacing the status each has now. The notice that follows can undo it.`}
+        confirmLabel={`Set ${animals(ids.length)} to ${label}`}
+        confirmColor="blue"
+        onConfirm={() => change.mutateAsync({ ids, status: target })}
+      />
     </Paper>
   );
 }

@@ -1,5 +1,5 @@
 /** Animals (staff): the dashboard table, one animal, create/edit/delete and bulk status changes. */
-import { EntityId, NewPet, PetBulkStatus, PetSearch, PetUpdate } from "@petstore/contracts";
+import { EntityId, NewPet, PetBulkStatus, PetSearch, PetStatusRestore, PetUpdate } from "@petstore/contracts";
 import { z } from "zod";
 import { router, staffProcedure } from "../init";
 
@@ -24,8 +24,17 @@ export const petsRouter = router({
     return { id: input.id };
   }),
 
-  /** Sets the status (or clears it with null) of several animals; returns how many changed. */
-  setStatus: staffProcedure.input(PetBulkStatus).mutation(async ({ ctx, input }) => ({
-    updated: await ctx.rt.pets.setStatus(input.ids, input.status, ctx.actor),
-  })),
+  /**
+   * Sets the status (or clears it with null) of several animals: `updated` (how many) and `previous` (each one's
+   * status before, for `restoreStatus`).
+   */
+  setStatus: staffProcedure.input(PetBulkStatus).mutation(async ({ ctx, input }) => {
+    const { count, previous } = await ctx.rt.pets.setStatus(input.ids, input.status, ctx.actor);
+    return { updated: count, previous };
+  }),
+
+  /** Undoes a `setStatus`: puts back the statuses of the animals still at `from`; `restored` and `skipped`. */
+  restoreStatus: staffProcedure
+    .input(PetStatusRestore)
+    .mutation(({ ctx, input }) => ctx.rt.pets.restoreStatus(input.previous, input.from, ctx.actor)),
 });

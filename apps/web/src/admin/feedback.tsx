@@ -3,6 +3,7 @@
  * User feedback helpers: success/failure toasts, and turning a tRPC error into words and per-field
  * messages. Field messages go through the dashboard's message catalogue (forms/messages.ts).
  */
+import { Button, Group, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { TRPCClientError } from "@trpc/client";
 import { detailMessage } from "./forms/messages";
@@ -41,6 +42,33 @@ export function fieldErrors(error: unknown): Record<string, string> {
 /** Green toast. */
 export function notifySuccess(message: string) {
   notifications.show({ color: "teal", title: "Done", message, autoClose: 4000 });
+}
+
+/**
+ * Green toast with an Undo button, open long enough to reach it (12 s, or until closed); the button runs `undo` once
+ * and closes the toast.
+ */
+export function notifySuccessWithUndo(message: string, undo: () => void) {
+  const id = notifications.show({
+    color: "teal",
+    title: "Done",
+    autoClose: 12_000,
+    message: (
+      <Group justify="space-between" wrap="nowrap" gap="sm">
+        <Text size="sm">{message}</Text>
+        <Button
+          size="compact-sm"
+          variant="default"
+          onClick={() => {
+            notifications.hide(id);
+            undo();
+          }}
+        >
+          Undo
+        </Button>
+      </Group>
+    ),
+  });
 }
 
 /** Red toast naming what failed and why. */
