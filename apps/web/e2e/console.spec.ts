@@ -77,6 +77,27 @@ test("the animals view lives in the URL: reload and Back keep filters, sort, sea
   await page.goBack();
   await expect(page).not.toHaveURL(/page=2/);
 
+  // While the next page is on its way, the rows shown are dimmed, and they are whole again with the new ones.
+  await page.goto("/admin/animals");
+  await settle(page);
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(/\/api\/trpc\/pets\.search/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const table = page.locator("[data-refreshing]").filter({ has: page.getByRole("table") });
+  await expect(table).toHaveCSS("opacity", "1");
+  await page.getByRole("button", { name: "Page 2" }).click();
+  await expect(page.getByRole("table")).toHaveAttribute("aria-busy", "true");
+  await expect(table).toHaveCSS("opacity", "0.5");
+  release();
+  await page.unrouteAll({ behavior: "wait" });
+  await settle(page);
+  await expect(table).toHaveCSS("opacity", "1");
+
   // A shared link opens the same view.
   await page.goto("/admin/animals?q=Rex");
   await expect(page.getByLabel("Search by name")).toHaveValue("Rex");

@@ -5,6 +5,9 @@
  * visible. Only layout lives here: sorting, filtering and paging are the server's (each page's query).
  * The layout not in use is `display: none`, so assistive technology meets each row once. Without rows it shows
  * nothing: a list with no matches shows its empty state, a page past the last one the pager's notice (pager.tsx).
+ * While `busy` (the rows shown are the previous filter's, sort's or page's, and the new ones are on their way) the
+ * list says so to assistive technology (`aria-busy`) and, after a quarter second, dims (admin.css), so a person
+ * does not act on rows about to change and a fast answer causes no flicker.
  */
 import { Box, Card, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import type { ReactNode } from "react";
@@ -58,7 +61,7 @@ export function DataTable<Row>({
   if (rows.length === 0) return null;
   return (
     <>
-      <Box visibleFrom="sm">
+      <Box visibleFrom="sm" data-refreshing={busy ? "true" : "false"}>
         <TableScroll label={label} minWidth={minWidth}>
           <Table striped highlightOnHover verticalSpacing="xs" aria-busy={busy}>
             <Table.Thead>
@@ -96,7 +99,16 @@ export function DataTable<Row>({
           </Table>
         </TableScroll>
       </Box>
-      <Stack hiddenFrom="sm" gap="sm" component="ul" aria-label={label} p={0} m={0} aria-busy={busy}>
+      <Stack
+        hiddenFrom="sm"
+        gap="sm"
+        component="ul"
+        aria-label={label}
+        p={0}
+        m={0}
+        aria-busy={busy}
+        data-refreshing={busy ? "true" : "false"}
+      >
         {rows.map((row) => {
           const title = columns.find((c) => c.title);
           return (
