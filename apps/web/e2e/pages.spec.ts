@@ -103,6 +103,22 @@ test.describe("phone 390x844", () => {
       await expect(page.getByRole("listitem").first()).toBeVisible();
     }
     await snap(page, testInfo, "audit-cards");
+
+    // The animals' cards have no header row: sorting and selecting the page stand above them, and the bulk bar
+    // stays on screen at the end of a long list.
+    await page.goto("/admin/animals");
+    await settle(page);
+    await page.getByRole("combobox", { name: "Sort by" }).click();
+    await page.getByRole("option", { name: "Name, Z to A" }).click();
+    await expect(page).toHaveURL(/sort=name/);
+    await expect(page).toHaveURL(/dir=desc/);
+    await settle(page);
+    await page.getByRole("checkbox", { name: "Select all on this page" }).check();
+    const bulk = page.getByRole("region", { name: "Bulk actions" });
+    const cards = await page.getByRole("list", { name: "Animals table" }).getByRole("listitem").count();
+    await expect(bulk).toContainText(`${cards} selected`);
+    await page.getByRole("listitem").last().scrollIntoViewIfNeeded();
+    await expect(bulk).toBeInViewport();
   });
 });
 

@@ -1,6 +1,9 @@
 "use client";
-/** One page of animals: select for bulk changes, sort by id or name, edit, delete after confirming. */
-import { Badge, Button, Checkbox } from "@mantine/core";
+/**
+ * One page of animals: select for bulk changes, sort by id or name, edit, delete after confirming. On phones, where
+ * the rows are cards without a header row, "Select all on this page" and a "Sort by" choice stand above them.
+ */
+import { Badge, Button, Checkbox, Group, Select } from "@mantine/core";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { ConfirmAction } from "../components/confirm-action";
 import { type Column, DataTable } from "../components/data-table";
@@ -13,6 +16,13 @@ import { ariaSort, SortButton } from "./sort-header";
 import type { useAnimalQuery } from "./use-animal-query";
 
 type Animal = RouterOutputs["pets"]["search"]["rows"][number];
+
+const PHONE_SORTS = [
+  { value: "id-asc", label: "ID, oldest first" },
+  { value: "id-desc", label: "ID, newest first" },
+  { value: "name-asc", label: "Name, A to Z" },
+  { value: "name-desc", label: "Name, Z to A" },
+];
 
 export function AnimalsTable({
   rows,
@@ -38,6 +48,7 @@ export function AnimalsTable({
   const pageIds = rows.map((r) => r.id);
   const allSelected = pageIds.length > 0 && pageIds.every((id) => selected.includes(id));
   const someSelected = pageIds.some((id) => selected.includes(id));
+  const toggleAll = () => setSelected(() => (allSelected ? [] : pageIds));
   const selectBox = (pet: Animal) => (
     <Checkbox
       aria-label={`Select ${pet.name}`}
@@ -71,7 +82,7 @@ export function AnimalsTable({
           aria-label="Select all animals on this page"
           checked={allSelected}
           indeterminate={someSelected && !allSelected}
-          onChange={() => setSelected(() => (allSelected ? [] : pageIds))}
+          onChange={toggleAll}
         />
       ),
       headerProps: { w: 40 },
@@ -93,34 +104,56 @@ export function AnimalsTable({
     { key: "updated", header: "Updated", cell: (p) => formatDateTime(p.updatedAt) },
   ];
   return (
-    <DataTable
-      label="Animals table"
-      rows={rows}
-      rowKey={(p) => p.id}
-      columns={columns}
-      minWidth={760}
-      busy={busy}
-      cardLead={selectBox}
-      rowProps={(p) => ({ bg: selected.includes(p.id) ? "var(--mantine-color-teal-light)" : undefined })}
-      actions={(pet) => (
-        <>
-          <Button size="xs" variant="default" aria-label={`Edit ${pet.name}`} onClick={() => onEdit(pet)}>
-            Edit
-          </Button>
-          <ConfirmAction
-            label="Delete"
-            ariaLabel={`Delete ${pet.name}`}
-            title={`Delete ${pet.name}?`}
-            message={`${pet.name} (#${pet.id}) will be removed from the store and the public API. This cannot be undone.`}
-            confirmLabel="Delete animal"
-            onConfirm={async () => {
-              await remove.mutateAsync({ id: pet.id });
-              setSelected((s) => s.filter((id) => id !== pet.id));
-              notifySuccess(`${pet.name} was deleted.`);
-            }}
-          />
-        </>
-      )}
-    />
+    <>
+      <Group hiddenFrom="sm" justify="space-between" align="flex-end" mb="sm" wrap="nowrap">
+        <Checkbox
+          label="Select all on this page"
+          checked={allSelected}
+          indeterminate={someSelected && !allSelected}
+          onChange={toggleAll}
+        />
+        <Select
+          label="Sort by"
+          data={PHONE_SORTS}
+          value={`${sort}-${dir}`}
+          onChange={(v) => {
+            const [column, direction] = (v ?? "id-asc").split("-") as ["id" | "name", "asc" | "desc"];
+            query.filter({ sort: column, dir: direction });
+          }}
+          allowDeselect={false}
+          w={150}
+          size="xs"
+        />
+      </Group>
+      <DataTable
+        label="Animals table"
+        rows={rows}
+        rowKey={(p) => p.id}
+        columns={columns}
+        minWidth={760}
+        busy={busy}
+        cardLead={selectBox}
+        rowProps={(p) => ({ bg: selected.includes(p.id) ? "var(--mantine-color-teal-light)" : undefined })}
+        actions={(pet) => (
+          <>
+            <Button size="xs" variant="default" aria-label={`Edit ${pet.name}`} onClick={() => onEdit(pet)}>
+              Edit
+            </Button>
+            <ConfirmAction
+              label="Delete"
+              ariaLabel={`Delete ${pet.name}`}
+              title={`Delete ${pet.name}?`}
+              message={`${pet.name} (#${pet.id}) will be removed from the store and the public API. This cannot be undone.`}
+              confirmLabel="Delete animal"
+              onConfirm={async () => {
+                await remove.mutateAsync({ id: pet.id });
+                setSelected((s) => s.filter((id) => id !== pet.id));
+                notifySuccess(`${pet.name} was deleted.`);
+              }}
+            />
+          </>
+        )}
+      />
+    </>
   );
 }

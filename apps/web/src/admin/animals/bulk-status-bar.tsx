@@ -50,11 +50,15 @@ export function BulkStatusBar({ ids, onDone }: { ids: number[]; onDone(): void }
   const target: PetStatus | null = status === "none" ? null : (status as PetStatus);
   const label = STATUS_LABELS[target ?? "none"];
   return (
+    // Sticky under the header: on a long list (a phone's cards above all) the bar stays on screen while scrolling.
     <Paper
       withBorder
       p="sm"
       mb="sm"
-      bg="var(--mantine-color-teal-light)"
+      bg="var(--mantine-color-body)"
+      pos="sticky"
+      top="calc(var(--app-shell-header-offset, 0rem) + var(--mantine-spacing-xs))"
+      style={{ zIndex: 2, boxShadow: "var(--mantine-shadow-sm)" }}
       role="region"
       aria-label="Bulk actions"
     >
