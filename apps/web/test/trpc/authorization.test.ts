@@ -29,6 +29,7 @@ const ADMIN = [
   "apiKeys.get",
   "apiKeys.usage",
   "apiKeys.traffic",
+  "apiKeys.dayByHour",
   "apiKeys.recentRequests",
   "apiKeys.create",
   "apiKeys.revoke",
