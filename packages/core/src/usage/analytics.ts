@@ -64,6 +64,10 @@ export interface DayHourPoint extends TrafficPoint {
 export interface DayByHour {
   /** `YYYY-MM-DD` (UTC). */
   day: string;
+  /** The earliest day that can be asked for (`YYYY-MM-DD`, UTC): the retention of hourly rows ends there. */
+  earliest: string;
+  /** Today (`YYYY-MM-DD`, UTC) by the service's clock: the latest day that can be asked for. */
+  today: string;
   /** The day's 24 hours, oldest first (hours not begun yet are zero). */
   hours: DayHourPoint[];
 }
@@ -167,7 +171,7 @@ export function createAnalyticsQueries(
      * One key's chosen UTC day by hour (stored sums plus this instance's unflushed rows): each hour's requests by
      * outcome, its `rate_limited` 429s split by refusing window, and p50/p95 latency.
      * @param day `YYYY-MM-DD` (UTC), today or an earlier day within the retention of hourly rows
-     * @returns `{day, hours}`, 24 hours oldest first
+     * @returns `{day, earliest, today, hours}`, 24 hours oldest first
      * @throws AppError validation_failed (path `day`) for a day after today or older than the retention
      */
     async dayByHour(keyId: string, day: string): Promise<DayByHour> {
@@ -206,7 +210,12 @@ export function createAnalyticsQueries(
       for (const h of stored) add(h.start, h.outcome, h);
       for (const r of pending)
         if (r.apiKeyId === keyId && r.hour >= from && r.hour < to) add(r.hour, r.outcome, r);
-      return { day, hours: hours.map((h, i) => ({ ...point(h), ...windows[i] }) as DayHourPoint) };
+      return {
+        day,
+        earliest: isoDay(new Date(oldest)),
+        today: isoDay(new Date(today)),
+        hours: hours.map((h, i) => ({ ...point(h), ...windows[i] }) as DayHourPoint),
+      };
     },
 
     /**
