@@ -2,8 +2,9 @@
  * Request analytics in the dashboard (docs/contract.md section 4, "Usage and analytics"): an admin issues a
  * key, the key makes a few API calls (successes, a 400, a 404 of the deprecated getPet), and the key's page
  * shows them at once in the traffic charts (last 24 h by hour, by operation and outcome, latency) and in the
- * recent requests table with their request ids; the overview's traffic counts them too. Axe-clean at both
- * sizes.
+ * recent requests table with their request ids, and in the chosen day by hour (a quick choice puts the day in
+ * the URL, reload keeps it, Back returns to today); one click opens the audit log filtered to the key; the
+ * overview's traffic counts them too. Axe-clean at both sizes.
  */
 import { expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
@@ -65,6 +66,20 @@ test("a key's calls show in its traffic charts and recent requests", async ({ pa
   await expect(recent.getByRole("row").filter({ hasText: "e2e-create-bad" })).toContainText("127.0.0.1");
   await expect(page.getByText("Requests today")).toBeVisible();
 
+  // The day by hour: today counts the calls; "Yesterday" is one click, kept in the URL through a reload.
+  const keyUrl = page.url();
+  const summary = page.getByTestId("day-summary");
+  await expect(summary).toContainText("5 requests on");
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  await page.getByRole("radiogroup", { name: "Quick choice of day" }).getByText("Yesterday").click();
+  await expect(page).toHaveURL(new RegExp(`[?&]day=${yesterday}`));
+  await expect(summary).toContainText(`(${yesterday}, UTC); none refused with 429`);
+  await page.reload();
+  await expect(page.getByTestId("day-summary")).toContainText(`(${yesterday}, UTC)`, { timeout: 60_000 });
+  await page.goBack();
+  await expect(page).toHaveURL(keyUrl);
+  await expect(page.getByTestId("day-summary")).toContainText("5 requests on", { timeout: 60_000 });
+
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize(viewport);
     await page.waitForTimeout(300);
@@ -73,6 +88,15 @@ test("a key's calls show in its traffic charts and recent requests", async ({ pa
     await snap(page, testInfo, "key-analytics");
   }
   await page.setViewportSize(VIEWPORTS[0]);
+
+  // The key's audit trail is one click away: the audit log filtered to this key.
+  const keyId = /\/admin\/keys\/([0-9a-f-]+)/.exec(keyUrl)?.[1] ?? "";
+  await page.getByRole("link", { name: "Audit log of this key" }).click();
+  await expect(page).toHaveURL(/\/admin\/audit\?/);
+  await expect(page.getByLabel("Entity id")).toHaveValue(keyId);
+  await expect(
+    page.getByRole("button", { name: `Changes of apiKey.create on apiKey ${name}` }),
+  ).toBeVisible();
 
   // The overview counts the same requests in the whole API's traffic.
   await page.goto("/admin");

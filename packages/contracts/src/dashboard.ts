@@ -39,6 +39,15 @@ export const UsageRange = z.strictObject({
   days: z.int().min(1).max(90).default(30),
 });
 
+/**
+ * One UTC day of a key's usage by hour (`YYYY-MM-DD`). The shape is checked here; whether the day is past the
+ * service's today or its retention of hourly rows is the usage service's to say (it has the clock).
+ */
+export const KeyUsageDay = z.strictObject({
+  id: ApiKeyId,
+  day: z.iso.date({ error: "Use a calendar day as YYYY-MM-DD, e.g. 2026-11-27." }),
+});
+
 export const AuditEntityType = z.enum([
   "pet",
   "category",

@@ -7,11 +7,11 @@
 import { randomUUID } from "node:crypto";
 import { loadConfig } from "@petstore/config";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 import { deleteKeys, REDIS_URL } from "../src/testing/rate-limit-stores.ts";
-import type { Operation, Outcome } from "../src/usage/recorder.ts";
+import { type Operation, type Outcome, refusingWindow } from "../src/usage/recorder.ts";
 import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
 describe.each(["PostgreSQL", "PGlite"] as const)("analytics on %s", (kind) => {
@@ -169,6 +169,81 @@ describe.each(["PostgreSQL", "PGlite"] as const)("analytics on %s", (kind) => {
     now = new Date("2026-06-03T00:20:00Z");
     expect((await a.usage.daily(key.id, 2))[0]?.requests).toBe(0);
     now = new Date("2026-06-01T10:30:00Z");
+  });
+
+  it("counts each 429 under the window that refused it, and shows a chosen day's hours with the split", async () => {
+    const key = await a.apiKeys.create({ name: "windows", plan: "pro" }, "test");
+    const limits = { keyId: key.id, perMinute: 1, perDay: 2 };
+    // The limiter's windows follow Date.now(); the runtime's clock follows `now`.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const at = (iso: string) => {
+      now = new Date(iso);
+      vi.setSystemTime(now);
+    };
+    const call = async (requestId: string) => {
+      const decision = await a.rateLimiter.checkKey(limits);
+      a.analytics?.record({
+        keyId: key.id,
+        operation: "listPets",
+        outcome: decision.allowed ? "2xx" : "rate_limited",
+        window: refusingWindow(decision),
+        status: decision.allowed ? 200 : 429,
+        durationMs: 1,
+        at: now.getTime(),
+        clientIp: "198.51.100.8",
+        requestId,
+      });
+      return decision.allowed;
+    };
+    try {
+      at("2026-06-01T07:10:00Z");
+      expect([await call("first"), await call("minute")]).toEqual([true, false]);
+      at("2026-06-01T07:11:00Z");
+      expect(await call("second")).toBe(true);
+      at("2026-06-01T09:12:00Z");
+      expect(await call("day")).toBe(false);
+      // A 429 whose window is not known (as rows written before windows were) stays apart.
+      send(a, key.id, "listPets", "rate_limited", 1);
+    } finally {
+      vi.useRealTimers();
+    }
+    at("2026-06-01T10:30:00Z");
+
+    const check = async () => {
+      const { day, hours } = await a.usage.dayByHour(key.id, "2026-06-01");
+      expect(day).toBe("2026-06-01");
+      expect(hours).toHaveLength(24);
+      expect(hours[0]?.start).toBe("2026-06-01T00:00:00.000Z");
+      expect(hours[7]).toMatchObject({ "2xx": 2, rate_limited: 1, minuteWindow: 1, dayWindow: 0, total: 3 });
+      expect(hours[9]).toMatchObject({ rate_limited: 2, minuteWindow: 0, dayWindow: 1, windowUnrecorded: 1 });
+      expect(hours[8]).toMatchObject({ total: 0 });
+      // Every figure that counts 429s counts all of them, whichever window refused them.
+      expect((await a.usage.daily(key.id, 1)).at(-1)).toMatchObject({ requests: 2, rateLimited: 3 });
+      expect((await a.usage.traffic(key.id, 1)).byOutcome).toContainEqual({
+        outcome: "rate_limited",
+        requests: 3,
+      });
+    };
+    await check();
+    await a.analytics?.flush();
+    await check();
+    expect((await (b ?? a).usage.dayByHour(key.id, "2026-06-01")).hours[9]?.dayWindow).toBe(1);
+    const recent = await (b ?? a).usage.recentRequests(key.id);
+    expect(Object.fromEntries(recent.map((r) => [r.requestId, r.refusedBy]))).toMatchObject({
+      first: undefined,
+      minute: "minute",
+      day: "day",
+    });
+    // A day after today, or older than the 30 days of hourly rows kept, is refused with the reason.
+    await expect(a.usage.dayByHour(key.id, "2026-06-02")).rejects.toMatchObject({
+      code: "validation_failed",
+      message: expect.stringContaining("future"),
+    });
+    await expect(a.usage.dayByHour(key.id, "2026-05-02")).rejects.toMatchObject({
+      code: "validation_failed",
+      message: expect.stringContaining("earliest day is 2026-05-03"),
+    });
+    expect((await a.usage.dayByHour(key.id, "2026-05-03")).hours[0]?.total).toBe(0);
   });
 
   it("keeps each key's last 100 requests, newest first, shared by the instances", async () => {

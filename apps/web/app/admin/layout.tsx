@@ -2,6 +2,7 @@
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
 import "@mantine/charts/styles.css";
+import "@mantine/dates/styles.css";
 import "./admin.css";
 import type { Metadata } from "next";
 import { headers } from "next/headers";

@@ -381,6 +381,13 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
         rate_limited: 3,
         key_banned: 2,
       });
+      // The pipeline records the window that refused each 429: the minute window, 2 per minute.
+      const hour = new Date(start).getUTCHours();
+      expect((await t.s.rt.usage.dayByHour(id, day)).hours[hour]).toMatchObject({
+        minuteWindow: 3,
+        dayWindow: 0,
+        key_banned: 2,
+      });
       // Later batches add to the stored row.
       await t.s.rt.unbanApiKey(id, "test");
       vi.setSystemTime(start + MINUTE_MS);

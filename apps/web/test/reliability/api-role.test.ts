@@ -29,6 +29,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
+import { isDenied } from "@petstore/core";
 import { databaseOf, deleteKeys } from "@petstore/core/testing";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,9 +55,7 @@ const DRAIN_MS = 1500;
 /** Requests the usage table counts for `keyId` (docs/contract.md section 4: every status but 429). */
 async function countedRequests(db: PreparedDatabase, keyId: string): Promise<number> {
   const rows = await databaseOf(db.rt).prisma.usageHour.findMany({ where: { apiKeyId: keyId } });
-  return rows
-    .filter((r) => r.outcome !== "rate_limited" && r.outcome !== "key_banned")
-    .reduce((sum, r) => sum + r.requests, 0);
+  return rows.filter((r) => !isDenied(r.outcome)).reduce((sum, r) => sum + r.requests, 0);
 }
 
 /** Resident memory of process `pid` in MB. */

@@ -243,6 +243,60 @@ describe("apiKeys procedures (admin)", () => {
     expect(audit?.actor).toBe("user:admin@example.com");
   });
 
+  it("shows a chosen UTC day by hour with the 429s split by refusing window, and refuses a bad or future day", async () => {
+    const key = await admin.apiKeys.create({ name: "Refused", plan: "free" });
+    const yesterday = new Date(utcDay(new Date()).getTime() - 86_400_000);
+    const isoYesterday = yesterday.toISOString().slice(0, 10);
+    const at = (hour: number) => new Date(yesterday.getTime() + hour * 3_600_000);
+    countRequests(h.rt, key.id, at(9), 3);
+    const refuse = (hour: number, window: "minute" | "day" | undefined, n: number) => {
+      for (let i = 0; i < n; i++)
+        h.rt.analytics?.record({
+          keyId: key.id,
+          operation: "listPets",
+          outcome: "rate_limited",
+          ...(window ? { window } : {}),
+          status: 429,
+          durationMs: 1,
+          at: at(hour).getTime(),
+          clientIp: "192.0.2.1",
+          requestId: `refused-${hour}-${i}`,
+        });
+    };
+    refuse(9, "minute", 4);
+    refuse(23, "day", 2);
+    refuse(23, undefined, 1);
+    countRequests(h.rt, key.id, at(23), 5, "key_banned");
+    await h.rt.analytics?.flush();
+
+    const { day, hours } = await admin.apiKeys.dayByHour({ id: key.id, day: isoYesterday });
+    expect(day).toBe(isoYesterday);
+    expect(hours).toHaveLength(24);
+    expect(hours[9]).toMatchObject({ "2xx": 3, rate_limited: 4, minuteWindow: 4, dayWindow: 0, total: 7 });
+    expect(hours[23]).toMatchObject({
+      rate_limited: 3,
+      minuteWindow: 0,
+      dayWindow: 2,
+      windowUnrecorded: 1,
+      key_banned: 5,
+    });
+    expect(hours.filter((x) => x.total > 0)).toHaveLength(2);
+
+    const malformed = await expectTrpcError(
+      admin.apiKeys.dayByHour({ id: key.id, day: "27/11/2026" }),
+      "BAD_REQUEST",
+    );
+    expect(shapeOf(malformed).data.details?.[0]).toMatchObject({ path: "day" });
+    const tomorrow = new Date(utcDay(new Date()).getTime() + 86_400_000).toISOString().slice(0, 10);
+    const future = await expectTrpcError(
+      admin.apiKeys.dayByHour({ id: key.id, day: tomorrow }),
+      "BAD_REQUEST",
+    );
+    expect(shapeOf(future).data.details?.[0]?.message).toContain("is in the future");
+    const staff = (await h.signedIn("staff@example.com")).caller;
+    await expectTrpcError(staff.apiKeys.dayByHour({ id: key.id, day: isoYesterday }), "FORBIDDEN");
+  });
+
   it("shows 30 days of usage and resets today's counters", async () => {
     const key = await admin.apiKeys.create({ name: "Busy", plan: "free" });
     const today = utcDay(new Date());

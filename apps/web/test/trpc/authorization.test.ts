@@ -30,6 +30,7 @@ const ADMIN = [
   "apiKeys.get",
   "apiKeys.usage",
   "apiKeys.traffic",
+  "apiKeys.dayByHour",
   "apiKeys.recentRequests",
   "apiKeys.create",
   "apiKeys.revoke",

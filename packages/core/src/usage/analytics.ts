@@ -4,8 +4,10 @@
  * last 24 hours by hour, the last 30 days by day (each point with its outcome counts and p50/p95 latency), the
  * breakdown by operation and outcome, and a key's recent requests.
  */
+
+import { AppError } from "@petstore/contracts";
 import type { CoreDeps } from "../deps.ts";
-import { DAY_MS } from "../utc-day.ts";
+import { DAY_MS, isoDay } from "../utc-day.ts";
 import { addHistogram, emptyHistogram, percentile } from "./histogram.ts";
 import {
   OPERATIONS,
@@ -14,9 +16,10 @@ import {
   type Outcome,
   RECENT_LIMIT,
   type RecentRequest,
+  reportedOutcome,
 } from "./recorder.ts";
 import { isAdmitted, readWithPending, type UsageSources, utcDayMs } from "./rows.ts";
-import { type Sum, storedTraffic } from "./sums.ts";
+import { type Sum, storedHoursByOutcome, storedTraffic } from "./sums.ts";
 
 const HOUR_MS = 3_600_000;
 
@@ -47,8 +50,29 @@ export interface Traffic {
   requestsToday: number;
 }
 
+/** One hour of a chosen day: its traffic point, with its `rate_limited` 429s split by the window that refused them. */
+export interface DayHourPoint extends TrafficPoint {
+  /** 429s refused by the minute window. */
+  minuteWindow: number;
+  /** 429s refused by the day window. */
+  dayWindow: number;
+  /** 429s `rate_limited` whose window was not recorded (rows written before windows were). */
+  windowUnrecorded: number;
+}
+
+/** A key's chosen UTC day by hour. */
+export interface DayByHour {
+  /** `YYYY-MM-DD` (UTC). */
+  day: string;
+  /** The earliest day that can be asked for (`YYYY-MM-DD`, UTC): the retention of hourly rows ends there. */
+  earliest: string;
+  /** Today (`YYYY-MM-DD`, UTC) by the service's clock: the latest day that can be asked for. */
+  today: string;
+  /** The day's 24 hours, oldest first (hours not begun yet are zero). */
+  hours: DayHourPoint[];
+}
+
 const zeroCounts = (): OutcomeCounts => ({ "2xx": 0, "4xx": 0, rate_limited: 0, key_banned: 0, "5xx": 0 });
-const isOutcome = (outcome: string): outcome is Outcome => (OUTCOMES as readonly string[]).includes(outcome);
 
 function series(first: number, step: number, count: number, label: (ms: number) => string) {
   return Array.from({ length: count }, (_, i) => ({
@@ -66,8 +90,12 @@ const point = (p: ReturnType<typeof series>[number]): TrafficPoint => ({
   p95: percentile(p.latency, 0.95),
 });
 
+/**
+ * @param deps Prisma, the clock and `retentionDays`, how many days of hourly rows are kept (ANALYTICS_RETENTION_DAYS)
+ * @param sources this instance's unflushed counts and the recent-requests store
+ */
 export function createAnalyticsQueries(
-  { prisma, clock }: Pick<CoreDeps, "prisma" | "clock">,
+  { prisma, clock, retentionDays }: Pick<CoreDeps, "prisma" | "clock"> & { retentionDays: number },
   sources: UsageSources,
 ) {
   return {
@@ -92,8 +120,9 @@ export function createAnalyticsQueries(
       const ops = new Map(OPERATIONS.map((o) => [o, zeroCounts()]));
       const latency24h = emptyHistogram();
       let requestsToday = stored.admittedToday;
-      const add = (point: ReturnType<typeof series>[number] | undefined, outcome: string, sum: Sum) => {
-        if (!point || !isOutcome(outcome)) return;
+      const add = (point: ReturnType<typeof series>[number] | undefined, stored: string, sum: Sum) => {
+        const outcome = reportedOutcome(stored);
+        if (!point || !outcome) return;
         point.counts[outcome] += sum.requests;
         addHistogram(point.latency, sum.latency);
       };
@@ -104,7 +133,8 @@ export function createAnalyticsQueries(
       for (const d of stored.daily) add(daily[Math.floor((d.start - firstDay) / DAY_MS)], d.outcome, d);
       for (const o of stored.byOperation) {
         const op = ops.get(o.operation as Operation);
-        if (op && isOutcome(o.outcome)) op[o.outcome] += o.requests;
+        const outcome = reportedOutcome(o.outcome);
+        if (op && outcome) op[outcome] += o.requests;
       }
       for (const r of pending) {
         if (keyId !== undefined && r.apiKeyId !== keyId) continue;
@@ -115,7 +145,8 @@ export function createAnalyticsQueries(
         if (r.hour >= dayRange.from && r.hour < dayRange.to) {
           add(daily[Math.floor((r.hour - firstDay) / DAY_MS)], r.outcome, r);
           const op = ops.get(r.operation);
-          if (op) op[r.outcome] += r.requests;
+          const outcome = reportedOutcome(r.outcome);
+          if (op && outcome) op[outcome] += r.requests;
         }
         if (r.hour >= today && isAdmitted(r.outcome)) requestsToday += r.requests;
       }
@@ -133,6 +164,57 @@ export function createAnalyticsQueries(
         })),
         latency: { p50: percentile(latency24h, 0.5), p95: percentile(latency24h, 0.95) },
         requestsToday,
+      };
+    },
+
+    /**
+     * One key's chosen UTC day by hour (stored sums plus this instance's unflushed rows): each hour's requests by
+     * outcome, its `rate_limited` 429s split by refusing window, and p50/p95 latency.
+     * @param day `YYYY-MM-DD` (UTC), today or an earlier day within the retention of hourly rows
+     * @returns `{day, earliest, today, hours}`, 24 hours oldest first
+     * @throws AppError validation_failed (path `day`) for a day after today or older than the retention
+     */
+    async dayByHour(keyId: string, day: string): Promise<DayByHour> {
+      const from = Date.parse(`${day}T00:00:00.000Z`);
+      const today = utcDayMs(clock());
+      const oldest = today - (retentionDays - 1) * DAY_MS;
+      const refuse = (message: string) =>
+        new AppError("validation_failed", message, [{ path: "day", message }]);
+      if (Number.isNaN(from) || isoDay(new Date(from)) !== day) throw refuse(`${day} is not a calendar day.`);
+      if (from > today)
+        throw refuse(`${day} is in the future; the latest day is ${isoDay(new Date(today))}.`);
+      if (from < oldest) {
+        throw refuse(
+          `${day} is older than the ${retentionDays} days of hourly usage kept; the earliest day is ${isoDay(new Date(oldest))}.`,
+        );
+      }
+      const to = from + DAY_MS;
+      const [stored, pending] = await readWithPending(
+        sources,
+        async (rows) => [await storedHoursByOutcome(prisma, keyId, from, to), rows] as const,
+      );
+      const hours = series(from, HOUR_MS, 24, (ms) => new Date(ms).toISOString());
+      const windows = hours.map(() => ({ minuteWindow: 0, dayWindow: 0, windowUnrecorded: 0 }));
+      const add = (start: number, stored: string, sum: Sum) => {
+        const i = Math.floor((start - from) / HOUR_MS);
+        const point = hours[i];
+        const split = windows[i];
+        const outcome = reportedOutcome(stored);
+        if (!point || !split || !outcome) return;
+        point.counts[outcome] += sum.requests;
+        addHistogram(point.latency, sum.latency);
+        if (stored === "rate_limited_minute") split.minuteWindow += sum.requests;
+        else if (stored === "rate_limited_day") split.dayWindow += sum.requests;
+        else if (stored === "rate_limited") split.windowUnrecorded += sum.requests;
+      };
+      for (const h of stored) add(h.start, h.outcome, h);
+      for (const r of pending)
+        if (r.apiKeyId === keyId && r.hour >= from && r.hour < to) add(r.hour, r.outcome, r);
+      return {
+        day,
+        earliest: isoDay(new Date(oldest)),
+        today: isoDay(new Date(today)),
+        hours: hours.map((h, i) => ({ ...point(h), ...windows[i] }) as DayHourPoint),
       };
     },
 

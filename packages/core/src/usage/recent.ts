@@ -35,7 +35,17 @@ export function createMemoryRecentStore(): RecentRequestStore {
  * One stream entry holds one field, `e`: the request as a JSON array in `ENTRY_ORDER`. One argument instead of six
  * pairs makes an XADD several times cheaper to build, and a flush issues one per request of every busy key.
  */
-const ENTRY_ORDER = ["at", "operation", "status", "durationMs", "clientIp", "requestId"] as const;
+const ENTRY_ORDER = [
+  "at",
+  "operation",
+  "status",
+  "durationMs",
+  "clientIp",
+  "requestId",
+  "refusedBy",
+] as const;
+
+const REFUSALS: readonly string[] = ["minute", "day", "ban"];
 
 /**
  * Entries per pipeline of an append. Building the commands holds the event loop, so a flush sends them in chunks
@@ -61,6 +71,10 @@ function entryOf(keyId: string, values: string[]): RecentRequest {
     at: v.at ?? "",
     operation: (v.operation ?? "other") as Operation,
     status: Number(v.status),
+    // Entries written without it (an unknown cause, or an instance that did not record it) have none.
+    ...(v.refusedBy && REFUSALS.includes(v.refusedBy)
+      ? { refusedBy: v.refusedBy as NonNullable<RecentRequest["refusedBy"]> }
+      : {}),
     durationMs: Number(v.durationMs),
     clientIp: v.clientIp ?? "",
     requestId: v.requestId ?? "",

@@ -7,6 +7,7 @@
  * retried on the next flush; recent entries that fail are dropped (they are a bounded, best-effort log).
  */
 import type { Logger } from "pino";
+import type { RateLimitDecision } from "../ratelimit/types.ts";
 import { addHistogram, bucketOf, emptyHistogram } from "./histogram.ts";
 
 /** What a request was: one REST operation, a request without a valid key, or anything else (no operation). */
@@ -21,6 +22,48 @@ export type Operation =
   | "other";
 /** How it ended: status class, with the two kinds of 429 told apart. */
 export type Outcome = "2xx" | "4xx" | "rate_limited" | "key_banned" | "5xx";
+
+/** The rate-limit window that refused a request (a ban is its own outcome, `key_banned`). */
+export type RefusingWindow = "minute" | "day";
+
+/**
+ * The outcome as a UsageHour row stores it: a `rate_limited` request whose refusing window is known is stored as
+ * `rate_limited_minute` or `rate_limited_day`, so one row per window keeps the (key, hour, operation, outcome) key
+ * and every existing figure reads the two as `rate_limited` (`reportedOutcome`). A stored `rate_limited` is a 429
+ * whose window was not recorded (rows written before windows were, or a 429 the limiter did not decide).
+ */
+export type StoredOutcome = Outcome | "rate_limited_minute" | "rate_limited_day";
+
+/**
+ * The stored outcome of a request.
+ * @param outcome the reported class
+ * @param window the refusing window, for `rate_limited` only (ignored otherwise)
+ */
+export function storedOutcome(outcome: Outcome, window: RefusingWindow | undefined): StoredOutcome {
+  return outcome === "rate_limited" && window ? `rate_limited_${window}` : outcome;
+}
+
+/**
+ * The window that refused a request, read from the limiter's decision: on a `rate_limited` denial `reported` is
+ * the denying window (when both deny, the one that resets last). Undefined when the decision admitted the
+ * request or is a ban.
+ */
+export function refusingWindow(
+  decision: Pick<RateLimitDecision, "allowed" | "code" | "reported"> | undefined,
+): RefusingWindow | undefined {
+  return decision && !decision.allowed && decision.code === "rate_limited"
+    ? decision.reported?.name
+    : undefined;
+}
+
+/**
+ * The reported class of a stored outcome (`rate_limited_minute`/`_day` read as `rate_limited`); undefined for
+ * a string that is no outcome.
+ */
+export function reportedOutcome(stored: string): Outcome | undefined {
+  if (stored === "rate_limited_minute" || stored === "rate_limited_day") return "rate_limited";
+  return (OUTCOMES as readonly string[]).includes(stored) ? (stored as Outcome) : undefined;
+}
 
 export const OPERATIONS: readonly Operation[] = [
   "listPets",
@@ -43,6 +86,8 @@ export interface RequestRecord {
   keyId: string | undefined;
   operation: Operation;
   outcome: Outcome;
+  /** For a `rate_limited` outcome, the window that refused it (undefined when the limiter did not decide it). */
+  window?: RefusingWindow;
   /** HTTP status sent. */
   status: number;
   /** Request in to response out, ms. */
@@ -60,7 +105,7 @@ export interface UsageHourRow {
   /** Start of the UTC hour, Unix ms. */
   hour: number;
   operation: Operation;
-  outcome: Outcome;
+  outcome: StoredOutcome;
   requests: number;
   latency: number[];
 }
@@ -72,6 +117,8 @@ export interface RecentRequest {
   at: string;
   operation: Operation;
   status: number;
+  /** What refused a 429: its window, or `ban`; absent for other statuses and a 429 whose cause is unknown. */
+  refusedBy?: RefusingWindow | "ban";
   durationMs: number;
   clientIp: string;
   requestId: string;
@@ -126,6 +173,12 @@ class RecentBatch {
 
 const HOUR_MS = 3_600_000;
 
+/** The `refusedBy` of a recent entry, when the request was refused and its cause is known. */
+function refusal(r: RequestRecord): Pick<RecentRequest, "refusedBy"> {
+  if (r.outcome === "key_banned") return { refusedBy: "ban" };
+  return r.outcome === "rate_limited" && r.window ? { refusedBy: r.window } : {};
+}
+
 export interface AnalyticsRecorderOptions {
   /** Adds rows to the UsageHour table in one statement; rejecting keeps them for the next flush. */
   write: (rows: UsageHourRow[]) => Promise<void>;
@@ -162,14 +215,15 @@ export class AnalyticsRecorder {
   record(r: RequestRecord): void {
     const apiKeyId = r.keyId ?? NO_KEY;
     const hour = r.at - (r.at % HOUR_MS);
-    const id = `${apiKeyId}|${hour}|${r.operation}|${r.outcome}`;
+    const outcome = storedOutcome(r.outcome, r.window);
+    const id = `${apiKeyId}|${hour}|${r.operation}|${outcome}`;
     let row = this.rows.get(id);
     if (!row) {
       row = {
         apiKeyId,
         hour,
         operation: r.operation,
-        outcome: r.outcome,
+        outcome,
         requests: 0,
         latency: emptyHistogram(),
       };
@@ -184,6 +238,7 @@ export class AnalyticsRecorder {
         at: new Date(r.at).toISOString(),
         operation: r.operation,
         status: r.status,
+        ...refusal(r),
         durationMs: Math.round(r.durationMs * 10) / 10,
         clientIp: r.clientIp,
         requestId: r.requestId,

@@ -61,7 +61,12 @@ export async function readWithPending<T>(
 /** Outcomes of requests that reached the API (counted as "requests"); 429s are counted apart. */
 export const ADMITTED = ["2xx", "4xx", "5xx"] as const;
 export const isAdmitted = (outcome: string) => outcome === "2xx" || outcome === "4xx" || outcome === "5xx";
-export const isDenied = (outcome: string) => outcome === "rate_limited" || outcome === "key_banned";
+/** A 429, whatever refused it: `rate_limited` (window recorded or not, recorder.ts `StoredOutcome`) or `key_banned`. */
+export const isDenied = (outcome: string) =>
+  outcome === "rate_limited" ||
+  outcome === "rate_limited_minute" ||
+  outcome === "rate_limited_day" ||
+  outcome === "key_banned";
 
 /** Unix ms of 00:00 UTC of `date`'s day. */
 export const utcDayMs = (date: Date) => utcDayStart(date.getTime());

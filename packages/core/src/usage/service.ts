@@ -66,6 +66,9 @@ export interface KeyOverview {
 /** Keys per batch of the deprecated-calls CSV export. */
 export const DEPRECATED_CALLS_EXPORT_BATCH = 2_000;
 
+/** Days of hourly rows kept when no config says (ANALYTICS_RETENTION_DAYS's default). */
+const DEFAULT_RETENTION_DAYS = 90;
+
 const isoDayOf = (ms: number) => isoDay(new Date(ms));
 
 /** Unflushed admitted requests per key of the UTC day starting at `today` (0) and of the day before (1). */
@@ -88,11 +91,12 @@ function pendingByKeyDay(rows: UsageHourRow[], today: number) {
 }
 
 /**
- * @param deps Prisma and the clock
+ * @param deps Prisma, the clock and, when given, the config (its `analytics.retentionDays` bounds the days a
+ *   key's day-by-hour view reaches back; without it, the default 90)
  * @param sources this instance's unflushed counts and the recent-requests store (the analytics recorder)
  */
 export function createUsageService(
-  { prisma, clock }: Pick<CoreDeps, "prisma" | "clock">,
+  { prisma, clock, config }: Pick<CoreDeps, "prisma" | "clock"> & Partial<Pick<CoreDeps, "config">>,
   sources: UsageSources = noUsageSources,
 ) {
   const todayTotals = (keyIds?: string[]) => {
@@ -101,7 +105,10 @@ export function createUsageService(
   };
 
   return {
-    ...createAnalyticsQueries({ prisma, clock }, sources),
+    ...createAnalyticsQueries(
+      { prisma, clock, retentionDays: config?.analytics.retentionDays ?? DEFAULT_RETENTION_DAYS },
+      sources,
+    ),
 
     /**
      * The last `days` UTC days of one key, oldest first, zero-filled.

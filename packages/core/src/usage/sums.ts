@@ -105,6 +105,25 @@ export async function storedTraffic(
   return out;
 }
 
+/**
+ * One key's stored sums per hour and stored outcome (recorder.ts `StoredOutcome`: 429s split by refusing window)
+ * for hours in `[from, to)` (Unix ms; one UTC day when the key's page asks). The primary key of UsageHour starts
+ * with (apiKeyId, hour), so this reads the range's rows only: at most 24 x operations x outcomes for a day.
+ */
+export function storedHoursByOutcome(
+  prisma: PrismaClient,
+  keyId: string,
+  from: number,
+  to: number,
+): Promise<(Sum & { start: number; outcome: string })[]> {
+  return prisma.$queryRaw<(Sum & { start: number; outcome: string })[]>`
+    SELECT (extract(epoch FROM "hour") * 1000)::float8 AS start, "outcome",
+           sum("requests")::float8 AS requests, ${LATENCY_SUMS} AS latency
+    FROM "UsageHour"
+    WHERE "apiKeyId" = ${keyId}::uuid AND "hour" >= ${iso(from)}::timestamp(3) AND "hour" < ${iso(to)}::timestamp(3)
+    GROUP BY "hour", "outcome"`;
+}
+
 /** One UTC day of one key as stored: admitted requests, those of getPet, and 429s. */
 export interface StoredDay {
   /** Start of the UTC day, Unix ms. */
@@ -126,7 +145,7 @@ export function storedDays(
            coalesce(sum("requests") FILTER (WHERE "outcome" IN ('2xx', '4xx', '5xx')), 0)::float8 AS requests,
            coalesce(sum("requests") FILTER (WHERE "outcome" IN ('2xx', '4xx', '5xx') AND "operation" = 'getPet'), 0)::float8
              AS "deprecatedGet",
-           coalesce(sum("requests") FILTER (WHERE "outcome" IN ('rate_limited', 'key_banned')), 0)::float8 AS "rateLimited"
+           coalesce(sum("requests") FILTER (WHERE "outcome" IN ('rate_limited', 'rate_limited_minute', 'rate_limited_day', 'key_banned')), 0)::float8 AS "rateLimited"
     FROM "UsageHour"
     WHERE "apiKeyId" = ${keyId}::uuid AND "hour" >= ${iso(from)}::timestamp(3) AND "hour" < ${iso(to)}::timestamp(3)
     GROUP BY date_trunc('day', "hour")`;

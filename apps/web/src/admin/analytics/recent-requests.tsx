@@ -1,7 +1,8 @@
 "use client";
 /**
  * A key's last 100 requests, newest first (docs/contract.md section 4, "Usage and analytics"): time, operation,
- * status, duration, client IP and request id (to find the request's log line). Refreshed every 10 s.
+ * status (for a 429, what refused it: the minute window, the day window or a ban), duration, client IP and
+ * request id (to find the request's log line). Refreshed every 10 s.
  */
 import { Badge, Code, Table, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
@@ -9,6 +10,8 @@ import { QueryState } from "../components/query-state";
 import { TableScroll } from "../components/table-scroll";
 import { formatDateTime } from "../format";
 import { useTRPC } from "../trpc";
+
+const REFUSED_BY = { minute: "minute window", day: "day window", ban: "ban" } as const;
 
 const statusColor = (status: number) =>
   status >= 500 ? "grape" : status === 429 ? "orange" : status >= 400 ? "yellow" : "teal";
@@ -56,6 +59,11 @@ export function RecentRequests({ keyId }: { keyId: string }) {
                       <Badge variant="light" color={statusColor(r.status)}>
                         {r.status}
                       </Badge>
+                      {r.refusedBy ? (
+                        <Text span size="xs" c="dimmed" ml="xs">
+                          {REFUSED_BY[r.refusedBy]}
+                        </Text>
+                      ) : null}
                     </Table.Td>
                     <Table.Td ta="right">{r.durationMs} ms</Table.Td>
                     <Table.Td>

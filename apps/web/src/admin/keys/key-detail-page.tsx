@@ -1,7 +1,8 @@
 "use client";
 /**
  * One API key: its settings and state, its lineage (the key it was rolled from and the one it was rolled to),
- * the actions on it, and charts of its last 30 days.
+ * the actions on it, a link to its audit trail, any chosen day by hour (429s split by what refused them), and
+ * charts of its last 30 days.
  */
 import { Anchor, Badge, Code, Group, Paper, SimpleGrid, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
@@ -14,6 +15,7 @@ import { QueryState } from "../components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "../format";
 import { NotFoundNotice } from "../shell";
 import { hasCode, useTRPC } from "../trpc";
+import { DayByHour } from "./day-by-hour";
 import { KeyActions } from "./key-actions";
 import { STATE_COLORS } from "./key-meta";
 import { ScopeBadges } from "./scopes-field";
@@ -42,9 +44,14 @@ export function KeyDetailPage({ id }: { id: string }) {
   if (hasCode(key.error, "NOT_FOUND")) return <NotFoundNotice />;
   return (
     <>
-      <Anchor component={Link} href="/admin/keys" size="sm">
-        ← All API keys
-      </Anchor>
+      <Group justify="space-between">
+        <Anchor component={Link} href="/admin/keys" size="sm">
+          ← All API keys
+        </Anchor>
+        <Anchor component={Link} href={`/admin/audit?entity=apiKey&id=${id}`} size="sm">
+          Audit log of this key →
+        </Anchor>
+      </Group>
       <QueryState query={key} errorTitle="Could not load this key" skeletonRows={3}>
         {(k) => (
           <>
@@ -94,6 +101,10 @@ export function KeyDetailPage({ id }: { id: string }) {
         )}
       </QueryState>
       <Title order={2} size="h3" mb="sm">
+        Usage by hour
+      </Title>
+      <DayByHour keyId={id} />
+      <Title order={2} size="h3" mt="xl" mb="sm">
         Last 30 days
       </Title>
       <QueryState query={usage} errorTitle="Could not load the usage" skeletonRows={4}>

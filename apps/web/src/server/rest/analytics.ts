@@ -3,7 +3,7 @@
  * request by operation and outcome and hands it to the runtime's in-memory recorder. Synchronous and free of
  * I/O: the recorder writes in batches off the request path.
  */
-import type { Operation, Outcome, Runtime } from "@petstore/core";
+import { type Operation, type Outcome, type Runtime, refusingWindow } from "@petstore/core";
 import type { Context } from "hono";
 import { trustedClientIp } from "../client-ip.ts";
 import type { RestEnv } from "./env.ts";
@@ -31,7 +31,7 @@ function outcomeOf(status: number, deniedBy: RestEnv["Variables"]["deniedBy"]): 
 
 /**
  * Counts one answered request: its operation (`unauthenticated` without a valid key, `other` when it matched no
- * operation), outcome, duration and, for keyed requests, an entry in the key's recent requests.
+ * operation), outcome (for a 429 `rate_limited`, the window that refused it), duration and, for keyed requests, an entry in the key's recent requests.
  * @param route the matched route template (`/v1/pets/:petId`) or `unmatched`
  * @param status the status the client got (the server's own 408, when it gave one, not the app's)
  */
@@ -46,10 +46,13 @@ export function recordAnalytics(
   // A CORS preflight (every OPTIONS, answered before admission) is browser protocol, not a call of the API.
   if (!recorder || c.req.method === "OPTIONS") return;
   const caller = c.get("caller");
+  const outcome = outcomeOf(status, c.get("deniedBy"));
+  const window = outcome === "rate_limited" ? refusingWindow(c.get("rateLimitDecision")) : undefined;
   recorder.record({
     keyId: caller?.keyId,
     operation: caller ? (OPERATIONS[`${c.req.method} ${route}`] ?? "other") : "unauthenticated",
-    outcome: outcomeOf(status, c.get("deniedBy")),
+    outcome,
+    ...(window ? { window } : {}),
     status,
     durationMs,
     at: Date.now(),

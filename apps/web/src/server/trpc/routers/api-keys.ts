@@ -13,6 +13,7 @@ import {
   ApiKeyScopesChange,
   ApiKeySearch,
   DeprecatedCallsQuery,
+  KeyUsageDay,
   UsageRange,
 } from "@petstore/contracts";
 import { adminProcedure, router } from "../init";
@@ -55,6 +56,16 @@ export const apiKeysRouter = router({
   traffic: adminProcedure.input(UsageRange).query(async ({ ctx, input }) => {
     await ctx.rt.apiKeys.get(input.id);
     return ctx.rt.usage.traffic(input.id, input.days);
+  }),
+
+  /**
+   * The key's chosen UTC day by hour: each hour's requests by outcome, its 429s split into minute window, day
+   * window (and window not recorded) and ban, and p50/p95 latency. `day` is `YYYY-MM-DD`: 400 for a malformed,
+   * future or older-than-retention day.
+   */
+  dayByHour: adminProcedure.input(KeyUsageDay).query(async ({ ctx, input }) => {
+    await ctx.rt.apiKeys.get(input.id);
+    return ctx.rt.usage.dayByHour(input.id, input.day);
   }),
 
   /** The key's last 100 requests, newest first (time, operation, status, duration, client IP, request id). */
