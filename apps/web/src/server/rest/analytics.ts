@@ -31,7 +31,8 @@ function outcomeOf(status: number, deniedBy: RestEnv["Variables"]["deniedBy"]): 
 
 /**
  * Counts one answered request: its operation (`unauthenticated` without a valid key, `other` when it matched no
- * operation), outcome (for a 429 `rate_limited`, the window that refused it), duration and, for keyed requests, an entry in the key's recent requests.
+ * operation), outcome (for a 429 `rate_limited`, the window that refused it), duration and, for keyed requests,
+ * an entry in the key's recent requests.
  * @param route the matched route template (`/v1/pets/:petId`) or `unmatched`
  * @param status the status the client got (the server's own 408, when it gave one, not the app's)
  */
@@ -47,12 +48,11 @@ export function recordAnalytics(
   if (!recorder || c.req.method === "OPTIONS") return;
   const caller = c.get("caller");
   const outcome = outcomeOf(status, c.get("deniedBy"));
-  const window = outcome === "rate_limited" ? refusingWindow(c.get("rateLimitDecision")) : undefined;
   recorder.record({
     keyId: caller?.keyId,
     operation: caller ? (OPERATIONS[`${c.req.method} ${route}`] ?? "other") : "unauthenticated",
     outcome,
-    ...(window ? { window } : {}),
+    window: outcome === "rate_limited" ? refusingWindow(c.get("rateLimitDecision")) : undefined,
     status,
     durationMs,
     at: Date.now(),
