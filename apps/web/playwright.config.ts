@@ -26,7 +26,7 @@ export default defineConfig({
   metadata: { screenshots: process.env.E2E_SCREENSHOTS === "1" },
   use: {
     baseURL: e2e.baseUrl,
-    // A failed test keeps its trace (actions, DOM snapshots, network) without the screencast, whose frames the
+    // A failed test keeps its trace (actions, network, sources) without the screencast, whose frames the
     // software renderer would draw for every test.
     trace: { mode: "retain-on-failure", screenshots: false, snapshots: false, sources: true },
     screenshot: "only-on-failure",

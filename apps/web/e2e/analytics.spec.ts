@@ -82,7 +82,6 @@ test("a key's calls show in its traffic charts and recent requests", async ({ pa
 
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize(viewport);
-    await page.waitForTimeout(300);
     await expectAccessible(page, `key analytics (${viewport.name})`);
     await expectNoHorizontalOverflow(page);
     await snap(page, testInfo, "key-analytics");

@@ -84,11 +84,14 @@ export async function snap(page: Page, testInfo: TestInfo, name: string): Promis
 }
 
 /**
- * Runs axe (WCAG 2.1 A/AA, or only the axe `rules` given) on the page and fails on serious or critical violations. Legacy mode runs axe in the
- * page's one frame: the dashboard has no frames, and the default mode opens a blank page for every scan to merge
- * frames' results, which doubles a scan's time.
+ * Runs axe (WCAG 2.1 A/AA, or only the axe `rules` given) on the page, once it has its title, and fails on serious
+ * or critical violations. Legacy mode runs axe in the page's one frame: the dashboard has no frames, and the default
+ * mode opens a blank page for every scan to merge frames' results, which doubles a scan's time.
  */
 export async function expectAccessible(page: Page, what: string, rules?: string[]): Promise<void> {
+  // Next streams a page's metadata after its shell, and a client-side navigation (Back included) replaces the
+  // title once the new page's metadata arrives: scanning before then reports a document without a title.
+  await expect(page, `${what} has a title`).toHaveTitle(/\S/);
   const builder = new AxeBuilder({ page }).setLegacyMode();
   const results = await (rules
     ? builder.withRules(rules)
@@ -107,11 +110,12 @@ export async function expectAccessible(page: Page, what: string, rules?: string[
 
 /** The page's document is not wider than the viewport (no sideways scrolling of the whole page). */
 export async function expectNoHorizontalOverflow(page: Page): Promise<void> {
-  const { scroll, width } = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    width: window.innerWidth,
-  }));
-  expect(scroll).toBeLessThanOrEqual(width);
+  // Retried: after a viewport change, layouts chosen by media-query hooks settle on the next render.
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), {
+      message: "the page is wider than the viewport by (px)",
+    })
+    .toBeLessThanOrEqual(0);
 }
 
 /** GET `path` on the REST API with `key` (default: the checker key made by the server script). */

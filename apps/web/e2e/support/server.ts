@@ -47,6 +47,11 @@ const env = {
   PASSWORD_HASH_COST: "10",
   // The throttle tests send many sign-ins at once; the per-instance cap on password work has tests of its own.
   PASSWORD_HASH_CONCURRENCY: "64",
+  // The bounds on database waits have fault tests of their own (test/reliability); here the database is shared with
+  // the vitest suites on two cores, where a connection or a statement can wait seconds for a core, and a page
+  // answered as "database unavailable" would fail a test about something else.
+  DATABASE_CONNECT_TIMEOUT_MS: "15000",
+  DATABASE_STATEMENT_TIMEOUT_MS: "20000",
   NEXT_TELEMETRY_DISABLED: "1",
 };
 try {

@@ -11,13 +11,24 @@
  */
 import { generateApiKey, KEY_CACHE_TTL_MS } from "@petstore/core";
 import { sleep } from "@petstore/core/testing";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { type InProcessApp, useInProcessApp } from "./in-process.ts";
 import { STAFF, signIn, trpc } from "./support.ts";
 
 /** `offsetMs` into the minute after the app's current time (a time the app's clock may move to). */
 function startOfNextMinute(app: InProcessApp, offsetMs: number): Date {
   return new Date((Math.floor(app.now().getTime() / 60_000) + 1) * 60_000 + offsetMs);
+}
+
+/**
+ * Moves the app's clock to 5 s into its next minute and makes Date.now() follow that standing clock until the
+ * test ends: the window engine (@upstash/ratelimit) takes its minute from Date.now(), so a real minute turning
+ * during a flood (a loaded machine takes seconds for one) would otherwise grant a second budget.
+ */
+function holdOneWindow(app: InProcessApp): void {
+  app.setNow(startOfNextMinute(app, 5_000));
+  const engineTime = vi.spyOn(Date, "now").mockImplementation(() => app.now().getTime());
+  onTestFinished(() => engineTime.mockRestore());
 }
 
 /** A key of the staging format with a correct checksum that no database holds. */
@@ -38,15 +49,14 @@ describe("forged API keys from one address", () => {
   const app = useInProcessApp({ ANONYMOUS_PER_MINUTE: "10", ANONYMOUS_REFUSAL_DELAY_MS: "0" });
 
   it("cost database look-ups only within the address's anonymous budget", async () => {
-    app.setNow(startOfNextMinute(app, 5_000));
     const real = () =>
       fetch(`${app.baseUrl}/v1/pets`, {
         headers: { authorization: `Bearer ${app.key}`, "x-forwarded-for": "203.0.113.50" },
       }).then((r) => r.status);
+    // Before the clock stands: a scrape is computed at most once a second of Date.now().
     const before = await keysRead(app);
-    // The window engine (@upstash/ratelimit) takes its minute from Date.now(): it follows the app's standing clock
-    // here, so that a real minute turning during the flood (a slow machine takes seconds for it) refills nothing.
     const engineTime = vi.spyOn(Date, "now").mockImplementation(() => app.now().getTime());
+    app.setNow(startOfNextMinute(app, 5_000));
     const statuses: number[] = [];
     try {
       expect(await real()).toBe(200);
@@ -112,11 +122,11 @@ describe("forged API keys from one address", () => {
 });
 
 describe("dashboard traffic without a session", () => {
-  const app = useInProcessApp({ DASHBOARD_ANONYMOUS_PER_MINUTE: "8" });
+  // Refusals answered at once, as above.
+  const app = useInProcessApp({ DASHBOARD_ANONYMOUS_PER_MINUTE: "8", ANONYMOUS_REFUSAL_DELAY_MS: "0" });
 
   it("is limited per client address with a JSON 429, while a signed-in user from the same address is not", async () => {
-    // All within one minute window: a window that turned mid-test would grant a second budget.
-    app.setNow(startOfNextMinute(app, 5_000));
+    holdOneWindow(app);
     const ip = "203.0.113.60";
     const token = await signIn(app, STAFF, ip); // one of the address's 8
     const calls = await Promise.all(
@@ -146,6 +156,7 @@ describe("/metrics in production", () => {
     PETSTORE_ENV: "production",
     METRICS_TOKEN: TOKEN,
     METRICS_SCRAPES_PER_MINUTE: "12",
+    ANONYMOUS_REFUSAL_DELAY_MS: "0",
   });
 
   it("refuses a scrape without the token and computes a scrape at most once a second", async () => {
@@ -163,7 +174,7 @@ describe("/metrics in production", () => {
   });
 
   it("answers at most METRICS_SCRAPES_PER_MINUTE scrapes a minute per client address, then a JSON 429", async () => {
-    app.setNow(startOfNextMinute(app, 5_000));
+    holdOneWindow(app);
     const scrape = (ip: string) =>
       fetch(`${app.baseUrl}/metrics`, {
         headers: { authorization: `Bearer ${TOKEN}`, "x-forwarded-for": ip },
