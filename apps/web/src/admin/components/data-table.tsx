@@ -3,13 +3,15 @@
  * A list shown as a Mantine Table from the `sm` breakpoint up and as a stack of Mantine Cards on phones,
  * from one set of column definitions, so phones never scroll sideways and every row's actions stay
  * visible. Only layout lives here: sorting, filtering and paging are the server's (each page's query).
- * The layout not in use is `display: none`, so assistive technology meets each row once. Without rows it shows
+ * Only the layout the viewport calls for is rendered (a 100-row page is one layout's work, and assistive
+ * technology meets each row once); it follows the viewport as it changes. Without rows it shows
  * nothing: a list with no matches shows its empty state, a page past the last one the pager's notice (pager.tsx).
  * While `busy` (the rows shown are the previous filter's, sort's or page's, and the new ones are on their way) the
  * list says so to assistive technology (`aria-busy`) and, after a quarter second, dims (admin.css), so a person
  * does not act on rows about to change and a fast answer causes no flicker.
  */
-import { Box, Card, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
+import { Box, Card, Group, Stack, Table, Text, useMantineTheme, VisuallyHidden } from "@mantine/core";
+import { useMediaQuery } from "@mantine/hooks";
 import type { ReactNode } from "react";
 import { TableScroll } from "./table-scroll";
 
@@ -58,10 +60,11 @@ export function DataTable<Row>({
   rowProps,
   busy,
 }: DataTableProps<Row>) {
+  const wide = useWideViewport();
   if (rows.length === 0) return null;
-  return (
-    <>
-      <Box visibleFrom="sm" data-refreshing={busy ? "true" : "false"}>
+  if (wide)
+    return (
+      <Box data-refreshing={busy ? "true" : "false"}>
         <TableScroll label={label} minWidth={minWidth}>
           <Table striped highlightOnHover verticalSpacing="xs" aria-busy={busy}>
             <Table.Thead>
@@ -99,57 +102,68 @@ export function DataTable<Row>({
           </Table>
         </TableScroll>
       </Box>
-      <Stack
-        hiddenFrom="sm"
-        gap="sm"
-        component="ul"
-        aria-label={label}
-        p={0}
-        m={0}
-        aria-busy={busy}
-        data-refreshing={busy ? "true" : "false"}
-      >
-        {rows.map((row) => {
-          const title = columns.find((c) => c.title);
-          return (
-            <Card withBorder padding="sm" component="li" key={rowKey(row)} style={{ listStyle: "none" }}>
-              <Group gap="xs" wrap="nowrap" mb={6}>
-                {cardLead?.(row)}
-                {title ? (
-                  <Text fw={600} component="div" style={{ minWidth: 0, overflowWrap: "anywhere" }}>
-                    {title.cell(row)}
-                  </Text>
-                ) : null}
-              </Group>
-              <Stack gap={4} component="dl" m={0}>
-                {columns
-                  .filter((c) => !c.title && !c.desktopOnly)
-                  .map((c) => (
-                    <Group key={c.key} gap="xs" justify="space-between" wrap="nowrap" align="flex-start">
-                      <Text component="dt" size="xs" c="dimmed" fw={600} style={{ flexShrink: 0 }}>
-                        {c.label ?? c.header}
-                      </Text>
-                      <Text
-                        component="dd"
-                        size="sm"
-                        m={0}
-                        ta="right"
-                        style={{ minWidth: 0, overflowWrap: "anywhere" }}
-                      >
-                        {c.cell(row)}
-                      </Text>
-                    </Group>
-                  ))}
-              </Stack>
-              {actions ? (
-                <Group gap={6} mt="sm" justify="flex-end" wrap="wrap">
-                  {actions(row)}
-                </Group>
+    );
+  return (
+    <Stack
+      gap="sm"
+      component="ul"
+      aria-label={label}
+      p={0}
+      m={0}
+      aria-busy={busy}
+      data-refreshing={busy ? "true" : "false"}
+    >
+      {rows.map((row) => {
+        const title = columns.find((c) => c.title);
+        return (
+          <Card withBorder padding="sm" component="li" key={rowKey(row)} style={{ listStyle: "none" }}>
+            <Group gap="xs" wrap="nowrap" mb={6}>
+              {cardLead?.(row)}
+              {title ? (
+                <Text fw={600} component="div" style={{ minWidth: 0, overflowWrap: "anywhere" }}>
+                  {title.cell(row)}
+                </Text>
               ) : null}
-            </Card>
-          );
-        })}
-      </Stack>
-    </>
+            </Group>
+            <Stack gap={4} component="dl" m={0}>
+              {columns
+                .filter((c) => !c.title && !c.desktopOnly)
+                .map((c) => (
+                  <Group key={c.key} gap="xs" justify="space-between" wrap="nowrap" align="flex-start">
+                    <Text component="dt" size="xs" c="dimmed" fw={600} style={{ flexShrink: 0 }}>
+                      {c.label ?? c.header}
+                    </Text>
+                    <Text
+                      component="dd"
+                      size="sm"
+                      m={0}
+                      ta="right"
+                      style={{ minWidth: 0, overflowWrap: "anywhere" }}
+                    >
+                      {c.cell(row)}
+                    </Text>
+                  </Group>
+                ))}
+            </Stack>
+            {actions ? (
+              <Group gap={6} mt="sm" justify="flex-end" wrap="wrap">
+                {actions(row)}
+              </Group>
+            ) : null}
+          </Card>
+        );
+      })}
+    </Stack>
+  );
+}
+
+/**
+ * Whether the viewport is at least the theme's `sm` breakpoint wide (the table; below it, the cards). Read at the
+ * first render, which for rows is always in the browser: they come from a query the server never runs.
+ */
+function useWideViewport(): boolean {
+  const theme = useMantineTheme();
+  return (
+    useMediaQuery(`(min-width: ${theme.breakpoints.sm})`, true, { getInitialValueInEffect: false }) ?? true
   );
 }
