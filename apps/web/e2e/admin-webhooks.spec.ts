@@ -35,21 +35,29 @@ test("register an endpoint, receive signed events, follow the log, retry, replay
 
   await page.getByRole("button", { name: "Add endpoint" }).first().click();
   const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
-  // Validated like the server: a URL and at least one event are needed.
+  // A new endpoint starts with every event; validated like the server: a URL and at least one event are needed.
+  const events = dialog.getByRole("checkbox");
+  await expect(events).toHaveCount(6);
+  for (const box of await events.all()) await expect(box).toBeChecked();
+  await dialog.getByRole("button", { name: "None" }).click();
   await dialog.getByRole("button", { name: "Add endpoint" }).click();
   await expect(dialog.getByText("This cannot be empty.")).toBeVisible();
+  await expect(dialog.getByText("Choose at least one.")).toBeVisible();
   await page.mouse.move(0, 0);
   await expectAccessible(page, "add endpoint dialog with its errors");
-  // The rest by keyboard, from the URL field: Tab twice reaches the first event's checkbox.
+  // The rest by keyboard, from the URL field: Tab reaches the description, "Every event" (the only list button
+  // enabled once none is ticked), then the first event's checkbox; Enter in a text field submits.
   await dialog.getByRole("textbox", { name: /^URL/ }).focus();
   await page.keyboard.type(url);
   await page.keyboard.press("Tab");
   await page.keyboard.type("e2e receiver");
   await page.keyboard.press("Tab");
+  await expect(dialog.getByRole("button", { name: "Every event" })).toBeFocused();
+  await page.keyboard.press("Tab");
   await expect(dialog.getByRole("checkbox", { name: /pet\.created/ })).toBeFocused();
   await page.keyboard.press("Space");
-  await page.keyboard.press("Shift+Tab");
-  await page.keyboard.press("Enter");
+  await expect(dialog.getByRole("checkbox", { checked: true })).toHaveCount(1);
+  await dialog.getByRole("textbox", { name: /^Description/ }).press("Enter");
 
   const secretDialog = page.getByRole("dialog", { name: "Endpoint registered" });
   await expect(secretDialog.getByText("This is the only time the secret is shown")).toBeVisible();
@@ -62,6 +70,7 @@ test("register an endpoint, receive signed events, follow the log, retry, replay
   const row = page.getByRole("row").filter({ hasText: url });
   await expect(row).toContainText("enabled");
   await expect(row).toContainText("pet.created");
+  await expect(row).not.toContainText("pet.updated");
   await row.getByRole("button", { name: `Actions for ${url}` }).click();
   await page.getByRole("menuitem", { name: "Send test message" }).click();
   await expect(page.getByText(/Test message delivered: 204 in \d+ ms\./)).toBeVisible();

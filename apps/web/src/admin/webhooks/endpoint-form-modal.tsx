@@ -2,11 +2,13 @@
 /**
  * Register a webhook endpoint (then show its secret once), or edit one: URL, description and the events it
  * receives, validated with the same contract the server applies; whether the URL may be called (https, a
- * public address) is the server's answer, shown beside the field.
+ * public address) is the server's answer, shown beside the field. A new endpoint starts with every event ticked,
+ * as a receiver usually wants them all; "Every event" and "None" tick or clear the list at once.
  */
 import { Button, Checkbox, Group, Modal, Stack, TextInput } from "@mantine/core";
 import {
   MAX_WEBHOOK_URL_LENGTH,
+  WEBHOOK_EVENT_TYPES,
   WebhookDescription,
   WebhookEndpointCreate,
   WebhookEndpointUpdate,
@@ -75,7 +77,7 @@ function EndpointForm({
   const initial: Values = {
     url: endpoint?.url ?? "",
     description: endpoint?.description ?? "",
-    eventTypes: endpoint?.eventTypes ?? [],
+    eventTypes: endpoint?.eventTypes ?? [...WEBHOOK_EVENT_TYPES],
   };
   const createForm = useZodForm(WebhookEndpointCreate, initial, (v) => v);
   const editForm = useZodForm(WebhookEndpointUpdate, initial, (v) => ({ id: endpoint?.id, ...v }));
@@ -129,6 +131,24 @@ function EndpointForm({
           onChange={(v) => form.setValue("eventTypes", v)}
           error={form.errors.eventTypes}
         >
+          <Group gap="xs" mt={6}>
+            <Button
+              size="compact-xs"
+              variant="default"
+              onClick={() => form.setValue("eventTypes", [...WEBHOOK_EVENT_TYPES])}
+              disabled={form.values.eventTypes.length === WEBHOOK_EVENT_TYPES.length}
+            >
+              Every event
+            </Button>
+            <Button
+              size="compact-xs"
+              variant="default"
+              onClick={() => form.setValue("eventTypes", [])}
+              disabled={form.values.eventTypes.length === 0}
+            >
+              None
+            </Button>
+          </Group>
           <Stack gap={6} mt={6}>
             {EVENT_TYPE_OPTIONS.map((o) => (
               <Checkbox
