@@ -9,8 +9,9 @@
  *   secrets nobody knows;
  * - for `busyKeys` of them (default 500, every tenth key), hourly usage rows for the last `days` days
  *   (default 90) up to the current hour: `listPets`/`2xx` and one other operation and outcome per key and
- *   hour, each with a latency histogram, plus the requests without a key: about 2.1 million rows, and their
- *   sums over keys (UsageHourTotal);
+ *   hour (a 429 stored under the window that refused it, as the API stores it), each with a latency
+ *   histogram, plus the requests without a key: about 2.1 million rows, and their sums over keys
+ *   (UsageHourTotal);
  * - `users` dashboard users (default 20, 5 admins) whose password hash is the one given (the caller hashes a
  *   random password, so nobody can sign in as them);
  * - `auditEntries` audit entries (default 200,000) spread over the same days, by those users, `system` and
@@ -126,8 +127,8 @@ export async function seedScaleData(prisma: PrismaClient, options: ScaleOptions)
        ),
        other(k, operation, outcome) AS (
          VALUES (0, 'getPet', '2xx'), (1, 'createPet', '2xx'), (2, 'getPet', '2xx'), (3, 'listPets', '4xx'),
-                (4, 'listPets', 'rate_limited'), (5, 'createPet', '4xx'), (6, 'getPet', '5xx'),
-                (7, 'listPets', 'key_banned')
+                (4, 'listPets', 'rate_limited_minute'), (5, 'createPet', '4xx'), (6, 'getPet', '5xx'),
+                (7, 'listPets', 'key_banned'), (8, 'getPet', 'rate_limited_day')
        )
        INSERT INTO "UsageHour" ("apiKeyId", "hour", "operation", "outcome", "requests", "latency")
        SELECT b."id", hours.h, v.operation, v.outcome, v.n,
@@ -139,7 +140,7 @@ export async function seedScaleData(prisma: PrismaClient, options: ScaleOptions)
          SELECT 'listPets' AS operation, '2xx' AS outcome, (5 + (b.rn * 7919 + hours.hn * 104729) % 60)::int AS n
          UNION ALL
          SELECT o.operation, o.outcome, (1 + (b.rn * 31 + hours.hn * 17) % 20)::int
-         FROM other AS o WHERE o.k = (b.rn * 3 + hours.hn * 5) % 8
+         FROM other AS o WHERE o.k = (b.rn * 3 + hours.hn * 5) % 9
        ) AS v
        UNION ALL
        SELECT '00000000-0000-0000-0000-000000000000', hours.h, 'unauthenticated', '4xx', (1 + hours.hn % 9)::int,
