@@ -2,7 +2,9 @@
 /**
  * A key's last 100 requests, newest first (docs/contract.md section 4, "Usage and analytics"): time, operation,
  * status (for a 429, what refused it: the minute window, the day window or a ban), duration, client IP and
- * request id (to find the request's log line). Refreshed every 10 s.
+ * request id (to find the request's log line). Refreshed every 10 s. The list comes from the recent-requests store,
+ * which an in-memory store empties on restart: a key used before then has an empty list that says when it was last
+ * used instead of "no requests yet".
  */
 import { Badge, Code, Table, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
@@ -16,7 +18,7 @@ const REFUSED_BY = { minute: "minute window", day: "day window", ban: "ban" } as
 const statusColor = (status: number) =>
   status >= 500 ? "grape" : status === 429 ? "orange" : status >= 400 ? "yellow" : "teal";
 
-export function RecentRequests({ keyId }: { keyId: string }) {
+export function RecentRequests({ keyId, lastUsedAt }: { keyId: string; lastUsedAt: string | null }) {
   const trpc = useTRPC();
   const recent = useQuery({
     ...trpc.apiKeys.recentRequests.queryOptions({ id: keyId }),
@@ -27,10 +29,17 @@ export function RecentRequests({ keyId }: { keyId: string }) {
       query={recent}
       errorTitle="Could not load the recent requests"
       isEmpty={(rows) => rows.length === 0}
-      empty={{
-        title: "No requests yet",
-        description: "Requests made with this key appear here within seconds.",
-      }}
+      empty={
+        lastUsedAt
+          ? {
+              title: "No recent requests kept",
+              description: `This key was last used ${formatDateTime(lastUsedAt)}; the requests it makes from now on appear here within seconds.`,
+            }
+          : {
+              title: "No requests yet",
+              description: "Requests made with this key appear here within seconds.",
+            }
+      }
       skeletonRows={5}
     >
       {(rows) => (

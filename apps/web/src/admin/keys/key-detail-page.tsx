@@ -119,7 +119,7 @@ export function KeyDetailPage({ id }: { id: string }) {
       <Title order={2} size="h3" mt="xl" mb="sm">
         Recent requests
       </Title>
-      <RecentRequests keyId={id} />
+      <RecentRequests keyId={id} lastUsedAt={key.data?.lastUsedAt ?? null} />
     </>
   );
 }
