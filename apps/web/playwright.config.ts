@@ -7,6 +7,7 @@
  */
 import { defineConfig } from "@playwright/test";
 import { e2e, ensureE2eEnv } from "./e2e/support/accounts";
+import { CHROMIUM_LAUNCH } from "./e2e/support/browser";
 
 ensureE2eEnv();
 
@@ -30,22 +31,7 @@ export default defineConfig({
     // software renderer would draw for every test.
     trace: { mode: "retain-on-failure", screenshots: false, snapshots: false, sources: true },
     screenshot: "only-on-failure",
-    launchOptions: {
-      // Debian's package of Chromium's headless shell (the build Playwright itself runs headless): it spends about
-      // a quarter less CPU than the full browser on the same tests (docs/performance.md, "Test suite").
-      executablePath: "/usr/bin/chromium-headless-shell",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-      ],
-    },
+    launchOptions: CHROMIUM_LAUNCH,
   },
   projects: [{ name: "chromium", use: { browserName: "chromium", viewport: { width: 1280, height: 800 } } }],
   webServer: {

@@ -27,7 +27,8 @@ import {
   WEB_DIR,
 } from "../test/instances/production-server.ts";
 import { freePort } from "../test/support/common.ts";
-import { cpuMs, loadAverage, round, Tally } from "./measure.ts";
+import { measureConsoleInteractions } from "./console-interactions.ts";
+import { cpuMs, loadAverage, median, round, Tally } from "./measure.ts";
 import { flag, readOptions } from "./options.ts";
 import { deletePrefix } from "./redis.ts";
 import { steadyLoad } from "./steady-load.ts";
@@ -45,6 +46,7 @@ const options = readOptions(
     roundSeconds: z.coerce.number().positive().default(5),
     adminPauseMs: z.coerce.number().min(0).default(1000),
     split: flag,
+    browser: flag,
     redisUrl: z.string().min(1).default("redis://127.0.0.1:6379"),
   }),
   {
@@ -56,6 +58,7 @@ const options = readOptions(
     roundSeconds: { arg: "round-seconds", env: "BENCH_ROUND_SECONDS" },
     adminPauseMs: { arg: "admin-pause-ms", env: "BENCH_ADMIN_PAUSE_MS" },
     split: { arg: "split", env: "BENCH_SPLIT", flag: true },
+    browser: { arg: "browser", env: "BENCH_BROWSER", flag: true },
     redisUrl: { env: "REDIS_URL" },
   },
 );
@@ -72,10 +75,6 @@ function table(header: string[], rows: string[][]): void {
   for (const r of rows) log(line(r));
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s[Math.floor((s.length - 1) / 2)] as number) : Number.NaN;
-};
 const max = (xs: number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
 const ms = (n: number) => (Number.isNaN(n) ? "-" : n.toFixed(n < 10 ? 1 : 0));
 
@@ -399,6 +398,12 @@ async function main(): Promise<void> {
     const expectedExport = await prisma.auditLog.count({ where: { at: { gte: new Date(exportFrom) } } });
     const exported = await exportAudit(base, cookie, exportFrom);
 
+    let interactions: Awaited<ReturnType<typeof measureConsoleInteractions>> = [];
+    if (options.browser) {
+      log(`The console's interactions in Chromium, ${options.samples} rounds ...`);
+      interactions = await measureConsoleInteractions(base, cookie, options.samples);
+    }
+
     log(
       `/v1 at ${options.rate} req/s: ${options.rounds} rounds of ${options.roundSeconds} s per condition, rotating ` +
         `without the dashboard, with an admin loading the pages (${options.adminPauseMs} ms between pages) and ` +
@@ -571,6 +576,13 @@ async function main(): Promise<void> {
           .join(" "),
       ]),
     );
+    if (interactions.length) {
+      log("");
+      table(
+        ["page", "interaction (Event Timing, 16 ms floor)", "count", "median ms", "max ms"],
+        interactions.map((i) => [i.page, i.interaction, String(i.count), ms(i.medianMs), ms(i.maxMs)]),
+      );
+    }
     const p99Ratio = round((v1Results[1]?.p99Ms ?? 0) / (v1Results[0]?.p99Ms ?? 1), 2);
     const slowest = Math.max(...rows.map((r) => r.quietMaxMs));
     log(
@@ -601,6 +613,7 @@ async function main(): Promise<void> {
           export: { ...exported, expectedRows: expectedExport },
           v1: v1Results,
           v1P99Ratio: p99Ratio,
+          interactions,
         },
         null,
         2,

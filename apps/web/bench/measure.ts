@@ -51,6 +51,11 @@ export interface Measurement {
 
 export const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 export const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
+/** The median of `xs` (the lower middle of an even count); NaN for none. */
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s[Math.floor((s.length - 1) / 2)] as number) : Number.NaN;
+};
 export const loadAverage = () =>
   os
     .loadavg()
