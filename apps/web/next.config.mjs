@@ -18,6 +18,10 @@ const nextConfig = {
     "prom-client",
   ],
   poweredByHeader: false,
+  // The React Compiler memoizes the dashboard's components and hooks at build time, so that a keystroke or a
+  // checkbox re-renders what it changes, not every row of a 100-row table (docs/performance.md, "Console
+  // interactions").
+  reactCompiler: true,
   // Next traces the files the dashboard needs at run time (from the repository root: the workspace packages and the
   // hoisted node_modules) into .next/standalone, which scripts/production-folder.mjs copies into the production
   // folder (docs/operations.md "The production folder").
