@@ -189,6 +189,24 @@ async function pageCalls(rt: Runtime): Promise<{ calls: Call[]; documents: Map<s
     },
     { page: "keys", label: "first page", procedure: "apiKeys.list", input: {} },
     { page: "keys", label: "search", procedure: "apiKeys.list", input: { query: "client 42" } },
+    {
+      page: "keys: sorted",
+      label: "by getPet calls",
+      procedure: "apiKeys.list",
+      input: { sort: "getPetCalls" },
+    },
+    {
+      page: "keys: sorted",
+      label: "by requests today",
+      procedure: "apiKeys.list",
+      input: { sort: "requestsToday" },
+    },
+    {
+      page: "keys: sorted",
+      label: "by 429s, 7 days",
+      procedure: "apiKeys.list",
+      input: { sort: "rateLimited7d" },
+    },
     { page: "key detail", label: "key", procedure: "apiKeys.get", input: { id: busyKey.id } },
     {
       page: "key detail",

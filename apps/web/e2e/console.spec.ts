@@ -146,6 +146,13 @@ test("the keys list is searched, filtered by plan and state, and paged on the se
   // Paging on the server: one key per page.
   await page.goto(`/admin/keys?q=${encodeURIComponent(tag)}&size=10`);
   await expect(page.getByText("1–3 of 3")).toBeVisible();
+
+  // Sorted by 429s of the last 7 days, shown in a column of their own; none of these keys has any.
+  await page.getByRole("combobox", { name: "Sort by" }).click();
+  await page.getByRole("option", { name: "429s (7 days)" }).click();
+  await expect(page).toHaveURL(/sort=rateLimited7d/);
+  await expect(page.getByRole("columnheader", { name: "429s (7 days)" })).toBeVisible();
+  await expect(page.getByRole("table").getByRole("row")).toHaveCount(4);
 });
 
 test("the audit log names entities, filters by day and action, and exports the filtered view as CSV", async ({

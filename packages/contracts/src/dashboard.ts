@@ -133,9 +133,11 @@ export type ApiKeyStateFilter = z.infer<typeof ApiKeyStateFilter>;
 /**
  * Orders of the API key list. `created`: newest first, and with a search, exact name matches first, then
  * prefix matches (of the key's prefix or its name), then the rest; `lastUsed`: most recently used first, never
- * used last; `getPetCalls`: most calls of the deprecated getPet in the last 30 days first.
+ * used last; `getPetCalls`: most calls of the deprecated getPet in the last 30 days first; `requestsToday`: most
+ * requests that reached the API today (UTC) first; `rateLimited7d`: most requests refused with 429 (a rate-limit
+ * window or a ban) in the last 7 days first.
  */
-export const ApiKeySort = z.enum(["created", "lastUsed", "getPetCalls"]);
+export const ApiKeySort = z.enum(["created", "lastUsed", "getPetCalls", "requestsToday", "rateLimited7d"]);
 export type ApiKeySort = z.infer<typeof ApiKeySort>;
 
 /** One page of the API key list: searched by name or prefix, filtered by plan and state, sorted. */

@@ -122,6 +122,10 @@ describe("apiKeys.list (ranking and sorts)", () => {
     countRequests(h.rt, String(id["Scale client 42"]), at(31), 50, "2xx", "getPet");
     countRequests(h.rt, String(id.Other), at(1), 30, "2xx", "listPets");
     countRequests(h.rt, String(id.Other), at(1), 30, "rate_limited", "getPet");
+    countRequests(h.rt, String(id["Scale client 420"]), NOW, 5, "2xx", "listPets");
+    countRequests(h.rt, String(id["Scale client 42"]), NOW, 2, "4xx", "createPet");
+    countRequests(h.rt, String(id["Scale client 420"]), at(2), 6, "key_banned", "listPets");
+    countRequests(h.rt, String(id["Old scale client 42"]), at(8), 40, "rate_limited", "getPet");
     await h.rt.analytics?.flush();
   });
   afterAll(() => {
@@ -169,5 +173,23 @@ describe("apiKeys.list (ranking and sorts)", () => {
     const filtered = await admin.apiKeys.list({ sort: "getPetCalls", query: "scale", pageSize: 1, page: 2 });
     expect([filtered.total, names(filtered)]).toEqual([4, ["Scale client 42"]]);
     await expectTrpcError(admin.apiKeys.list({ sort: "name" as never }), "BAD_REQUEST");
+  });
+
+  it("sorts by requests today, and by 429s of the last 7 days, which every row shows", async () => {
+    const today = await admin.apiKeys.list({ sort: "requestsToday" });
+    expect(today.rows.slice(0, 2).map((r) => [r.name, r.requestsToday])).toEqual([
+      ["Scale client 420", 5],
+      ["Scale client 42", 2],
+    ]);
+    expect(today.rows.slice(2).every((r) => r.requestsToday === 0)).toBe(true);
+    // A ban's refusals count; the 40 refusals of eight days ago do not.
+    const refused = await admin.apiKeys.list({ sort: "rateLimited7d" });
+    expect(refused.rows.slice(0, 2).map((r) => [r.name, r.rateLimited7d])).toEqual([
+      ["Other", 30],
+      ["Scale client 420", 6],
+    ]);
+    expect(refused.rows.slice(2).every((r) => r.rateLimited7d === 0)).toBe(true);
+    const page2 = await admin.apiKeys.list({ sort: "rateLimited7d", pageSize: 1, page: 2 });
+    expect([page2.total, names(page2)]).toEqual([5, ["Scale client 420"]]);
   });
 });

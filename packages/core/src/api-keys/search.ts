@@ -4,11 +4,11 @@
  * contracts). The page's ids are chosen by one statement (filter, order, the total), then its keys are read.
  * The state filter is the same rule as `apiKeyState` (view.ts), written as SQL for `now`.
  */
-import type { ApiKeySearch, ApiKeyStateFilter } from "@petstore/contracts";
+import type { ApiKeySearch, ApiKeySort, ApiKeyStateFilter } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
 import type { CoreDeps } from "../deps.ts";
 import { likeLiteral } from "../like.ts";
-import { DAY_MS } from "../utc-day.ts";
+import { DAY_MS, utcDayStart } from "../utc-day.ts";
 import { type ApiKeyView, EXPIRING_SOON_MS, toView } from "./view.ts";
 
 const HOUR_MS = 3_600_000;
@@ -36,11 +36,32 @@ export function stateCondition(state: ApiKeyStateFilter, now: Date): Prisma.Sql 
   }
 }
 
+/**
+ * The sorts by a sum of stored hourly usage: which rows count and from when (Unix ms; every window ends with the
+ * current UTC hour `to`). getPet's predicate is the one its partial index (`UsageHour_getPet_hour_idx`) serves.
+ */
+function usageSorts(
+  to: number,
+  today: number,
+): Partial<Record<ApiKeySort, { where: Prisma.Sql; from: number }>> {
+  return {
+    getPetCalls: {
+      where: Prisma.sql`"operation" = 'getPet' AND "outcome" IN ('2xx', '4xx', '5xx')`,
+      from: to - 30 * DAY_MS,
+    },
+    requestsToday: { where: Prisma.sql`"outcome" IN ('2xx', '4xx', '5xx')`, from: today },
+    rateLimited7d: {
+      where: Prisma.sql`"outcome" IN ('rate_limited', 'rate_limited_minute', 'rate_limited_day', 'key_banned')`,
+      from: to - 7 * DAY_MS,
+    },
+  };
+}
+
 export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
   /**
    * One page of keys matching `query` (see ApiKeySearch in contracts), in its order, ties newest first, then by
-   * id. The getPet sort sums the stored hourly rows of the last 30 days (the current UTC hour and the 719
-   * before it), so a key's calls of this instance's last few seconds may not have moved it yet.
+   * id. The usage sorts sum the stored hourly rows (`usageSorts`), so a key's requests of this instance's last
+   * few seconds may not have moved it yet.
    * @returns `{rows: ApiKeyView[], total}`, `total` counting every match.
    */
   return async function search(query: ApiKeySearch): Promise<{ rows: ApiKeyView[]; total: number }> {
@@ -57,14 +78,13 @@ export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | 
     const where = Prisma.join(conditions, " AND ");
 
     const to = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
-    const getPet =
-      query.sort === "getPetCalls"
-        ? Prisma.sql`LEFT JOIN (
+    const summed = usageSorts(to, utcDayStart(now.getTime()))[query.sort];
+    const usage = summed
+      ? Prisma.sql`LEFT JOIN (
             SELECT "apiKeyId" AS k, sum("requests") AS n FROM "UsageHour"
-            WHERE "operation" = 'getPet' AND "hour" >= ${ts(to - 30 * DAY_MS)} AND "hour" < ${ts(to)}
-              AND "outcome" IN ('2xx', '4xx', '5xx')
+            WHERE ${summed.where} AND "hour" >= ${ts(summed.from)} AND "hour" < ${ts(to)}
             GROUP BY "apiKeyId") AS g ON g.k = a."id"`
-        : Prisma.empty;
+      : Prisma.empty;
     // With a search under the default order, the key the admin typed comes first: an exact name, then a match
     // at the start of the key's prefix or of its name, then a match anywhere in the name.
     const rank =
@@ -76,13 +96,15 @@ export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | 
     const order = {
       created: Prisma.sql`m.rank, m."createdAt" DESC, m."id"`,
       lastUsed: Prisma.sql`m."lastUsedAt" DESC NULLS LAST, m."createdAt" DESC, m."id"`,
-      getPetCalls: Prisma.sql`m.calls DESC, m."createdAt" DESC, m."id"`,
+      getPetCalls: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
+      requestsToday: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
+      rateLimited7d: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
     }[query.sort];
     const found = await prisma.$queryRaw<{ total: number; id: string | null }[]>`
       WITH m AS (
         SELECT a."id", a."createdAt", a."lastUsedAt", ${rank} AS rank,
-               ${query.sort === "getPetCalls" ? Prisma.sql`coalesce(g.n, 0)` : Prisma.sql`0`} AS calls
-        FROM "ApiKey" AS a ${getPet}
+               ${summed ? Prisma.sql`coalesce(g.n, 0)` : Prisma.sql`0`} AS summed
+        FROM "ApiKey" AS a ${usage}
         WHERE ${where}
       )
       SELECT t.total, p."id"::text AS id

@@ -30,6 +30,7 @@ import { NO_KEY, type UsageHourRow } from "./recorder.ts";
 import {
   ADMITTED,
   admittedByKey,
+  DENIED,
   isAdmitted,
   isDenied,
   noUsageSources,
@@ -103,6 +104,34 @@ export function createUsageService(
     const today = utcDayStart(clock().getTime());
     return admittedByKey(prisma, sources, today, today + DAY_MS, keyIds);
   };
+
+  /**
+   * Requests of each of `ids` in the hours `[from, to)` (Unix ms) with a stored outcome in `outcomes`, of
+   * `operation` when given, stored and pending: keyId -> requests (keys without any left out).
+   */
+  const windowSums = (
+    ids: string[],
+    window: { operation?: string; outcomes: readonly string[]; from: number; to: number },
+  ) =>
+    readWithPending(sources, async (pending) => {
+      const groups = await prisma.usageHour.groupBy({
+        by: ["apiKeyId"],
+        where: {
+          apiKeyId: { in: ids },
+          ...(window.operation ? { operation: window.operation } : {}),
+          outcome: { in: [...window.outcomes] },
+          hour: { gte: new Date(window.from), lt: new Date(window.to) },
+        },
+        _sum: { requests: true },
+      });
+      const totals = new Map(groups.map((g) => [g.apiKeyId, g._sum.requests ?? 0]));
+      for (const p of pending) {
+        if (window.operation && p.operation !== window.operation) continue;
+        if (!window.outcomes.includes(p.outcome) || p.hour < window.from || p.hour >= window.to) continue;
+        if (ids.includes(p.apiKeyId)) totals.set(p.apiKeyId, (totals.get(p.apiKeyId) ?? 0) + p.requests);
+      }
+      return totals;
+    });
 
   return {
     ...createAnalyticsQueries(
@@ -203,30 +232,24 @@ export function createUsageService(
 
     /**
      * Adds `getPetCalls30d` to each of `keys`: its calls of the deprecated getPet that reached the API in the
-     * last 30 days (the window of the deprecated-calls view), stored and pending.
+     * last 30 days (the window of the deprecated-calls view), and `rateLimited7d`: its requests refused with 429
+     * (a window or a ban) in the last 7 days (the current UTC hour and the 167 before it); both stored and pending.
      */
-    async withGetPetCalls<K extends { id: string }>(keys: K[]): Promise<(K & { getPetCalls30d: number })[]> {
-      const { from, to } = deprecatedCallsWindow(clock(), 30);
+    async withWindowSums<K extends { id: string }>(
+      keys: K[],
+    ): Promise<(K & { getPetCalls30d: number; rateLimited7d: number })[]> {
       const ids = keys.map((k) => k.id);
-      const calls = await readWithPending(sources, async (pending) => {
-        const groups = await prisma.usageHour.groupBy({
-          by: ["apiKeyId"],
-          where: {
-            apiKeyId: { in: ids },
-            operation: "getPet",
-            outcome: { in: [...ADMITTED] },
-            hour: { gte: new Date(from), lt: new Date(to) },
-          },
-          _sum: { requests: true },
-        });
-        const totals = new Map(groups.map((g) => [g.apiKeyId, g._sum.requests ?? 0]));
-        for (const p of pending) {
-          if (p.operation !== "getPet" || !isAdmitted(p.outcome) || p.hour < from || p.hour >= to) continue;
-          if (ids.includes(p.apiKeyId)) totals.set(p.apiKeyId, (totals.get(p.apiKeyId) ?? 0) + p.requests);
-        }
-        return totals;
-      });
-      return keys.map((k) => ({ ...k, getPetCalls30d: calls.get(k.id) ?? 0 }));
+      const getPet = deprecatedCallsWindow(clock(), 30);
+      const to = getPet.to;
+      const [calls, refused] = await Promise.all([
+        windowSums(ids, { operation: "getPet", outcomes: ADMITTED, ...getPet }),
+        windowSums(ids, { outcomes: DENIED, from: to - 7 * DAY_MS, to }),
+      ]);
+      return keys.map((k) => ({
+        ...k,
+        getPetCalls30d: calls.get(k.id) ?? 0,
+        rateLimited7d: refused.get(k.id) ?? 0,
+      }));
     },
 
     /** Requests so far today (UTC) of one key, stored and pending. */

@@ -36,6 +36,8 @@ const SORTS = [
   { value: "created", label: "Newest first (best match first)" },
   { value: "lastUsed", label: "Last used" },
   { value: "getPetCalls", label: "getPet calls (30 days)" },
+  { value: "requestsToday", label: "Requests today" },
+  { value: "rateLimited7d", label: "429s (7 days)" },
 ];
 const PLAN_FILTER = [
   { value: "", label: "Any plan" },
@@ -114,7 +116,7 @@ export function KeysPage() {
               label="API keys table"
               rows={data.rows}
               rowKey={(k) => k.id}
-              minWidth={1080}
+              minWidth={1180}
               busy={keys.isFetching}
               columns={[
                 {
@@ -175,6 +177,13 @@ export function KeysPage() {
                   label: "Deprecated getPet calls, last 30 days",
                   align: "right",
                   cell: (k) => formatNumber(k.getPetCalls30d),
+                },
+                {
+                  key: "refused",
+                  header: "429s (7 days)",
+                  label: "Refused with 429, last 7 days",
+                  align: "right",
+                  cell: (k) => formatNumber(k.rateLimited7d),
                 },
               ]}
               actions={(k) => <KeyActions apiKey={k} />}

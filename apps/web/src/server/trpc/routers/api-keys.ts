@@ -26,7 +26,7 @@ export const apiKeysRouter = router({
   list: adminProcedure.input(ApiKeySearch.prefault({})).query(async ({ ctx, input }) => {
     const page = await ctx.rt.apiKeys.search(input);
     const rows = await ctx.rt.usage.withRequestsToday(page.rows);
-    return { total: page.total, rows: await ctx.rt.usage.withGetPetCalls(rows) };
+    return { total: page.total, rows: await ctx.rt.usage.withWindowSums(rows) };
   }),
 
   /**
