@@ -164,6 +164,18 @@ async function pageCalls(rt: Runtime): Promise<{ calls: Call[]; documents: Map<s
       input: { ...firstPage, query: "bella 4242" },
     },
     {
+      page: "animals: search",
+      label: '"bella" by name, Z to A',
+      procedure: "pets.search",
+      input: { ...firstPage, query: "bella", sortBy: "name", sortDirection: "desc" },
+    },
+    {
+      page: "animals: search",
+      label: '"bella" by name, page 4,000 (of 5,000)',
+      procedure: "pets.search",
+      input: { ...firstPage, query: "bella", sortBy: "name", page: 4_000 },
+    },
+    {
       page: "animals: by name",
       label: "first page by name",
       procedure: "pets.search",
