@@ -83,9 +83,16 @@ test("staff manage an animal and the REST API follows", async ({ page, request }
 
   // Bulk status change of the selected rows.
   const editedRow = page.getByRole("row").filter({ hasText: `${name} II` });
+  const tint = () => editedRow.evaluate((row) => getComputedStyle(row).backgroundColor);
+  // Read with the pointer off the rows: hovering tints a row too.
+  await page.mouse.move(0, 0);
+  const unselected = await tint();
   await editedRow.getByRole("checkbox").check();
   const bulk = page.getByRole("region", { name: "Bulk actions" });
   await expect(bulk).toContainText("1 selected");
+  // The selected row is tinted.
+  await page.mouse.move(0, 0);
+  await expect.poll(tint).not.toBe(unselected);
   await bulk.getByRole("combobox", { name: "Set status to" }).click();
   await page.getByRole("option", { name: "Available" }).click();
   await bulk.getByRole("button", { name: "Apply to 1" }).click();

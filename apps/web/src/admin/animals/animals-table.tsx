@@ -2,8 +2,12 @@
 /**
  * One page of animals: select for bulk changes, sort by id or name, edit, delete after confirming. On phones, where
  * the rows are cards without a header row, "Select all on this page" and a "Sort by" choice stand above them.
+ * The checkboxes read the selection from a context, and the sort and "select all" headers are passed apart from
+ * the columns, so a checkbox or a keystroke in the search re-renders the checkboxes or the headers, not the 100
+ * rows (a selected row's tint is CSS, admin.css); docs/performance.md "Console interactions".
  */
 import { Badge, Button, Checkbox, Group, Select } from "@mantine/core";
+import { createContext, useContext } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { ConfirmAction } from "../components/confirm-action";
 import { type Column, DataTable } from "../components/data-table";
@@ -24,6 +28,65 @@ const PHONE_SORTS = [
   { value: "name-desc", label: "Name, Z to A" },
 ];
 
+interface SelectionState {
+  selected: number[];
+  setSelected(update: (ids: number[]) => number[]): void;
+}
+
+const Selection = createContext<SelectionState>({ selected: [], setSelected: () => {} });
+
+/** An animal's selection checkbox (a table cell, or the lead of a phone card). */
+function SelectBox({ pet }: { pet: Pick<Animal, "id" | "name"> }) {
+  const { selected, setSelected } = useContext(Selection);
+  return (
+    <Checkbox
+      aria-label={`Select ${pet.name}`}
+      data-row-select
+      checked={selected.includes(pet.id)}
+      onChange={(e) => {
+        const checked = e.currentTarget.checked;
+        setSelected((s) => (checked ? [...s, pet.id] : s.filter((id) => id !== pet.id)));
+      }}
+    />
+  );
+}
+
+/** Selects every animal of the page, or none when all are; `labelled`: a visible label (phones). */
+function SelectAllBox({ pageIds, labelled }: { pageIds: number[]; labelled?: boolean }) {
+  const { selected, setSelected } = useContext(Selection);
+  const allSelected = pageIds.length > 0 && pageIds.every((id) => selected.includes(id));
+  const someSelected = pageIds.some((id) => selected.includes(id));
+  return (
+    <Checkbox
+      {...(labelled
+        ? { label: "Select all on this page" }
+        : { "aria-label": "Select all animals on this page" })}
+      checked={allSelected}
+      indeterminate={someSelected && !allSelected}
+      onChange={() => setSelected(() => (allSelected ? [] : pageIds))}
+    />
+  );
+}
+
+const selectCell = (pet: Animal) => <SelectBox pet={pet} />;
+
+const COLUMNS: Column<Animal>[] = [
+  { key: "select", header: null, headerProps: { w: 40 }, cell: selectCell, desktopOnly: true },
+  { key: "id", header: "ID", cell: (p) => p.id },
+  { key: "name", header: "Name", cell: (p) => p.name, title: true },
+  { key: "category", header: "Category", cell: (p) => p.categoryName },
+  {
+    key: "status",
+    header: "Status",
+    cell: (p) => (
+      <Badge variant="light" color={STATUS_COLORS[p.status ?? "none"]}>
+        {STATUS_LABELS[p.status ?? "none"]}
+      </Badge>
+    ),
+  },
+  { key: "updated", header: "Updated", cell: (p) => formatDateTime(p.updatedAt) },
+];
+
 export function AnimalsTable({
   rows,
   busy,
@@ -40,29 +103,15 @@ export function AnimalsTable({
   onEdit(animal: EditableAnimal): void;
 }) {
   const trpc = useTRPC();
-  const remove = useNotifiedMutation(trpc.pets.remove.mutationOptions(), {
+  // The mutation's result is a new object at every render; its `mutateAsync` is one function throughout, so the
+  // row actions that call it stay the same and the rows are not re-rendered.
+  const { mutateAsync: removeAnimal } = useNotifiedMutation(trpc.pets.remove.mutationOptions(), {
     invalidate: [trpc.pets.pathKey(), trpc.categories.pathKey(), trpc.overview.pathKey()],
     failure: "Could not delete the animal",
   });
   const { sort, dir } = query.view;
   const pageIds = rows.map((r) => r.id);
-  const allSelected = pageIds.length > 0 && pageIds.every((id) => selected.includes(id));
-  const someSelected = pageIds.some((id) => selected.includes(id));
-  const toggleAll = () => setSelected(() => (allSelected ? [] : pageIds));
-  const selectBox = (pet: Animal) => (
-    <Checkbox
-      aria-label={`Select ${pet.name}`}
-      checked={selected.includes(pet.id)}
-      onChange={(e) => {
-        const checked = e.currentTarget.checked;
-        setSelected((s) => (checked ? [...s, pet.id] : s.filter((id) => id !== pet.id)));
-      }}
-    />
-  );
-  const sortable = (
-    label: string,
-    column: "id" | "name",
-  ): Pick<Column<Animal>, "header" | "label" | "headerProps"> => ({
+  const sortHeader = (label: string, column: "id" | "name") => ({
     header: (
       <SortButton
         label={label}
@@ -71,47 +120,17 @@ export function AnimalsTable({
         onSort={() => query.sortBy(column)}
       />
     ),
-    label,
     headerProps: { "aria-sort": ariaSort(sort === column, dir) },
   });
-  const columns: Column<Animal>[] = [
-    {
-      key: "select",
-      header: (
-        <Checkbox
-          aria-label="Select all animals on this page"
-          checked={allSelected}
-          indeterminate={someSelected && !allSelected}
-          onChange={toggleAll}
-        />
-      ),
-      headerProps: { w: 40 },
-      cell: selectBox,
-      desktopOnly: true,
-    },
-    { key: "id", ...sortable("ID", "id"), cell: (p) => p.id },
-    { key: "name", ...sortable("Name", "name"), cell: (p) => p.name, title: true },
-    { key: "category", header: "Category", cell: (p) => p.categoryName },
-    {
-      key: "status",
-      header: "Status",
-      cell: (p) => (
-        <Badge variant="light" color={STATUS_COLORS[p.status ?? "none"]}>
-          {STATUS_LABELS[p.status ?? "none"]}
-        </Badge>
-      ),
-    },
-    { key: "updated", header: "Updated", cell: (p) => formatDateTime(p.updatedAt) },
-  ];
+  const headers = {
+    select: { header: <SelectAllBox pageIds={pageIds} />, headerProps: { w: 40 } },
+    id: sortHeader("ID", "id"),
+    name: sortHeader("Name", "name"),
+  };
   return (
-    <>
+    <Selection.Provider value={{ selected, setSelected }}>
       <Group hiddenFrom="sm" justify="space-between" align="flex-end" mb="sm" wrap="nowrap">
-        <Checkbox
-          label="Select all on this page"
-          checked={allSelected}
-          indeterminate={someSelected && !allSelected}
-          onChange={toggleAll}
-        />
+        <SelectAllBox pageIds={pageIds} labelled />
         <Select
           label="Sort by"
           data={PHONE_SORTS}
@@ -129,11 +148,11 @@ export function AnimalsTable({
         label="Animals table"
         rows={rows}
         rowKey={(p) => p.id}
-        columns={columns}
+        columns={COLUMNS}
+        headers={headers}
         minWidth={760}
         busy={busy}
-        cardLead={selectBox}
-        rowProps={(p) => ({ bg: selected.includes(p.id) ? "var(--mantine-color-teal-light)" : undefined })}
+        cardLead={selectCell}
         actions={(pet) => (
           <>
             <Button size="xs" variant="default" aria-label={`Edit ${pet.name}`} onClick={() => onEdit(pet)}>
@@ -146,7 +165,7 @@ export function AnimalsTable({
               message={`${pet.name} (#${pet.id}) will be removed from the store and the public API. This cannot be undone.`}
               confirmLabel="Delete animal"
               onConfirm={async () => {
-                await remove.mutateAsync({ id: pet.id });
+                await removeAnimal({ id: pet.id });
                 setSelected((s) => s.filter((id) => id !== pet.id));
                 notifySuccess(`${pet.name} was deleted.`);
               }}
@@ -154,6 +173,6 @@ export function AnimalsTable({
           </>
         )}
       />
-    </>
+    </Selection.Provider>
   );
 }

@@ -39,6 +39,11 @@ export interface DataTableProps<Row> {
   rows: Row[];
   rowKey(row: Row): string | number;
   columns: Column<Row>[];
+  /**
+   * Header cells that change with the view (a sort button, "select all"), by column key, in place of the columns'
+   * own: kept apart so that a change of them leaves `columns`, and so the rows, as they are (not re-rendered).
+   */
+  headers?: Partial<Record<string, Pick<Column<Row>, "header" | "headerProps">>>;
   /** The row's actions: the last table column, and the card's footer on phones. */
   actions?(row: Row): ReactNode;
   /** Shown in the card title line on phones, before the title (e.g. a selection checkbox). */
@@ -54,6 +59,7 @@ export function DataTable<Row>({
   rows,
   rowKey,
   columns,
+  headers,
   actions,
   cardLead,
   minWidth,
@@ -69,11 +75,14 @@ export function DataTable<Row>({
           <Table striped highlightOnHover verticalSpacing="xs" aria-busy={busy}>
             <Table.Thead>
               <Table.Tr>
-                {columns.map((c) => (
-                  <Table.Th key={c.key} ta={c.align} {...c.headerProps}>
-                    {c.header}
-                  </Table.Th>
-                ))}
+                {columns.map((c) => {
+                  const head = headers?.[c.key] ?? c;
+                  return (
+                    <Table.Th key={c.key} ta={c.align} {...head.headerProps}>
+                      {head.header}
+                    </Table.Th>
+                  );
+                })}
                 {actions ? (
                   <Table.Th>
                     <VisuallyHidden>Actions</VisuallyHidden>
