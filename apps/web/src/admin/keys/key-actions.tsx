@@ -3,9 +3,11 @@
  * The actions on one API key, in a menu: roll, change plan, change scopes, lift a ban, reset today's usage,
  * revoke.
  * Only actions that make sense for the key's state are offered (no second roll of a key already rolled);
- * destructive ones ask first.
+ * destructive ones ask first. A dialog and its mutation exist only while it is open: a page of 100 keys holds 100
+ * menus, not 700 closed dialogs and 300 mutations to render at every change of the page.
  */
 import { Button, Menu } from "@mantine/core";
+import type { UseMutationOptions } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "../components/confirm-action";
 import { useTRPC } from "../trpc";
@@ -20,28 +22,9 @@ export type KeyActionTarget = PlanChangeTarget & Pick<ApiKey, "prefix" | "state"
 type Dialog = "roll" | "plan" | "scopes" | "unban" | "reset" | "revoke" | null;
 
 export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; size?: "xs" | "sm" }) {
-  const trpc = useTRPC();
   const [dialog, setDialog] = useState<Dialog>(null);
-  const close = () => setDialog(null);
   const usable = apiKey.state !== "revoked" && apiKey.state !== "expired";
   const label = `${apiKey.prefix}…`;
-  const invalidate = [trpc.apiKeys.pathKey(), trpc.overview.pathKey()];
-  const revoke = useNotifiedMutation(trpc.apiKeys.revoke.mutationOptions(), {
-    invalidate,
-    success: () => `${label} was revoked.`,
-    failure: "Could not revoke the key",
-  });
-  const liftBan = useNotifiedMutation(trpc.apiKeys.liftBan.mutationOptions(), {
-    invalidate,
-    success: () => `The ban on ${label} was lifted.`,
-    failure: "Could not lift the ban",
-  });
-  const resetUsage = useNotifiedMutation(trpc.apiKeys.resetUsage.mutationOptions(), {
-    invalidate,
-    success: () => `Today's usage of ${label} was reset.`,
-    failure: "Could not reset the usage",
-  });
-
   return (
     <>
       <Menu position="bottom-end" withinPortal shadow="md">
@@ -71,34 +54,110 @@ export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; s
           ) : null}
         </Menu.Dropdown>
       </Menu>
-      <RollKeyModal keyInfo={apiKey} opened={dialog === "roll"} onClose={close} />
-      <ChangePlanModal keyInfo={apiKey} opened={dialog === "plan"} onClose={close} />
-      <ChangeScopesModal keyInfo={apiKey} opened={dialog === "scopes"} onClose={close} />
-      <ConfirmDialog
-        opened={dialog === "revoke"}
-        onClose={close}
-        title={`Revoke "${apiKey.name}"?`}
-        message={`Requests with ${label} will be refused within 5 seconds, on every server. This cannot be undone.`}
-        confirmLabel="Revoke key"
-        onConfirm={() => revoke.mutateAsync({ id: apiKey.id })}
-      />
-      <ConfirmDialog
-        opened={dialog === "unban"}
-        onClose={close}
-        title={`Lift the ban on "${apiKey.name}"?`}
-        message="The key can call the API again at once, within its normal limits."
-        confirmLabel="Lift ban"
-        confirmColor="blue"
-        onConfirm={() => liftBan.mutateAsync({ id: apiKey.id })}
-      />
-      <ConfirmDialog
-        opened={dialog === "reset"}
-        onClose={close}
-        title={`Reset today's usage of "${apiKey.name}"?`}
-        message="Today's request and 429 counts go back to zero, and so does the key's current daily quota."
-        confirmLabel="Reset usage"
-        onConfirm={() => resetUsage.mutateAsync({ id: apiKey.id })}
-      />
+      {dialog ? <KeyDialog dialog={dialog} apiKey={apiKey} onClose={() => setDialog(null)} /> : null}
     </>
+  );
+}
+
+/** The open dialog `dialog` of `apiKey`'s actions. */
+function KeyDialog({
+  dialog,
+  apiKey,
+  onClose,
+}: {
+  dialog: NonNullable<Dialog>;
+  apiKey: KeyActionTarget;
+  onClose(): void;
+}) {
+  const trpc = useTRPC();
+  const label = `${apiKey.prefix}…`;
+  switch (dialog) {
+    case "roll":
+      return <RollKeyModal keyInfo={apiKey} opened onClose={onClose} />;
+    case "plan":
+      return <ChangePlanModal keyInfo={apiKey} opened onClose={onClose} />;
+    case "scopes":
+      return <ChangeScopesModal keyInfo={apiKey} opened onClose={onClose} />;
+    case "revoke":
+      return (
+        <ConfirmMutation
+          id={apiKey.id}
+          options={trpc.apiKeys.revoke.mutationOptions()}
+          success={`${label} was revoked.`}
+          failure="Could not revoke the key"
+          onClose={onClose}
+          title={`Revoke "${apiKey.name}"?`}
+          message={`Requests with ${label} will be refused within 5 seconds, on every server. This cannot be undone.`}
+          confirmLabel="Revoke key"
+        />
+      );
+    case "unban":
+      return (
+        <ConfirmMutation
+          id={apiKey.id}
+          options={trpc.apiKeys.liftBan.mutationOptions()}
+          success={`The ban on ${label} was lifted.`}
+          failure="Could not lift the ban"
+          onClose={onClose}
+          title={`Lift the ban on "${apiKey.name}"?`}
+          message="The key can call the API again at once, within its normal limits."
+          confirmLabel="Lift ban"
+          confirmColor="blue"
+        />
+      );
+    case "reset":
+      return (
+        <ConfirmMutation
+          id={apiKey.id}
+          options={trpc.apiKeys.resetUsage.mutationOptions()}
+          success={`Today's usage of ${label} was reset.`}
+          failure="Could not reset the usage"
+          onClose={onClose}
+          title={`Reset today's usage of "${apiKey.name}"?`}
+          message="Today's request and 429 counts go back to zero, and so does the key's current daily quota."
+          confirmLabel="Reset usage"
+        />
+      );
+  }
+}
+
+/** A confirmation that runs one mutation on key `id`, then refreshes the keys and the overview. */
+function ConfirmMutation<TData, TError>({
+  id,
+  options,
+  success,
+  failure,
+  onClose,
+  title,
+  message,
+  confirmLabel,
+  confirmColor,
+}: {
+  id: string;
+  options: UseMutationOptions<TData, TError, { id: string }, unknown>;
+  success: string;
+  failure: string;
+  onClose(): void;
+  title: string;
+  message: string;
+  confirmLabel: string;
+  confirmColor?: string;
+}) {
+  const trpc = useTRPC();
+  const mutation = useNotifiedMutation(options, {
+    invalidate: [trpc.apiKeys.pathKey(), trpc.overview.pathKey()],
+    success: () => success,
+    failure,
+  });
+  return (
+    <ConfirmDialog
+      opened
+      onClose={onClose}
+      title={title}
+      message={message}
+      confirmLabel={confirmLabel}
+      confirmColor={confirmColor}
+      onConfirm={() => mutation.mutateAsync({ id })}
+    />
   );
 }
