@@ -70,6 +70,16 @@ test("a key's calls show in its traffic charts and recent requests", async ({ pa
   const keyUrl = page.url();
   const summary = page.getByTestId("day-summary");
   await expect(summary).toContainText("5 requests on");
+  // The same figures as a table, for whoever cannot read the chart: its totals add up to the 5 calls.
+  await page.getByRole("button", { name: "Show the hours as a table" }).click();
+  const hourTotals = page
+    .getByRole("region", { name: /^Requests by hour on / })
+    .locator("tbody td:nth-child(2)");
+  await expect
+    .poll(async () =>
+      (await hourTotals.allTextContents()).reduce((sum, t) => sum + Number(t.replace(/,/g, "")), 0),
+    )
+    .toBe(5);
   const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   await page.getByRole("radiogroup", { name: "Quick choice of day" }).getByText("Yesterday").click();
   await expect(page).toHaveURL(new RegExp(`[?&]day=${yesterday}`));

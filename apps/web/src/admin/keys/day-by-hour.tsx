@@ -7,13 +7,13 @@
  * (requests counted before the window was). A summary names the day's 429s by cause; the numbers are also a table.
  */
 import { BarChart } from "@mantine/charts";
-import { Accordion, Chip, Group, Paper, Table, Text, Title } from "@mantine/core";
+import { Chip, Group, Paper, Text, Title } from "@mantine/core";
 import { DatePickerInput } from "@mantine/dates";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { parseAsIsoDate, useQueryState } from "nuqs";
 import type { RouterOutputs } from "@/server/trpc/router";
+import { FiguresTable } from "../components/figures-table";
 import { QueryState } from "../components/query-state";
-import { TableScroll } from "../components/table-scroll";
 import { formatNumber } from "../format";
 import { useTRPC } from "../trpc";
 
@@ -132,41 +132,14 @@ function DayView({ day }: { day: Day }) {
           barChartProps={{ accessibilityLayer: false }}
         />
       </div>
-      <Accordion mt="md" variant="contained">
-        <Accordion.Item value="table">
-          <Accordion.Control>Show the hours as a table</Accordion.Control>
-          <Accordion.Panel>
-            <TableScroll label={`Requests by hour on ${day.day}`} minWidth={720}>
-              <Table striped>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Hour (UTC)</Table.Th>
-                    <Table.Th ta="right">Total</Table.Th>
-                    {SERIES.map((s) => (
-                      <Table.Th key={s.name} ta="right">
-                        {s.label}
-                      </Table.Th>
-                    ))}
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {data.map((h) => (
-                    <Table.Tr key={h.start}>
-                      <Table.Td>{h.label}</Table.Td>
-                      <Table.Td ta="right">{formatNumber(h.total)}</Table.Td>
-                      {SERIES.map((s) => (
-                        <Table.Td key={s.name} ta="right">
-                          {formatNumber(h[s.name])}
-                        </Table.Td>
-                      ))}
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </TableScroll>
-          </Accordion.Panel>
-        </Accordion.Item>
-      </Accordion>
+      <FiguresTable
+        toggle="Show the hours as a table"
+        label={`Requests by hour on ${day.day}`}
+        minWidth={720}
+        first="Hour (UTC)"
+        columns={[{ key: "total", label: "Total" }, ...SERIES.map((s) => ({ key: s.name, label: s.label }))]}
+        rows={data.map((h) => ({ ...h, key: h.start, name: h.label }))}
+      />
     </Paper>
   );
 }

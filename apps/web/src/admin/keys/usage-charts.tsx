@@ -4,9 +4,9 @@
  * with its total, and the same numbers as a table for screen readers and copying.
  */
 import { BarChart } from "@mantine/charts";
-import { Accordion, Paper, SimpleGrid, Table, Text, Title } from "@mantine/core";
+import { Paper, SimpleGrid, Text, Title } from "@mantine/core";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { TableScroll } from "../components/table-scroll";
+import { FiguresTable } from "../components/figures-table";
 import { formatNumber } from "../format";
 
 export type UsageDay = RouterOutputs["apiKeys"]["usage"][number];
@@ -81,39 +81,14 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
           );
         })}
       </SimpleGrid>
-      <Accordion mt="md" variant="contained">
-        <Accordion.Item value="table">
-          <Accordion.Control>Show the numbers as a table</Accordion.Control>
-          <Accordion.Panel>
-            <TableScroll label="Daily usage table" minWidth={520}>
-              <Table striped>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Day (UTC)</Table.Th>
-                    {SERIES.map((s) => (
-                      <Table.Th key={s.key} ta="right">
-                        {s.title}
-                      </Table.Th>
-                    ))}
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {[...days].reverse().map((d) => (
-                    <Table.Tr key={d.day}>
-                      <Table.Td>{d.day}</Table.Td>
-                      {SERIES.map((s) => (
-                        <Table.Td key={s.key} ta="right">
-                          {formatNumber(d[s.key])}
-                        </Table.Td>
-                      ))}
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </TableScroll>
-          </Accordion.Panel>
-        </Accordion.Item>
-      </Accordion>
+      <FiguresTable
+        toggle="Show the numbers as a table"
+        label="Daily usage table"
+        minWidth={520}
+        first="Day (UTC)"
+        columns={SERIES.map((s) => ({ key: s.key, label: s.title }))}
+        rows={[...days].reverse().map((d) => ({ ...d, key: d.day, name: d.day }))}
+      />
     </>
   );
 }
