@@ -5,7 +5,7 @@
  * runs one instance; Upstash's REST store also falls back to it).
  */
 import type { Config } from "@petstore/config";
-import { Redis } from "ioredis";
+import { type ChainableCommander, Redis } from "ioredis";
 import type { Operation, RecentRequest, RecentRequestStore } from "./recorder.ts";
 import { RECENT_LIMIT } from "./recorder.ts";
 
@@ -33,7 +33,7 @@ export function createMemoryRecentStore(): RecentRequestStore {
 
 /**
  * One stream entry holds one field, `e`: the request as a JSON array in `ENTRY_ORDER`. One argument instead of six
- * pairs makes an XADD several times cheaper to build, and a flush issues one per request of every busy key.
+ * pairs makes an entry several times cheaper to build, and a flush builds one per request of every busy key.
  */
 const ENTRY_ORDER = [
   "at",
@@ -48,11 +48,28 @@ const ENTRY_ORDER = [
 const REFUSALS: readonly string[] = ["minute", "day", "ban"];
 
 /**
- * Entries per pipeline of an append. Building the commands holds the event loop, so a flush sends them in chunks
- * and each chunk's round trip lets the requests waiting meanwhile run: a flush of thousands of entries (one per
- * request of a thousand keys) then never stalls the API behind it.
+ * Appends one key's entries to its stream and renews the stream's expiry, in one command: a flush holds up to
+ * `RECENT_LIMIT` entries of every key used in its interval, and one call per key instead of one XADD per entry
+ * keeps building and parsing commands off the event loop's busiest work.
+ * KEYS[1]: the stream; ARGV[1]: entries kept (approximate MAXLEN); ARGV[2]: expiry, s; ARGV[3..]: entries.
  */
-const APPEND_CHUNK = 64;
+const APPEND_SCRIPT = `
+for i = 3, #ARGV do
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i])
+end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return #ARGV - 2`;
+
+/** The command `APPEND_SCRIPT` defines, as a pipeline takes it. */
+type AppendRecent = {
+  appendRecent(stream: string, limit: number, ttlSeconds: number, ...entries: string[]): ChainableCommander;
+};
+
+/**
+ * Entries per pipeline of an append. Building the commands holds the event loop, so a flush sends them in chunks
+ * and each chunk's round trip lets the requests waiting meanwhile run.
+ */
+const APPEND_CHUNK = 512;
 
 /** A stream entry's field-value list, as XRANGE returns it, as a RecentRequest of `keyId`. */
 function entryOf(keyId: string, values: string[]): RecentRequest {
@@ -92,6 +109,7 @@ export function createRedisRecentStore(url: string, prefix: string, ttlSeconds: 
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     commandTimeout: 2_000,
+    scripts: { appendRecent: { numberOfKeys: 1, lua: APPEND_SCRIPT } },
   });
   client.on("error", () => {}); // reported by the failing append/list instead
   let connecting: Promise<void> | undefined;
@@ -106,19 +124,29 @@ export function createRedisRecentStore(url: string, prefix: string, ttlSeconds: 
   return {
     async append(entries) {
       await ready();
-      for (let start = 0; start < entries.length; start += APPEND_CHUNK) {
-        const pipeline = client.pipeline();
-        const touched = new Set<string>();
-        for (const e of entries.slice(start, start + APPEND_CHUNK)) {
-          const entry = JSON.stringify(ENTRY_ORDER.map((name) => e[name]));
-          pipeline.xadd(streamKey(e.keyId), "MAXLEN", "~", RECENT_LIMIT, "*", "e", entry);
-          touched.add(e.keyId);
-        }
-        for (const keyId of touched) pipeline.expire(streamKey(keyId), ttlSeconds);
+      const byKey = new Map<string, string[]>();
+      for (const e of entries) {
+        const encoded = JSON.stringify(ENTRY_ORDER.map((name) => e[name]));
+        const list = byKey.get(e.keyId);
+        if (list) list.push(encoded);
+        else byKey.set(e.keyId, [encoded]);
+      }
+      const newPipeline = () => client.pipeline() as ChainableCommander & AppendRecent;
+      let pipeline = newPipeline();
+      let size = 0;
+      const send = async () => {
         const results = (await pipeline.exec()) ?? [];
         const failed = results.find(([err]) => err);
         if (failed) throw failed[0];
+        pipeline = newPipeline();
+        size = 0;
+      };
+      for (const [keyId, encoded] of byKey) {
+        pipeline.appendRecent(streamKey(keyId), RECENT_LIMIT, ttlSeconds, ...encoded);
+        size += encoded.length;
+        if (size >= APPEND_CHUNK) await send();
       }
+      if (size > 0) await send();
     },
     async list(keyId, limit) {
       await ready();
