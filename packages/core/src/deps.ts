@@ -3,7 +3,7 @@
  * The clock is injectable so tests can cross instants such as getPet's sunset.
  */
 import type { Config } from "@petstore/config";
-import type { PrismaClient } from "@petstore/db";
+import type { Database, PrismaClient } from "@petstore/db";
 import type { Logger } from "pino";
 import type { DependencyStatus } from "./dependency-status.ts";
 
@@ -11,6 +11,8 @@ export type Clock = () => Date;
 
 export interface CoreDeps {
   prisma: PrismaClient;
+  /** Read-only raw statements of the hot path, past Prisma's per-statement work where it can (db's client.ts). */
+  readRows: Database["readRows"];
   config: Config;
   clock: Clock;
   logger: Logger;

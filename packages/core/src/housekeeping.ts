@@ -34,7 +34,12 @@ export const STANDARD_TASKS: Record<string, HousekeepingTask> = {
   signInThrottles: purgeForgottenSignIns,
 };
 
-export function createHousekeeping({ prisma, config, clock, logger }: CoreDeps) {
+export function createHousekeeping({
+  prisma,
+  config,
+  clock,
+  logger,
+}: Pick<CoreDeps, "prisma" | "config" | "clock" | "logger">) {
   const tasks = new Map(Object.entries(STANDARD_TASKS));
 
   async function runTasks(): Promise<Record<string, number>> {

@@ -20,7 +20,7 @@ describe.each(["PostgreSQL", "PGlite"] as const)("listPets pages on %s", (kind) 
   let database: TestDatabase | undefined;
   let rt: Runtime;
   let categoryId: bigint;
-  /** A page loader over the runtime's own Prisma client that counts the statements it sends. */
+  /** Loaders over the runtime's own database (its direct reads and its Prisma client) that count their statements. */
   let statements = 0;
   let load: ReturnType<typeof createPageLoader>;
   let loadPet: ReturnType<typeof createPetLoader>;
@@ -35,7 +35,8 @@ describe.each(["PostgreSQL", "PGlite"] as const)("listPets pages on %s", (kind) 
       }),
       logger: createLogger("silent"),
     });
-    const { prisma } = databaseOf(rt);
+    const db = databaseOf(rt);
+    const { prisma } = db;
     categoryId = (await prisma.category.create({ data: { name: "pages" } })).id;
     await prisma.pet.createMany({
       data: Array.from({ length: 30 }, (_, i) => ({ name: `pet ${i}`, categoryId })),
@@ -47,8 +48,12 @@ describe.each(["PostgreSQL", "PGlite"] as const)("listPets pages on %s", (kind) 
         return queryRaw(...args);
       }) as typeof prisma.$queryRaw,
     };
-    load = createPageLoader(counted);
-    loadPet = createPetLoader(counted);
+    const readRows = <T>(query: Parameters<typeof db.readRows>[0]) => {
+      statements++;
+      return db.readRows<T>(query);
+    };
+    load = createPageLoader(readRows);
+    loadPet = createPetLoader(readRows);
     insert = createPetInserter(counted);
   });
   afterAll(async () => {
@@ -63,6 +68,18 @@ describe.each(["PostgreSQL", "PGlite"] as const)("listPets pages on %s", (kind) 
     const together = await Promise.all(Array.from({ length: 32 }, () => load({ afterId: 0n, take: 21 })));
     expect(statements).toBe(1);
     for (const rows of together) expect(rows).toEqual(alone);
+  });
+
+  it("reads ids as bigint and statuses as text, as the animal's representation needs them", async () => {
+    const [row] = await load({ afterId: 0n, take: 1 });
+    expect(row).toEqual({ id: expect.any(BigInt), name: "pet 0", categoryId, status: null });
+    const sold = await rt.pets.create({ name: "sold one", categoryId: Number(categoryId), status: "sold" });
+    expect(await loadPet(BigInt(sold.id))).toEqual({
+      id: BigInt(sold.id),
+      name: "sold one",
+      categoryId,
+      status: "sold",
+    });
   });
 
   it("sends one statement per distinct page, each with its own rows", async () => {

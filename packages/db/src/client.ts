@@ -8,7 +8,8 @@ import type { PGlite } from "@electric-sql/pglite";
 import { type DatabaseConfig, type DatabasePoolConfig, DEFAULT_DATABASE_POOL } from "@petstore/config";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaClient } from "./generated/prisma/client.ts";
+import { type Prisma, PrismaClient } from "./generated/prisma/client.ts";
+import { tracingQueries } from "./tracing.ts";
 
 export type { DatabaseConfig };
 
@@ -18,8 +19,23 @@ export interface Database {
   config: DatabaseConfig;
   /** The embedded PGlite instance, when `config.kind === "pglite"` (migrations reuse its single connection). */
   pglite?: PGlite;
+  /**
+   * Runs a read-only raw statement (`Prisma.sql`) and resolves with its rows, typed as `$queryRaw` types them
+   * for the columns the hot reads select (int8 as bigint, text, int4). On PostgreSQL the statement goes to the
+   * pool behind the adapter directly: a raw statement through Prisma costs two to three times node-postgres'
+   * CPU (docs/performance.md "Where the time goes"). The embedded database, and every process that traces its
+   * database calls (tracing.ts), go through `$queryRaw`.
+   * @throws the driver's error (node-postgres' or Prisma's): error-translator.ts reads both.
+   */
+  readRows<T>(query: Prisma.Sql): Promise<T[]>;
   close(): Promise<void>;
 }
+
+/** Type parsers of the direct reads: node-postgres' own, except int8 as bigint (as Prisma reads it). */
+const DIRECT_READ_TYPES = {
+  getTypeParser: (oid: number, format?: "text" | "binary") =>
+    oid === pg.types.builtins.INT8 ? BigInt : pg.types.getTypeParser(oid, format),
+};
 
 /** The client's read timeout beyond the server's statement_timeout: the server cancels first when it is alive. */
 const READ_TIMEOUT_MARGIN_MS = 1000;
@@ -110,6 +126,11 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     return {
       prisma,
       config,
+      readRows: async <T>(query: Prisma.Sql) =>
+        tracingQueries()
+          ? prisma.$queryRaw<T[]>(query)
+          : ((await pool.query({ text: query.text, values: query.values, types: DIRECT_READ_TYPES }))
+              .rows as T[]),
       close: async () => {
         await prisma.$disconnect();
         await pool.end().catch(() => undefined);
@@ -127,6 +148,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     prisma,
     config,
     pglite,
+    readRows: <T>(query: Prisma.Sql) => prisma.$queryRaw<T[]>(query),
     close: async () => {
       await prisma.$disconnect();
       await close();

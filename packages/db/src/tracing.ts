@@ -15,5 +15,17 @@ export async function traceDatabaseQueries(tracerProvider: TracerProvider): Prom
   const instrumentation = new PrismaInstrumentation();
   instrumentation.setTracerProvider(tracerProvider);
   instrumentation.enable();
-  return () => instrumentation.disable();
+  traced++;
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    instrumentation.disable();
+    traced--;
+  };
 }
+
+let traced = 0;
+
+/** Whether the process traces its database calls: then every statement goes through Prisma (client.ts). */
+export const tracingQueries = () => traced > 0;

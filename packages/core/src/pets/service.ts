@@ -26,7 +26,7 @@ export interface PetPage {
   nextCursor?: string;
 }
 
-type PrismaLike = Pick<CoreDeps, "prisma">;
+type PrismaLike = Pick<CoreDeps, "prisma" | "readRows">;
 
 /**
  * Locks the rows of the animals `ids` that exist (in id order, so concurrent callers queue rather than
@@ -88,13 +88,13 @@ const unknownCategory = (categoryId: number) =>
  * its own transaction (webhooks/outbox.ts) and tells `onQueued` how many deliveries it queued.
  */
 export function createPetService(
-  { prisma }: PrismaLike,
+  { prisma, readRows }: PrismaLike,
   cursorSecret: string,
   onQueued: QueuedListener = () => {},
 ) {
   const cursors = createCursorCodec(cursorSecret);
-  const loadPage = createPageLoader(prisma);
-  const loadPet = createPetLoader(prisma);
+  const loadPage = createPageLoader(readRows);
+  const loadPet = createPetLoader(readRows);
   const insertBatched = createPetInserter(prisma, onQueued);
   return {
     /**
