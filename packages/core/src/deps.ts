@@ -12,7 +12,7 @@ export type Clock = () => Date;
 export interface CoreDeps {
   prisma: PrismaClient;
   /** Read-only raw statements of the hot path, past Prisma's per-statement work where it can (db's client.ts). */
-  readRows: Database["readRows"];
+  queryRows: Database["queryRows"];
   config: Config;
   clock: Clock;
   logger: Logger;

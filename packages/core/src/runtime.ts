@@ -85,7 +85,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     : undefined;
   // The usage service reads the recorder's unflushed counts; the limiter reports bans to the key service.
   const core = createCore(
-    { prisma: db.prisma, readRows: (query) => db.readRows(query), config, clock, logger, dependencies },
+    { prisma: db.prisma, queryRows: (query) => db.queryRows(query), config, clock, logger, dependencies },
     { cursorSecret, ...(analytics ? { usageSources: usageSourcesOf(analytics) } : {}) },
   );
   const rateLimiter = createRateLimiter({

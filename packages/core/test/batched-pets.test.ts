@@ -41,20 +41,13 @@ describe.each(["PostgreSQL", "PGlite"] as const)("listPets pages on %s", (kind) 
     await prisma.pet.createMany({
       data: Array.from({ length: 30 }, (_, i) => ({ name: `pet ${i}`, categoryId })),
     });
-    const queryRaw = prisma.$queryRaw.bind(prisma);
-    const counted = {
-      $queryRaw: ((...args: Parameters<typeof queryRaw>) => {
-        statements++;
-        return queryRaw(...args);
-      }) as typeof prisma.$queryRaw,
-    };
-    const readRows = <T>(query: Parameters<typeof db.readRows>[0]) => {
+    const queryRows = <T>(query: Parameters<typeof db.queryRows>[0]) => {
       statements++;
-      return db.readRows<T>(query);
+      return db.queryRows<T>(query);
     };
-    load = createPageLoader(readRows);
-    loadPet = createPetLoader(readRows);
-    insert = createPetInserter(counted);
+    load = createPageLoader(queryRows);
+    loadPet = createPetLoader(queryRows);
+    insert = createPetInserter(queryRows);
   });
   afterAll(async () => {
     await rt?.close();
@@ -141,13 +134,24 @@ describe.each(["PostgreSQL", "PGlite"] as const)("listPets pages on %s", (kind) 
       ...(i % 3 === 0 ? { status: "sold" as const } : {}),
     }));
     statements = 0;
-    const rows = await Promise.all(inputs.map((input) => insert(input)));
+    // Off UTC, so that a timestamp read as local time would show (Node applies a changed TZ at once).
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    const rows = await Promise.all(inputs.map((input) => insert(input))).finally(() => {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    });
     expect(statements).toBe(1);
     expect(rows.map((r) => [r.name, r.status])).toEqual(inputs.map((i) => [i.name, i.status ?? null]));
     expect(new Set(rows.map((r) => r.id)).size).toBe(25);
     expect(await prisma.pet.count()).toBe(before + 25);
     const stored = await prisma.pet.findMany({ where: { id: { in: rows.map((r) => r.id) } } });
-    for (const r of rows) expect(stored.find((s) => s.id === r.id)?.name).toBe(r.name);
+    for (const r of rows) {
+      const found = stored.find((s) => s.id === r.id);
+      expect(found?.name).toBe(r.name);
+      // The statement's own timestamps read as the query builder reads them (UTC), ids as bigint.
+      expect([typeof r.id, r.createdAt, r.updatedAt]).toEqual(["bigint", found?.createdAt, found?.updatedAt]);
+    }
   });
 
   it("fails only the animal the database refuses, and writes nothing for it", async () => {

@@ -20,21 +20,33 @@ export interface Database {
   /** The embedded PGlite instance, when `config.kind === "pglite"` (migrations reuse its single connection). */
   pglite?: PGlite;
   /**
-   * Runs a read-only raw statement (`Prisma.sql`) and resolves with its rows, typed as `$queryRaw` types them
-   * for the columns the hot reads select (int8 as bigint, text, int4). On PostgreSQL the statement goes to the
-   * pool behind the adapter directly: a raw statement through Prisma costs two to three times node-postgres'
-   * CPU (docs/performance.md "Where the time goes"). The embedded database, and every process that traces its
+   * Runs one raw statement (`Prisma.sql`, committed on its own) and resolves with its rows, typed as `$queryRaw`
+   * types the columns the hot path selects: int8 as bigint, timestamp (without time zone, as Prisma stores
+   * DateTime) as a Date in UTC, text and int4 as node-postgres reads them. On PostgreSQL the statement goes to the
+   * pool behind the adapter directly: a raw statement through Prisma costs two to three times node-postgres' CPU
+   * (docs/performance.md "Where the time goes"). The embedded database, and every process that traces its
    * database calls (tracing.ts), go through `$queryRaw`.
-   * @throws the driver's error (node-postgres' or Prisma's): error-translator.ts reads both.
+   * @throws the driver's error (node-postgres' or Prisma's): error-translator.ts and pets/database-errors.ts read
+   *   both.
    */
-  readRows<T>(query: Prisma.Sql): Promise<T[]>;
+  queryRows<T>(query: Prisma.Sql): Promise<T[]>;
   close(): Promise<void>;
 }
 
-/** Type parsers of the direct reads: node-postgres' own, except int8 as bigint (as Prisma reads it). */
-const DIRECT_READ_TYPES = {
+/** A `timestamp` column's text (UTC by Prisma's convention, e.g. `2026-11-28 05:00:00.123`) as a Date. */
+const utcTimestamp = (value: string) => new Date(`${value.replace(" ", "T")}Z`);
+
+/** Runs one raw statement and resolves with its rows (`Database["queryRows"]`). */
+export type QueryRows = <T>(query: Prisma.Sql) => Promise<T[]>;
+
+/** Type parsers of the direct statements: node-postgres' own, except those Prisma reads otherwise. */
+const DIRECT_TYPES = {
   getTypeParser: (oid: number, format?: "text" | "binary") =>
-    oid === pg.types.builtins.INT8 ? BigInt : pg.types.getTypeParser(oid, format),
+    oid === pg.types.builtins.INT8
+      ? BigInt
+      : oid === pg.types.builtins.TIMESTAMP
+        ? utcTimestamp
+        : pg.types.getTypeParser(oid, format),
 };
 
 /** The client's read timeout beyond the server's statement_timeout: the server cancels first when it is alive. */
@@ -126,11 +138,10 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     return {
       prisma,
       config,
-      readRows: async <T>(query: Prisma.Sql) =>
+      queryRows: async <T>(query: Prisma.Sql) =>
         tracingQueries()
           ? prisma.$queryRaw<T[]>(query)
-          : ((await pool.query({ text: query.text, values: query.values, types: DIRECT_READ_TYPES }))
-              .rows as T[]),
+          : ((await pool.query({ text: query.text, values: query.values, types: DIRECT_TYPES })).rows as T[]),
       close: async () => {
         await prisma.$disconnect();
         await pool.end().catch(() => undefined);
@@ -148,7 +159,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     prisma,
     config,
     pglite,
-    readRows: <T>(query: Prisma.Sql) => prisma.$queryRaw<T[]>(query),
+    queryRows: <T>(query: Prisma.Sql) => prisma.$queryRaw<T[]>(query),
     close: async () => {
       await prisma.$disconnect();
       await close();

@@ -6,15 +6,13 @@
  * `pet.created` webhook event (webhooks/outbox.ts), committed with the rows or not at all.
  */
 import type { NewPet } from "@petstore/contracts";
-import { type Pet, Prisma } from "@petstore/db";
+import { type Pet, Prisma, type QueryRows } from "@petstore/db";
 import DataLoader from "dataloader";
 import { endOfTurn } from "../end-of-turn.ts";
 import { animalJsonSql, outboxCtes, type QueuedListener } from "../webhooks/outbox.ts";
 import { isRefusedForData } from "./database-errors.ts";
 
 export type InsertedPet = Pick<Pet, "id" | "name" | "categoryId" | "status" | "createdAt" | "updatedAt">;
-
-type RawQuerier = { $queryRaw: Prisma.TransactionClient["$queryRaw"] };
 
 /** The `pet.created` events of the rows of the CTE `inserted`, and their deliveries (webhooks/outbox.ts). */
 const createdEvents = outboxCtes(
@@ -23,22 +21,23 @@ const createdEvents = outboxCtes(
 );
 
 /**
- * Inserts one animal, and its `pet.created` event, with one raw statement (Prisma's $queryRaw): `pet.create`
- * adds CPU per insert for its query plan and result mapping on the hot path. `updatedAt` is set here
- * because @updatedAt is filled in by Prisma's client, not by the database. `queued`: webhook deliveries queued.
- * Throws Prisma's error (P2010 with the adapter's kind).
+ * Inserts one animal, and its `pet.created` event, with one raw statement run by `queryRows` (the database's
+ * direct path, or a transaction's `$queryRaw`): `pet.create` adds CPU per insert for its query plan and result
+ * mapping on the hot path. `updatedAt` is set here because @updatedAt is filled in by Prisma's client, not by
+ * the database. `queued`: webhook deliveries queued.
+ * Throws the driver's error (database-errors.ts reads node-postgres' and Prisma's).
  */
 export async function insertPet(
-  db: RawQuerier,
+  queryRows: QueryRows,
   input: NewPet,
 ): Promise<{ pet: InsertedPet; queued: number }> {
-  const [row] = await db.$queryRaw<(InsertedPet & { queued: number })[]>`
+  const [row] = await queryRows<InsertedPet & { queued: number }>(Prisma.sql`
     WITH inserted AS (
       INSERT INTO "Pet" ("name", "categoryId", "status", "updatedAt")
       VALUES (${input.name}, ${BigInt(input.categoryId)}, ${input.status ?? null}::"PetStatus", now())
       RETURNING "id", "name", "categoryId", "status"::text AS "status", "createdAt", "updatedAt"
     ), ${createdEvents}
-    SELECT inserted.*, (SELECT count(*) FROM webhook_queued)::int AS "queued" FROM inserted`;
+    SELECT inserted.*, (SELECT count(*) FROM webhook_queued)::int AS "queued" FROM inserted`);
   if (!row) throw new Error("INSERT … RETURNING returned no row");
   const { queued, ...pet } = row;
   return { pet, queued };
@@ -46,10 +45,10 @@ export async function insertPet(
 
 /** One statement for all `inputs`; the rows come back in the order of `inputs` (matched by ordinality). */
 async function insertPets(
-  db: RawQuerier,
+  queryRows: QueryRows,
   inputs: readonly NewPet[],
 ): Promise<{ pets: InsertedPet[]; queued: number }> {
-  const rows = await db.$queryRaw<(InsertedPet & { ord: bigint; queued: number })[]>`
+  const rows = await queryRows<InsertedPet & { ord: bigint; queued: number }>(Prisma.sql`
     WITH input AS (
       SELECT nextval(pg_get_serial_sequence('"Pet"', 'id')) AS "id", t.*
       FROM unnest(${inputs.map((i) => i.name)}::text[], ${inputs.map((i) => BigInt(i.categoryId))}::bigint[],
@@ -60,7 +59,7 @@ async function insertPets(
       RETURNING "id", "name", "categoryId", "status"::text AS "status", "createdAt", "updatedAt"
     ), ${createdEvents}
     SELECT inserted.*, input."ord", (SELECT count(*) FROM webhook_queued)::int AS "queued"
-    FROM inserted JOIN input USING ("id") ORDER BY input."ord"`;
+    FROM inserted JOIN input USING ("id") ORDER BY input."ord"`);
   if (rows.length !== inputs.length)
     throw new Error(`INSERT of ${inputs.length} returned ${rows.length} rows`);
   return { pets: rows.map(({ ord: _ord, queued: _queued, ...pet }) => pet), queued: rows[0]?.queued ?? 0 };
@@ -68,23 +67,23 @@ async function insertPets(
 
 /**
  * Returns `insert(input)`: the inserted row, once the statement that carried it has committed. Rejects with
- * Prisma's error of that animal's own statement (e.g. P2010 ForeignKeyConstraintViolation), or, when the
+ * the driver's error of that animal's own statement (e.g. a foreign key violation), or, when the
  * batch's statement failed for another reason, with that error. `onQueued` hears of the webhook deliveries
  * each committed statement queued.
  */
 export function createPetInserter(
-  prisma: RawQuerier,
+  queryRows: QueryRows,
   onQueued: QueuedListener = () => {},
 ): (input: NewPet) => Promise<InsertedPet> {
   const one = async (input: NewPet) => {
-    const { pet, queued } = await insertPet(prisma, input);
+    const { pet, queued } = await insertPet(queryRows, input);
     onQueued(queued);
     return pet;
   };
   const loader = new DataLoader<NewPet, InsertedPet, NewPet>(async (inputs) => {
     if (inputs.length === 1) return [await one(inputs[0] as NewPet)];
     try {
-      const { pets, queued } = await insertPets(prisma, inputs);
+      const { pets, queued } = await insertPets(queryRows, inputs);
       onQueued(queued);
       return pets;
     } catch (error) {

@@ -5,11 +5,11 @@
  * - animals asked for by id in the same turn are read by one `WHERE id = ANY(…)` statement.
  * Every request served by a statement was made before that statement was sent, so each still sees every write
  * acknowledged before it was made (read-your-writes holds); nothing is cached beyond the one statement.
- * Both are raw statements run by `readRows` (db's client.ts: node-postgres on PostgreSQL), which skip the query
+ * Both are raw statements run by `queryRows` (db's client.ts: node-postgres on PostgreSQL), which skip the query
  * builder's plan interpretation and result mapping on the hot path (docs/performance.md, "Where the time goes").
  */
 import type { PetStatus } from "@petstore/contracts";
-import { type Pet, Prisma } from "@petstore/db";
+import { type Pet, Prisma, type QueryRows } from "@petstore/db";
 import DataLoader from "dataloader";
 import { endOfTurn } from "../end-of-turn.ts";
 
@@ -22,13 +22,10 @@ export interface PageQuery {
 
 export type PetRowView = Pick<Pet, "id" | "name" | "categoryId" | "status">;
 
-/** Runs a read-only raw statement and resolves with its rows (`Database["readRows"]`). */
-type ReadRows = <T>(query: Prisma.Sql) => Promise<T[]>;
-
 const pageKey = (q: PageQuery) => `${q.afterId}:${q.status ?? ""}:${q.take}`;
 
-function selectPage(readRows: ReadRows, q: PageQuery): Promise<PetRowView[]> {
-  return readRows<PetRowView>(Prisma.sql`
+function selectPage(queryRows: QueryRows, q: PageQuery): Promise<PetRowView[]> {
+  return queryRows<PetRowView>(Prisma.sql`
     SELECT "id", "name", "categoryId", "status"::text AS "status" FROM "Pet"
     WHERE "id" > ${q.afterId}${q.status ? Prisma.sql` AND "status" = ${q.status}::"PetStatus"` : Prisma.empty}
     ORDER BY "id" LIMIT ${q.take}`);
@@ -40,13 +37,13 @@ function selectPage(readRows: ReadRows, q: PageQuery): Promise<PetRowView[]> {
  * treat them as read-only. Rejects with the statement's error (the driver's) for every caller sharing it, and only
  * for those.
  */
-export function createPageLoader(readRows: ReadRows): (query: PageQuery) => Promise<readonly PetRowView[]> {
+export function createPageLoader(queryRows: QueryRows): (query: PageQuery) => Promise<readonly PetRowView[]> {
   // With cache: false the batch lists a key once per caller (DataLoader docs): one statement per distinct key.
   const loader = new DataLoader<PageQuery, PetRowView[], string>(async (queries) => {
     const statements = new Map<string, Promise<PetRowView[]>>();
     for (const q of queries) {
       const key = pageKey(q);
-      if (!statements.has(key)) statements.set(key, selectPage(readRows, q));
+      if (!statements.has(key)) statements.set(key, selectPage(queryRows, q));
     }
     return Promise.all(
       queries.map((q) => (statements.get(pageKey(q)) as Promise<PetRowView[]>).catch((e: Error) => e)),
@@ -59,10 +56,10 @@ export function createPageLoader(readRows: ReadRows): (query: PageQuery) => Prom
  * Returns `load(id)`: the animal with that id, or null, read by one statement for all ids asked for in the
  * same event-loop turn. Rejects with the statement's error (the driver's) for every caller of that turn.
  */
-export function createPetLoader(readRows: ReadRows): (id: bigint) => Promise<PetRowView | null> {
+export function createPetLoader(queryRows: QueryRows): (id: bigint) => Promise<PetRowView | null> {
   const loader = new DataLoader<bigint, PetRowView | null, bigint>(async (ids) => {
     const distinct = [...new Set(ids)];
-    const rows = await readRows<PetRowView>(Prisma.sql`
+    const rows = await queryRows<PetRowView>(Prisma.sql`
       SELECT "id", "name", "categoryId", "status"::text AS "status" FROM "Pet"
       WHERE "id" = ANY(${distinct}::bigint[])`);
     const byId = new Map(rows.map((r) => [r.id, r]));

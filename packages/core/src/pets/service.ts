@@ -26,7 +26,7 @@ export interface PetPage {
   nextCursor?: string;
 }
 
-type PrismaLike = Pick<CoreDeps, "prisma" | "readRows">;
+type PrismaLike = Pick<CoreDeps, "prisma" | "queryRows">;
 
 /**
  * Locks the rows of the animals `ids` that exist (in id order, so concurrent callers queue rather than
@@ -88,14 +88,14 @@ const unknownCategory = (categoryId: number) =>
  * its own transaction (webhooks/outbox.ts) and tells `onQueued` how many deliveries it queued.
  */
 export function createPetService(
-  { prisma, readRows }: PrismaLike,
+  { prisma, queryRows }: PrismaLike,
   cursorSecret: string,
   onQueued: QueuedListener = () => {},
 ) {
   const cursors = createCursorCodec(cursorSecret);
-  const loadPage = createPageLoader(readRows);
-  const loadPet = createPetLoader(readRows);
-  const insertBatched = createPetInserter(prisma, onQueued);
+  const loadPage = createPageLoader(queryRows);
+  const loadPet = createPetLoader(queryRows);
+  const insertBatched = createPetInserter(queryRows, onQueued);
   return {
     /**
      * listPets: up to `limit` animals with id above the cursor position, ascending by id (keyset paging);
@@ -124,7 +124,7 @@ export function createPetService(
      */
     async create(input: NewPet, actor?: Actor, tx?: Prisma.TransactionClient): Promise<Animal> {
       const run = async (db: Prisma.TransactionClient) => {
-        const inserted = await insertPet(db, input);
+        const inserted = await insertPet((query) => db.$queryRaw(query), input);
         if (actor)
           await writeAudit(db, {
             actor,
