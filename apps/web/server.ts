@@ -171,7 +171,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof ListenError;
+  // Errors whose message is the whole story (the migration check's unreachable database is checked by name: its
+  // module is loaded on demand).
+  const known =
+    error instanceof ConfigError ||
+    error instanceof ListenError ||
+    (error instanceof Error && error.name === "DatabaseUnreachableError");
   process.stderr.write(`${known ? error.message : String(error)}\n`);
   process.exit(error instanceof ConfigError ? 2 : 1);
 });

@@ -2,7 +2,7 @@
  * The server process refuses a database that does not hold its build's migrations (docs/operations.md
  * "Migrations"): on a PostgreSQL database missing the latest migration, or an empty one, it exits with code 2 and
  * one line naming the fix, without listening; with MIGRATE_ON_START=true it applies the missing migration and
- * serves. The API role's server, as built.
+ * serves. A database it cannot reach is one line and exit code 1. The API role's server, as built.
  */
 import {
   createDatabaseBehind,
@@ -28,6 +28,16 @@ describe("server start-up on a database behind the build", () => {
   afterAll(async () => {
     await behind?.drop();
     await empty?.drop();
+  });
+
+  it("exits 1 with one line when the database cannot be reached", async () => {
+    const unreachable = await runServerToExit({
+      DATABASE_URL: `postgresql://postgres@127.0.0.1:${await freePort()}/test`,
+      PETSTORE_SERVE: "api",
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stdout).toBe("");
+    expect(unreachable.stderr).toMatch(/^The database cannot be reached to check its migrations: [^\n]+\n$/);
   });
 
   it("exits 2 with one line naming the fix, and with MIGRATE_ON_START=true migrates and serves", async () => {

@@ -375,20 +375,34 @@ describe("API-role production servers", () => {
       expect(await countedRequests(db, id)).toBe(answered);
     });
 
-    it("refuses to start on a port another process holds: one line on stderr, exit 1", async () => {
+    it("refuses to start on a port another process holds, in every role: one line on stderr, exit 1", async () => {
       const holder = net.createServer();
       await new Promise<void>((resolve) => holder.listen(0, resolve));
       const port = (holder.address() as net.AddressInfo).port;
       try {
-        const { code, stdout, stderr } = await runServerToExit(
-          { PORT: String(port), DATABASE_URL: db.url, REDIS_URL, RATE_LIMIT_PREFIX: prefix, ...API_ROLE.env },
-          { nodeArgs: API_ROLE.nodeArgs },
+        // The roles that serve the dashboard start its Next.js process before they listen.
+        const runs = await Promise.all(
+          (["api", "all", "dashboard"] as const).map((role) =>
+            runServerToExit(
+              {
+                PORT: String(port),
+                DATABASE_URL: db.url,
+                REDIS_URL,
+                RATE_LIMIT_PREFIX: prefix,
+                ...API_ROLE.env,
+                PETSTORE_SERVE: role,
+              },
+              { nodeArgs: API_ROLE.nodeArgs },
+            ),
+          ),
         );
-        expect(code).toBe(1);
-        expect(stderr.trim()).toBe(
-          `Port ${port} is in use by another process: stop what holds it, or set PORT to another port.`,
-        );
-        expect(stdout).not.toMatch(/Listening/);
+        for (const { code, stdout, stderr } of runs) {
+          expect({ code, stderr: stderr.trim() }).toEqual({
+            code: 1,
+            stderr: `Port ${port} is in use by another process: stop what holds it, or set PORT to another port.`,
+          });
+          expect(stdout).not.toMatch(/Listening/);
+        }
       } finally {
         holder.close();
       }
