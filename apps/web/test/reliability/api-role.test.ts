@@ -392,7 +392,8 @@ describe("API-role production servers", () => {
                 ...API_ROLE.env,
                 PETSTORE_SERVE: role,
               },
-              { nodeArgs: API_ROLE.nodeArgs },
+              // Booting the dashboard's process first takes a loaded machine over 15 s.
+              { nodeArgs: API_ROLE.nodeArgs, timeoutMs: 60_000 },
             ),
           ),
         );
@@ -406,7 +407,7 @@ describe("API-role production servers", () => {
       } finally {
         holder.close();
       }
-    });
+    }, 90_000);
 
     it("stops the API role's server when `npm run start:api` gets SIGTERM, leaving nothing running", async () => {
       const port = await freePort();
