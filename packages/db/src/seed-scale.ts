@@ -14,8 +14,9 @@
  *   (UsageHourTotal);
  * - `users` dashboard users (default 20, 5 admins) whose password hash is the one given (the caller hashes a
  *   random password, so nobody can sign in as them);
- * - `auditEntries` audit entries (default 200,000) spread over the same days, by those users, `system` and
- *   `cli:ops`.
+ * - `auditEntries` audit entries (default 200,000) spread over the same days, by those users and `cli:ops`;
+ * - the bans behind the usage: one `apiKey.ban` audit entry by `system` per busy key and UTC day with requests
+ *   refused `key_banned`, at the first such hour, so that the key pages' ban counts agree with their charts.
  *
  * Then `VACUUM ANALYZE` of the tables, as after any bulk load, so plans and index-only scans are those of a
  * settled database. PostgreSQL only (the embedded PGlite would take far longer and is a development store).
@@ -43,6 +44,8 @@ export interface ScaleSeedResult {
   usageRows: number;
   users: number;
   auditEntries: number;
+  /** The `apiKey.ban` audit entries behind the usage rows refused `key_banned`. */
+  bans: number;
   seconds: number;
 }
 
@@ -171,23 +174,21 @@ export async function seedScaleData(prisma: PrismaClient, options: ScaleOptions)
       o.users,
     );
 
-  // Audit entries over `days` days, oldest first: mostly animal edits by the scale users, key changes, bans by
-  // `system`, sign-ins, and now and then the operator command.
+  // Audit entries over `days` days, oldest first: mostly animal edits by the scale users, key changes, sign-ins,
+  // and now and then the operator command.
   const audit = () =>
     prisma.$executeRawUnsafe(
       `WITH pets AS (SELECT min("id") AS first, count(*) AS n FROM "Pet"),
             keys AS (SELECT array_agg("id"::text ORDER BY "createdAt") AS ids FROM "ApiKey")
        INSERT INTO "AuditLog" ("at", "actor", "action", "entityType", "entityId", "before", "after")
        SELECT ${t0} - ($2::int - i) * ($3::int * interval '1 day' / $2::int),
-              CASE WHEN i % 50 = 0 THEN 'system'
-                   WHEN i % 200 = 1 THEN 'cli:ops'
+              CASE WHEN i % 200 = 1 THEN 'cli:ops'
                    ELSE 'user:scale-user-' || (1 + i % $4::int) || '@petstore.example' END,
               e.action, e.type, e.id, e.before, e.after
        FROM generate_series(1, $2::int) AS i, pets, keys,
             LATERAL (
               SELECT
-                CASE WHEN i % 50 = 0 THEN 'apiKey.ban'
-                     WHEN i % 10 IN (1, 2, 3, 4) THEN 'pet.update'
+                CASE WHEN i % 10 IN (0, 1, 2, 3, 4) THEN 'pet.update'
                      WHEN i % 10 = 5 THEN 'pet.setStatus'
                      WHEN i % 10 = 6 THEN 'pet.create'
                      WHEN i % 10 = 7 THEN 'session.signIn'
@@ -205,20 +206,32 @@ export async function seedScaleData(prisma: PrismaClient, options: ScaleOptions)
                      ELSE a.key END AS id,
                 CASE WHEN a.action = 'pet.update' THEN jsonb_build_object('name', ${names}[1 + i % 10], 'status', 'available')
                      WHEN a.action = 'pet.setStatus' THEN jsonb_build_object('status', 'available')
-                     WHEN a.action = 'apiKey.update' THEN jsonb_build_object('plan', 'free')
-                     WHEN a.action = 'apiKey.ban' THEN jsonb_build_object('bannedUntil', NULL) END AS before,
+                     WHEN a.action = 'apiKey.update' THEN jsonb_build_object('plan', 'free') END AS before,
                 CASE WHEN a.action IN ('pet.update', 'pet.create')
                        THEN jsonb_build_object('name', ${names}[1 + (i + 3) % 10] || ' ' || i, 'status', 'pending')
                      WHEN a.action = 'pet.setStatus' THEN jsonb_build_object('status', 'sold')
                      WHEN a.action = 'apiKey.update' THEN jsonb_build_object('plan', 'pro')
                      WHEN a.action = 'apiKey.create' THEN jsonb_build_object('name', 'Scale client', 'plan', 'pro')
-                     WHEN a.action = 'apiKey.ban' THEN jsonb_build_object('level', 1, 'durationSeconds', 900)
                      WHEN a.action = 'session.signIn' THEN jsonb_build_object('ip', '203.0.113.' || (i % 250)) END AS after
             ) AS e`,
       now,
       o.auditEntries,
       o.days,
       o.users,
+    );
+
+  // A first-level ban (15 minutes, as bans.ts records one) per busy key and day with key_banned requests.
+  const bans = () =>
+    prisma.$executeRawUnsafe(
+      `INSERT INTO "AuditLog" ("at", "actor", "action", "entityType", "entityId", "before", "after")
+       SELECT b.at, 'system', 'apiKey.ban', 'apiKey', b."apiKeyId"::text,
+              jsonb_build_object('prefix', k."prefix", 'bannedUntil', NULL),
+              jsonb_build_object('prefix', k."prefix",
+                                 'bannedUntil', to_char(b.at + interval '15 minutes', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                 'level', 1, 'durationSeconds', 900)
+       FROM (SELECT "apiKeyId", min("hour") AS at FROM "UsageHour" WHERE "outcome" = 'key_banned'
+             GROUP BY "apiKeyId", date_trunc('day', "hour")) AS b
+       JOIN "ApiKey" AS k ON k."id" = b."apiKeyId"`,
     );
 
   // Two connections at a time (this machine class has two cores): the animals beside the keys and their usage;
@@ -233,6 +246,7 @@ export async function seedScaleData(prisma: PrismaClient, options: ScaleOptions)
     })(),
   ]);
   const auditRows = await audit();
+  const banRows = await bans();
   for (const table of ["Pet", "ApiKey", "UsageHour", "UsageHourTotal", "User", "AuditLog", "Category"])
     await prisma.$executeRawUnsafe(`VACUUM ANALYZE "${table}"`);
   return {
@@ -241,6 +255,7 @@ export async function seedScaleData(prisma: PrismaClient, options: ScaleOptions)
     usageRows: usageCount,
     users: userRows,
     auditEntries: auditRows,
+    bans: banRows,
     seconds: Math.round((performance.now() - started) / 100) / 10,
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The scale data set (`seedScaleData`, behind `petstore db seed --scale`), built small on PostgreSQL: the rows
  * asked for, every busy key with one listPets/2xx row and one other row per hour up to the current hour,
- * UsageHourTotal equal to UsageHour summed over keys, audit entries naming rows that exist, and users who
- * carry the given password hash.
+ * UsageHourTotal equal to UsageHour summed over keys, audit entries naming rows that exist, a ban entry for each
+ * key and day with requests refused `key_banned` (and none elsewhere), and users who carry the given password hash.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, openDatabase, seedScaleData } from "../src/index.ts";
@@ -61,6 +61,18 @@ describe("seedScaleData on PostgreSQL", () => {
       WHERE (a."entityType" = 'pet' AND NOT EXISTS (SELECT 1 FROM "Pet" WHERE "id"::text = a."entityId"))
          OR (a."entityType" = 'apiKey' AND NOT EXISTS (SELECT 1 FROM "ApiKey" WHERE "id"::text = a."entityId"))`;
     expect(orphans[0]?.n).toBe(0);
+    const [bans] = await db.prisma.$queryRaw<{ missing: number; extra: number; total: number }[]>`
+      WITH banned AS (SELECT DISTINCT "apiKeyId"::text AS key, date_trunc('day', "hour") AS day
+                      FROM "UsageHour" WHERE "outcome" = 'key_banned'),
+           entries AS (SELECT "entityId" AS key, date_trunc('day', "at") AS day
+                       FROM "AuditLog" WHERE "action" = 'apiKey.ban' AND "actor" = 'system')
+      SELECT (SELECT count(*) FROM banned AS b WHERE NOT EXISTS (
+                SELECT 1 FROM entries AS e WHERE e.key = b.key AND e.day = b.day))::int AS missing,
+             (SELECT count(*) FROM entries AS e WHERE NOT EXISTS (
+                SELECT 1 FROM banned AS b WHERE e.key = b.key AND e.day = b.day))::int AS extra,
+             (SELECT count(*) FROM "AuditLog" WHERE "action" = 'apiKey.ban')::int AS total`;
+    expect(result.bans).toBeGreaterThan(0);
+    expect(bans).toEqual({ missing: 0, extra: 0, total: result.bans });
     const users = await db.prisma.user.findMany({ select: { passwordHash: true, role: true } });
     expect(users.every((u) => u.passwordHash === "scrypt$test")).toBe(true);
     expect(users.filter((u) => u.role === "admin")).toHaveLength(4);

@@ -1,7 +1,7 @@
 /**
  * `petstore db seed --scale [--json]` (docs/operations.md, "Measuring the dashboard at scale"): fills a new,
  * empty PostgreSQL database with the scale data set (core's `seedScale`) and prints what it added and how long
- * it took; `--json` prints `{"animals","apiKeys","usageRows","users","auditEntries","seconds"}`. Plain
+ * it took; `--json` prints `{"animals","apiKeys","usageRows","users","auditEntries","bans","seconds"}`. Plain
  * `db seed` (no option) is handled in cli.ts.
  */
 import type { Runtime } from "@petstore/core";
@@ -20,6 +20,7 @@ export async function seedCommand(
   const n = (v: number) => v.toLocaleString("en-US");
   out.print(
     `Seeded the scale data set in ${result.seconds} s: ${n(result.animals)} animals, ${n(result.apiKeys)} API keys, ` +
-      `${n(result.usageRows)} hourly usage rows, ${n(result.users)} users, ${n(result.auditEntries)} audit entries.`,
+      `${n(result.usageRows)} hourly usage rows, ${n(result.users)} users, ${n(result.auditEntries)} audit entries ` +
+      `and ${n(result.bans)} bans behind the refused requests.`,
   );
 }
