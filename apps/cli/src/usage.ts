@@ -36,7 +36,8 @@ export const USAGE = `Usage: npm run petstore -- <command>
   webhooks list [--json]                  endpoints with their events, state and why they were disabled
   webhooks enable|disable|delete <id>     switch deliveries to an endpoint on or off, or delete it
   webhooks rotate <id> [--json]           new signing secret (printed once); the old one signs for 24 h too
-  webhooks test <id> [--json]             send a test message now (exit code 1 when not delivered)
+  webhooks test <id> [--type T] [--json]  send a test message now: webhook.test, or an example of event type T
+                                          (exit code 1 when not delivered)
   webhooks replay <message id> [--endpoint <id>]
   webhooks replay --endpoint <id> --since T [--until T] [--failed]
                                           send messages again with their webhook-id; T is a time

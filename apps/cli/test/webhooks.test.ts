@@ -70,8 +70,17 @@ describe("petstore webhooks on PostgreSQL", () => {
     expect(rotated.code).toBe(0);
     const { secret } = JSON.parse(rotated.stdout);
     expect(secret).not.toBe(endpoint.secret);
-    expect((await petstore(["webhooks", "test", endpoint.id], env)).code).toBe(0);
+    expect((await petstore(["webhooks", "test", endpoint.id, "--type", "category.updated"], env)).code).toBe(
+      0,
+    );
     const signed = receiver.received.at(-1);
+    expect(JSON.parse(signed?.body ?? "")).toMatchObject({
+      type: "category.updated",
+      data: { id: 0, name: "Example category", previous: { name: "Former example category" } },
+    });
+    const unknownType = await petstore(["webhooks", "test", endpoint.id, "--type", "pet.sold"], env);
+    expect(unknownType.code).toBe(2);
+    expect(unknownType.stderr).toMatch(/--type.*must be one of webhook\.test, pet\.created/);
     expect(signed?.headers["webhook-signature"]?.split(" ")).toHaveLength(2);
     for (const s of [secret, endpoint.secret])
       new Webhook(s).verify(signed?.body ?? "", signed?.headers ?? {});

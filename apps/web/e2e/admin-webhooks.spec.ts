@@ -72,8 +72,18 @@ test("register an endpoint, receive signed events, follow the log, retry, replay
   await expect(row).toContainText("pet.created");
   await expect(row).not.toContainText("pet.updated");
   await row.getByRole("button", { name: `Actions for ${url}` }).click();
-  await page.getByRole("menuitem", { name: "Send test message" }).click();
+  await page.getByRole("menuitem", { name: "Send test message…" }).click();
+  // An example of a type the receiver handles: the type's shape, about an animal that does not exist, signed.
+  const testDialog = page.getByRole("dialog", { name: `Send a test message to ${url}` });
+  await testDialog.getByRole("combobox", { name: "Message" }).click();
+  await page.getByRole("option", { name: "An example pet.deleted event" }).click();
+  await testDialog.getByRole("button", { name: "Send" }).click();
   await expect(page.getByText(/Test message delivered: 204 in \d+ ms\./)).toBeVisible();
+  const [example] = await receiver.waitFor((r) => at(r) && r.body.includes('"pet.deleted"'));
+  expect(new Webhook(secret).verify(example?.body ?? "", example?.headers ?? {})).toMatchObject({
+    type: "pet.deleted",
+    data: { id: 0, name: "Example animal", categoryId: 0, status: "available" },
+  });
   await expectAccessible(page, "webhooks list");
   await expectNoHorizontalOverflow(page);
   await snap(page, testInfo, "webhooks-list");

@@ -25,6 +25,12 @@ export type WebhookEventType = z.infer<typeof WebhookEventType>;
 /** The type of the message `webhooks test` sends; no endpoint subscribes to it. */
 export const WEBHOOK_TEST_EVENT_TYPE = "webhook.test";
 
+/** What a test message can be: `webhook.test`, or an example of an event type (docs/contract.md section 6). */
+export const WebhookTestType = z.enum([WEBHOOK_TEST_EVENT_TYPE, ...WEBHOOK_EVENT_TYPES], {
+  error: `must be one of ${[WEBHOOK_TEST_EVENT_TYPE, ...WEBHOOK_EVENT_TYPES].join(", ")}`,
+});
+export type WebhookTestType = z.infer<typeof WebhookTestType>;
+
 /** Longest endpoint URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2000;
 
@@ -82,6 +88,13 @@ export const WebhookEndpointUpdate = z.strictObject({
 export type WebhookEndpointUpdate = z.infer<typeof WebhookEndpointUpdate>;
 
 export const WebhookEndpointRef = z.strictObject({ id: WebhookEndpointId });
+
+/** A test message to send to an endpoint now: `webhook.test` unless another type is asked for. */
+export const WebhookTestMessage = z.strictObject({
+  id: WebhookEndpointId,
+  type: WebhookTestType.default(WEBHOOK_TEST_EVENT_TYPE),
+});
+export type WebhookTestMessage = z.infer<typeof WebhookTestMessage>;
 
 /** Outcome filter of the delivery log. */
 export const WebhookAttemptOutcome = z.enum(["succeeded", "failed"]);

@@ -336,6 +336,36 @@ describe.each(["pglite", "postgres"] as const)("webhooks on %s", (kind) => {
     });
   });
 
+  it("sends an example of any event type to its endpoint alone, never to the type's subscribers, also on replays", async () => {
+    const target = await endpoint(["category.created"]);
+    const subscriber = await endpoint(["pet.updated"]);
+    const since = new Date(Date.now() - 1_000).toISOString();
+    const { messageId, attempt } = await rt.webhooks.sendTest(target.id, "test", "pet.updated");
+    expect(attempt).toMatchObject({ outcome: "succeeded", status: 204 });
+    const [got] = receiver.received.filter(target.at);
+    expect(got?.headers["webhook-id"]).toBe(messageId);
+    expect(verified(target.secret, got as ReceivedWebhook)).toMatchObject({
+      type: "pet.updated",
+      data: {
+        id: 0,
+        name: "Example animal",
+        categoryId: 0,
+        status: "available",
+        previous: { status: "pending" },
+      },
+    });
+    // The subscriber of pet.updated gets it neither from a replay to every endpoint nor from its range replay.
+    expect(await rt.webhooks.replayMessage({ messageId }, "test")).toBe(1);
+    expect(
+      await rt.webhooks.replayRange({ endpointId: subscriber.id, since, failedOnly: false }, "test"),
+    ).toBe(0);
+    await expect(
+      rt.webhooks.replayMessage({ messageId, endpointId: subscriber.id }, "test"),
+    ).rejects.toMatchObject({ code: "validation_failed" });
+    await receiver.waitFor((r) => target.at(r) && r.headers["webhook-id"] === messageId, 2);
+    expect(receiver.received.filter(subscriber.at)).toEqual([]);
+  });
+
   it("replays a message only to endpoints subscribed to its type (a test message to its own endpoint)", async () => {
     const pets = await endpoint(["pet.created"]);
     const categories = await endpoint(["category.created"]);

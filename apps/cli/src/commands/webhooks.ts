@@ -4,7 +4,8 @@
  * - `create --url U --events a,b [--description D] [--json]` prints `{"id","url","events","secret"}` with `--json`;
  *   the secret is shown only then.
  * - `rotate <id> [--json]` likewise prints the new secret once; the old one keeps signing for 24 h.
- * - `test <id>` sends a test message from this process and exits with 1 when it was not delivered.
+ * - `test <id> [--type T]` sends a test message (`webhook.test`, or an example T event) from this process and exits
+ *   with 1 when it was not delivered.
  * - `replay <message id> [--endpoint id]` and `replay --endpoint id --since T [--until T] [--failed]`, where T
  *   is a date and time (`2026-11-20T08:00:00Z`) or a time ago (`90m`, `24h`, `7d`).
  */
@@ -14,6 +15,7 @@ import {
   WebhookEventTypes,
   WebhookMessageId,
   WebhookReplayRange,
+  WebhookTestType,
   WebhookUrl,
 } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
@@ -129,10 +131,15 @@ async function rotate(rt: Runtime, args: string[], actor: string, out: Output) {
 }
 
 async function test(rt: Runtime, args: string[], actor: string, out: Output) {
-  const { values, positionals } = parseOptions(args, { json: { type: "boolean" } }, 1);
+  const { values, positionals } = parseOptions(
+    args,
+    { json: { type: "boolean" }, type: { type: "string" } },
+    1,
+  );
   if (!positionals[0]) throw new UsageError("webhooks test needs an endpoint id");
   const id = parseValue(WebhookEndpointId, positionals[0], "<id>");
-  const { messageId, attempt } = await rt.webhooks.sendTest(id, actor);
+  const type = values.type === undefined ? undefined : parseValue(WebhookTestType, values.type, "--type");
+  const { messageId, attempt } = await rt.webhooks.sendTest(id, actor, type);
   const delivered = attempt?.outcome === "succeeded";
   if (values.json) {
     out.print(

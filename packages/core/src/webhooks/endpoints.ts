@@ -13,22 +13,24 @@ import {
   type WebhookEndpointUpdate,
   type WebhookReplayMessage,
   type WebhookReplayRange,
+  type WebhookTestType,
 } from "@petstore/contracts";
 import { Prisma, type WebhookEndpoint } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import { type Actor, type CoreDeps, SYSTEM_ACTOR } from "../deps.ts";
 import type { AttemptSummary, AutomaticDisable, Dispatcher } from "./dispatcher.ts";
 import { messageBody } from "./dispatcher.ts";
+import { testMessageData } from "./examples.ts";
 import { messageIdFloor } from "./outbox.ts";
 import { failPendingOf } from "./queue.ts";
 import { checkTarget } from "./targets.ts";
 
 /**
- * SQL condition: the endpoint `ep` of a delivery subscribes to messages of the type `type` (an SQL text
- * expression). A test message counts as subscribed: its only delivery is to the endpoint it was sent to.
+ * SQL condition: the message `e` may go to the endpoint `ep`: a test message to the endpoint it was sent to
+ * only, any other message to the endpoints subscribed to its type.
  */
-const subscribed = (type: Prisma.Sql) =>
-  Prisma.sql`(${type} = ANY (ep."eventTypes") OR ${type} = ${WEBHOOK_TEST_EVENT_TYPE}::text)`;
+const deliverable = Prisma.sql`(CASE WHEN e."testEndpointId" IS NULL THEN e."type" = ANY (ep."eventTypes")
+                                     ELSE e."testEndpointId" = ep."id" END)`;
 
 /** How long a rotated-out secret still signs deliveries (docs/contract.md section 6). */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
@@ -218,9 +220,16 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
    * Refuses to replay `event` to `endpoint` unless the endpoint subscribes to its type now, or the event is a
    * test message sent to that endpoint. @throws AppError validation_failed (path endpointId).
    */
-  function requireSubscribed(endpoint: WebhookEndpoint, event: { type: string; data: string }) {
-    if (endpoint.eventTypes.includes(event.type)) return;
-    if (event.type === WEBHOOK_TEST_EVENT_TYPE && JSON.parse(event.data).endpointId === endpoint.id) return;
+  function requireSubscribed(
+    endpoint: WebhookEndpoint,
+    event: { type: string; testEndpointId: string | null },
+  ) {
+    if (
+      event.testEndpointId === null
+        ? endpoint.eventTypes.includes(event.type)
+        : event.testEndpointId === endpoint.id
+    )
+      return;
     throw new AppError(
       "validation_failed",
       `The webhook endpoint ${endpoint.url} is not subscribed to ${event.type} messages; add the type to its event types to replay this message to it.`,
@@ -372,23 +381,20 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
     },
 
     /**
-     * Sends a `webhook.test` message to the endpoint now, from this process, and reports the attempt; a failed
-     * one is retried on the schedule like any delivery (while the endpoint is enabled).
+     * Sends a test message of `type` (`webhook.test`, or an example of an event type: examples.ts) to the
+     * endpoint now, from this process, and reports the attempt; a failed one is retried on the schedule like any
+     * delivery (while the endpoint is enabled). It goes to this endpoint only, also on replays.
+     * @throws AppError not_found
      */
     async sendTest(
       id: string,
       actor: Actor,
+      type: WebhookTestType = WEBHOOK_TEST_EVENT_TYPE,
     ): Promise<{ messageId: string; attempt: AttemptSummary | undefined }> {
       const messageId = await prisma.$transaction(async (tx) => {
         const endpoint = await find(tx, id);
         const event = await tx.webhookEvent.create({
-          data: {
-            type: WEBHOOK_TEST_EVENT_TYPE,
-            data: JSON.stringify({
-              endpointId: id,
-              message: "A test message from the Pet Store. No action is needed.",
-            }),
-          },
+          data: { type, data: JSON.stringify(testMessageData(type, id)), testEndpointId: id },
         });
         // Claimed for this process from the start (nextAttemptAt in the future): attempted right below.
         await tx.webhookDelivery.create({
@@ -399,7 +405,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
           action: "webhookEndpoint.test",
           entityType: "webhookEndpoint",
           entityId: id,
-          after: { url: endpoint.url, messageId: event.id },
+          after: { url: endpoint.url, messageId: event.id, type },
         });
         return event.id;
       });
@@ -513,8 +519,9 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
       }
       return queueReplays(
         Prisma.sql`SELECT d."eventId", d."endpointId" FROM "WebhookDelivery" d
+                   JOIN "WebhookEvent" e ON e."id" = d."eventId"
                    JOIN "WebhookEndpoint" ep ON ep."id" = d."endpointId" AND ep."enabled"
-                   WHERE d."eventId" = ${event.id} AND ${subscribed(Prisma.sql`${event.type}::text`)}`,
+                   WHERE d."eventId" = ${event.id} AND ${deliverable}`,
         actor,
         { messageId: event.id },
       );
@@ -537,9 +544,10 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
                      JOIN "WebhookEvent" e ON e."id" = d."eventId"
                      JOIN "WebhookEndpoint" ep ON ep."id" = d."endpointId"
                      WHERE d."endpointId" = ${endpoint.id}::uuid AND d."state" = 'failed'
-                       AND d."eventId" >= ${from} AND d."eventId" < ${to} AND ${subscribed(Prisma.sql`e."type"`)}`
+                       AND d."eventId" >= ${from} AND d."eventId" < ${to} AND ${deliverable}`
         : Prisma.sql`SELECT e."id" AS "eventId", ${endpoint.id}::uuid AS "endpointId" FROM "WebhookEvent" e
-                     WHERE e."type" = ANY (${endpoint.eventTypes}::text[]) AND e."id" >= ${from} AND e."id" < ${to}`;
+                     WHERE e."type" = ANY (${endpoint.eventTypes}::text[]) AND e."testEndpointId" IS NULL
+                       AND e."id" >= ${from} AND e."id" < ${to}`;
       return queueReplays(pairs, actor, {
         since: since.toISOString(),
         until: until.toISOString(),

@@ -1,7 +1,8 @@
 "use client";
 /**
- * The actions on one webhook endpoint, in a menu: edit, send a test message, rotate the secret, replay,
- * enable or disable, delete. Disabling, rotating and deleting ask first; the test reports its attempt.
+ * The actions on one webhook endpoint, in a menu: edit, send a test message (or an example event), rotate the
+ * secret, replay, enable or disable, delete. Disabling, rotating and deleting ask first; the test reports its
+ * attempt.
  */
 import { Button, Menu, Modal } from "@mantine/core";
 import { useRouter } from "next/navigation";
@@ -11,12 +12,12 @@ import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { type EditedEndpoint, EndpointFormModal } from "./endpoint-form-modal";
 import { ReplayRangeModal } from "./replay-range-modal";
-import { attemptSummary } from "./webhook-meta";
+import { TestMessageModal } from "./test-message-modal";
 import { WebhookSecretOnce } from "./webhook-secret-once";
 
 export type EndpointActionTarget = EditedEndpoint & { enabled: boolean };
 
-type Dialog = "edit" | "rotate" | "disable" | "delete" | "replay" | null;
+type Dialog = "edit" | "test" | "rotate" | "disable" | "delete" | "replay" | null;
 
 export function EndpointActions({
   endpoint,
@@ -59,14 +60,6 @@ export function EndpointActions({
       if (afterDelete) router.push(afterDelete);
     },
   });
-  const test = useNotifiedMutation(trpc.webhooks.sendTest.mutationOptions(), {
-    invalidate,
-    success: (r) =>
-      r.outcome === "succeeded"
-        ? `Test message delivered: ${attemptSummary(r)}.`
-        : `Test message failed (${attemptSummary(r)})${r.outcome === "retrying" ? "; it will be retried" : ""}.`,
-    failure: "Could not send a test message",
-  });
 
   return (
     <>
@@ -78,9 +71,7 @@ export function EndpointActions({
         </Menu.Target>
         <Menu.Dropdown>
           <Menu.Item onClick={() => setDialog("edit")}>Edit…</Menu.Item>
-          <Menu.Item onClick={() => test.mutate({ id: endpoint.id })} disabled={test.isPending}>
-            Send test message
-          </Menu.Item>
+          <Menu.Item onClick={() => setDialog("test")}>Send test message…</Menu.Item>
           <Menu.Item onClick={() => setDialog("rotate")}>Rotate secret…</Menu.Item>
           {endpoint.enabled ? (
             <Menu.Item onClick={() => setDialog("replay")}>Replay messages…</Menu.Item>
@@ -98,6 +89,7 @@ export function EndpointActions({
       </Menu>
       <EndpointFormModal opened={dialog === "edit"} onClose={close} endpoint={endpoint} />
       <ReplayRangeModal opened={dialog === "replay"} onClose={close} endpoint={endpoint} />
+      <TestMessageModal opened={dialog === "test"} onClose={close} endpoint={endpoint} />
       <ConfirmDialog
         opened={dialog === "rotate"}
         onClose={close}

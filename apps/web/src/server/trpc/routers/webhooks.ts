@@ -12,6 +12,7 @@ import {
   WebhookMessageRef,
   WebhookReplayMessage,
   WebhookReplayRange,
+  WebhookTestMessage,
 } from "@petstore/contracts";
 import { adminProcedure, router } from "../init";
 
@@ -49,9 +50,9 @@ export const webhooksRouter = router({
     return { id: input.id };
   }),
 
-  /** Sends a `webhook.test` message now and reports the attempt. */
-  sendTest: adminProcedure.input(WebhookEndpointRef).mutation(async ({ ctx, input }) => {
-    const { messageId, attempt } = await ctx.rt.webhooks.sendTest(input.id, ctx.actor);
+  /** Sends a test message (`webhook.test`, or an example of an event type) now and reports the attempt. */
+  sendTest: adminProcedure.input(WebhookTestMessage).mutation(async ({ ctx, input }) => {
+    const { messageId, attempt } = await ctx.rt.webhooks.sendTest(input.id, ctx.actor, input.type);
     return {
       messageId,
       outcome: attempt?.outcome ?? null,

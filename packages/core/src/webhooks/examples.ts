@@ -1,0 +1,30 @@
+/**
+ * The `data` of test messages (docs/contract.md section 6, "Test messages"): `webhook.test`'s note, or an example
+ * of an event type shaped exactly as that event's `data`, about animal or category 0, an id nothing has (ids
+ * start at 1), so that a receiver can try its handling of every type without touching a real record.
+ */
+import { WEBHOOK_TEST_EVENT_TYPE, type WebhookTestType } from "@petstore/contracts";
+
+const ANIMAL = { id: 0, name: "Example animal", categoryId: 0, status: "available" };
+const CATEGORY = { id: 0, name: "Example category" };
+
+/**
+ * The `data` of a test message of `type` sent to endpoint `endpointId`.
+ * @returns a JSON-ready object (see the module comment)
+ */
+export function testMessageData(type: WebhookTestType, endpointId: string): Record<string, unknown> {
+  switch (type) {
+    case WEBHOOK_TEST_EVENT_TYPE:
+      return { endpointId, message: "A test message from the Pet Store. No action is needed." };
+    case "pet.created":
+    case "pet.deleted":
+      return { ...ANIMAL };
+    case "pet.updated":
+      return { ...ANIMAL, previous: { status: "pending" } };
+    case "category.created":
+    case "category.deleted":
+      return { ...CATEGORY };
+    case "category.updated":
+      return { ...CATEGORY, previous: { name: "Former example category" } };
+  }
+}
