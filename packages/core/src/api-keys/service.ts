@@ -30,9 +30,10 @@ import {
 
 export type { ApiCaller, KeyCheck, LookupClaim } from "./verifier.ts";
 
-export function createApiKeyService({ prisma, config, clock, logger, dependencies }: CoreDeps) {
+export function createApiKeyService({ prisma, queryRows, config, clock, logger, dependencies }: CoreDeps) {
   const verifier = createKeyVerifier({
     prisma,
+    queryRows,
     environment: config.environment,
     clock,
     logger,

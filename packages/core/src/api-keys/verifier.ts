@@ -17,7 +17,7 @@
  * that address cannot lock a real key out.
  */
 import type { ApiKeyScope, PlanName } from "@petstore/contracts";
-import type { ApiKey, Plan, PrismaClient } from "@petstore/db";
+import { type ApiKey, type Plan, Prisma, type PrismaClient, type QueryRows } from "@petstore/db";
 import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
@@ -102,13 +102,15 @@ const verifiedKey = ({ hash: _, planPerMinute, planPerDay, ...key }: KeyRow): Ve
 
 export function createKeyVerifier(deps: {
   prisma: PrismaClient;
+  /** Runs the look-up statement (db's `queryRows`: node-postgres on PostgreSQL). */
+  queryRows: QueryRows;
   environment: KeyEnvironment;
   clock: Clock;
   logger: Logger;
   /** Where an unreachable database is reported (one log line per outage), instead of a line per failed write. */
   dependencies?: DependencyStatus;
 }) {
-  const { prisma, environment, clock, logger, dependencies } = deps;
+  const { prisma, queryRows, environment, clock, logger, dependencies } = deps;
   // Entries age by the injected clock, read on every check (ttlResolution 0), so tests can move it.
   const perf = { now: () => clock().getTime() };
   // A valid entry outlives its 4 s: past it, it still says the key was valid once (`wasValid`).
@@ -132,16 +134,16 @@ export function createKeyVerifier(deps: {
   /** Keys read from the database since the process started (background refreshes included). */
   let keysRead = 0;
 
-  // A raw statement: the look-ups of many keys are on the hot path, and the query builder's plan interpretation
-  // and result mapping would cost more than the statement.
+  // A raw statement on the direct path: the look-ups of many keys are on the hot path, and the query builder's
+  // plan interpretation and result mapping, or even Prisma's raw statement, would cost more than the statement.
   const loader = new DataLoader<string, VerifiedKey | null, string>(async (hashes) => {
     keysRead += hashes.length;
-    const rows = await prisma.$queryRaw<KeyRow[]>`
+    const rows = await queryRows<KeyRow>(Prisma.sql`
       SELECT k."id", k."hash", k."prefix", k."name", k."planName"::text AS "planName",
              k."environment"::text AS "environment", k."perMinute", k."perDay", k."revokedAt", k."expiresAt",
              k."scopes", p."perMinute" AS "planPerMinute", p."perDay" AS "planPerDay"
       FROM "ApiKey" k JOIN "Plan" p ON p."name" = k."planName"
-      WHERE k."hash" = ANY(${[...new Set(hashes)]}::text[])`;
+      WHERE k."hash" = ANY(${[...new Set(hashes)]}::text[])`);
     const byHash = new Map(rows.map((r) => [r.hash, verifiedKey(r)]));
     return hashes.map((h) => byHash.get(h) ?? null);
   }, endOfTurn);
