@@ -169,6 +169,15 @@ test("the audit log names entities, filters by day and action, and exports the f
   const entry = page.getByRole("row").filter({ hasText: "category.create" }).filter({ hasText: name });
   await expect(entry).toHaveCount(1);
   await expect(entry).toContainText("category");
+  // Who by name, and the changes field by field.
+  await expect(entry).toContainText(`${e2e.admin.name} <${e2e.admin.email}>`);
+  await entry.getByRole("button", { name: /^Changes of category\.create/ }).click();
+  const changes = page.getByRole("dialog").getByRole("table", { name: "Changes" });
+  const nameRow = changes
+    .getByRole("row")
+    .filter({ has: page.getByRole("rowheader", { name: "name", exact: true }) });
+  await expect(nameRow.getByRole("cell")).toHaveText(["—", name]);
+  await page.keyboard.press("Escape");
 
   // Days: today finds it, a day in the past does not.
   const today = new Date();

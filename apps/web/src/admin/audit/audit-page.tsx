@@ -1,22 +1,10 @@
 "use client";
 /**
  * Audit log (admins): every change made in the dashboard or the CLI, newest first, filtered by actor, action,
- * entity and a range of days (all in the URL), each entry's entity named beside its id, the before/after
+ * entity and a range of days (all in the URL), each entry's author and entity named, its changes field by field
  * in a dialog, and the filtered log as a streamed CSV download. Read-only.
  */
-import {
-  Badge,
-  Button,
-  Code,
-  Group,
-  Modal,
-  Select,
-  SimpleGrid,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
+import { Badge, Button, Code, Group, Modal, Select, Stack, Text, TextInput } from "@mantine/core";
 import { AUDIT_ACTIONS, AuditLogFilter } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
@@ -29,6 +17,7 @@ import { notifySuccess } from "../feedback";
 import { formatDateTime } from "../format";
 import { useTRPC } from "../trpc";
 import { maxLengthOf } from "../use-zod-form";
+import { AuditChanges } from "./audit-changes";
 import { AUDIT_PAGE_SIZE, useAuditQuery } from "./use-audit-query";
 
 type Entry = RouterOutputs["audit"]["list"]["rows"][number];
@@ -45,25 +34,6 @@ const ENTITY_OPTIONS = [
 ];
 
 const shortId = (id: string) => (id.length > 13 ? `${id.slice(0, 8)}…` : id);
-
-function Json({ label, value }: { label: string; value: unknown }) {
-  return (
-    <Stack gap={4}>
-      <Title order={3} size="h6">
-        {label}
-      </Title>
-      {value === null || value === undefined ? (
-        <Text size="sm" c="dimmed">
-          Nothing
-        </Text>
-      ) : (
-        <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
-          {JSON.stringify(value, null, 2)}
-        </Code>
-      )}
-    </Stack>
-  );
-}
 
 /** The export's address for `filter`: the streamed CSV download (GET /api/audit/export). */
 function exportUrl(filter: ReturnType<typeof useAuditQuery>["filter"]): string {
@@ -119,6 +89,9 @@ export function AuditPage() {
   const [viewing, setViewing] = useState<Entry | null>(null);
   const log = useQuery({ ...trpc.audit.list.queryOptions(query.input), placeholderData: keepPreviousData });
   const actors = useQuery(trpc.audit.actors.queryOptions());
+  // People by name and email (as the "Who" filter lists them); other actors as the log records them.
+  const labels = new Map((actors.data ?? []).map((a) => [a.actor, a.label]));
+  const who = (actor: string) => labels.get(actor) ?? actor;
 
   return (
     <>
@@ -205,7 +178,7 @@ export function AuditPage() {
                   header: "When",
                   cell: (e) => <span style={{ whiteSpace: "nowrap" }}>{formatDateTime(e.at)}</span>,
                 },
-                { key: "who", header: "Who", cell: (e) => e.actor },
+                { key: "who", header: "Who", cell: (e) => who(e.actor) },
                 {
                   key: "what",
                   header: "What",
@@ -271,13 +244,10 @@ export function AuditPage() {
         {viewing ? (
           <Stack>
             <Text size="sm">
-              By <strong>{viewing.actor}</strong> on {formatDateTime(viewing.at)} · {viewing.entityType}{" "}
+              By <strong>{who(viewing.actor)}</strong> on {formatDateTime(viewing.at)} · {viewing.entityType}{" "}
               <Code>{viewing.entityId}</Code>
             </Text>
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <Json label="Before" value={viewing.before} />
-              <Json label="After" value={viewing.after} />
-            </SimpleGrid>
+            <AuditChanges before={viewing.before} after={viewing.after} />
           </Stack>
         ) : null}
       </Modal>
