@@ -179,19 +179,20 @@ test("the audit log names entities, filters by day and action, and exports the f
   await expect(nameRow.getByRole("cell")).toHaveText(["—", name]);
   await page.keyboard.press("Escape");
 
-  // Days: today finds it, a day in the past does not.
-  const today = new Date();
+  // Days, picked with a preset: today finds it, days in the past do not (the URL keeps the range).
   const day = (d: Date) =>
     `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
-  await page.getByLabel("From day").fill(day(today));
-  await page.getByLabel("To day (included)").fill(day(today));
+  const today = day(new Date());
+  await page.getByRole("button", { name: "Days", exact: true }).click();
+  await page.getByRole("button", { name: "Today", exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`from=${today}&to=${today}|to=${today}&from=${today}`));
   await expect(entry).toHaveCount(1);
-  await expect(page).toHaveURL(new RegExp(`from=${day(today)}`));
-  await page.getByLabel("From day").fill("2001-01-01");
-  await page.getByLabel("To day (included)").fill("2001-01-02");
+  const printed = new Date().toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" });
+  await expect(page.getByRole("button", { name: "Days", exact: true })).toContainText(printed);
+  await page.goto("/admin/audit?entity=category&from=2001-01-01&to=2001-01-02");
   await expect(page.getByText("No entries match")).toBeVisible();
-  await page.getByLabel("From day").fill(day(today));
-  await page.getByLabel("To day (included)").fill(day(today));
+  await page.getByRole("button", { name: "Days", exact: true }).click();
+  await page.getByRole("button", { name: "Last 7 days" }).click();
   await expect(entry).toHaveCount(1);
 
   // What: one action; the URL keeps it and the export follows it.

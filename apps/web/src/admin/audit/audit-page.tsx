@@ -18,6 +18,7 @@ import { formatDateTime } from "../format";
 import { useTRPC } from "../trpc";
 import { maxLengthOf } from "../use-zod-form";
 import { AuditChanges } from "./audit-changes";
+import { AuditDays } from "./audit-days";
 import { AUDIT_PAGE_SIZE, useAuditQuery } from "./use-audit-query";
 
 type Entry = RouterOutputs["audit"]["list"]["rows"][number];
@@ -139,21 +140,7 @@ export function AuditPage() {
           maxLength={maxLengthOf(AuditLogFilter.shape.entityId)}
           w={{ base: "47%", xs: 200 }}
         />
-        <TextInput
-          label="From day"
-          type="date"
-          value={view.from}
-          onChange={(e) => query.change({ from: e.currentTarget.value })}
-          w={{ base: "47%", xs: 170 }}
-        />
-        <TextInput
-          label="To day (included)"
-          type="date"
-          value={view.to}
-          onChange={(e) => query.change({ to: e.currentTarget.value })}
-          error={query.rangeError}
-          w={{ base: "47%", xs: 170 }}
-        />
+        <AuditDays from={view.from} to={view.to} onChange={query.change} error={query.rangeError} />
       </Group>
       <QueryState
         query={log}

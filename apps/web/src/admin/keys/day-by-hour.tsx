@@ -82,7 +82,7 @@ export function DayByHour({ keyId }: { keyId: string }) {
           onChange={choose}
           minDate={query.data?.earliest}
           maxDate={today}
-          valueFormat="YYYY-MM-DD"
+          valueFormat="D MMM YYYY"
           w={160}
           size="sm"
         />
