@@ -137,7 +137,14 @@ export type ApiKeyStateFilter = z.infer<typeof ApiKeyStateFilter>;
  * requests that reached the API today (UTC) first; `rateLimited7d`: most requests refused with 429 (a rate-limit
  * window or a ban) in the last 7 days first.
  */
-export const ApiKeySort = z.enum(["created", "lastUsed", "getPetCalls", "requestsToday", "rateLimited7d"]);
+export const ApiKeySort = z.enum([
+  "created",
+  "lastUsed",
+  "getPetCalls",
+  "requestsToday",
+  "rateLimited7d",
+  "bans30d",
+]);
 export type ApiKeySort = z.infer<typeof ApiKeySort>;
 
 /** One page of the API key list: searched by name or prefix, filtered by plan and state, sorted. */

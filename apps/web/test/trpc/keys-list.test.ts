@@ -127,6 +127,22 @@ describe("apiKeys.list (ranking and sorts)", () => {
     countRequests(h.rt, String(id["Scale client 420"]), at(2), 6, "key_banned", "listPets");
     countRequests(h.rt, String(id["Old scale client 42"]), at(8), 40, "rate_limited", "getPet");
     await h.rt.analytics?.flush();
+    // Bans as the limiter records them (audit entries): two in the last 30 days, one, and one too old to count.
+    const ban = (name: string, daysAgo: number) =>
+      prisma.auditLog.create({
+        data: {
+          at: at(daysAgo),
+          actor: "system",
+          action: "apiKey.ban",
+          entityType: "apiKey",
+          entityId: String(id[name]),
+          after: { level: 1, durationSeconds: 900 },
+        },
+      });
+    await ban("Scale client 420", 2);
+    await ban("Scale client 420", 29);
+    await ban("Other", 10);
+    await ban("Old scale client 42", 31);
   });
   afterAll(() => {
     h?.setNow(undefined);
@@ -191,5 +207,16 @@ describe("apiKeys.list (ranking and sorts)", () => {
     expect(refused.rows.slice(2).every((r) => r.rateLimited7d === 0)).toBe(true);
     const page2 = await admin.apiKeys.list({ sort: "rateLimited7d", pageSize: 1, page: 2 });
     expect([page2.total, names(page2)]).toEqual([5, ["Scale client 420"]]);
+  });
+
+  it("sorts by bans of the last 30 days, which every row shows", async () => {
+    const banned = await admin.apiKeys.list({ sort: "bans30d" });
+    expect(banned.rows.slice(0, 2).map((r) => [r.name, r.bans30d])).toEqual([
+      ["Scale client 420", 2],
+      ["Other", 1],
+    ]);
+    expect(banned.rows.slice(2).every((r) => r.bans30d === 0)).toBe(true);
+    const filtered = await admin.apiKeys.list({ sort: "bans30d", query: "other" });
+    expect(filtered.rows.map((r) => [r.name, r.bans30d])).toEqual([["Other", 1]]);
   });
 });

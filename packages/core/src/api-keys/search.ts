@@ -79,12 +79,20 @@ export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | 
 
     const to = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
     const summed = usageSorts(to, utcDayStart(now.getTime()))[query.sort];
+    // Bans are counted where the key page counts them: the key's `apiKey.ban` audit entries (30 days to now).
     const usage = summed
       ? Prisma.sql`LEFT JOIN (
             SELECT "apiKeyId" AS k, sum("requests") AS n FROM "UsageHour"
             WHERE ${summed.where} AND "hour" >= ${ts(summed.from)} AND "hour" < ${ts(to)}
             GROUP BY "apiKeyId") AS g ON g.k = a."id"`
-      : Prisma.empty;
+      : query.sort === "bans30d"
+        ? Prisma.sql`LEFT JOIN (
+            SELECT "entityId" AS k, count(*) AS n FROM "AuditLog"
+            WHERE "action" = 'apiKey.ban' AND "entityType" = 'apiKey'
+              AND "at" >= ${ts(now.getTime() - 30 * DAY_MS)} AND "at" <= ${ts(now.getTime())}
+            GROUP BY "entityId") AS g ON g.k = a."id"::text`
+        : Prisma.empty;
+    const sortsBySum = summed !== undefined || query.sort === "bans30d";
     // With a search under the default order, the key the admin typed comes first: an exact name, then a match
     // at the start of the key's prefix or of its name, then a match anywhere in the name.
     const rank =
@@ -99,11 +107,12 @@ export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | 
       getPetCalls: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
       requestsToday: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
       rateLimited7d: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
+      bans30d: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
     }[query.sort];
     const found = await prisma.$queryRaw<{ total: number; id: string | null }[]>`
       WITH m AS (
         SELECT a."id", a."createdAt", a."lastUsedAt", ${rank} AS rank,
-               ${summed ? Prisma.sql`coalesce(g.n, 0)` : Prisma.sql`0`} AS summed
+               ${sortsBySum ? Prisma.sql`coalesce(g.n, 0)` : Prisma.sql`0`} AS summed
         FROM "ApiKey" AS a ${usage}
         WHERE ${where}
       )

@@ -37,7 +37,7 @@ import {
   readWithPending,
   type UsageSources,
 } from "./rows.ts";
-import { bansPerDay, keyDayTotals, storedDays } from "./sums.ts";
+import { bansOfKeys, bansPerDay, keyDayTotals, storedDays } from "./sums.ts";
 
 /** One UTC day of one key. */
 export interface UsageDay {
@@ -233,22 +233,26 @@ export function createUsageService(
     /**
      * Adds `getPetCalls30d` to each of `keys`: its calls of the deprecated getPet that reached the API in the
      * last 30 days (the window of the deprecated-calls view), and `rateLimited7d`: its requests refused with 429
-     * (a window or a ban) in the last 7 days (the current UTC hour and the 167 before it); both stored and pending.
+     * (a window or a ban) in the last 7 days (the current UTC hour and the 167 before it); both stored and pending;
+     * and `bans30d`: its bans of the last 30 days (`apiKey.ban` audit entries, as the key page counts them).
      */
     async withWindowSums<K extends { id: string }>(
       keys: K[],
-    ): Promise<(K & { getPetCalls30d: number; rateLimited7d: number })[]> {
+    ): Promise<(K & { getPetCalls30d: number; rateLimited7d: number; bans30d: number })[]> {
       const ids = keys.map((k) => k.id);
+      const now = clock().getTime();
       const getPet = deprecatedCallsWindow(clock(), 30);
       const to = getPet.to;
-      const [calls, refused] = await Promise.all([
+      const [calls, refused, bans] = await Promise.all([
         windowSums(ids, { operation: "getPet", outcomes: ADMITTED, ...getPet }),
         windowSums(ids, { outcomes: DENIED, from: to - 7 * DAY_MS, to }),
+        bansOfKeys(prisma, ids, now - 30 * DAY_MS, now + 1),
       ]);
       return keys.map((k) => ({
         ...k,
         getPetCalls30d: calls.get(k.id) ?? 0,
         rateLimited7d: refused.get(k.id) ?? 0,
+        bans30d: bans.get(k.id) ?? 0,
       }));
     },
 

@@ -166,6 +166,22 @@ export function bansPerDay(
     GROUP BY date_trunc('day', "at")`;
 }
 
+/** Bans of each of `keyIds` (their `apiKey.ban` audit entries) in `[from, to)` (Unix ms); keys without one are absent. */
+export async function bansOfKeys(
+  prisma: PrismaClient,
+  keyIds: string[],
+  from: number,
+  to: number,
+): Promise<Map<string, number>> {
+  const rows = await prisma.$queryRaw<{ id: string; bans: number }[]>`
+    SELECT "entityId" AS id, count(*)::float8 AS bans
+    FROM "AuditLog"
+    WHERE "entityType" = 'apiKey' AND "entityId" = ANY(${keyIds}::text[]) AND "action" = 'apiKey.ban'
+      AND "at" >= ${iso(from)}::timestamp(3) AND "at" < ${iso(to)}::timestamp(3)
+    GROUP BY "entityId"`;
+  return new Map(rows.map((r) => [r.id, r.bans]));
+}
+
 /** The overview's request figures of the keys (requests without a key left out). */
 export interface KeyDayTotals {
   /** Admitted requests of every key today and yesterday (UTC). */

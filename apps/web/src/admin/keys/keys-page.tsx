@@ -38,6 +38,7 @@ const SORTS = [
   { value: "getPetCalls", label: "getPet calls (30 days)" },
   { value: "requestsToday", label: "Requests today" },
   { value: "rateLimited7d", label: "429s (7 days)" },
+  { value: "bans30d", label: "Bans (30 days)" },
 ];
 const PLAN_FILTER = [
   { value: "", label: "Any plan" },
@@ -184,6 +185,13 @@ export function KeysPage() {
                   label: "Refused with 429, last 7 days",
                   align: "right",
                   cell: (k) => formatNumber(k.rateLimited7d),
+                },
+                {
+                  key: "bans",
+                  header: "Bans (30 days)",
+                  label: "Bans, last 30 days",
+                  align: "right",
+                  cell: (k) => formatNumber(k.bans30d),
                 },
               ]}
               actions={(k) => <KeyActions apiKey={k} />}
