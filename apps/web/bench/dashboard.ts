@@ -215,9 +215,27 @@ async function pageCalls(rt: Runtime): Promise<{ calls: Call[]; documents: Map<s
     },
     {
       page: "keys: sorted",
+      label: "by requests, 7 days",
+      procedure: "apiKeys.list",
+      input: { sort: "requests7d" },
+    },
+    {
+      page: "keys: sorted",
+      label: "by requests, 30 days",
+      procedure: "apiKeys.list",
+      input: { sort: "requests30d" },
+    },
+    {
+      page: "keys: sorted",
       label: "by 429s, 7 days",
       procedure: "apiKeys.list",
       input: { sort: "rateLimited7d" },
+    },
+    {
+      page: "keys: sorted",
+      label: "by bans, 30 days",
+      procedure: "apiKeys.list",
+      input: { sort: "bans30d" },
     },
     { page: "key detail", label: "key", procedure: "apiKeys.get", input: { id: busyKey.id } },
     {

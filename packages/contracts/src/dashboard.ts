@@ -142,6 +142,8 @@ export const ApiKeySort = z.enum([
   "lastUsed",
   "getPetCalls",
   "requestsToday",
+  "requests7d",
+  "requests30d",
   "rateLimited7d",
   "bans30d",
 ]);

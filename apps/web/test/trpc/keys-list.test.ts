@@ -209,6 +209,25 @@ describe("apiKeys.list (ranking and sorts)", () => {
     expect([page2.total, names(page2)]).toEqual([5, ["Scale client 420"]]);
   });
 
+  it("sorts by requests of the last 7 and 30 days (those that reached the API), which every row shows", async () => {
+    const week = await admin.apiKeys.list({ sort: "requests7d" });
+    expect(week.rows.map((r) => [r.name, r.requests7d])).toEqual([
+      ["Other", 30],
+      ["Old scale client 42", 9],
+      ["Scale client 420", 5],
+      ["Scale client 42", 2],
+      ["scale client 4200", 0],
+    ]);
+    // 30 days take the 4 getPet calls of 29 days ago, not the 50 of 31 days ago; 429s never count.
+    const month = await admin.apiKeys.list({ sort: "requests30d", pageSize: 4 });
+    expect(month.rows.map((r) => [r.name, r.requests30d])).toEqual([
+      ["Other", 30],
+      ["Old scale client 42", 9],
+      ["Scale client 42", 6],
+      ["Scale client 420", 5],
+    ]);
+  });
+
   it("sorts by bans of the last 30 days, which every row shows", async () => {
     const banned = await admin.apiKeys.list({ sort: "bans30d" });
     expect(banned.rows.slice(0, 2).map((r) => [r.name, r.bans30d])).toEqual([

@@ -36,9 +36,13 @@ export function stateCondition(state: ApiKeyStateFilter, now: Date): Prisma.Sql 
   }
 }
 
+/** Rows of requests that reached the API: the predicate of the partial index `UsageHour_admitted_hour_idx`. */
+const admitted = Prisma.sql`"outcome" IN ('2xx', '4xx', '5xx')`;
+
 /**
  * The sorts by a sum of stored hourly usage: which rows count and from when (Unix ms; every window ends with the
- * current UTC hour `to`). getPet's predicate is the one its partial index (`UsageHour_getPet_hour_idx`) serves.
+ * current UTC hour `to`). Each predicate is the one a partial index serves (`UsageHour_getPet_hour_idx`,
+ * `UsageHour_admitted_hour_idx`, `UsageHour_refused_hour_idx`).
  */
 function usageSorts(
   to: number,
@@ -49,7 +53,9 @@ function usageSorts(
       where: Prisma.sql`"operation" = 'getPet' AND "outcome" IN ('2xx', '4xx', '5xx')`,
       from: to - 30 * DAY_MS,
     },
-    requestsToday: { where: Prisma.sql`"outcome" IN ('2xx', '4xx', '5xx')`, from: today },
+    requestsToday: { where: admitted, from: today },
+    requests7d: { where: admitted, from: to - 7 * DAY_MS },
+    requests30d: { where: admitted, from: to - 30 * DAY_MS },
     rateLimited7d: {
       where: Prisma.sql`"outcome" IN ('rate_limited', 'rate_limited_minute', 'rate_limited_day', 'key_banned')`,
       from: to - 7 * DAY_MS,
@@ -106,6 +112,8 @@ export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | 
       lastUsed: Prisma.sql`m."lastUsedAt" DESC NULLS LAST, m."createdAt" DESC, m."id"`,
       getPetCalls: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
       requestsToday: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
+      requests7d: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
+      requests30d: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
       rateLimited7d: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
       bans30d: Prisma.sql`m.summed DESC, m."createdAt" DESC, m."id"`,
     }[query.sort];

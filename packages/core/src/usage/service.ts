@@ -232,25 +232,38 @@ export function createUsageService(
 
     /**
      * Adds `getPetCalls30d` to each of `keys`: its calls of the deprecated getPet that reached the API in the
-     * last 30 days (the window of the deprecated-calls view), and `rateLimited7d`: its requests refused with 429
+     * last 30 days (the window of the deprecated-calls view), `requests7d` and `requests30d`: its requests that
+     * reached the API in the last 7 and 30 days, `rateLimited7d`: its requests refused with 429
      * (a window or a ban) in the last 7 days (the current UTC hour and the 167 before it); both stored and pending;
      * and `bans30d`: its bans of the last 30 days (`apiKey.ban` audit entries, as the key page counts them).
      */
     async withWindowSums<K extends { id: string }>(
       keys: K[],
-    ): Promise<(K & { getPetCalls30d: number; rateLimited7d: number; bans30d: number })[]> {
+    ): Promise<
+      (K & {
+        getPetCalls30d: number;
+        requests7d: number;
+        requests30d: number;
+        rateLimited7d: number;
+        bans30d: number;
+      })[]
+    > {
       const ids = keys.map((k) => k.id);
       const now = clock().getTime();
       const getPet = deprecatedCallsWindow(clock(), 30);
       const to = getPet.to;
-      const [calls, refused, bans] = await Promise.all([
+      const [calls, week, month, refused, bans] = await Promise.all([
         windowSums(ids, { operation: "getPet", outcomes: ADMITTED, ...getPet }),
+        windowSums(ids, { outcomes: ADMITTED, from: to - 7 * DAY_MS, to }),
+        windowSums(ids, { outcomes: ADMITTED, from: to - 30 * DAY_MS, to }),
         windowSums(ids, { outcomes: DENIED, from: to - 7 * DAY_MS, to }),
         bansOfKeys(prisma, ids, now - 30 * DAY_MS, now + 1),
       ]);
       return keys.map((k) => ({
         ...k,
         getPetCalls30d: calls.get(k.id) ?? 0,
+        requests7d: week.get(k.id) ?? 0,
+        requests30d: month.get(k.id) ?? 0,
         rateLimited7d: refused.get(k.id) ?? 0,
         bans30d: bans.get(k.id) ?? 0,
       }));

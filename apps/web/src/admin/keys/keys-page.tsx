@@ -37,6 +37,8 @@ const SORTS = [
   { value: "lastUsed", label: "Last used" },
   { value: "getPetCalls", label: "getPet calls (30 days)" },
   { value: "requestsToday", label: "Requests today" },
+  { value: "requests7d", label: "Requests (7 days)" },
+  { value: "requests30d", label: "Requests (30 days)" },
   { value: "rateLimited7d", label: "429s (7 days)" },
   { value: "bans30d", label: "Bans (30 days)" },
 ];
@@ -117,7 +119,7 @@ export function KeysPage() {
               label="API keys table"
               rows={data.rows}
               rowKey={(k) => k.id}
-              minWidth={1180}
+              minWidth={1480}
               busy={keys.isFetching}
               columns={[
                 {
@@ -171,6 +173,20 @@ export function KeysPage() {
                   label: "Requests today (UTC)",
                   align: "right",
                   cell: (k) => formatNumber(k.requestsToday),
+                },
+                {
+                  key: "week",
+                  header: "Requests (7 days)",
+                  label: "Requests, last 7 days",
+                  align: "right",
+                  cell: (k) => formatNumber(k.requests7d),
+                },
+                {
+                  key: "month",
+                  header: "Requests (30 days)",
+                  label: "Requests, last 30 days",
+                  align: "right",
+                  cell: (k) => formatNumber(k.requests30d),
                 },
                 {
                   key: "getPet",
