@@ -39,7 +39,9 @@ const Selection = createContext<SelectionState>({ selected: [], setSelected: () 
 function SelectBox({ pet }: { pet: Pick<Animal, "id" | "name"> }) {
   const { selected, setSelected } = useContext(Selection);
   return (
-    <Checkbox
+    <input
+      type="checkbox"
+      className="row-select"
       aria-label={`Select ${pet.name}`}
       data-row-select
       checked={selected.includes(pet.id)}
