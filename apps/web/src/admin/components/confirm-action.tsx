@@ -88,15 +88,18 @@ export function ConfirmAction({
       >
         {label}
       </Button>
-      <ConfirmDialog
-        opened={opened}
-        onClose={close}
-        title={title}
-        message={message}
-        confirmLabel={confirmLabel}
-        onConfirm={onConfirm}
-        confirmColor={confirmColor}
-      />
+      {/* Mounted only while open: a list shows this button on every row, and a closed dialog still costs a render. */}
+      {opened ? (
+        <ConfirmDialog
+          opened
+          onClose={close}
+          title={title}
+          message={message}
+          confirmLabel={confirmLabel}
+          onConfirm={onConfirm}
+          confirmColor={confirmColor}
+        />
+      ) : null}
     </>
   );
 }
