@@ -104,7 +104,7 @@ test("the animals view lives in the URL: reload and Back keep filters, sort, sea
   await expect(page.getByRole("table").getByRole("row").filter({ hasText: "Rex" })).toHaveCount(1);
 });
 
-test("the keys list is searched, filtered by plan and state, and paged on the server", async ({
+test("the keys list is searched, filtered by plan, state and activity, and paged on the server", async ({
   page,
 }, testInfo) => {
   await openSignedIn(page, e2e.admin, null);
@@ -153,6 +153,15 @@ test("the keys list is searched, filtered by plan and state, and paged on the se
   await expect(page).toHaveURL(/sort=rateLimited7d/);
   await expect(page.getByRole("columnheader", { name: "429s (7 days)" })).toBeVisible();
   await expect(page.getByRole("table").getByRole("row")).toHaveCount(4);
+
+  // By activity: new keys nobody used are "not used for 30 days", and none was used in the last 7.
+  await page.getByRole("combobox", { name: "Activity" }).click();
+  await page.getByRole("option", { name: "Not used for 30 days" }).click();
+  await expect(page).toHaveURL(/activity=unused30d/);
+  await expect(page.getByRole("table").getByRole("row")).toHaveCount(4);
+  await page.getByRole("combobox", { name: "Activity" }).click();
+  await page.getByRole("option", { name: "Used in the last 7 days" }).click();
+  await expect(page.getByText("No keys match")).toBeVisible();
 });
 
 test("the audit log names entities, filters by day and action, and exports the filtered view as CSV", async ({

@@ -131,6 +131,13 @@ export const ApiKeyStateFilter = z.enum(["working", "active", "expiring", "banne
 export type ApiKeyStateFilter = z.infer<typeof ApiKeyStateFilter>;
 
 /**
+ * Keys by what they did lately: used in the last 7 days, not used in the last 30 (or never), refused with 429 in
+ * the last 7 days, banned in the last 30 days.
+ */
+export const ApiKeyActivityFilter = z.enum(["used7d", "unused30d", "refused7d", "banned30d"]);
+export type ApiKeyActivityFilter = z.infer<typeof ApiKeyActivityFilter>;
+
+/**
  * Orders of the API key list. `created`: newest first, and with a search, exact name matches first, then
  * prefix matches (of the key's prefix or its name), then the rest; `lastUsed`: most recently used first, never
  * used last; `getPetCalls`: most calls of the deprecated getPet in the last 30 days first; `requestsToday`: most
@@ -157,6 +164,7 @@ export const ApiKeySearch = z.object({
   query: humanText({ max: 100, allowEmpty: true }).optional(),
   plan: PlanName.optional(),
   state: ApiKeyStateFilter.optional(),
+  activity: ApiKeyActivityFilter.optional(),
   sort: ApiKeySort.default("created"),
 });
 export type ApiKeySearch = z.infer<typeof ApiKeySearch>;

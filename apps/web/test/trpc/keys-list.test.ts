@@ -228,6 +228,18 @@ describe("apiKeys.list (ranking and sorts)", () => {
     ]);
   });
 
+  it("filters by activity: used or not lately, refused in 7 days, banned in 30 (older ones left out)", async () => {
+    const of = async (activity: "used7d" | "unused30d" | "refused7d" | "banned30d", query?: string) =>
+      names(await admin.apiKeys.list({ activity, ...(query ? { query } : {}) }));
+    expect(await of("used7d")).toEqual(["Other", "Scale client 420"]);
+    expect(await of("unused30d")).toEqual(["scale client 4200", "Old scale client 42", "Scale client 42"]);
+    // Old scale client 42 was refused 8 days ago and banned 31 days ago: outside both windows.
+    expect(await of("refused7d")).toEqual(["Other", "Scale client 420"]);
+    expect(await of("banned30d", "scale")).toEqual(["Scale client 420"]);
+    expect(await of("refused7d", "scale")).toEqual(["Scale client 420"]);
+    await expectTrpcError(admin.apiKeys.list({ activity: "busy" as never }), "BAD_REQUEST");
+  });
+
   it("sorts by bans of the last 30 days, which every row shows", async () => {
     const banned = await admin.apiKeys.list({ sort: "bans30d" });
     expect(banned.rows.slice(0, 2).map((r) => [r.name, r.bans30d])).toEqual([

@@ -4,7 +4,7 @@
  * contracts). The page's ids are chosen by one statement (filter, order, the total), then its keys are read.
  * The state filter is the same rule as `apiKeyState` (view.ts), written as SQL for `now`.
  */
-import type { ApiKeySearch, ApiKeySort, ApiKeyStateFilter } from "@petstore/contracts";
+import type { ApiKeyActivityFilter, ApiKeySearch, ApiKeySort, ApiKeyStateFilter } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
 import type { CoreDeps } from "../deps.ts";
 import { likeLiteral } from "../like.ts";
@@ -36,6 +36,25 @@ export function stateCondition(state: ApiKeyStateFilter, now: Date): Prisma.Sql 
   }
 }
 
+/** Rows of refused requests: the predicate of the partial index `UsageHour_refused_hour_idx`. */
+const refused = Prisma.sql`"outcome" IN ('rate_limited', 'rate_limited_minute', 'rate_limited_day', 'key_banned')`;
+
+/** The keys `activity` selects (see ApiKeyActivityFilter), as of `now`. */
+function activityCondition(activity: ApiKeyActivityFilter, now: Date): Prisma.Sql {
+  const ago = (days: number) => ts(now.getTime() - days * DAY_MS);
+  switch (activity) {
+    case "used7d":
+      return Prisma.sql`a."lastUsedAt" >= ${ago(7)}`;
+    case "unused30d":
+      return Prisma.sql`(a."lastUsedAt" IS NULL OR a."lastUsedAt" < ${ago(30)})`;
+    case "refused7d":
+      return Prisma.sql`a."id" IN (SELECT "apiKeyId" FROM "UsageHour" WHERE ${refused} AND "hour" >= ${ago(7)})`;
+    case "banned30d":
+      return Prisma.sql`a."id"::text IN (SELECT "entityId" FROM "AuditLog"
+                        WHERE "action" = 'apiKey.ban' AND "entityType" = 'apiKey' AND "at" >= ${ago(30)})`;
+  }
+}
+
 /** Rows of requests that reached the API: the predicate of the partial index `UsageHour_admitted_hour_idx`. */
 const admitted = Prisma.sql`"outcome" IN ('2xx', '4xx', '5xx')`;
 
@@ -56,10 +75,7 @@ function usageSorts(
     requestsToday: { where: admitted, from: today },
     requests7d: { where: admitted, from: to - 7 * DAY_MS },
     requests30d: { where: admitted, from: to - 30 * DAY_MS },
-    rateLimited7d: {
-      where: Prisma.sql`"outcome" IN ('rate_limited', 'rate_limited_minute', 'rate_limited_day', 'key_banned')`,
-      from: to - 7 * DAY_MS,
-    },
+    rateLimited7d: { where: refused, from: to - 7 * DAY_MS },
   };
 }
 
@@ -81,6 +97,7 @@ export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | 
       );
     if (query.plan) conditions.push(Prisma.sql`a."planName" = ${query.plan}::"PlanName"`);
     if (query.state) conditions.push(stateCondition(query.state, now));
+    if (query.activity) conditions.push(activityCondition(query.activity, now));
     const where = Prisma.join(conditions, " AND ");
 
     const to = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;

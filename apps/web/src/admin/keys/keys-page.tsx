@@ -32,6 +32,13 @@ const STATE_FILTER = [
     label: STATE_LABELS[s],
   })),
 ];
+const ACTIVITY_FILTER = [
+  { value: "", label: "Any activity" },
+  { value: "used7d", label: "Used in the last 7 days" },
+  { value: "unused30d", label: "Not used for 30 days" },
+  { value: "refused7d", label: "Refused with 429 in 7 days" },
+  { value: "banned30d", label: "Banned in the last 30 days" },
+];
 const SORTS = [
   { value: "created", label: "Newest first (best match first)" },
   { value: "lastUsed", label: "Last used" },
@@ -93,6 +100,14 @@ export function KeysPage() {
           w={{ base: "47%", xs: 250 }}
         />
         <Select
+          label="Activity"
+          data={ACTIVITY_FILTER}
+          value={view.activity ?? ""}
+          onChange={(v) => filter({ activity: (v || null) as typeof view.activity })}
+          allowDeselect={false}
+          w={{ base: "100%", xs: 250 }}
+        />
+        <Select
           label="Sort by"
           data={SORTS}
           value={view.sort}
@@ -108,7 +123,7 @@ export function KeysPage() {
         empty={{
           title: filtered ? "No keys match" : "No API keys",
           description: filtered
-            ? "Try another name, plan or state."
+            ? "Try another name, plan, state or activity."
             : "Issue a key to let a client call the API.",
           action: filtered ? undefined : <Button onClick={issue.open}>Issue key</Button>,
         }}

@@ -1,10 +1,10 @@
 "use client";
 /**
- * The API keys list's view state, kept in the URL (`?q=acme&plan=pro&state=working&sort=lastUsed&page=2&size=50`) so a view
+ * The API keys list's view state, kept in the URL (`?q=acme&plan=pro&state=working&activity=refused7d&sort=lastUsed&page=2&size=50`) so a view
  * can be shared and survives reload and Back; defaults are left out of the URL.
  */
 import { useDebouncedValue } from "@mantine/hooks";
-import { ApiKeySort, ApiKeyStateFilter, PlanName } from "@petstore/contracts";
+import { ApiKeyActivityFilter, ApiKeySort, ApiKeyStateFilter, PlanName } from "@petstore/contracts";
 import {
   parseAsInteger,
   parseAsNumberLiteral,
@@ -18,6 +18,7 @@ const params = {
   q: parseAsString.withDefault(""),
   plan: parseAsStringLiteral(PlanName.options),
   state: parseAsStringLiteral(ApiKeyStateFilter.options),
+  activity: parseAsStringLiteral(ApiKeyActivityFilter.options),
   sort: parseAsStringLiteral(ApiKeySort.options).withDefault("created"),
   page: parseAsInteger.withDefault(1),
   size: parseAsNumberLiteral(PAGE_SIZES).withDefault(20),
@@ -35,9 +36,10 @@ export function useKeysQuery() {
       ...(q ? { query: q } : {}),
       ...(view.plan ? { plan: view.plan } : {}),
       ...(view.state ? { state: view.state } : {}),
+      ...(view.activity ? { activity: view.activity } : {}),
       sort: view.sort,
     },
-    filtered: Boolean(q || view.plan || view.state),
+    filtered: Boolean(q || view.plan || view.state || view.activity),
     /** Changes filters or the page size (back to page 1). */
     filter: (change: Partial<Omit<typeof view, "page">>) => setView({ ...change, page: null }),
     /** Goes to a page (a new history entry, so Back returns to the previous page). */
