@@ -5,14 +5,17 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 
-const TSX = createRequire(import.meta.url).resolve("tsx/cli");
+// tsx as a loader of this one process: its CLI would run the script in a second process and relay signals to it,
+// and a SIGTERM reaching the relay before the script's handler was reported to it ends both with 143.
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const CHILD = path.join(import.meta.dirname, "fixtures", "log-then-exit.ts");
 const LINES = 20_000;
 
 async function run(mode: "exit" | "sigterm" | "crash") {
-  const child = spawn(process.execPath, [TSX, CHILD, mode, String(LINES)], {
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, CHILD, mode, String(LINES)], {
     env: {}, // nothing inherited: the child needs no configuration (node is started by its absolute path)
     stdio: ["ignore", "pipe", "pipe"],
   });
