@@ -201,42 +201,16 @@ async function pageCalls(rt: Runtime): Promise<{ calls: Call[]; documents: Map<s
     },
     { page: "keys", label: "first page", procedure: "apiKeys.list", input: {} },
     { page: "keys", label: "search", procedure: "apiKeys.list", input: { query: "client 42" } },
-    {
-      page: "keys: sorted",
-      label: "by getPet calls",
-      procedure: "apiKeys.list",
-      input: { sort: "getPetCalls" },
-    },
-    {
-      page: "keys: sorted",
-      label: "by requests today",
-      procedure: "apiKeys.list",
-      input: { sort: "requestsToday" },
-    },
-    {
-      page: "keys: sorted",
-      label: "by requests, 7 days",
-      procedure: "apiKeys.list",
-      input: { sort: "requests7d" },
-    },
-    {
-      page: "keys: sorted",
-      label: "by requests, 30 days",
-      procedure: "apiKeys.list",
-      input: { sort: "requests30d" },
-    },
-    {
-      page: "keys: sorted",
-      label: "by 429s, 7 days",
-      procedure: "apiKeys.list",
-      input: { sort: "rateLimited7d" },
-    },
-    {
-      page: "keys: sorted",
-      label: "by bans, 30 days",
-      procedure: "apiKeys.list",
-      input: { sort: "bans30d" },
-    },
+    ...(
+      [
+        ["by getPet calls", "getPetCalls"],
+        ["by requests today", "requestsToday"],
+        ["by requests, 7 days", "requests7d"],
+        ["by requests, 30 days", "requests30d"],
+        ["by 429s, 7 days", "rateLimited7d"],
+        ["by bans, 30 days", "bans30d"],
+      ] as const
+    ).map(([label, sort]) => ({ page: "keys: sorted", label, procedure: "apiKeys.list", input: { sort } })),
     { page: "key detail", label: "key", procedure: "apiKeys.get", input: { id: busyKey.id } },
     {
       page: "key detail",

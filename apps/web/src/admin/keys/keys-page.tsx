@@ -11,7 +11,7 @@ import { ApiKeySearch, PlanName } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { DataTable } from "../components/data-table";
+import { type Column, DataTable } from "../components/data-table";
 import { PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { QueryState } from "../components/query-state";
@@ -55,6 +55,24 @@ const PLAN_FILTER = [
 ];
 
 type Row = RouterOutputs["apiKeys"]["list"]["rows"][number];
+
+/** The usage figures every row shows, each a right-aligned count: [column key, row field, header, phone label]. */
+const USAGE_FIGURES = [
+  ["today", "requestsToday", "Requests today", "Requests today (UTC)"],
+  ["week", "requests7d", "Requests (7 days)", "Requests, last 7 days"],
+  ["month", "requests30d", "Requests (30 days)", "Requests, last 30 days"],
+  ["getPet", "getPetCalls30d", "getPet calls (30 days)", "Deprecated getPet calls, last 30 days"],
+  ["refused", "rateLimited7d", "429s (7 days)", "Refused with 429, last 7 days"],
+  ["bans", "bans30d", "Bans (30 days)", "Bans, last 30 days"],
+] as const satisfies readonly (readonly [string, keyof Row, string, string])[];
+
+const USAGE_COLUMNS: Column<Row>[] = USAGE_FIGURES.map(([key, field, header, label]) => ({
+  key,
+  header,
+  label,
+  align: "right",
+  cell: (k: Row) => formatNumber(k[field]),
+}));
 
 export function KeysPage() {
   const trpc = useTRPC();
@@ -182,48 +200,7 @@ export function KeysPage() {
                   header: "Last used",
                   cell: (k) => (k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"),
                 },
-                {
-                  key: "today",
-                  header: "Requests today",
-                  label: "Requests today (UTC)",
-                  align: "right",
-                  cell: (k) => formatNumber(k.requestsToday),
-                },
-                {
-                  key: "week",
-                  header: "Requests (7 days)",
-                  label: "Requests, last 7 days",
-                  align: "right",
-                  cell: (k) => formatNumber(k.requests7d),
-                },
-                {
-                  key: "month",
-                  header: "Requests (30 days)",
-                  label: "Requests, last 30 days",
-                  align: "right",
-                  cell: (k) => formatNumber(k.requests30d),
-                },
-                {
-                  key: "getPet",
-                  header: "getPet calls (30 days)",
-                  label: "Deprecated getPet calls, last 30 days",
-                  align: "right",
-                  cell: (k) => formatNumber(k.getPetCalls30d),
-                },
-                {
-                  key: "refused",
-                  header: "429s (7 days)",
-                  label: "Refused with 429, last 7 days",
-                  align: "right",
-                  cell: (k) => formatNumber(k.rateLimited7d),
-                },
-                {
-                  key: "bans",
-                  header: "Bans (30 days)",
-                  label: "Bans, last 30 days",
-                  align: "right",
-                  cell: (k) => formatNumber(k.bans30d),
-                },
+                ...USAGE_COLUMNS,
               ]}
               actions={(k) => <KeyActions apiKey={k} />}
             />
