@@ -56,6 +56,8 @@ export const AuditEntityType = z.enum([
   "user",
   "session",
   "webhookEndpoint",
+  "account",
+  "invitation",
 ]);
 export type AuditEntityType = z.infer<typeof AuditEntityType>;
 
@@ -97,6 +99,12 @@ export const AUDIT_ACTIONS = [
   "webhookEndpoint.test",
   "webhookEndpoint.replay",
   "webhookEndpoint.delete",
+  "account.create",
+  "account.setPlan",
+  "account.suspend",
+  "account.resume",
+  "invitation.create",
+  "invitation.accept",
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS, { error: "must be an action the audit log records" });
 export type AuditAction = z.infer<typeof AuditAction>;

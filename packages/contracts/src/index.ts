@@ -1,3 +1,4 @@
+export * from "./accounts.ts";
 export * from "./admin.ts";
 export * from "./categories.ts";
 export * from "./dashboard.ts";

@@ -2,7 +2,7 @@
  * Append-only audit log of changes made through the dashboard or the CLI (docs/contract.md section 4).
  * Entries are only ever inserted; nothing in the codebase updates or deletes them.
  */
-import type { AuditAction } from "@petstore/contracts";
+import type { AuditAction, AuditEntityType } from "@petstore/contracts";
 import type { Prisma } from "@petstore/db";
 import type { Actor } from "./deps.ts";
 
@@ -13,7 +13,7 @@ export interface AuditEntry {
   /** One of the closed set the audit log's filter offers (contracts `AUDIT_ACTIONS`). */
   action: AuditAction;
   /** `session`: sign-in events, identified by the account's email (or the client IP for per-client throttling). */
-  entityType: "pet" | "category" | "apiKey" | "plan" | "user" | "session" | "webhookEndpoint";
+  entityType: AuditEntityType;
   entityId: string;
   before?: unknown;
   after?: unknown;

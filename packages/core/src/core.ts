@@ -2,6 +2,8 @@
  * `createCore(deps)` wires the domain services shared by the REST API, the tRPC dashboard and the CLI;
  * no business rule lives anywhere else.
  */
+import { createInvitationService } from "./accounts/invitations.ts";
+import { createAccountService } from "./accounts/service.ts";
 import { countActiveBans } from "./api-keys/bans.ts";
 import { createApiKeySearch } from "./api-keys/search.ts";
 import { createApiKeyService } from "./api-keys/service.ts";
@@ -33,11 +35,12 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     deps.config.passwordHashing.concurrency,
     deps.config.passwordHashing.queue,
   );
+  const apiKeys = createApiKeyService(deps);
   return {
     pets: createPetService(deps, options.cursorSecret, webhooks.queued),
     categories: createCategoryService(deps, webhooks.queued, options.cursorSecret),
     apiKeys: {
-      ...createApiKeyService(deps),
+      ...apiKeys,
       search: createApiKeySearch(deps),
       /** Keys banned right now (for the metrics). */
       countBanned: () => countActiveBans(deps.prisma, deps.clock()),
@@ -45,6 +48,9 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     idempotency: createIdempotencyService(deps),
     plans: createPlanService(deps),
     users: createUserService(deps, passwords),
+    /** Consumer accounts of the developer portal (accounts/service.ts). */
+    accounts: createAccountService(deps, apiKeys.forget),
+    invitations: createInvitationService(deps, passwords),
     sessions: createSessionService(deps, passwords),
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),

@@ -1,3 +1,5 @@
+export * from "./accounts/invitations.ts";
+export * from "./accounts/service.ts";
 export * from "./api-keys/format.ts";
 export * from "./api-keys/policy.ts";
 export * from "./api-keys/search.ts";

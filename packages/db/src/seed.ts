@@ -13,11 +13,13 @@ export const DEFAULT_PLANS: ReadonlyArray<{
   name: PlanName;
   perMinute: number | null;
   perDay: number | null;
+  /** Live keys a consumer account on the plan may hold (null: no cap). */
+  maxKeys: number | null;
 }> = [
-  { name: "free", perMinute: 60, perDay: 1000 },
-  { name: "pro", perMinute: 300, perDay: 10000 },
-  { name: "business", perMinute: 1000, perDay: 100000 },
-  { name: "enterprise", perMinute: null, perDay: null },
+  { name: "free", perMinute: 60, perDay: 1000, maxKeys: 3 },
+  { name: "pro", perMinute: 300, perDay: 10000, maxKeys: 10 },
+  { name: "business", perMinute: 1000, perDay: 100000, maxKeys: 25 },
+  { name: "enterprise", perMinute: null, perDay: null, maxKeys: null },
 ];
 
 /** Pet categories, by name. */

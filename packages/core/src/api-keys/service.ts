@@ -10,13 +10,14 @@ import {
   type AuditAction,
   DEFAULT_API_KEY_SCOPES,
   type PlanName,
+  type PortalKeyCreate,
 } from "@petstore/contracts";
 import type { ApiKey, Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { type BanFacts, recordBan } from "./bans.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./format.ts";
-import { assertLimits } from "./policy.ts";
+import { assertLimits, liveWhere } from "./policy.ts";
 import { type ApiCaller, createKeyVerifier } from "./verifier.ts";
 import {
   type ApiKeyDetail,
@@ -113,6 +114,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       perDay?: number | null;
       scopes?: readonly ApiKeyScope[] | undefined;
       expiresAt: Date | null;
+      accountId?: string | null;
     },
     actor: Actor,
   ): Promise<{ row: ApiKey; secret: string }> {
@@ -128,6 +130,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
         perDay: input.perDay ?? null,
         scopes: [...(input.scopes ?? DEFAULT_API_KEY_SCOPES)],
         expiresAt: input.expiresAt,
+        accountId: input.accountId ?? null,
         createdBy: actor,
       },
     });
@@ -193,6 +196,78 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       });
     },
 
+    /**
+     * Issues a key of consumer account `accountId` (docs/contract.md section 7): on the account's plan, with the
+     * plan's limits. The account's row is locked first, so concurrent creations count each other against the
+     * plan's key cap (`Plan.maxKeys`: live keys of the account).
+     * @throws AppError not_found (no such account); conflict when the account is suspended or at its cap.
+     */
+    async createInAccount(accountId: string, input: PortalKeyCreate, actor: Actor): Promise<IssuedApiKey> {
+      const now = clock();
+      return prisma.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT "id" FROM "Account" WHERE "id" = ${accountId}::uuid FOR UPDATE`;
+        const account = await tx.account.findUnique({ where: { id: accountId }, include: { plan: true } });
+        if (!account) throw new AppError("not_found", `No account ${accountId}.`);
+        if (account.suspendedAt)
+          throw new AppError("conflict", "This account is suspended: its keys cannot be used or created.");
+        const cap = account.plan.maxKeys;
+        if (cap !== null) {
+          const live = await tx.apiKey.count({ where: { accountId, AND: [liveWhere(now)] } });
+          if (live >= cap)
+            throw new AppError(
+              "conflict",
+              `The ${account.planName} plan allows ${cap} live keys and this account has ${live}: revoke one first.`,
+            );
+        }
+        const { row, secret } = await insertKey(
+          tx,
+          {
+            name: input.name,
+            plan: account.planName,
+            scopes: input.scopes,
+            expiresAt: input.expiresInSeconds
+              ? new Date(now.getTime() + input.expiresInSeconds * 1000)
+              : null,
+            accountId,
+          },
+          actor,
+        );
+        await writeAudit(tx, {
+          actor,
+          action: "apiKey.create",
+          entityType: "apiKey",
+          entityId: row.id,
+          after: auditView(row),
+        });
+        return issued(row, secret);
+      });
+    },
+
+    /** The keys of consumer account `accountId`, newest first. */
+    async listOfAccount(accountId: string): Promise<ApiKeyView[]> {
+      const now = clock();
+      const rows = await prisma.apiKey.findMany({
+        where: { accountId },
+        include: { plan: true },
+        orderBy: { createdAt: "desc" },
+      });
+      return rows.map((r) => toView(r, now));
+    },
+
+    /**
+     * Checks that key `id` belongs to account `accountId`, for the portal's procedures: a key of another account
+     * and a key that does not exist get the same refusal. @throws AppError not_found.
+     */
+    async assertInAccount(accountId: string, id: string): Promise<void> {
+      const row = await prisma.apiKey.findFirst({ where: { id, accountId }, select: { id: true } });
+      if (!row) throw notFound(id);
+    },
+
+    /** Drops keys `ids` from this instance's verification cache (the others drop them within 5 s). */
+    forget(ids: readonly string[]): void {
+      for (const id of ids) forget(id);
+    },
+
     /** All keys, newest first. */
     async list(): Promise<ApiKeyView[]> {
       const now = clock();
@@ -250,6 +325,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
             perDay: old.perDay,
             scopes: scopesOf(old),
             expiresAt: old.expiresAt,
+            accountId: old.accountId,
           },
           actor,
         );

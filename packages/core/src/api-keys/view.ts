@@ -33,6 +33,8 @@ export interface ApiKeyView {
   lastUsedAt: string | null;
   bannedUntil: string | null;
   rolledToId: string | null;
+  /** The consumer account that holds the key (docs/contract.md section 7), or null. */
+  accountId: string | null;
 }
 
 /** A key of the same lineage, as a link: its id and display prefix. */
@@ -95,6 +97,7 @@ export function toView(key: KeyWithPlan, now: Date): ApiKeyView {
     lastUsedAt: iso(key.lastUsedAt),
     bannedUntil: iso(key.bannedUntil),
     rolledToId: key.rolledToId,
+    accountId: key.accountId,
   };
 }
 

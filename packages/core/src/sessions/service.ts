@@ -36,6 +36,8 @@ export interface SessionUser {
   email: string;
   name: string;
   role: UserRoleName;
+  /** The consumer account of a member (roles `owner`, `developer`); null for staff and admins. */
+  accountId: string | null;
 }
 
 export interface ResolvedSession {
@@ -228,7 +230,7 @@ export function createSessionService(
       deviceCookie: devices.issue(client.deviceCookie, user.id, now),
       sessionId: session.id,
       expiresAt,
-      user: { id: user.id, email: user.email, name: user.name, role: user.role },
+      user: { id: user.id, email: user.email, name: user.name, role: user.role, accountId: user.accountId },
     };
   }
 
@@ -316,7 +318,7 @@ export function createSessionService(
       return {
         sessionId: session.id,
         expiresAt,
-        user: { id: user.id, email: user.email, name: user.name, role: user.role },
+        user: { id: user.id, email: user.email, name: user.name, role: user.role, accountId: user.accountId },
       };
     },
 

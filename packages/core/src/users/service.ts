@@ -12,7 +12,10 @@ import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { createPasswordWork, type PasswordWork } from "./password.ts";
 
-export type UserRoleName = "staff" | "admin";
+/** Staff roles run the store; member roles belong to a consumer account (accounts/service.ts). */
+export type StaffRoleName = "staff" | "admin";
+export type MemberRoleName = "owner" | "developer";
+export type UserRoleName = StaffRoleName | MemberRoleName;
 
 export interface UserView {
   id: string;
@@ -65,7 +68,7 @@ export function createUserService(
 
   /** One user by id. @throws AppError not_found. */
   async function get(id: string): Promise<UserView> {
-    const u = await prisma.user.findUnique({ where: { id }, include: liveSessions() });
+    const u = await prisma.user.findFirst({ where: { id, accountId: null }, include: liveSessions() });
     if (!u) throw notFound(id);
     return toView(u);
   }
@@ -123,9 +126,10 @@ export function createUserService(
       }
     },
 
-    /** All users, admins first, then by email. */
+    /** All staff and admins (members of consumer accounts are the accounts' own), admins first, then by email. */
     async list(): Promise<UserView[]> {
       const rows = await prisma.user.findMany({
+        where: { accountId: null },
         orderBy: [{ role: "desc" }, { email: "asc" }],
         include: liveSessions(),
       });
@@ -142,14 +146,14 @@ export function createUserService(
      * their own role. @throws AppError not_found; conflict for one's own role or the last admin.
      */
     async setRole(
-      input: { id: string; role: UserRoleName },
+      input: { id: string; role: StaffRoleName },
       actor: Actor,
       actingUserId?: string,
     ): Promise<UserView> {
       if (input.id === actingUserId) throw new AppError("conflict", "You cannot change your own role.");
       await prisma.$transaction(async (tx) => {
         const admins = input.role === "admin" ? undefined : await lockActiveAdmins(tx);
-        const before = await tx.user.findUnique({ where: { id: input.id } });
+        const before = await tx.user.findFirst({ where: { id: input.id, accountId: null } });
         if (!before) throw notFound(input.id);
         if (before.role === input.role) return;
         if (admins) ensureAnotherActiveAdmin(admins, before, "demoted");
@@ -179,7 +183,7 @@ export function createUserService(
         throw new AppError("conflict", "You cannot deactivate your own account.");
       await prisma.$transaction(async (tx) => {
         const admins = input.active ? undefined : await lockActiveAdmins(tx);
-        const before = await tx.user.findUnique({ where: { id: input.id } });
+        const before = await tx.user.findFirst({ where: { id: input.id, accountId: null } });
         if (!before) throw notFound(input.id);
         if (admins) {
           ensureAnotherActiveAdmin(admins, before, "deactivated");

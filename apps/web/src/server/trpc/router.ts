@@ -1,6 +1,7 @@
 /** The dashboard's tRPC API (`/api/trpc`): one router per area, and `createCaller` for tests. */
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { createCallerFactory, router } from "./init";
+import { accountsRouter } from "./routers/accounts";
 import { apiKeysRouter } from "./routers/api-keys";
 import { auditRouter } from "./routers/audit";
 import { authRouter } from "./routers/auth";
@@ -8,6 +9,7 @@ import { categoriesRouter } from "./routers/categories";
 import { overviewRouter } from "./routers/overview";
 import { petsRouter } from "./routers/pets";
 import { plansRouter } from "./routers/plans";
+import { portalRouter } from "./routers/portal";
 import { sessionsRouter } from "./routers/sessions";
 import { usersRouter } from "./routers/users";
 import { webhooksRouter } from "./routers/webhooks";
@@ -23,6 +25,8 @@ export const appRouter = router({
   overview: overviewRouter,
   sessions: sessionsRouter,
   webhooks: webhooksRouter,
+  accounts: accountsRouter,
+  portal: portalRouter,
 });
 
 /** What each procedure returns, for the dashboard's components. */

@@ -1,0 +1,47 @@
+/**
+ * Consumer accounts (admins; docs/contract.md section 7): list (name search, plan, state, sortable), one account
+ * with its members, open invitations and keys, create with the owner's invitation (the link is in this response
+ * only), invite a member, change plan, suspend and resume. Every change is audited.
+ */
+import {
+  AccountCreate,
+  AccountId,
+  AccountListFilter,
+  AccountPlanChange,
+  AccountSuspension,
+  InvitationCreate,
+} from "@petstore/contracts";
+import { z } from "zod";
+import { adminProcedure, router } from "../init";
+
+const AccountRef = z.strictObject({ id: AccountId });
+
+export const accountsRouter = router({
+  list: adminProcedure
+    .input(AccountListFilter.prefault({}))
+    .query(({ ctx, input }) => ctx.rt.accounts.list(input)),
+
+  get: adminProcedure.input(AccountRef).query(async ({ ctx, input }) => {
+    const account = await ctx.rt.accounts.get(input.id);
+    return { ...account, apiKeys: await ctx.rt.apiKeys.listOfAccount(input.id) };
+  }),
+
+  create: adminProcedure
+    .input(AccountCreate)
+    .mutation(({ ctx, input }) => ctx.rt.accounts.create(input, ctx.actor)),
+
+  invite: adminProcedure
+    .input(InvitationCreate.extend({ accountId: AccountId }))
+    .mutation(({ ctx, input }) =>
+      ctx.rt.invitations.invite(input.accountId, { email: input.email, role: input.role }, ctx.actor),
+    ),
+
+  setPlan: adminProcedure
+    .input(AccountPlanChange)
+    .mutation(({ ctx, input }) => ctx.rt.accounts.setPlan(input, ctx.actor)),
+
+  /** Suspending makes every key of the account answer 401 within 5 s on every instance. */
+  setSuspended: adminProcedure
+    .input(AccountSuspension)
+    .mutation(({ ctx, input }) => ctx.rt.accounts.setSuspended(input, ctx.actor)),
+});

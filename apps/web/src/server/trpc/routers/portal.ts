@@ -1,0 +1,101 @@
+/**
+ * The developer portal (`/portal`; docs/contract.md section 7): what a member of a consumer account does for the
+ * account alone. Every procedure takes the account from the member's session (`ctx.accountId`), never from its
+ * input, and every id it takes is checked to belong to that account first, with the same NOT_FOUND for an id of
+ * another account as for one that does not exist. Accepting an invitation is public and signs the new member in.
+ */
+import {
+  ApiKeyRef,
+  ApiKeyRoll,
+  InvitationAccept,
+  InvitationCreate,
+  InvitationToken,
+  PortalKeyCreate,
+  UsageRange,
+} from "@petstore/contracts";
+import { z } from "zod";
+import { deviceCookie, sessionCookie } from "../cookies";
+import { memberProcedure, ownerProcedure, publicProcedure, router } from "../init";
+
+const keysRouter = router({
+  /** The account's keys, newest first, each with its requests today. */
+  list: memberProcedure.query(async ({ ctx }) => {
+    const keys = await ctx.rt.apiKeys.listOfAccount(ctx.accountId);
+    return ctx.rt.usage.withRequestsToday(keys);
+  }),
+
+  /**
+   * Issues a key of the account on its plan; the secret (`key`) is in this response only. CONFLICT when the
+   * account is suspended or holds as many live keys as its plan allows.
+   */
+  create: memberProcedure
+    .input(PortalKeyCreate)
+    .mutation(({ ctx, input }) => ctx.rt.apiKeys.createInAccount(ctx.accountId, input, ctx.actor)),
+
+  /** New key with the same settings; the old one works for `graceSeconds` more. Secret returned once. */
+  roll: memberProcedure.input(ApiKeyRoll).mutation(async ({ ctx, input }) => {
+    await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
+    return ctx.rt.apiKeys.roll(input.id, input.graceSeconds, ctx.actor);
+  }),
+
+  revoke: memberProcedure.input(ApiKeyRef).mutation(async ({ ctx, input }) => {
+    await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
+    return ctx.rt.apiKeys.revoke(input.id, ctx.actor);
+  }),
+
+  /** The key's last 24 h by hour and `days` days by day, by outcome and operation. */
+  traffic: memberProcedure.input(UsageRange).query(async ({ ctx, input }) => {
+    await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
+    return ctx.rt.usage.traffic(input.id, input.days);
+  }),
+
+  /** The key's last 100 requests, newest first (time, operation, status, duration, request id). */
+  recentRequests: memberProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
+    await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
+    return ctx.rt.usage.recentRequests(input.id);
+  }),
+});
+
+export const portalRouter = router({
+  /** The member's account: name, plan and its limits, state, live keys against the cap, members, invitations. */
+  account: memberProcedure.query(async ({ ctx }) => {
+    const [account, plans] = await Promise.all([ctx.rt.accounts.get(ctx.accountId), ctx.rt.plans.list()]);
+    const plan = plans.find((p) => p.name === account.plan);
+    return {
+      ...account,
+      createdBy: undefined,
+      perMinute: plan?.perMinute ?? null,
+      perDay: plan?.perDay ?? null,
+      role: ctx.user.role,
+    };
+  }),
+
+  keys: keysRouter,
+
+  /** Invites a member (owners only); the link is in this response only, valid 72 h, single use. */
+  invite: ownerProcedure
+    .input(InvitationCreate)
+    .mutation(({ ctx, input }) => ctx.rt.invitations.invite(ctx.accountId, input, ctx.actor)),
+
+  /** What an invitation link offers (account, email, role), while it can be accepted. NOT_FOUND otherwise. */
+  invitation: publicProcedure
+    .input(z.strictObject({ token: InvitationToken }))
+    .query(({ ctx, input }) => ctx.rt.invitations.preview(input.token)),
+
+  /**
+   * Accepts an invitation with the new member's name and password and signs them in (the sign-in throttle,
+   * session and device cookies of every sign-in). NOT_FOUND for a used, expired or unknown link; CONFLICT when
+   * the email already has a sign-in.
+   */
+  acceptInvitation: publicProcedure.input(InvitationAccept).mutation(async ({ ctx, input }) => {
+    const { email } = await ctx.rt.invitations.accept(input);
+    const session = await ctx.rt.sessions.signIn(
+      { email, password: input.password },
+      { ip: ctx.clientIp, userAgent: ctx.userAgent, deviceCookie: ctx.deviceCookie },
+    );
+    if (ctx.sessionToken) await ctx.rt.sessions.signOut(ctx.sessionToken, { ip: ctx.clientIp });
+    ctx.resHeaders.append("set-cookie", sessionCookie(session.token, ctx.secureCookies));
+    ctx.resHeaders.append("set-cookie", deviceCookie(session.deviceCookie, ctx.secureCookies));
+    return { user: session.user };
+  }),
+});

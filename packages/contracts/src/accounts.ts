@@ -1,0 +1,73 @@
+/**
+ * Inputs of consumer accounts and the developer portal (docs/contract.md section 7): the admin's Accounts page and
+ * `petstore accounts`, invitations, and the portal's keys. Shared by the tRPC procedures and the CLI so that every
+ * surface shows the same validation messages.
+ */
+import { Email, Password } from "./admin.ts";
+import { PlanName } from "./limits.ts";
+import { ApiKeyScopes } from "./scopes.ts";
+import { humanText } from "./text.ts";
+import { UserName } from "./users.ts";
+import { z } from "./zod.ts";
+
+export const AccountId = z.uuid({ error: "must be an account id" });
+
+export const AccountName = humanText({ max: 100 });
+
+/** Roles of an account's members: the owner also invites members. */
+export const MemberRole = z.enum(["owner", "developer"]);
+export type MemberRole = z.infer<typeof MemberRole>;
+
+/** A new consumer account and the invitation of its first owner. */
+export const AccountCreate = z.strictObject({
+  name: AccountName,
+  plan: PlanName,
+  ownerEmail: Email,
+});
+export type AccountCreate = z.infer<typeof AccountCreate>;
+
+export const AccountState = z.enum(["active", "suspended"]);
+export type AccountState = z.infer<typeof AccountState>;
+
+/** The admin's Accounts list: name search, plan and state filters, a sort. */
+export const AccountListFilter = z.object({
+  query: humanText({ max: 100, allowEmpty: true }).optional(),
+  plan: PlanName.optional(),
+  state: AccountState.optional(),
+  sortBy: z.enum(["name", "createdAt", "keys", "requestsToday"]).default("name"),
+  sortDirection: z.enum(["asc", "desc"]).default("asc"),
+});
+export type AccountListFilter = z.infer<typeof AccountListFilter>;
+
+export const AccountPlanChange = z.strictObject({ id: AccountId, plan: PlanName });
+
+export const AccountSuspension = z.strictObject({ id: AccountId, suspended: z.boolean() });
+
+/** An invitation to an account, by an admin (`accountId` given) or the account's owner (their own account). */
+export const InvitationCreate = z.strictObject({ email: Email, role: MemberRole });
+export type InvitationCreate = z.infer<typeof InvitationCreate>;
+
+/** The secret of an invitation link: 32 random bytes as base64url. */
+export const InvitationToken = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{43}$/, { error: "This invitation link is not valid." });
+
+/** Accepting an invitation: the new member's name and password. */
+export const InvitationAccept = z.strictObject({
+  token: InvitationToken,
+  name: UserName,
+  password: Password,
+});
+export type InvitationAccept = z.infer<typeof InvitationAccept>;
+
+/** A key a member creates for their account: the plan is the account's; scopes and expiry as for admins. */
+export const PortalKeyCreate = z.strictObject({
+  name: humanText({ max: 100 }),
+  scopes: ApiKeyScopes.optional(),
+  expiresInSeconds: z
+    .int()
+    .min(60)
+    .max(5 * 365 * 86400)
+    .optional(),
+});
+export type PortalKeyCreate = z.infer<typeof PortalKeyCreate>;

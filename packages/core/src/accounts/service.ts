@@ -1,0 +1,259 @@
+/**
+ * Consumer accounts (docs/contract.md section 7): an API consumer organization whose members manage its keys in
+ * the developer portal. Admins create one with its owner's invitation, list and read them, change their plan
+ * (the plan of every key of the account with it) and suspend or resume them; a suspended account's keys are
+ * refused like revoked ones (api-keys/verifier.ts) within the key cache's 5 s. Every change is audited.
+ */
+import type { AccountCreate, AccountListFilter, MemberRole, PlanName } from "@petstore/contracts";
+import { AppError } from "@petstore/contracts";
+import { Prisma } from "@petstore/db";
+import { writeAudit } from "../audit.ts";
+import type { Actor, CoreDeps } from "../deps.ts";
+import { likeLiteral } from "../like.ts";
+import { utcDay } from "../utc-day.ts";
+import { type IssuedInvitation, insertInvitation } from "./invitations.ts";
+
+export interface AccountView {
+  id: string;
+  name: string;
+  plan: PlanName;
+  state: "active" | "suspended";
+  suspendedAt: string | null;
+  createdBy: string;
+  createdAt: string;
+  /** Live keys (neither revoked nor expired). */
+  keys: number;
+  /** The plan's cap on live keys, or null for none. */
+  maxKeys: number | null;
+  members: number;
+  /** Requests of the account's keys since 00:00 UTC, as flushed (at most 5 s behind). */
+  requestsToday: number;
+}
+
+export interface MemberView {
+  id: string;
+  email: string;
+  name: string;
+  role: MemberRole;
+  active: boolean;
+  createdAt: string;
+}
+
+export interface PendingInvitationView {
+  id: string;
+  email: string;
+  role: MemberRole;
+  createdBy: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface AccountDetail extends AccountView {
+  memberList: MemberView[];
+  /** Invitations neither accepted nor expired. */
+  invitations: PendingInvitationView[];
+}
+
+/** A new account and its owner's invitation (the link is shown once). */
+export interface CreatedAccount {
+  id: string;
+  invitationUrl: string;
+  invitation: IssuedInvitation;
+}
+
+/** The longest Accounts list one call returns. */
+export const MAX_ACCOUNTS_LISTED = 500;
+
+interface AccountRow {
+  id: string;
+  name: string;
+  plan: PlanName;
+  suspendedAt: Date | null;
+  createdBy: string;
+  createdAt: Date;
+  keys: number;
+  maxKeys: number | null;
+  members: number;
+  requestsToday: number;
+}
+
+const SORT_COLUMNS = {
+  name: Prisma.sql`lower(a."name")`,
+  createdAt: Prisma.sql`a."createdAt"`,
+  keys: Prisma.sql`"keys"`,
+  requestsToday: Prisma.sql`"requestsToday"`,
+} as const;
+
+const toView = (r: AccountRow): AccountView => ({
+  id: r.id,
+  name: r.name,
+  plan: r.plan,
+  state: r.suspendedAt ? "suspended" : "active",
+  suspendedAt: r.suspendedAt?.toISOString() ?? null,
+  createdBy: r.createdBy,
+  createdAt: r.createdAt.toISOString(),
+  keys: r.keys,
+  maxKeys: r.maxKeys,
+  members: r.members,
+  requestsToday: r.requestsToday,
+});
+
+export function createAccountService(
+  deps: Pick<CoreDeps, "prisma" | "clock" | "config">,
+  /** Drops keys from this instance's verification cache when a change applies to them (api-keys/service.ts). */
+  forgetKeys: (ids: readonly string[]) => void,
+) {
+  const { prisma, clock } = deps;
+  const notFound = (id: string) => new AppError("not_found", `No account ${id}.`);
+
+  /** The accounts matching `where`, with their figures. */
+  async function rows(where: Prisma.Sql, order: Prisma.Sql, limit: number): Promise<AccountRow[]> {
+    const now = clock();
+    return prisma.$queryRaw<AccountRow[]>`
+      SELECT a."id"::text AS "id", a."name", a."planName"::text AS "plan", a."suspendedAt", a."createdBy",
+             a."createdAt", p."maxKeys",
+             (SELECT count(*)::int FROM "ApiKey" k WHERE k."accountId" = a."id"
+                AND (k."revokedAt" IS NULL OR k."revokedAt" > ${now})
+                AND (k."expiresAt" IS NULL OR k."expiresAt" > ${now})) AS "keys",
+             (SELECT count(*)::int FROM "User" u WHERE u."accountId" = a."id") AS "members",
+             COALESCE((SELECT sum(h."requests")::int FROM "UsageHour" h JOIN "ApiKey" k ON k."id" = h."apiKeyId"
+                WHERE k."accountId" = a."id" AND h."hour" >= ${utcDay(now)}), 0) AS "requestsToday"
+      FROM "Account" a JOIN "Plan" p ON p."name" = a."planName"
+      WHERE ${where}
+      ORDER BY ${order}, a."id"
+      LIMIT ${limit}`;
+  }
+
+  async function get(id: string): Promise<AccountDetail> {
+    const [row] = await rows(Prisma.sql`a."id" = ${id}::uuid`, Prisma.sql`a."id"`, 1);
+    if (!row) throw notFound(id);
+    const [members, invitations] = await Promise.all([
+      prisma.user.findMany({ where: { accountId: id }, orderBy: { email: "asc" } }),
+      prisma.invitation.findMany({
+        where: { accountId: id, acceptedAt: null, expiresAt: { gt: clock() } },
+        orderBy: { createdAt: "desc" },
+      }),
+    ]);
+    return {
+      ...toView(row),
+      memberList: members.map((m) => ({
+        id: m.id,
+        email: m.email,
+        name: m.name,
+        role: m.role as MemberRole,
+        active: m.active,
+        createdAt: m.createdAt.toISOString(),
+      })),
+      invitations: invitations.map((i) => ({
+        id: i.id,
+        email: i.email,
+        role: i.role as MemberRole,
+        createdBy: i.createdBy,
+        createdAt: i.createdAt.toISOString(),
+        expiresAt: i.expiresAt.toISOString(),
+      })),
+    };
+  }
+
+  /** The ids of account `id`'s keys, after a change that applies to all of them. */
+  async function keysOf(tx: Prisma.TransactionClient, id: string): Promise<string[]> {
+    const keys = await tx.apiKey.findMany({ where: { accountId: id }, select: { id: true } });
+    return keys.map((k) => k.id);
+  }
+
+  return {
+    /**
+     * Creates an account on `plan` and invites its owner (`ownerEmail`).
+     * @returns the account's id and the owner's invitation link (shown once).
+     */
+    async create(input: AccountCreate, actor: Actor): Promise<CreatedAccount> {
+      return prisma.$transaction(async (tx) => {
+        const account = await tx.account.create({
+          data: { name: input.name, planName: input.plan, createdBy: actor },
+        });
+        await writeAudit(tx, {
+          actor,
+          action: "account.create",
+          entityType: "account",
+          entityId: account.id,
+          after: account,
+        });
+        const invitation = await insertInvitation(
+          tx,
+          deps,
+          { accountId: account.id, email: input.ownerEmail, role: "owner" },
+          actor,
+        );
+        return { id: account.id, invitationUrl: invitation.invitationUrl, invitation };
+      });
+    },
+
+    /** Accounts matching `filter` (name contains `query`, plan, state), sorted, at most 500. */
+    async list(filter: AccountListFilter): Promise<AccountView[]> {
+      const conditions: Prisma.Sql[] = [Prisma.sql`TRUE`];
+      if (filter.query) conditions.push(Prisma.sql`a."name" ILIKE ${`%${likeLiteral(filter.query)}%`}`);
+      if (filter.plan) conditions.push(Prisma.sql`a."planName" = ${filter.plan}::"PlanName"`);
+      if (filter.state === "active") conditions.push(Prisma.sql`a."suspendedAt" IS NULL`);
+      if (filter.state === "suspended") conditions.push(Prisma.sql`a."suspendedAt" IS NOT NULL`);
+      const direction = filter.sortDirection === "desc" ? Prisma.sql`DESC` : Prisma.sql`ASC`;
+      const order = Prisma.sql`${SORT_COLUMNS[filter.sortBy]} ${direction}`;
+      const found = await rows(Prisma.join(conditions, " AND "), order, MAX_ACCOUNTS_LISTED);
+      return found.map(toView);
+    },
+
+    /** One account with its members and open invitations. @throws AppError not_found. */
+    get,
+
+    /**
+     * Moves the account, and every key it holds, to `plan`; the keys' new limits apply within 5 s.
+     * @throws AppError not_found.
+     */
+    async setPlan(input: { id: string; plan: PlanName }, actor: Actor): Promise<AccountDetail> {
+      const keys = await prisma.$transaction(async (tx) => {
+        const before = await tx.account.findUnique({ where: { id: input.id } });
+        if (!before) throw notFound(input.id);
+        if (before.planName === input.plan) return [];
+        await tx.account.update({ where: { id: input.id }, data: { planName: input.plan } });
+        await tx.apiKey.updateMany({ where: { accountId: input.id }, data: { planName: input.plan } });
+        await writeAudit(tx, {
+          actor,
+          action: "account.setPlan",
+          entityType: "account",
+          entityId: input.id,
+          before: { plan: before.planName },
+          after: { plan: input.plan },
+        });
+        return keysOf(tx, input.id);
+      });
+      forgetKeys(keys);
+      return get(input.id);
+    },
+
+    /**
+     * Suspends (every key of the account answers 401 within 5 s, on every instance) or resumes an account.
+     * Idempotent. @throws AppError not_found.
+     */
+    async setSuspended(input: { id: string; suspended: boolean }, actor: Actor): Promise<AccountDetail> {
+      const keys = await prisma.$transaction(async (tx) => {
+        const before = await tx.account.findUnique({ where: { id: input.id } });
+        if (!before) throw notFound(input.id);
+        if (!!before.suspendedAt === input.suspended) return [];
+        const suspendedAt = input.suspended ? clock() : null;
+        await tx.account.update({ where: { id: input.id }, data: { suspendedAt } });
+        await writeAudit(tx, {
+          actor,
+          action: input.suspended ? "account.suspend" : "account.resume",
+          entityType: "account",
+          entityId: input.id,
+          before: { suspendedAt: before.suspendedAt },
+          after: { suspendedAt },
+        });
+        return keysOf(tx, input.id);
+      });
+      forgetKeys(keys);
+      return get(input.id);
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;
