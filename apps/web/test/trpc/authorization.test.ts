@@ -1,12 +1,24 @@
 /**
- * The procedure ladder for every procedure in the router: anonymous callers get UNAUTHORIZED for anything
- * but auth.*, staff get FORBIDDEN for admin procedures, admins pass the check (whatever the input then says).
+ * The procedure ladders for every procedure in the router: anonymous callers get UNAUTHORIZED for anything
+ * but the public procedures, staff get FORBIDDEN for admin procedures, admins pass the check (whatever the input
+ * then says); members of consumer accounts get FORBIDDEN for every staff and admin procedure, staff and admins for
+ * every portal procedure, developers for the owners' procedures.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../../src/server/trpc/router";
-import { type Caller, type Harness, openHarness } from "./support";
+import { type Caller, createTestAccount, type Harness, openHarness, PASSWORD } from "./support";
 
-const PUBLIC = ["auth.me", "auth.signIn", "auth.signOut"];
+const PUBLIC = ["auth.me", "auth.signIn", "auth.signOut", "portal.invitation", "portal.acceptInvitation"];
+const MEMBER = [
+  "portal.account",
+  "portal.keys.list",
+  "portal.keys.create",
+  "portal.keys.roll",
+  "portal.keys.revoke",
+  "portal.keys.traffic",
+  "portal.keys.recentRequests",
+];
+const OWNER = ["portal.invite"];
 const STAFF = [
   "pets.search",
   "pets.get",
@@ -64,14 +76,20 @@ const ADMIN = [
   "webhooks.message",
   "webhooks.replayMessage",
   "webhooks.replayRange",
+  "accounts.list",
+  "accounts.get",
+  "accounts.create",
+  "accounts.invite",
+  "accounts.setPlan",
+  "accounts.setSuspended",
 ];
 
 /** Calls `path` on `caller` with an empty input and returns the error code, or "OK". */
 async function outcome(caller: Caller, path: string): Promise<string> {
-  const [area, name] = path.split(".") as [string, string];
-  const procedure = (
-    caller as unknown as Record<string, Record<string, (input?: unknown) => Promise<unknown>>>
-  )[area]?.[name];
+  // biome-ignore lint/suspicious/noExplicitAny: a procedure found by its dotted path
+  const procedure = path.split(".").reduce<any>((node, part) => node?.[part], caller) as
+    | ((input?: unknown) => Promise<unknown>)
+    | undefined;
   if (!procedure) throw new Error(`no procedure ${path}`);
   try {
     await procedure({});
@@ -86,19 +104,36 @@ describe("authorization of every procedure", () => {
   let anonymous: Caller;
   let staff: Caller;
   let admin: Caller;
+  let owner: Caller;
+  let developer: Caller;
   beforeAll(async () => {
     h = await openHarness();
     anonymous = await h.anonymous();
     staff = (await h.signedIn("staff@example.com")).caller;
     admin = (await h.signedIn("admin@example.com")).caller;
+    const account = await createTestAccount(h.rt, "Ladder shop");
+    owner = (await h.signedIn(account.ownerEmail)).caller;
+    const invited = await h.rt.invitations.invite(
+      account.id,
+      { email: "dev@ladder.example", role: "developer" },
+      "test",
+    );
+    await h.rt.invitations.accept({
+      token: invited.invitationUrl.split("/").pop() ?? "",
+      name: "Dee Dev",
+      password: PASSWORD,
+    });
+    developer = (await h.signedIn("dev@ladder.example")).caller;
   });
   afterAll(() => h?.close());
 
   it("classifies every procedure of the router", () => {
-    expect(Object.keys(appRouter._def.procedures).sort()).toEqual([...PUBLIC, ...STAFF, ...ADMIN].sort());
+    expect(Object.keys(appRouter._def.procedures).sort()).toEqual(
+      [...PUBLIC, ...STAFF, ...ADMIN, ...MEMBER, ...OWNER].sort(),
+    );
   });
 
-  it.each(STAFF.concat(ADMIN))("%s: anonymous gets UNAUTHORIZED", async (path) => {
+  it.each([...STAFF, ...ADMIN, ...MEMBER, ...OWNER])("%s: anonymous gets UNAUTHORIZED", async (path) => {
     expect(await outcome(anonymous, path)).toBe("UNAUTHORIZED");
   });
 
@@ -112,5 +147,23 @@ describe("authorization of every procedure", () => {
 
   it.each(ADMIN)("%s: admin passes the role check", async (path) => {
     expect(["OK", "BAD_REQUEST"]).toContain(await outcome(admin, path));
+  });
+
+  it.each(STAFF.concat(ADMIN))("%s: an account's owner gets FORBIDDEN", async (path) => {
+    expect(await outcome(owner, path)).toBe("FORBIDDEN");
+  });
+
+  it.each(MEMBER.concat(OWNER))("%s: staff and admins get FORBIDDEN", async (path) => {
+    expect(await outcome(staff, path)).toBe("FORBIDDEN");
+    expect(await outcome(admin, path)).toBe("FORBIDDEN");
+  });
+
+  it.each(OWNER)("%s: a developer gets FORBIDDEN", async (path) => {
+    expect(await outcome(developer, path)).toBe("FORBIDDEN");
+  });
+
+  it.each(MEMBER)("%s: developers and owners pass the role check", async (path) => {
+    expect(["OK", "BAD_REQUEST"]).toContain(await outcome(developer, path));
+    expect(["OK", "BAD_REQUEST"]).toContain(await outcome(owner, path));
   });
 });

@@ -156,3 +156,31 @@ export function countRequests(
       requestId: `test-${i}`,
     });
 }
+
+/** A consumer account made for a test, with its owner signed up (the owner's password is PASSWORD). */
+export interface TestAccount {
+  id: string;
+  ownerEmail: string;
+}
+
+/** The token of an invitation link (`…/portal/invitations/<token>`). */
+export const invitationToken = (url: string): string => url.slice(url.lastIndexOf("/") + 1);
+
+/**
+ * Creates account `name` on `plan` through the runtime, as an admin does, and accepts its owner's invitation as
+ * `owner-<slug>@example.com` with PASSWORD.
+ */
+export async function createTestAccount(
+  rt: Runtime,
+  name: string,
+  plan: "free" | "pro" | "business" | "enterprise" = "free",
+): Promise<TestAccount> {
+  const ownerEmail = `owner-${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}@example.com`;
+  const created = await rt.accounts.create({ name, plan, ownerEmail }, "test");
+  await rt.invitations.accept({
+    token: invitationToken(created.invitationUrl),
+    name: `Owner of ${name}`,
+    password: PASSWORD,
+  });
+  return { id: created.id, ownerEmail };
+}

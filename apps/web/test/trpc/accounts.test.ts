@@ -1,0 +1,173 @@
+/**
+ * Consumer accounts (docs/contract.md section 7) through the admin and portal procedures: an account and its
+ * owner's single-use invitation, the plan's key cap under concurrent creations, suspension refusing the account's
+ * keys like revocation, a plan change moving every key, and members kept apart from staff.
+ */
+import { databaseOf } from "@petstore/core/testing";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  type Caller,
+  createTestAccount,
+  expectTrpcError,
+  type Harness,
+  invitationToken,
+  openHarness,
+  PASSWORD,
+} from "./support";
+
+describe("consumer accounts", () => {
+  let h: Harness;
+  let admin: Caller;
+  beforeAll(async () => {
+    h = await openHarness();
+    admin = (await h.signedIn("admin@example.com")).caller;
+  });
+  afterAll(() => h?.close());
+  beforeEach(() => h.setNow(undefined));
+
+  it("creates an account whose owner accepts the link once, is signed in, and lands in the account", async () => {
+    const created = await admin.accounts.create({
+      name: "Corner Shop",
+      plan: "free",
+      ownerEmail: "Olga@Shop.example",
+    });
+    expect(created.invitationUrl).toMatch(
+      /^http:\/\/dashboard\.test\/portal\/invitations\/[A-Za-z0-9_-]{43}$/,
+    );
+    const token = invitationToken(created.invitationUrl);
+    const anon = await h.anonymous();
+    expect(await anon.portal.invitation({ token })).toMatchObject({
+      accountName: "Corner Shop",
+      email: "olga@shop.example",
+      role: "owner",
+    });
+    const accepted = await anon.portal.acceptInvitation({ token, name: "Olga", password: PASSWORD });
+    expect(accepted.user).toMatchObject({ email: "olga@shop.example", role: "owner", accountId: created.id });
+    await expectTrpcError(
+      anon.portal.acceptInvitation({ token, name: "Mallory", password: PASSWORD }),
+      "NOT_FOUND",
+    );
+    await expectTrpcError(anon.portal.invitation({ token }), "NOT_FOUND");
+    const owner = (await h.signedIn("olga@shop.example")).caller;
+    expect(await owner.portal.account()).toMatchObject({
+      name: "Corner Shop",
+      plan: "free",
+      maxKeys: 3,
+      members: 1,
+    });
+    const audit = await databaseOf(h.rt).prisma.auditLog.findMany({
+      where: { entityType: { in: ["account", "invitation"] } },
+      orderBy: { id: "asc" },
+    });
+    expect(audit.map((e) => e.action)).toEqual(["account.create", "invitation.create", "invitation.accept"]);
+  });
+
+  it("refuses an invitation after 72 hours, and one whose email already signs in, leaving the latter usable", async () => {
+    const account = await createTestAccount(h.rt, "Expiry Shop");
+    const late = await h.rt.invitations.invite(
+      account.id,
+      { email: "late@shop.example", role: "developer" },
+      "test",
+    );
+    h.setNow(new Date(Date.now() + 72 * 3600_000 + 1000));
+    const anon = await h.anonymous();
+    await expectTrpcError(
+      anon.portal.acceptInvitation({
+        token: invitationToken(late.invitationUrl),
+        name: "Late",
+        password: PASSWORD,
+      }),
+      "NOT_FOUND",
+    );
+    h.setNow(undefined);
+    const taken = await h.rt.invitations.invite(
+      account.id,
+      { email: "staff@example.com", role: "developer" },
+      "test",
+    );
+    const token = invitationToken(taken.invitationUrl);
+    await expectTrpcError(
+      anon.portal.acceptInvitation({ token, name: "Sam", password: PASSWORD }),
+      "CONFLICT",
+    );
+    expect(await anon.portal.invitation({ token })).toMatchObject({ email: "staff@example.com" });
+  });
+
+  it("lets an account hold as many live keys as its plan allows, also when members create them at once", async () => {
+    const account = await createTestAccount(h.rt, "Cap Shop");
+    const owner = (await h.signedIn(account.ownerEmail)).caller;
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => owner.portal.keys.create({ name: `key ${i}` })),
+    );
+    expect(attempts.filter((a) => a.status === "fulfilled")).toHaveLength(3);
+    const refused = attempts.find((a) => a.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason.code).toBe("CONFLICT");
+    expect(refused.reason.message).toBe(
+      "The free plan allows 3 live keys and this account has 3: revoke one first.",
+    );
+    const [first] = await owner.portal.keys.list();
+    await owner.portal.keys.revoke({ id: first?.id as string });
+    await owner.portal.keys.create({ name: "after a revocation" });
+    const rolled = await owner.portal.keys.roll({
+      id: (await owner.portal.keys.list())[0]?.id as string,
+      graceSeconds: 60,
+    });
+    expect(rolled.plan).toBe("free");
+    const row = await databaseOf(h.rt).prisma.apiKey.findUniqueOrThrow({ where: { id: rolled.id } });
+    expect(row.accountId).toBe(account.id);
+  });
+
+  it("refuses every key of a suspended account like a revoked one, and takes them back on resume", async () => {
+    const account = await createTestAccount(h.rt, "Suspended Shop");
+    const owner = (await h.signedIn(account.ownerEmail)).caller;
+    const issued = await owner.portal.keys.create({ name: "soon suspended" });
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({ keyId: issued.id });
+    const suspended = await admin.accounts.setSuspended({ id: account.id, suspended: true });
+    expect(suspended.state).toBe("suspended");
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toBeUndefined();
+    await expectTrpcError(owner.portal.keys.create({ name: "while suspended" }), "CONFLICT");
+    expect((await owner.portal.keys.list())[0]?.state).toBe("active");
+    await admin.accounts.setSuspended({ id: account.id, suspended: false });
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({ keyId: issued.id });
+    const actions = await databaseOf(h.rt).prisma.auditLog.findMany({
+      where: { entityType: "account", entityId: account.id },
+      orderBy: { id: "asc" },
+    });
+    expect(actions.map((e) => e.action)).toEqual(["account.create", "account.suspend", "account.resume"]);
+  });
+
+  it("moves every key of an account to its new plan and its limits", async () => {
+    const account = await createTestAccount(h.rt, "Growing Shop");
+    const owner = (await h.signedIn(account.ownerEmail)).caller;
+    const issued = await owner.portal.keys.create({ name: "growing" });
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({ plan: "free", perMinute: 60 });
+    await admin.accounts.setPlan({ id: account.id, plan: "pro" });
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({ plan: "pro", perMinute: 300 });
+    expect(await owner.portal.account()).toMatchObject({ plan: "pro", maxKeys: 10, perMinute: 300 });
+  });
+
+  it("lists accounts by name, plan and state, sorted as asked", async () => {
+    await createTestAccount(h.rt, "Zebra Supplies", "business");
+    const all = await admin.accounts.list({ sortBy: "name", sortDirection: "desc" });
+    const names = all.map((a) => a.name);
+    expect(names).toEqual([...names].sort((x, y) => y.toLowerCase().localeCompare(x.toLowerCase())));
+    expect((await admin.accounts.list({ query: "zebra" })).map((a) => a.name)).toEqual(["Zebra Supplies"]);
+    expect((await admin.accounts.list({ plan: "business" })).map((a) => a.name)).toEqual(["Zebra Supplies"]);
+    const detail = await admin.accounts.get({
+      id: (await admin.accounts.list({ query: "zebra" }))[0]?.id as string,
+    });
+    expect(detail).toMatchObject({ plan: "business", members: 1, state: "active", apiKeys: [] });
+    await expectTrpcError(admin.accounts.get({ id: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND");
+  });
+
+  it("keeps members off the staff list and out of staff management", async () => {
+    const account = await createTestAccount(h.rt, "Quiet Shop");
+    const users = await admin.users.list();
+    expect(users.map((u) => u.email)).not.toContain(account.ownerEmail);
+    const member = await databaseOf(h.rt).prisma.user.findUniqueOrThrow({
+      where: { email: account.ownerEmail },
+    });
+    await expectTrpcError(admin.users.setRole({ id: member.id, role: "admin" }), "NOT_FOUND");
+    await expectTrpcError(admin.users.setActive({ id: member.id, active: false }), "NOT_FOUND");
+  });
+});
