@@ -1,6 +1,6 @@
 /**
  * The answer of `GET /v1/me` (getMe; docs/contract.md section 1, "GET /v1/me (getMe)"): the calling API key as
- * its holder may see it (display prefix, name, scopes, expiry: never the secret or its hash), its plan with the
+ * its holder may see it (display prefix, name, scopes, expiry: never the secret or its hash), its account, its plan with the
  * key's effective limits, and the key's two rate-limit windows as counted for this very request (section 3).
  */
 
@@ -35,6 +35,16 @@ export const Me = z
         description: "When the key stops working (RFC 3339, UTC), or null when it does not expire.",
       }),
     }),
+    account: z
+      .object({
+        id: z.uuid().meta({ description: "The account's id." }),
+        name: z.string().min(1).meta({ description: "The account's name." }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "The consumer account that holds the key (its members manage it in the developer portal), or null for a key an admin issued outside any account.",
+      }),
     plan: z.object({
       name: PlanName,
       limits: z

@@ -16,6 +16,7 @@ interface Window {
 }
 interface Me {
   key: { prefix: string; name: string; scopes: string[]; expiresAt: string | null };
+  account: { id: string; name: string } | null;
   plan: { name: string; limits: { perMinute: number; perDay: number } };
   rateLimit: { minute: Window; day: Window } | null;
 }
@@ -52,6 +53,21 @@ describe("getMe (postgres)", () => {
 
   const me = (headers: Record<string, string>) => t.call("getMe", "/v1/me", { headers });
 
+  it("names the consumer account that holds the key", async () => {
+    const account = await t.s.rt.accounts.create(
+      { name: "Corner Shop", plan: "business", ownerEmail: "owner@corner.example" },
+      "test",
+    );
+    const issued = await t.s.rt.apiKeys.createInAccount(account.id, { name: "Till" }, "test");
+    const r = await me(t.auth(issued.key));
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      key: { name: "Till" },
+      account: { id: account.id, name: "Corner Shop" },
+      plan: { name: "business", limits: { perMinute: 1000, perDay: 100_000 } },
+    });
+  });
+
   it("describes each key to itself only: prefix, name, scopes, expiry, plan and effective limits", async () => {
     const pro = await me(t.auth(keys.pro.key));
     const enterprise = await me(t.auth(keys.enterprise.key));
@@ -71,6 +87,7 @@ describe("getMe (postgres)", () => {
       },
       plan: { name: "enterprise", limits: { perMinute: 500, perDay: 20_000 } },
     });
+    expect((pro.body as Me).account).toBeNull();
     for (const [own, other] of [
       [pro, keys.enterprise],
       [enterprise, keys.pro],
@@ -85,7 +102,7 @@ describe("getMe (postgres)", () => {
   it("never answers the secret, its hash or the key's id", async () => {
     for (const { key, id } of [keys.pro, keys.enterprise]) {
       const r = await me(t.auth(key));
-      expect(Object.keys(r.body as object).sort()).toEqual(["key", "plan", "rateLimit"]);
+      expect(Object.keys(r.body as object).sort()).toEqual(["account", "key", "plan", "rateLimit"]);
       expect(Object.keys((r.body as Me).key).sort()).toEqual(["expiresAt", "name", "prefix", "scopes"]);
       for (const secret of [key, key.slice(12), createHash("sha256").update(key).digest("hex"), id])
         expect(r.text).not.toContain(secret);

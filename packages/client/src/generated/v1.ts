@@ -98,7 +98,7 @@ export interface paths {
         };
         /**
          * Describe the calling API key
-         * @description An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), its plan with the key's effective limits, and its minute and day rate-limit windows after this request, which counts like any other. Needs a valid key and no particular scope.
+         * @description An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), the consumer account that holds it, its plan with the key's effective limits, and its minute and day rate-limit windows after this request, which counts like any other. Needs a valid key and no particular scope.
          */
         get: operations["getMe"];
         put?: never;
@@ -185,6 +185,16 @@ export interface components {
                  */
                 expiresAt: string | null;
             };
+            /** @description The consumer account that holds the key (its members manage it in the developer portal), or null for a key an admin issued outside any account. */
+            account: {
+                /**
+                 * Format: uuid
+                 * @description The account's id.
+                 */
+                id: string;
+                /** @description The account's name. */
+                name: string;
+            } | null;
             plan: {
                 /** @enum {string} */
                 name: "free" | "pro" | "business" | "enterprise";

@@ -42,6 +42,8 @@ export interface ApiCaller {
   perDay: number;
   /** What the key may do (docs/contract.md section 2, "Scopes"); cached like the rest, so a change applies within 5 s. */
   scopes: readonly ApiKeyScope[];
+  /** The consumer account that holds the key (docs/contract.md section 7), or null for a key outside accounts. */
+  account: { id: string; name: string } | null;
 }
 
 /**
@@ -87,17 +89,27 @@ type VerifiedKey = Pick<
   | "revokedAt"
   | "expiresAt"
   | "scopes"
-> & { plan: Pick<Plan, "perMinute" | "perDay"> };
+> & { plan: Pick<Plan, "perMinute" | "perDay">; account: { id: string; name: string } | null };
 
-type KeyRow = Omit<VerifiedKey, "plan"> & {
+type KeyRow = Omit<VerifiedKey, "plan" | "account"> & {
   hash: string;
   planPerMinute: number | null;
   planPerDay: number | null;
+  accountId: string | null;
+  accountName: string | null;
 };
 
-const verifiedKey = ({ hash: _, planPerMinute, planPerDay, ...key }: KeyRow): VerifiedKey => ({
+const verifiedKey = ({
+  hash: _,
+  planPerMinute,
+  planPerDay,
+  accountId,
+  accountName,
+  ...key
+}: KeyRow): VerifiedKey => ({
   ...key,
   plan: { perMinute: planPerMinute, perDay: planPerDay },
+  account: accountId ? { id: accountId, name: accountName ?? "" } : null,
 });
 
 export function createKeyVerifier(deps: {
@@ -144,7 +156,8 @@ export function createKeyVerifier(deps: {
       SELECT k."id", k."hash", k."prefix", k."name", k."planName"::text AS "planName",
              k."environment"::text AS "environment", k."perMinute", k."perDay",
              LEAST(k."revokedAt", a."suspendedAt") AS "revokedAt", k."expiresAt",
-             k."scopes", p."perMinute" AS "planPerMinute", p."perDay" AS "planPerDay"
+             k."scopes", p."perMinute" AS "planPerMinute", p."perDay" AS "planPerDay",
+             a."id"::text AS "accountId", a."name" AS "accountName"
       FROM "ApiKey" k JOIN "Plan" p ON p."name" = k."planName"
       LEFT JOIN "Account" a ON a."id" = k."accountId"
       WHERE k."hash" = ANY(${[...new Set(hashes)]}::text[])`);
@@ -183,6 +196,7 @@ export function createKeyVerifier(deps: {
       perMinute,
       perDay,
       scopes: key.scopes as ApiKeyScope[],
+      account: key.account,
     };
   }
 

@@ -20,7 +20,7 @@ export const getMeRoute = createRoute({
   summary: "Describe the calling API key",
   description:
     "An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), " +
-    "its plan with the key's effective limits, and its minute and day rate-limit windows after this request, which " +
+    "the consumer account that holds it, its plan with the key's effective limits, and its minute and day rate-limit windows after this request, which " +
     "counts like any other. Needs a valid key and no particular scope.",
   tags: ["keys"],
   security: bearerSecurity(),
@@ -55,6 +55,7 @@ export function registerGetMe(app: OpenAPIHono<RestEnv>): void {
         scopes: [...caller.scopes],
         expiresAt: caller.expiresAt?.toISOString() ?? null,
       },
+      account: caller.account,
       plan: { name: caller.plan, limits: { perMinute: caller.perMinute, perDay: caller.perDay } },
       rateLimit: minute && day ? { minute, day } : null,
     };
