@@ -197,5 +197,11 @@ export type DeprecatedCallsQuery = z.infer<typeof DeprecatedCallsQuery>;
 /** A plan whose limits admins edit (Enterprise limits are per key). */
 export const PlanRef = z.strictObject({ plan: EditablePlanName });
 
+/** A plan's cap on the live keys of one consumer account (docs/contract.md section 7); null: no cap. */
+export const PlanKeyCapChange = z.strictObject({
+  plan: PlanName,
+  maxKeys: z.int().min(1).max(10_000).nullable(),
+});
+
 /** A dashboard session of the signed-in user. */
 export const SessionRef = z.strictObject({ id: z.uuid({ error: "must be a session id" }) });

@@ -8,7 +8,16 @@ export interface PlanView {
   name: PlanName;
   perMinute: number | null;
   perDay: number | null;
+  /** Live keys one consumer account on the plan may hold (docs/contract.md section 7); null: no cap. */
+  maxKeys: number | null;
 }
+
+const toView = (p: PlanView): PlanView => ({
+  name: p.name,
+  perMinute: p.perMinute,
+  perDay: p.perDay,
+  maxKeys: p.maxKeys,
+});
 
 export function createPlanService({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
   return {
@@ -25,9 +34,7 @@ export function createPlanService({ prisma, clock }: Pick<CoreDeps, "prisma" | "
     /** All plans in ascending order (Enterprise has no plan-wide limits: they are set per key). */
     async list(): Promise<PlanView[]> {
       const rows = await prisma.plan.findMany();
-      return rows
-        .map((p) => ({ name: p.name, perMinute: p.perMinute, perDay: p.perDay }))
-        .sort((a, b) => PLAN_NAMES.indexOf(a.name) - PLAN_NAMES.indexOf(b.name));
+      return rows.map(toView).sort((a, b) => PLAN_NAMES.indexOf(a.name) - PLAN_NAMES.indexOf(b.name));
     },
 
     /**
@@ -53,7 +60,27 @@ export function createPlanService({ prisma, clock }: Pick<CoreDeps, "prisma" | "
           before,
           after: row,
         });
-        return { name: row.name, perMinute: row.perMinute, perDay: row.perDay };
+        return toView(row);
+      });
+    },
+
+    /**
+     * Sets how many live keys one consumer account on `plan` may hold (null: no cap); accounts over a lowered cap
+     * keep their keys and cannot create more until they are under it. Audited as `plan.update`.
+     */
+    async setKeyCap(input: { plan: PlanName; maxKeys: number | null }, actor: Actor): Promise<PlanView> {
+      return prisma.$transaction(async (tx) => {
+        const before = await tx.plan.findUniqueOrThrow({ where: { name: input.plan } });
+        const row = await tx.plan.update({ where: { name: input.plan }, data: { maxKeys: input.maxKeys } });
+        await writeAudit(tx, {
+          actor,
+          action: "plan.update",
+          entityType: "plan",
+          entityId: input.plan,
+          before: { maxKeys: before.maxKeys },
+          after: { maxKeys: row.maxKeys },
+        });
+        return toView(row);
       });
     },
   };

@@ -117,6 +117,18 @@ describe("consumer accounts", () => {
     expect(row.accountId).toBe(account.id);
   });
 
+  it("applies a plan's key cap as an admin sets it, and no cap when cleared", async () => {
+    const account = await createTestAccount(h.rt, "Small Shop", "pro");
+    const owner = (await h.signedIn(account.ownerEmail)).caller;
+    await admin.plans.setKeyCap({ plan: "pro", maxKeys: 1 });
+    await owner.portal.keys.create({ name: "only one" });
+    await expectTrpcError(owner.portal.keys.create({ name: "one too many" }), "CONFLICT");
+    expect(await admin.plans.setKeyCap({ plan: "pro", maxKeys: null })).toMatchObject({ maxKeys: null });
+    await owner.portal.keys.create({ name: "no cap now" });
+    expect(await owner.portal.account()).toMatchObject({ keys: 2, maxKeys: null });
+    await admin.plans.setKeyCap({ plan: "pro", maxKeys: 10 });
+  });
+
   it("refuses every key of a suspended account like a revoked one, and takes them back on resume", async () => {
     const account = await createTestAccount(h.rt, "Suspended Shop");
     const owner = (await h.signedIn(account.ownerEmail)).caller;
@@ -153,6 +165,10 @@ describe("consumer accounts", () => {
     expect(names).toEqual([...names].sort((x, y) => y.toLowerCase().localeCompare(x.toLowerCase())));
     expect((await admin.accounts.list({ query: "zebra" })).map((a) => a.name)).toEqual(["Zebra Supplies"]);
     expect((await admin.accounts.list({ plan: "business" })).map((a) => a.name)).toEqual(["Zebra Supplies"]);
+    await createTestAccount(h.rt, "Big Corp", "enterprise");
+    const enterprise = (await h.signedIn("owner-big-corp@example.com")).caller;
+    const refused = await expectTrpcError(enterprise.portal.keys.create({ name: "no limits" }), "CONFLICT");
+    expect(refused.message).toMatch(/sets limits per key/);
     const detail = await admin.accounts.get({
       id: (await admin.accounts.list({ query: "zebra" }))[0]?.id as string,
     });

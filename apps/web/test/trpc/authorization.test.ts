@@ -54,6 +54,7 @@ const ADMIN = [
   "plans.list",
   "plans.affectedKeys",
   "plans.update",
+  "plans.setKeyCap",
   "users.list",
   "users.create",
   "users.setRole",

@@ -11,12 +11,12 @@ describe("plans procedures (admin)", () => {
   });
   afterAll(() => h?.close());
 
-  it("lists the four plans in order with their limits", async () => {
+  it("lists the four plans in order with their limits and key caps", async () => {
     expect(await admin.plans.list()).toEqual([
-      { name: "free", perMinute: 60, perDay: 1000 },
-      { name: "pro", perMinute: 300, perDay: 10000 },
-      { name: "business", perMinute: 1000, perDay: 100000 },
-      { name: "enterprise", perMinute: null, perDay: null },
+      { name: "free", perMinute: 60, perDay: 1000, maxKeys: 3 },
+      { name: "pro", perMinute: 300, perDay: 10000, maxKeys: 10 },
+      { name: "business", perMinute: 1000, perDay: 100000, maxKeys: 25 },
+      { name: "enterprise", perMinute: null, perDay: null, maxKeys: null },
     ]);
   });
 
@@ -26,8 +26,14 @@ describe("plans procedures (admin)", () => {
       name: "pro",
       perMinute: 500,
       perDay: 20000,
+      maxKeys: 10,
     });
-    expect((await admin.plans.list())[1]).toEqual({ name: "pro", perMinute: 500, perDay: 20000 });
+    expect((await admin.plans.list())[1]).toEqual({
+      name: "pro",
+      perMinute: 500,
+      perDay: 20000,
+      maxKeys: 10,
+    });
     expect((await admin.apiKeys.get({ id: key.id })).effectivePerMinute).toBe(500);
     const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "plan.update", entityId: "pro" },

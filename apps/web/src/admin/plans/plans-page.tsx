@@ -17,6 +17,7 @@ import { LimitsFields } from "../keys/limits-fields";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { numberValue, useZodForm } from "../use-zod-form";
+import { KeyCaps } from "./key-caps";
 
 type Plan = RouterOutputs["plans"]["list"][number];
 type EditablePlan = Plan & { name: RouterInputs["plans"]["update"]["plan"] };
@@ -134,6 +135,7 @@ export function PlansPage() {
                 Enterprise keys have their own limits, set when the key is issued or on the key&apos;s page.
               </Text>
             </Alert>
+            <KeyCaps plans={data} />
           </Stack>
         )}
       </QueryState>

@@ -1,5 +1,8 @@
-/** Plans (admins): the plan table, edits of Free/Pro/Business limits, and how many keys an edit affects. */
-import { PlanLimitsChange, PlanRef } from "@petstore/contracts";
+/**
+ * Plans (admins): the plan table, edits of Free/Pro/Business limits, how many keys an edit affects, and each
+ * plan's cap on a consumer account's live keys.
+ */
+import { PlanKeyCapChange, PlanLimitsChange, PlanRef } from "@petstore/contracts";
 import { adminProcedure, router } from "../init";
 
 export const plansRouter = router({
@@ -11,4 +14,8 @@ export const plansRouter = router({
   update: adminProcedure
     .input(PlanLimitsChange)
     .mutation(({ ctx, input }) => ctx.rt.plans.update(input, ctx.actor)),
+  /** Live keys one consumer account on the plan may hold; null: no cap. */
+  setKeyCap: adminProcedure
+    .input(PlanKeyCapChange)
+    .mutation(({ ctx, input }) => ctx.rt.plans.setKeyCap(input, ctx.actor)),
 });
