@@ -103,6 +103,7 @@ export const AUDIT_ACTIONS = [
   "account.setPlan",
   "account.suspend",
   "account.resume",
+  "account.ban",
   "invitation.create",
   "invitation.accept",
 ] as const;

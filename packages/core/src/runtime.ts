@@ -38,9 +38,12 @@ export interface Runtime extends ReturnType<typeof createCore>, DatabaseOperatio
    * ANALYTICS_ENABLED=false. The REST pipeline calls `record` once per /v1 request.
    */
   analytics: AnalyticsRecorder | undefined;
-  /** Lifts a key's ban in the rate-limit store and in the database (audited). */
+  /** Lifts a key's ban (its account's, for a key of an account) in the rate-limit store and the database (audited). */
   unbanApiKey(ref: string, actor: Actor): Promise<ApiKeyView>;
-  /** Resets today's usage of a key in the rate-limit store and in the usage table (audited). */
+  /**
+   * Resets today's usage of a key in the usage table and its windows in the rate-limit store (the account's
+   * windows, for a key of an account) (audited).
+   */
   resetApiKeyUsage(keyId: string, actor: Actor): Promise<void>;
   /**
    * First start on a fresh embedded database outside production: seeds, issues a demo API key and creates
@@ -114,13 +117,13 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     analytics,
     dependencies,
     async unbanApiKey(ref, actor) {
-      const keyId = await core.apiKeys.resolveId(ref);
-      await rateLimiter.unban(keyId);
-      return core.apiKeys.clearBan(keyId, actor);
+      const key = await core.apiKeys.resolveId(ref);
+      await rateLimiter.unban(key.rateLimitSubject);
+      return core.apiKeys.clearBan(key.id, actor);
     },
     async resetApiKeyUsage(keyId, actor) {
       await core.usage.resetToday(keyId, actor);
-      await rateLimiter.resetUsage(keyId);
+      await rateLimiter.resetUsage((await core.apiKeys.resolveId(keyId)).rateLimitSubject);
     },
     firstStart: () =>
       setUpFirstStart({ prisma: db.prisma, config }, { database, apiKeys: core.apiKeys, users: core.users }),

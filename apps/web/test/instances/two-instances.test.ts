@@ -3,7 +3,7 @@
  *
  * Limits hold across app instances sharing one store (docs/contract.md section 3): two instances on two ports
  * share one Redis (a key prefix of their own, deleted afterwards); a free key's requests spread over both get
- * exactly 60 admissions in total, the ban issued on one instance holds on the other, usage counters and request
+ * exactly 60 admissions in total, as do the requests of three keys of one free account (section 7), the ban issued on one instance holds on the other, usage counters and request
  * analytics (hourly rows by operation and outcome, recent requests in Redis) of both instances add up, and
  * /readyz reports the store on each. A third instance whose REDIS_URL points at a port where nothing listens
  * still answers requests (fail open) while its /readyz says the store is down, and flushes its analytics when
@@ -151,16 +151,23 @@ describe("production instances sharing one Redis, and instances by role", () => 
    * minute boundary are sent again with another new key, from just after it.
    * @throws when three runs in a row crossed a boundary.
    */
-  async function spreadOverOneMinute(): Promise<{ key: string; id: string; replies: Reply[] }> {
+  async function spreadOverOneMinute(
+    issue: () => Promise<Array<{ key: string; id: string }>> = async () => [
+      await db.rt.apiKeys.create({ name: "spread", plan: "free" }, "test"),
+    ],
+  ): Promise<{ key: string; id: string; replies: Reply[] }> {
     for (let run = 0; run < 3; run++) {
-      const { key, id } = await db.rt.apiKeys.create({ name: "spread", plan: "free" }, "test");
+      const keys = await issue();
+      const { key, id } = keys[0] as { key: string; id: string };
       const minute = Math.floor(Date.now() / MINUTE_MS);
       const replies: Reply[] = [];
       for (let wave = 0; wave < 15; wave++)
         replies.push(
           ...(await Promise.all(
             Array.from({ length: 10 }, (_, i) =>
-              send((i % 2 === 0 ? a : b).baseUrl, "/v1/pets?limit=1", { key }).then((r) => ({
+              send((i % 2 === 0 ? a : b).baseUrl, "/v1/pets?limit=1", {
+                key: (keys[(wave * 10 + i) % keys.length] as { key: string }).key,
+              }).then((r) => ({
                 ...r,
                 on: i % 2,
               })),
@@ -217,6 +224,28 @@ describe("production instances sharing one Redis, and instances by role", () => 
       }, 7_000);
     }
     expect(performance.now() - liftedAt).toBeLessThan(5_500);
+  });
+
+  it.concurrent("admits exactly 60 requests over 3 keys of one free account spread over both instances", async ({
+    expect,
+  }) => {
+    let round = 0;
+    const { replies } = await spreadOverOneMinute(async () => {
+      round++;
+      const run = await db.rt.accounts.create(
+        { name: `Shared windows ${round}`, plan: "free", ownerEmail: "shared@windows.example" },
+        "test",
+      );
+      return Promise.all(
+        [1, 2, 3].map((i) => db.rt.apiKeys.createInAccount(run.id, { name: `till ${i}` }, "test")),
+      );
+    });
+    const admitted = replies.filter((r) => r.status === 200);
+    expect(admitted).toHaveLength(60);
+    expect(new Set(admitted.map((r) => r.on)).size).toBe(2);
+    expect(admitted.map((r) => r.rl?.remaining).sort((x = 0, y = 0) => x - y)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i),
+    );
   });
 
   it.concurrent("adds both instances' analytics up: operations, outcomes, latency, recent requests; flushed on SIGTERM", async ({

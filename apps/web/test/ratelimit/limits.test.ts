@@ -142,6 +142,41 @@ describe.each(STORE_KINDS)("rate limits over HTTP on the %s store", (kind) => {
     expect(after.rl.windows.day?.r).toBe(1000 - 60);
   });
 
+  it("shares one free account's windows among its keys: 200 concurrent requests over 3 keys admit exactly 60, and the ban is the account's", async () => {
+    freezeAt(frozenNoon());
+    const account = await t.s.rt.accounts.create(
+      { name: `Shared ${kind}`, plan: "free", ownerEmail: `shared-${kind}@example.com` },
+      "test",
+    );
+    const keys = await Promise.all(
+      [1, 2, 3].map((i) => t.s.rt.apiKeys.createInAccount(account.id, { name: `till ${i}` }, "test")),
+    );
+    const replies = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => t.req(PETS, { key: (keys[i % 3] as { key: string }).key })),
+    );
+    expect(count(replies, 200)).toBe(60);
+    const admitted = replies.filter((r) => r.status === 200);
+    expect(admitted.map((r) => r.rl.remaining).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i),
+    );
+    const banned = replies.filter((r) => r.body.code === "key_banned");
+    expect(banned.length).toBe(110);
+    expect(banned[0]?.body.message).toMatch(/^This account's API keys are temporarily banned/);
+    await expect
+      .poll(async () => (await t.s.rt.apiKeys.listOfAccount(account.id)).map((k) => k.state))
+      .toEqual(["banned", "banned", "banned"]);
+    // Lifting the ban of one key lifts the account's: every key is let through again (up to its used-up window).
+    await t.s.rt.unbanApiKey((keys[0] as { id: string }).id, "test");
+    expect((await t.s.rt.apiKeys.listOfAccount(account.id)).map((k) => k.state)).toEqual([
+      "active",
+      "active",
+      "active",
+    ]);
+    const after = await t.req(PETS, { key: (keys[2] as { key: string }).key });
+    expect(after.body.code).toBe("rate_limited");
+    expect(after.rl.windows.day?.r).toBe(1000 - 60);
+  });
+
   it("counts remaining down one by one to 0, then denies until the window's end", async () => {
     freezeAt(frozenNoon());
     const { key } = await t.issue("free");

@@ -12,16 +12,35 @@ export interface BanFacts {
   durationSeconds: number;
 }
 
-/** Sets the key's `bannedUntil` to `until` and audits `apiKey.ban`; unknown keys are ignored. */
+/**
+ * Records a ban of the limiter's subject `subjectId` (a key, or a consumer account whose keys share windows):
+ * sets `bannedUntil` to `until` on the key, or on every key of the account, and audits `apiKey.ban` or
+ * `account.ban`; unknown ids are ignored.
+ * @returns the ids of the keys banned.
+ */
 export async function recordBan(
   prisma: PrismaClient,
-  keyId: string,
+  subjectId: string,
   until: Date,
   ban: BanFacts = { level: 1, durationSeconds: 0 },
-): Promise<void> {
-  await prisma.$transaction(async (tx) => {
+): Promise<string[]> {
+  return prisma.$transaction(async (tx) => {
+    const keyId = subjectId;
     const before = await tx.apiKey.findUnique({ where: { id: keyId } });
-    if (!before) return;
+    if (!before) {
+      const account = await tx.account.findUnique({ where: { id: subjectId }, select: { id: true } });
+      if (!account) return [];
+      const keys = await tx.apiKey.findMany({ where: { accountId: account.id }, select: { id: true } });
+      await tx.apiKey.updateMany({ where: { accountId: account.id }, data: { bannedUntil: until } });
+      await writeAudit(tx, {
+        actor: SYSTEM_ACTOR,
+        action: "account.ban",
+        entityType: "account",
+        entityId: account.id,
+        after: { bannedUntil: until, keys: keys.length, ...ban },
+      });
+      return keys.map((k) => k.id);
+    }
     await tx.apiKey.update({ where: { id: keyId }, data: { bannedUntil: until } });
     await writeAudit(tx, {
       actor: SYSTEM_ACTOR,
@@ -31,6 +50,7 @@ export async function recordBan(
       before: { prefix: before.prefix, bannedUntil: before.bannedUntil },
       after: { prefix: before.prefix, bannedUntil: until, ...ban },
     });
+    return [keyId];
   });
 }
 

@@ -391,20 +391,38 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       return changeKey(ref, actor, "apiKey.scopes", () => ({ scopes: [...scopes] }));
     },
 
-    /** Records a ban decided by the rate limiter, audited with the system as actor (see bans.ts). */
-    async recordBan(keyId: string, until: Date, ban?: BanFacts): Promise<void> {
-      await recordBan(prisma, keyId, until, ban);
-      forget(keyId);
+    /**
+     * Records a ban decided by the rate limiter of subject `subjectId` (a key, or an account whose keys share
+     * windows), audited with the system as actor (see bans.ts).
+     */
+    async recordBan(subjectId: string, until: Date, ban?: BanFacts): Promise<void> {
+      for (const id of await recordBan(prisma, subjectId, until, ban)) forget(id);
     },
 
-    /** Clears `bannedUntil` and audits it; the caller also lifts the ban in the rate-limit store. */
+    /**
+     * Clears `bannedUntil` and audits it, on every key of the key's account when it has one (their ban is the
+     * account's); the caller also lifts the ban in the rate-limit store.
+     */
     async clearBan(ref: string, actor: Actor): Promise<ApiKeyView> {
-      return changeKey(ref, actor, "apiKey.unban", () => ({ bannedUntil: null }));
+      const view = await changeKey(ref, actor, "apiKey.unban", () => ({ bannedUntil: null }));
+      if (view.accountId) {
+        const others = await prisma.apiKey.findMany({
+          where: { accountId: view.accountId, bannedUntil: { not: null } },
+          select: { id: true },
+        });
+        await prisma.apiKey.updateMany({ where: { accountId: view.accountId }, data: { bannedUntil: null } });
+        for (const { id } of others) forget(id);
+      }
+      return view;
     },
 
-    /** Resolves an id or display prefix to the key id. @throws AppError not_found. */
-    async resolveId(ref: string): Promise<string> {
-      return (await findByRef(prisma as unknown as Prisma.TransactionClient, ref)).id;
+    /**
+     * Resolves an id or display prefix to the key id and its rate-limit subject (the key's account, when it has
+     * one, else the key; verifier.ts `rateLimitSubject`). @throws AppError not_found.
+     */
+    async resolveId(ref: string): Promise<{ id: string; rateLimitSubject: string }> {
+      const key = await findByRef(prisma as unknown as Prisma.TransactionClient, ref);
+      return { id: key.id, rateLimitSubject: key.accountId ?? key.id };
     },
   };
 }

@@ -44,6 +44,11 @@ export interface ApiCaller {
   scopes: readonly ApiKeyScope[];
   /** The consumer account that holds the key (docs/contract.md section 7), or null for a key outside accounts. */
   account: { id: string; name: string } | null;
+  /**
+   * Whose minute and day windows and ban the request counts against (docs/contract.md section 3): the account's
+   * id for a key of an account (its keys share the account's windows), else the key's id.
+   */
+  rateLimitSubject: string;
 }
 
 /**
@@ -197,6 +202,7 @@ export function createKeyVerifier(deps: {
       perDay,
       scopes: key.scopes as ApiKeyScope[],
       account: key.account,
+      rateLimitSubject: key.account?.id ?? key.id,
     };
   }
 

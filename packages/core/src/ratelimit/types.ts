@@ -56,6 +56,10 @@ export interface RateLimitDecision {
 
 /** Limits of one API key, resolved by the caller from the plan or the key's custom limits. */
 export interface KeyLimits {
+  /**
+   * Whose windows and ban these are: the key's id, or the id of the consumer account whose keys share them
+   * (`ApiCaller.rateLimitSubject`). Every `keyId` of the limiter's API means this subject.
+   */
   keyId: string;
   /** Requests per minute (>= 1). */
   perMinute: number;

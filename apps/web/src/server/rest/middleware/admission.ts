@@ -2,7 +2,8 @@
  * Admission, the stage of the /v1 pipeline that decides who calls and whether the request may proceed
  * (docs/contract.md section 2 "Keys" and section 3 "Rate limits"), before any operation runs.
  *
- * - A bearer key the caches know as valid counts against its own minute and day windows; a request without a
+ * - A bearer key the caches know as valid counts against its own minute and day windows (a key of a consumer
+ *   account against the account's, which all its keys share: `rateLimitSubject`); a request without a
  *   key, or with a key known to be invalid (malformed, of the other deployment, or refused less than 4 s ago),
  *   against its client address's anonymous bucket. Failed authentication never costs a key anything.
  * - A key the caches do not know is looked up in the database only within the client address's anonymous
@@ -27,12 +28,17 @@ import { respondProblem } from "../respond.ts";
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i;
 
 /** The 429 of a denied decision (its headers are on the answer already, as on every admitted one). */
-function denial(decision: RateLimitDecision, headers: Record<string, string>): Problem {
+function denial(
+  decision: RateLimitDecision,
+  headers: Record<string, string>,
+  caller: ApiCaller | undefined,
+): Problem {
   const retry = headers["Retry-After"] ?? "1";
   if (decision.code === "key_banned") {
+    const who = caller?.account ? "This account's API keys are" : "This API key is";
     return {
       code: "key_banned",
-      message: `This API key is temporarily banned for repeatedly calling while rate limited; retry after ${retry} s and back off exponentially.`,
+      message: `${who} temporarily banned for repeatedly calling while rate limited; retry after ${retry} s and back off exponentially.`,
     };
   }
   const window = decision.reported;
@@ -44,7 +50,7 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
   const { rateLimiter } = rt;
   const checkKey = (caller: ApiCaller, storeFailed = false) =>
     rateLimiter.checkKey(
-      { keyId: caller.keyId, perMinute: caller.perMinute, perDay: caller.perDay },
+      { keyId: caller.rateLimitSubject, perMinute: caller.perMinute, perDay: caller.perDay },
       { storeFailed },
     );
 
@@ -106,7 +112,7 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
     if (!decision.allowed) {
       c.set("deniedBy", decision.code);
       if (!caller) await rateLimiter.holdRefusal(decision);
-      return respondProblem(denial(decision, headers), c);
+      return respondProblem(denial(decision, headers, caller), c);
     }
     await next();
   });
