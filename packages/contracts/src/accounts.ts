@@ -4,6 +4,7 @@
  * surface shows the same validation messages.
  */
 import { Email, Password } from "./admin.ts";
+import { ApiKeyId } from "./dashboard.ts";
 import { PlanName } from "./limits.ts";
 import { ApiKeyScopes } from "./scopes.ts";
 import { humanText } from "./text.ts";
@@ -71,3 +72,28 @@ export const PortalKeyCreate = z.strictObject({
     .optional(),
 });
 export type PortalKeyCreate = z.infer<typeof PortalKeyCreate>;
+
+/** The operations a request-log entry names (`other`: a request that matched none). */
+export const LoggedOperation = z.enum([
+  "listPets",
+  "createPet",
+  "getPet",
+  "store.orders",
+  "listCategories",
+  "getMe",
+  "other",
+]);
+
+/** The portal's request log: filters by key, status (or class), operation, time range and request id; paged. */
+export const RequestLogFilter = z.strictObject({
+  keyId: ApiKeyId.optional(),
+  status: z.union([z.int().min(100).max(599), z.enum(["2xx", "4xx", "5xx"])]).optional(),
+  operation: LoggedOperation.optional(),
+  from: z.iso.datetime({ error: "must be an instant such as 2026-11-28T10:00:00Z" }).optional(),
+  to: z.iso.datetime({ error: "must be an instant such as 2026-11-28T11:00:00Z" }).optional(),
+  /** The `X-Request-Id` a client holds. */
+  requestId: z.string().trim().min(1).max(200).optional(),
+  cursor: z.string().max(200).optional(),
+  limit: z.int().min(1).max(100).default(50),
+});
+export type RequestLogFilter = z.infer<typeof RequestLogFilter>;

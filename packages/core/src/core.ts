@@ -16,6 +16,7 @@ import { createPlanService } from "./plans.ts";
 import { createScaleSeeder } from "./scale-seed.ts";
 import { createUserSessionService } from "./sessions/manage.ts";
 import { createSessionService } from "./sessions/service.ts";
+import { createRequestLogService } from "./usage/request-log.ts";
 import type { UsageSources } from "./usage/rows.ts";
 import { createUsageService } from "./usage/service.ts";
 import { createPasswordWork } from "./users/password.ts";
@@ -55,6 +56,8 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
     usage: createUsageService(deps, options.usageSources),
+    /** The request log of consumer accounts (usage/request-log.ts). */
+    requestLog: createRequestLogService(deps),
     /** Webhook endpoints, delivery log, replay, and delivery in this process (`start`/`stop`). */
     webhooks,
     /** `petstore db seed --scale`: the scale data set in a new PostgreSQL database (scale-seed.ts). */

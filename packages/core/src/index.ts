@@ -37,6 +37,7 @@ export * from "./usage/flush.ts";
 export * from "./usage/histogram.ts";
 export * from "./usage/recent.ts";
 export * from "./usage/recorder.ts";
+export * from "./usage/request-log.ts";
 export * from "./usage/rows.ts";
 export * from "./usage/service.ts";
 export * from "./users/demo-admin.ts";

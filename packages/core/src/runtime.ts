@@ -21,6 +21,7 @@ import { ensureServerSecret } from "./secrets.ts";
 import { purgeAnalyticsOlderThan, usageHourWriter } from "./usage/flush.ts";
 import { createRecentRequestStore } from "./usage/recent.ts";
 import { AnalyticsRecorder } from "./usage/recorder.ts";
+import { purgeRequestLog, requestLogWriter } from "./usage/request-log.ts";
 import { usageSourcesOf } from "./usage/rows.ts";
 import { purgeWebhookMessages } from "./webhooks/index.ts";
 
@@ -81,6 +82,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const analytics = config.analytics.enabled
     ? new AnalyticsRecorder({
         write: usageHourWriter(db.prisma),
+        writeLog: requestLogWriter(db.prisma),
         recent: createRecentRequestStore(config),
         logger,
         intervalMs: config.analytics.flushIntervalMs,
@@ -105,6 +107,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     purgeAnalyticsOlderThan(prisma, now, config.analytics.retentionDays),
   );
   housekeeping.register("webhookMessages", (prisma, now) => purgeWebhookMessages(prisma, now));
+  housekeeping.register("requestLog", purgeRequestLog);
   const database = databaseOperations(db);
   const runtime: Runtime = {
     ...core,

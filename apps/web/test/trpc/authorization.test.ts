@@ -17,6 +17,7 @@ const MEMBER = [
   "portal.keys.revoke",
   "portal.keys.traffic",
   "portal.keys.recentRequests",
+  "portal.requestLog",
 ];
 const OWNER = ["portal.invite"];
 const STAFF = [
@@ -79,6 +80,7 @@ const ADMIN = [
   "webhooks.replayRange",
   "accounts.list",
   "accounts.get",
+  "accounts.requestLog",
   "accounts.create",
   "accounts.invite",
   "accounts.setPlan",

@@ -25,6 +25,7 @@ const BY_ID: Record<string, (id: string) => unknown> = {
   "portal.keys.revoke": (id) => ({ id }),
   "portal.keys.traffic": (id) => ({ id, days: 7 }),
   "portal.keys.recentRequests": (id) => ({ id }),
+  "portal.requestLog": (keyId) => ({ keyId }),
 };
 /** The portal procedures that take no object id: they read or write the caller's own account only. */
 const WITHOUT_ID = ["portal.account", "portal.keys.list", "portal.keys.create", "portal.invite"];

@@ -9,6 +9,7 @@
 import type { Logger } from "pino";
 import type { RateLimitDecision } from "../ratelimit/types.ts";
 import { addHistogram, bucketOf, emptyHistogram } from "./histogram.ts";
+import { RequestLogBatch, type RequestLogEntry } from "./request-log.ts";
 
 /** What a request was: one REST operation, a request without a valid key, or anything else (no operation). */
 export type Operation =
@@ -97,6 +98,11 @@ export interface RequestRecord {
   /** Client address as the server believes it (client-ip.ts), or "" when unknown. */
   clientIp: string;
   requestId: string;
+  /** For a request with a key of a consumer account: what its request log keeps besides the above (request-log.ts). */
+  log?: Pick<
+    RequestLogEntry,
+    "accountId" | "keyPrefix" | "method" | "path" | "errorCode" | "minuteRemaining" | "dayRemaining"
+  >;
 }
 
 /** One analytics row: `requests` and `latency` (bucket counts) to add to the stored row. */
@@ -188,6 +194,8 @@ export interface AnalyticsRecorderOptions {
   intervalMs?: number;
   /** Runs after each flush's database write (e.g. the retention purge, at most hourly). */
   afterFlush?: () => void;
+  /** Inserts the accounts' request-log entries in one statement (request-log.ts); rejecting keeps them. */
+  writeLog?: (entries: RequestLogEntry[]) => Promise<void>;
 }
 
 /** Counts requests in memory and writes them in batches; see the module comment. */
@@ -195,6 +203,8 @@ export class AnalyticsRecorder {
   private rows = new Map<string, UsageHourRow>();
   private inFlight: UsageHourRow[] = [];
   private readonly recentBatch = new RecentBatch();
+  /** The accounts' request-log entries since the last flush (its `dropped` counts those a full batch refused). */
+  readonly logBatch = new RequestLogBatch();
   private running: Promise<void> | null = null;
   private flushesBegun = 0;
   private readonly timer: NodeJS.Timeout;
@@ -243,6 +253,17 @@ export class AnalyticsRecorder {
         clientIp: r.clientIp,
         requestId: r.requestId,
       });
+      if (r.log)
+        this.logBatch.push({
+          ...r.log,
+          apiKeyId: r.keyId,
+          at: r.at,
+          operation: r.operation,
+          status: r.status,
+          durationMs: r.durationMs,
+          requestId: r.requestId,
+          refusedBy: refusal(r).refusedBy ?? null,
+        });
     }
   }
 
@@ -275,16 +296,25 @@ export class AnalyticsRecorder {
   flush(): Promise<void> {
     if (this.running) return this.running.then(() => this.flush());
     const recent = this.recentBatch.take();
-    if (this.rows.size === 0 && recent.length === 0) return Promise.resolve();
+    const logEntries = this.opts.writeLog ? this.logBatch.take() : [];
+    if (this.rows.size === 0 && recent.length === 0 && logEntries.length === 0) return Promise.resolve();
     const batch = [...this.rows.values()];
     this.rows = new Map();
     this.inFlight = batch;
     this.flushesBegun++;
     this.running = (async () => {
-      const [rows, log] = await Promise.allSettled([
+      const [rows, log, requestLog] = await Promise.allSettled([
         batch.length ? this.opts.write(batch) : Promise.resolve(),
         recent.length ? this.opts.recent.append(recent) : Promise.resolve(),
+        logEntries.length && this.opts.writeLog ? this.opts.writeLog(logEntries) : Promise.resolve(),
       ]);
+      if (requestLog.status === "rejected") {
+        this.opts.logger.error(
+          { err: requestLog.reason, entries: logEntries.length },
+          "request log flush failed; will retry",
+        );
+        this.logBatch.putBack(logEntries);
+      }
       if (rows.status === "rejected") {
         this.flushFailures++;
         this.opts.logger.error(

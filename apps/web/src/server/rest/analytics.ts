@@ -22,6 +22,12 @@ const OPERATIONS: Record<string, Operation | undefined> = {
   "HEAD /v1/me": "getMe",
 };
 
+/** Path and query of a request URL (`/v1/pets?limit=5`). */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  return start < 0 ? "/" : url.slice(start);
+}
+
 function outcomeOf(status: number, deniedBy: RestEnv["Variables"]["deniedBy"]): Outcome {
   if (status === 429) return deniedBy === "key_banned" ? "key_banned" : "rate_limited";
   if (status >= 500) return "5xx";
@@ -32,7 +38,7 @@ function outcomeOf(status: number, deniedBy: RestEnv["Variables"]["deniedBy"]): 
 /**
  * Counts one answered request: its operation (`unauthenticated` without a valid key, `other` when it matched no
  * operation), outcome (for a 429 `rate_limited`, the window that refused it), duration and, for keyed requests,
- * an entry in the key's recent requests.
+ * an entry in the key's recent requests, and for a key of a consumer account an entry in the account's request log.
  * @param route the matched route template (`/v1/pets/:petId`) or `unmatched`
  * @param status the status the client got (the server's own 408, when it gave one, not the app's)
  */
@@ -48,15 +54,29 @@ export function recordAnalytics(
   if (!recorder || c.req.method === "OPTIONS") return;
   const caller = c.get("caller");
   const outcome = outcomeOf(status, c.get("deniedBy"));
+  const decision = c.get("rateLimitDecision");
   recorder.record({
     keyId: caller?.keyId,
     operation: caller ? (OPERATIONS[`${c.req.method} ${route}`] ?? "other") : "unauthenticated",
     outcome,
-    window: outcome === "rate_limited" ? refusingWindow(c.get("rateLimitDecision")) : undefined,
+    window: outcome === "rate_limited" ? refusingWindow(decision) : undefined,
     status,
     durationMs,
     at: Date.now(),
     clientIp: caller ? trustedClientIp(c.req.raw.headers) : "",
     requestId: c.get("requestId"),
+    ...(caller?.account
+      ? {
+          log: {
+            accountId: caller.account.id,
+            keyPrefix: caller.prefix,
+            method: c.req.method,
+            path: pathOf(c.req.url),
+            errorCode: c.get("errorCode") ?? null,
+            minuteRemaining: decision?.windows.find((w) => w.name === "minute")?.remaining ?? null,
+            dayRemaining: decision?.windows.find((w) => w.name === "day")?.remaining ?? null,
+          },
+        }
+      : {}),
   });
 }

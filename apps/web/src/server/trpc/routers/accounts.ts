@@ -10,6 +10,7 @@ import {
   AccountPlanChange,
   AccountSuspension,
   InvitationCreate,
+  RequestLogFilter,
 } from "@petstore/contracts";
 import { z } from "zod";
 import { adminProcedure, router } from "../init";
@@ -25,6 +26,15 @@ export const accountsRouter = router({
     const account = await ctx.rt.accounts.get(input.id);
     return { ...account, apiKeys: await ctx.rt.apiKeys.listOfAccount(input.id) };
   }),
+
+  /** The account's request log, as its members see it (portal.requestLog). */
+  requestLog: adminProcedure
+    .input(RequestLogFilter.extend({ accountId: AccountId }))
+    .query(async ({ ctx, input }) => {
+      await ctx.rt.accounts.get(input.accountId);
+      const { accountId, keyId, ...rest } = input;
+      return ctx.rt.requestLog.search(accountId, { ...rest, apiKeyId: keyId });
+    }),
 
   create: adminProcedure
     .input(AccountCreate)

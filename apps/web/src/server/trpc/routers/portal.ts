@@ -11,6 +11,7 @@ import {
   InvitationCreate,
   InvitationToken,
   PortalKeyCreate,
+  RequestLogFilter,
   UsageRange,
 } from "@petstore/contracts";
 import { z } from "zod";
@@ -71,6 +72,16 @@ export const portalRouter = router({
   }),
 
   keys: keysRouter,
+
+  /**
+   * The account's request log (every request of the last 7 days, up to 100,000), newest first, filtered by key,
+   * status or class, operation, time range or `X-Request-Id`; `nextCursor` pages on.
+   */
+  requestLog: memberProcedure.input(RequestLogFilter.prefault({})).query(async ({ ctx, input }) => {
+    if (input.keyId) await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.keyId);
+    const { keyId, ...rest } = input;
+    return ctx.rt.requestLog.search(ctx.accountId, { ...rest, apiKeyId: keyId });
+  }),
 
   /** Invites a member (owners only); the link is in this response only, valid 72 h, single use. */
   invite: ownerProcedure
