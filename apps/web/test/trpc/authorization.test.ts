@@ -18,6 +18,19 @@ const MEMBER = [
   "portal.keys.traffic",
   "portal.keys.recentRequests",
   "portal.requestLog",
+  "portal.webhooks.list",
+  "portal.webhooks.get",
+  "portal.webhooks.create",
+  "portal.webhooks.update",
+  "portal.webhooks.enable",
+  "portal.webhooks.disable",
+  "portal.webhooks.rotate",
+  "portal.webhooks.remove",
+  "portal.webhooks.sendTest",
+  "portal.webhooks.deliveryLog",
+  "portal.webhooks.message",
+  "portal.webhooks.replayMessage",
+  "portal.webhooks.replayRange",
 ];
 const OWNER = ["portal.invite"];
 const STAFF = [

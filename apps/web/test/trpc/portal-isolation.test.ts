@@ -1,9 +1,10 @@
 /**
  * One consumer account never sees or changes another's data (docs/contract.md section 7): every portal procedure
  * that takes an object id is called by the owner and the developer of account A with every kind of id that is not
- * A's (a live and a revoked key of account B, a key issued by an admin outside any account, an id that does not
- * exist). Each call is refused with NOT_FOUND and the same message as for the id that does not exist, and nothing
- * of B's changes. The procedures that take no id are checked to show nothing of B's.
+ * A's (keys: a live and a revoked key of account B, a key issued by an admin outside any account; webhook endpoints:
+ * B's and the store's; webhook messages: one sent only to B's endpoint and one to the store's; and for each kind an
+ * id that does not exist). Each call is refused with NOT_FOUND and the same message as for the id that does not
+ * exist, and nothing of B's or the store's changes. The procedures that take no id are checked to show nothing of B's.
  */
 import { randomUUID } from "node:crypto";
 import { databaseOf } from "@petstore/core/testing";
@@ -19,18 +20,63 @@ import {
   type TestAccount,
 } from "./support";
 
-/** Every portal procedure that takes an object id, and its input for id `id`. */
-const BY_ID: Record<string, (id: string) => unknown> = {
-  "portal.keys.roll": (id) => ({ id, graceSeconds: 0 }),
-  "portal.keys.revoke": (id) => ({ id }),
-  "portal.keys.traffic": (id) => ({ id, days: 7 }),
-  "portal.keys.recentRequests": (id) => ({ id }),
-  "portal.requestLog": (keyId) => ({ keyId }),
+type Kind = "key" | "endpoint" | "message";
+
+/** Every portal procedure that takes an object id: the kind of id, and its input for id `id`. */
+const BY_ID: Record<string, { kind: Kind; input: (id: string) => unknown }> = {
+  "portal.keys.roll": { kind: "key", input: (id) => ({ id, graceSeconds: 0 }) },
+  "portal.keys.revoke": { kind: "key", input: (id) => ({ id }) },
+  "portal.keys.traffic": { kind: "key", input: (id) => ({ id, days: 7 }) },
+  "portal.keys.recentRequests": { kind: "key", input: (id) => ({ id }) },
+  "portal.requestLog": { kind: "key", input: (keyId) => ({ keyId }) },
+  "portal.webhooks.get": { kind: "endpoint", input: (id) => ({ id }) },
+  "portal.webhooks.update": { kind: "endpoint", input: (id) => ({ id, description: "taken over" }) },
+  "portal.webhooks.enable": { kind: "endpoint", input: (id) => ({ id }) },
+  "portal.webhooks.disable": { kind: "endpoint", input: (id) => ({ id }) },
+  "portal.webhooks.rotate": { kind: "endpoint", input: (id) => ({ id }) },
+  "portal.webhooks.remove": { kind: "endpoint", input: (id) => ({ id }) },
+  "portal.webhooks.sendTest": { kind: "endpoint", input: (id) => ({ id }) },
+  "portal.webhooks.deliveryLog": { kind: "endpoint", input: (endpointId) => ({ endpointId }) },
+  "portal.webhooks.replayMessage": {
+    kind: "endpoint",
+    input: (endpointId) => ({ messageId: ownMessage, endpointId }),
+  },
+  "portal.webhooks.replayRange": {
+    kind: "endpoint",
+    input: (endpointId) => ({ endpointId, since: "2026-01-01T00:00:00Z" }),
+  },
+  "portal.webhooks.message": { kind: "message", input: (id) => ({ id }) },
 };
 /** The portal procedures that take no object id: they read or write the caller's own account only. */
-const WITHOUT_ID = ["portal.account", "portal.keys.list", "portal.keys.create", "portal.invite"];
+const WITHOUT_ID = [
+  "portal.account",
+  "portal.keys.list",
+  "portal.keys.create",
+  "portal.invite",
+  "portal.webhooks.list",
+  "portal.webhooks.create",
+];
 /** Public procedures whose input is an invitation's secret token: the token is the permission. */
 const BY_TOKEN = ["portal.invitation", "portal.acceptInvitation"];
+
+/** The ids of each kind that are not account A's, and the refusal an unknown id of the kind gets. */
+const FOREIGN: Record<Kind, { kinds: string[]; message: string }> = {
+  key: {
+    kinds: ["liveKeyOfB", "revokedKeyOfB", "keyOutsideAccounts", "unknownKey"],
+    message: "No API key <id>.",
+  },
+  endpoint: {
+    kinds: ["endpointOfB", "storeEndpoint", "unknownEndpoint"],
+    message: "No webhook endpoint with id <id>.",
+  },
+  message: {
+    kinds: ["messageOfB", "storeMessage", "unknownMessage"],
+    message: "No webhook message with id <id>.",
+  },
+};
+
+/** A test message of A's own endpoint (replayMessage's message id). */
+let ownMessage = "";
 
 const call = (caller: Caller, path: string, input?: unknown) =>
   // biome-ignore lint/suspicious/noExplicitAny: a procedure found by its dotted path
@@ -49,7 +95,7 @@ describe("portal isolation between accounts", () => {
     databaseOf(h.rt).prisma.apiKey.findMany({ where: { accountId: b.id }, orderBy: { id: "asc" } });
 
   beforeAll(async () => {
-    h = await openHarness();
+    h = await openHarness({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true", WEBHOOKS_RETRY_SCHEDULE: "1h" });
     a = await createTestAccount(h.rt, "Shop A", "pro");
     b = await createTestAccount(h.rt, "Shop B", "pro");
     const invited = await h.rt.invitations.invite(
@@ -74,33 +120,52 @@ describe("portal isolation between accounts", () => {
     ).id;
     foreign.unknownKey = randomUUID();
     await members.owner.portal.keys.create({ name: "A's own key" });
+    const target = { url: "http://127.0.0.1:9/hook", eventTypes: ["pet.created"] };
+    foreign.endpointOfB = (await ownerOfB.portal.webhooks.create(target)).id;
+    foreign.messageOfB = (await ownerOfB.portal.webhooks.sendTest({ id: foreign.endpointOfB })).messageId;
+    foreign.storeEndpoint = (await h.rt.webhooks.create(target, "test")).id;
+    foreign.storeMessage = (await h.rt.webhooks.sendTest(foreign.storeEndpoint, "test")).messageId;
+    foreign.unknownEndpoint = randomUUID();
+    foreign.unknownMessage = "msg_0123456789ab0123456789abcdef0123";
+    const ownEndpoint = (await members.owner.portal.webhooks.create(target)).id;
+    ownMessage = (await members.owner.portal.webhooks.sendTest({ id: ownEndpoint })).messageId;
   });
   afterAll(() => h?.close());
 
   it("has a row for every portal procedure", () => {
     const portal = Object.keys(appRouter._def.procedures).filter((p) => p.startsWith("portal."));
     expect(portal.sort()).toEqual([...Object.keys(BY_ID), ...WITHOUT_ID, ...BY_TOKEN].sort());
+    expect(cases.length).toBe(106);
   });
 
-  const cases = Object.keys(BY_ID).flatMap((path) =>
-    ["owner", "developer"].flatMap((member) =>
-      ["liveKeyOfB", "revokedKeyOfB", "keyOutsideAccounts", "unknownKey"].map((kind) => ({
-        path,
-        member,
-        kind,
-      })),
-    ),
+  const snapshotOfOthers = async () => {
+    const prisma = databaseOf(h.rt).prisma;
+    return {
+      keys: await keysOfB(),
+      endpoints: await prisma.webhookEndpoint.findMany({
+        where: { id: { in: [foreign.endpointOfB as string, foreign.storeEndpoint as string] } },
+        orderBy: { id: "asc" },
+      }),
+      deliveries: await prisma.webhookDelivery.count({
+        where: { endpointId: { in: [foreign.endpointOfB as string, foreign.storeEndpoint as string] } },
+      }),
+    };
+  };
+
+  const cases = Object.entries(BY_ID).flatMap(([path, { kind }]) =>
+    ["owner", "developer"].flatMap((member) => FOREIGN[kind].kinds.map((id) => ({ path, member, id }))),
   );
 
-  it.each(cases)("$path by A's $member with $kind: NOT_FOUND, told as for an unknown id", async (c) => {
-    const before = await keysOfB();
-    const id = foreign[c.kind] as string;
+  it.each(cases)("$path by A's $member with $id: NOT_FOUND, told as for an unknown id", async (c) => {
+    const before = await snapshotOfOthers();
+    const row = BY_ID[c.path] as (typeof BY_ID)[string];
+    const id = foreign[c.id] as string;
     const error = await expectTrpcError(
-      call(members[c.member] as Caller, c.path, BY_ID[c.path]?.(id)),
+      call(members[c.member] as Caller, c.path, row.input(id)),
       "NOT_FOUND",
     );
-    expect(error.message.replace(id, "<id>")).toBe("No API key <id>.");
-    expect(await keysOfB()).toEqual(before);
+    expect(error.message.replace(id, "<id>")).toBe(FOREIGN[row.kind].message);
+    expect(await snapshotOfOthers()).toEqual(before);
   });
 
   it("lists and the account view show nothing of another account", async () => {
@@ -111,6 +176,10 @@ describe("portal isolation between accounts", () => {
       expect(account.id).toBe(a.id);
       expect(JSON.stringify(account)).not.toContain(b.id);
       expect(account.memberList.map((m) => m.email).sort()).toEqual([a.ownerEmail, "dev@a.example"].sort());
+      const endpoints = await caller.portal.webhooks.list();
+      expect(endpoints.map((e) => e.accountId)).toEqual([a.id]);
+      const message = await caller.portal.webhooks.message({ id: ownMessage });
+      expect(message.deliveries.map((d) => d.endpointId)).toEqual([endpoints[0]?.id]);
     }
   });
 

@@ -55,8 +55,13 @@ export interface WebhookEndpointView {
   previousSecretExpiresAt: string | null;
   createdBy: string;
   createdAt: string;
+  /** The consumer account that manages it in the portal, or null for the store's own. */
+  accountId: string | null;
   /** Deliveries waiting to be sent (first attempts and retries). */
   pending: number;
+  /** Attempts of the last 7 days, and how many of them succeeded (the success rate). */
+  attempts7d: number;
+  succeeded7d: number;
 }
 
 /** A new or rotated endpoint: the only time `secret` is returned. */
@@ -98,7 +103,11 @@ export interface WebhookMessageView {
 
 type EndpointRow = WebhookEndpoint & { _count?: { deliveries: number } };
 
-function toView(row: EndpointRow, pending = 0): WebhookEndpointView {
+function toView(
+  row: EndpointRow,
+  pending = 0,
+  recent: { attempts: number; succeeded: number } = { attempts: 0, succeeded: 0 },
+): WebhookEndpointView {
   return {
     id: row.id,
     url: row.url,
@@ -114,7 +123,10 @@ function toView(row: EndpointRow, pending = 0): WebhookEndpointView {
         : null,
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
+    accountId: row.accountId,
     pending,
+    attempts7d: recent.attempts,
+    succeeded7d: recent.succeeded,
   };
 }
 
@@ -146,6 +158,24 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
       _count: { _all: true },
     });
     return new Map(rows.map((r) => [r.endpointId, r._count._all]));
+  }
+
+  /** Each endpoint's attempts of the last 7 days and how many succeeded. */
+  async function recentAttempts(ids: string[]): Promise<Map<string, { attempts: number; succeeded: number }>> {
+    const since = new Date(deps.clock().getTime() - 7 * 86_400_000);
+    const rows = await prisma.webhookAttempt.groupBy({
+      by: ["endpointId", "succeeded"],
+      where: { endpointId: { in: ids }, startedAt: { gte: since } },
+      _count: { _all: true },
+    });
+    const byEndpoint = new Map<string, { attempts: number; succeeded: number }>();
+    for (const r of rows) {
+      const entry = byEndpoint.get(r.endpointId) ?? { attempts: 0, succeeded: 0 };
+      entry.attempts += r._count._all;
+      if (r.succeeded) entry.succeeded += r._count._all;
+      byEndpoint.set(r.endpointId, entry);
+    }
+    return byEndpoint;
   }
 
   /** Disables `id` (no-op when already disabled) and ends its pending deliveries, in one transaction. */
@@ -203,7 +233,8 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
 
   async function view(id: string): Promise<WebhookEndpointView> {
     const row = await find(prisma, id);
-    return toView(row, (await pendingCounts([id])).get(id));
+    const [pending, recent] = await Promise.all([pendingCounts([id]), recentAttempts([id])]);
+    return toView(row, pending.get(id), recent.get(id));
   }
 
   async function requireEnabled(id: string): Promise<WebhookEndpoint> {
@@ -237,12 +268,17 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
     );
   }
 
-  return {
+  const service = {
     /**
      * Registers an endpoint; the URL must be https and resolve to public addresses (docs/contract.md section 6,
      * "Safety"). @returns it with its secret (shown once). @throws AppError validation_failed (path url).
      */
-    async create(input: WebhookEndpointCreate, actor: Actor): Promise<EndpointWithSecret> {
+    async create(
+      input: WebhookEndpointCreate,
+      actor: Actor,
+      /** The consumer account whose endpoint it is (registered from the portal), if any. */
+      accountId: string | null = null,
+    ): Promise<EndpointWithSecret> {
       const url = await checkTarget(input.url, allowPrivate);
       const secret = newWebhookSecret();
       return prisma.$transaction(async (tx) => {
@@ -253,6 +289,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
             description: input.description,
             secret,
             createdBy: actor,
+            accountId,
           },
         });
         await writeAudit(tx, {
@@ -266,11 +303,43 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
       });
     },
 
-    /** Every endpoint, oldest first, with its pending deliveries. */
-    async list(): Promise<WebhookEndpointView[]> {
-      const rows = await prisma.webhookEndpoint.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-      const pending = await pendingCounts(rows.map((r) => r.id));
-      return rows.map((r) => toView(r, pending.get(r.id)));
+    /**
+     * Every endpoint, or those of consumer account `accountId`, oldest first, with its pending deliveries and its
+     * attempts of the last 7 days.
+     */
+    async list(accountId?: string): Promise<WebhookEndpointView[]> {
+      const rows = await prisma.webhookEndpoint.findMany({
+        ...(accountId ? { where: { accountId } } : {}),
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      });
+      const ids = rows.map((r) => r.id);
+      const [pending, recent] = await Promise.all([pendingCounts(ids), recentAttempts(ids)]);
+      return rows.map((r) => toView(r, pending.get(r.id), recent.get(r.id)));
+    },
+
+    /**
+     * Checks that endpoint `id` belongs to account `accountId`, for the portal: an endpoint of another account,
+     * of the store, or none at all get the same refusal. @throws AppError not_found.
+     */
+    async assertInAccount(accountId: string, id: string): Promise<void> {
+      const row = await prisma.webhookEndpoint.findFirst({ where: { id, accountId }, select: { id: true } });
+      if (!row) throw notFound(id);
+    },
+
+    /**
+     * Message `id` as account `accountId` may see it: its deliveries to the account's endpoints only.
+     * @throws AppError not_found, also for a message that went to none of them.
+     */
+    async messageOfAccount(accountId: string, id: string): Promise<WebhookMessageView> {
+      const endpoints = await prisma.webhookEndpoint.findMany({ where: { accountId }, select: { id: true } });
+      const own = new Set(endpoints.map((e) => e.id));
+      const seen = await prisma.webhookDelivery.findFirst({
+        where: { eventId: id, endpointId: { in: [...own] } },
+        select: { eventId: true },
+      });
+      if (!seen) throw new AppError("not_found", `No webhook message with id ${id}.`);
+      const full = await service.message(id);
+      return { ...full, deliveries: full.deliveries.filter((d) => own.has(d.endpointId)) };
     },
 
     /** @throws AppError not_found. */
@@ -555,6 +624,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
       });
     },
   };
+  return service;
 }
 
 export type WebhookEndpoints = ReturnType<typeof createWebhookEndpoints>;

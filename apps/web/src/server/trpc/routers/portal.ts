@@ -17,6 +17,7 @@ import {
 import { z } from "zod";
 import { deviceCookie, sessionCookie } from "../cookies";
 import { memberProcedure, ownerProcedure, publicProcedure, router } from "../init";
+import { portalWebhooksRouter } from "./portal-webhooks";
 
 const keysRouter = router({
   /** The account's keys, newest first, each with its requests today. */
@@ -72,6 +73,8 @@ export const portalRouter = router({
   }),
 
   keys: keysRouter,
+
+  webhooks: portalWebhooksRouter,
 
   /**
    * The account's request log (every request of the last 7 days, up to 100,000), newest first, filtered by key,
