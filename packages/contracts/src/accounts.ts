@@ -73,6 +73,9 @@ export const PortalKeyCreate = z.strictObject({
 });
 export type PortalKeyCreate = z.infer<typeof PortalKeyCreate>;
 
+/** The window of an account's usage charts: the last `days` UTC days (the last 24 hours by hour besides). */
+export const AccountUsageRange = z.strictObject({ days: z.int().min(1).max(90).default(30) });
+
 /** The operations a request-log entry names (`other`: a request that matched none). */
 export const LoggedOperation = z.enum([
   "listPets",

@@ -7,6 +7,7 @@ import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   type Caller,
+  countRequests,
   createTestAccount,
   expectTrpcError,
   type Harness,
@@ -174,6 +175,35 @@ describe("consumer accounts", () => {
     });
     expect(detail).toMatchObject({ plan: "business", members: 1, state: "active", apiKeys: [] });
     await expectTrpcError(admin.accounts.get({ id: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND");
+  });
+
+  it("sums the usage of every key of the account, and of no other account's", async () => {
+    const account = await createTestAccount(h.rt, "Busy Shop");
+    const other = await createTestAccount(h.rt, "Other Shop");
+    const owner = (await h.signedIn(account.ownerEmail)).caller;
+    const [front, back] = await Promise.all([
+      owner.portal.keys.create({ name: "front" }),
+      owner.portal.keys.create({ name: "back" }),
+    ]);
+    const elsewhere = await h.rt.apiKeys.createInAccount(other.id, { name: "elsewhere" }, "test");
+    const now = new Date();
+    countRequests(h.rt, front.id, now, 5);
+    countRequests(h.rt, back.id, now, 3, "rate_limited");
+    countRequests(h.rt, elsewhere.id, now, 7);
+    await h.rt.analytics?.flush();
+    const usage = await owner.portal.usage({ days: 7 });
+    expect(usage.traffic.requestsToday).toBe(5);
+    expect(usage.traffic.byOutcome).toEqual(
+      expect.arrayContaining([
+        { outcome: "2xx", requests: 5 },
+        { outcome: "rate_limited", requests: 3 },
+      ]),
+    );
+    expect(Object.fromEntries(usage.keys.map((k) => [k.name, k.requestsToday]))).toEqual({
+      front: 5,
+      back: 0,
+    });
+    expect((await admin.accounts.usage({ accountId: account.id, days: 7 })).traffic.requestsToday).toBe(5);
   });
 
   it("keeps members off the staff list and out of staff management", async () => {

@@ -55,6 +55,7 @@ const WITHOUT_ID = [
   "portal.invite",
   "portal.webhooks.list",
   "portal.webhooks.create",
+  "portal.usage",
 ];
 /** Public procedures whose input is an invitation's secret token: the token is the permission. */
 const BY_TOKEN = ["portal.invitation", "portal.acceptInvitation"];
@@ -120,7 +121,7 @@ describe("portal isolation between accounts", () => {
     ).id;
     foreign.unknownKey = randomUUID();
     await members.owner.portal.keys.create({ name: "A's own key" });
-    const target = { url: "http://127.0.0.1:9/hook", eventTypes: ["pet.created"] };
+    const target = { url: "http://127.0.0.1:9/hook", eventTypes: ["pet.created" as const], description: "" };
     foreign.endpointOfB = (await ownerOfB.portal.webhooks.create(target)).id;
     foreign.messageOfB = (await ownerOfB.portal.webhooks.sendTest({ id: foreign.endpointOfB })).messageId;
     foreign.storeEndpoint = (await h.rt.webhooks.create(target, "test")).id;

@@ -100,11 +100,13 @@ export function createAnalyticsQueries(
 ) {
   return {
     /**
-     * Traffic of one key, or of the whole API (every key and requests without one) when `keyId` is omitted:
-     * the stored sums (sums.ts, grouped in the database) plus this instance's unflushed rows.
+     * Traffic of one key, of a set of keys (an account's, as an array), or of the whole API (every key and
+     * requests without one) when `keyId` is omitted: the stored sums (sums.ts, grouped in the database) plus this
+     * instance's unflushed rows.
      * @param days length of the daily series and of the breakdown's range (1-90).
      */
-    async traffic(keyId: string | undefined, days = 30): Promise<Traffic> {
+    async traffic(keyId: string | readonly string[] | undefined, days = 30): Promise<Traffic> {
+      const keys = typeof keyId === "string" ? new Set([keyId]) : keyId && new Set(keyId);
       const now = clock().getTime();
       const today = utcDayMs(new Date(now));
       const firstDay = today - (days - 1) * DAY_MS;
@@ -137,7 +139,7 @@ export function createAnalyticsQueries(
         if (op && outcome) op[outcome] += o.requests;
       }
       for (const r of pending) {
-        if (keyId !== undefined && r.apiKeyId !== keyId) continue;
+        if (keys && !keys.has(r.apiKeyId)) continue;
         if (r.hour >= hourRange.from && r.hour < hourRange.to) {
           add(hourly[Math.floor((r.hour - firstHour) / HOUR_MS)], r.outcome, r);
           addHistogram(latency24h, r.latency);

@@ -24,11 +24,12 @@ const LATENCY_SUMS = Prisma.raw(
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** `FROM` and the start of `WHERE` for one key's rows, or for the whole API's. */
-function source(keyId: string | undefined): Prisma.Sql {
-  return keyId
+/** `FROM` and the start of `WHERE` for one key's rows, a set of keys' (an account's), or the whole API's. */
+function source(keyId: string | readonly string[] | undefined): Prisma.Sql {
+  if (keyId === undefined) return Prisma.sql`FROM "UsageHourTotal" WHERE`;
+  return typeof keyId === "string"
     ? Prisma.sql`FROM "UsageHour" WHERE "apiKeyId" = ${keyId}::uuid AND`
-    : Prisma.sql`FROM "UsageHourTotal" WHERE`;
+    : Prisma.sql`FROM "UsageHour" WHERE "apiKeyId" = ANY(${[...keyId]}::uuid[]) AND`;
 }
 
 /** Rows of the traffic query: which grouping (`kind`) and its keys. */
@@ -54,13 +55,14 @@ export interface StoredTraffic {
 }
 
 /**
- * Sums of one key's rows (or, `keyId` undefined, of the whole API's) for the traffic charts.
+ * Sums of one key's rows (of a set of keys' for an array, or, `keyId` undefined, of the whole API's) for the
+ * traffic charts.
  * @param hours `[from, to)` of the hourly series; `days` of the daily series and the breakdown; `todayFrom`
  *   the start of today (UTC). All Unix ms.
  */
 export async function storedTraffic(
   prisma: PrismaClient,
-  keyId: string | undefined,
+  keyId: string | readonly string[] | undefined,
   hours: { from: number; to: number },
   days: { from: number; to: number },
   todayFrom: number,

@@ -161,7 +161,9 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
   }
 
   /** Each endpoint's attempts of the last 7 days and how many succeeded. */
-  async function recentAttempts(ids: string[]): Promise<Map<string, { attempts: number; succeeded: number }>> {
+  async function recentAttempts(
+    ids: string[],
+  ): Promise<Map<string, { attempts: number; succeeded: number }>> {
     const since = new Date(deps.clock().getTime() - 7 * 86_400_000);
     const rows = await prisma.webhookAttempt.groupBy({
       by: ["endpointId", "succeeded"],

@@ -9,11 +9,13 @@ import {
   AccountListFilter,
   AccountPlanChange,
   AccountSuspension,
+  AccountUsageRange,
   InvitationCreate,
   RequestLogFilter,
 } from "@petstore/contracts";
 import { z } from "zod";
 import { adminProcedure, router } from "../init";
+import { accountUsage } from "./portal";
 
 const AccountRef = z.strictObject({ id: AccountId });
 
@@ -26,6 +28,14 @@ export const accountsRouter = router({
     const account = await ctx.rt.accounts.get(input.id);
     return { ...account, apiKeys: await ctx.rt.apiKeys.listOfAccount(input.id) };
   }),
+
+  /** The account's usage, as its members see it (portal.usage). */
+  usage: adminProcedure
+    .input(AccountUsageRange.extend({ accountId: AccountId }))
+    .query(async ({ ctx, input }) => {
+      await ctx.rt.accounts.get(input.accountId);
+      return accountUsage(ctx.rt, input.accountId, input.days);
+    }),
 
   /** The account's request log, as its members see it (portal.requestLog). */
   requestLog: adminProcedure

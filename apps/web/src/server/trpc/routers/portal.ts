@@ -5,6 +5,7 @@
  * another account as for one that does not exist. Accepting an invitation is public and signs the new member in.
  */
 import {
+  AccountUsageRange,
   ApiKeyRef,
   ApiKeyRoll,
   InvitationAccept,
@@ -14,6 +15,7 @@ import {
   RequestLogFilter,
   UsageRange,
 } from "@petstore/contracts";
+import type { Runtime } from "@petstore/core";
 import { z } from "zod";
 import { deviceCookie, sessionCookie } from "../cookies";
 import { memberProcedure, ownerProcedure, publicProcedure, router } from "../init";
@@ -58,6 +60,30 @@ const keysRouter = router({
   }),
 });
 
+/** An account's usage, for the portal and the admin's account page. */
+export async function accountUsage(rt: Runtime, accountId: string, days: number) {
+  const keys = await rt.apiKeys.listOfAccount(accountId);
+  const [traffic, perKey] = await Promise.all([
+    rt.usage.traffic(
+      keys.map((k) => k.id),
+      days,
+    ),
+    rt.usage.withRequestsToday(keys).then((withToday) => rt.usage.withWindowSums(withToday)),
+  ]);
+  return {
+    traffic,
+    keys: perKey.map((k) => ({
+      id: k.id,
+      name: k.name,
+      prefix: k.prefix,
+      state: k.state,
+      requestsToday: k.requestsToday,
+      requests7d: k.requests7d,
+      requests30d: k.requests30d,
+    })),
+  };
+}
+
 export const portalRouter = router({
   /** The member's account: name, plan and its limits, state, live keys against the cap, members, invitations. */
   account: memberProcedure.query(async ({ ctx }) => {
@@ -75,6 +101,14 @@ export const portalRouter = router({
   keys: keysRouter,
 
   webhooks: portalWebhooksRouter,
+
+  /**
+   * The account's usage: every key's requests summed by hour (last 24 h) and by day (`days`), by operation and by
+   * outcome; each key's requests today and in the last 7 and 30 days. The limits are `account`'s.
+   */
+  usage: memberProcedure
+    .input(AccountUsageRange.prefault({}))
+    .query(({ ctx, input }) => accountUsage(ctx.rt, ctx.accountId, input.days)),
 
   /**
    * The account's request log (every request of the last 7 days, up to 100,000), newest first, filtered by key,
