@@ -197,6 +197,9 @@ const envSchema = z
     STAGING_ORIGIN: originUrl.default("https://staging-api.petstore.example"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     REDIS_URL: url(["redis", "rediss"]).optional(),
+    SMTP_URL: url(["smtp", "smtps"]).optional(),
+    SMTP_FROM: z.string().trim().min(3).max(200).default("Pet Store <no-reply@petstore.example>"),
+    SMTP_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
     // OpenTelemetry's own variables (opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/).
     OTEL_SDK_DISABLED: z
       .string()
@@ -459,6 +462,12 @@ export interface Config {
     concurrency: number;
     disableAfterHours: number;
   };
+  /**
+   * Outgoing mail (invitations to consumer accounts, docs/contract.md section 7), when SMTP_URL is set: the
+   * server's URL (`smtp://user:pass@host:587`, `smtps://` for implicit TLS), the From address, and the bound on
+   * connecting, the greeting and each socket wait (ms).
+   */
+  mail?: { url: string; from: string; timeoutMs: number };
 }
 
 /** Raised when an environment variable is malformed; the message names the variable. */
@@ -604,6 +613,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
+    ...(e.SMTP_URL ? { mail: { url: e.SMTP_URL, from: e.SMTP_FROM, timeoutMs: e.SMTP_TIMEOUT_MS } } : {}),
     webhooks: {
       allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
       retryScheduleMs: e.WEBHOOKS_RETRY_SCHEDULE,

@@ -11,6 +11,7 @@ import { createAuditLogService } from "./audit-log.ts";
 import { createCategoryService } from "./categories.ts";
 import type { CoreDeps } from "./deps.ts";
 import { createIdempotencyService } from "./idempotency.ts";
+import { createMailer } from "./mail.ts";
 import { createPetService } from "./pets/service.ts";
 import { createPlanService } from "./plans.ts";
 import { createScaleSeeder } from "./scale-seed.ts";
@@ -37,6 +38,7 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     deps.config.passwordHashing.queue,
   );
   const apiKeys = createApiKeyService(deps);
+  const mailer = createMailer(deps.config, deps.logger);
   return {
     pets: createPetService(deps, options.cursorSecret, webhooks.queued),
     categories: createCategoryService(deps, webhooks.queued, options.cursorSecret),
@@ -50,8 +52,8 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     plans: createPlanService(deps),
     users: createUserService(deps, passwords),
     /** Consumer accounts of the developer portal (accounts/service.ts). */
-    accounts: createAccountService(deps, apiKeys.forget),
-    invitations: createInvitationService(deps, passwords),
+    accounts: createAccountService(deps, apiKeys.forget, mailer),
+    invitations: createInvitationService(deps, passwords, mailer),
     sessions: createSessionService(deps, passwords),
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),

@@ -9,6 +9,7 @@ import { AppError, type InvitationAccept, type MemberRole } from "@petstore/cont
 import { Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
+import type { Mailer } from "../mail.ts";
 import type { PasswordWork } from "../users/password.ts";
 
 /** How long an invitation link works (ms). */
@@ -31,6 +32,23 @@ export interface IssuedInvitation {
   role: MemberRole;
   invitationUrl: string;
   expiresAt: string;
+  /** Whether the link was mailed to `email`: `sent`, `failed`, or `off` without an SMTP server (mail.ts). */
+  mailed?: "sent" | "failed" | "off";
+}
+
+/** The invitation mail: the account, the role, the link and how long it works. */
+export function invitationMail(invitation: IssuedInvitation, accountName: string) {
+  return {
+    to: invitation.email,
+    subject: `You are invited to ${accountName} on the Pet Store developer portal`,
+    text: [
+      `You are invited to join ${accountName} as ${invitation.role === "owner" ? "an owner" : "a developer"} on the Pet Store developer portal.`,
+      "",
+      `Set your name and password here: ${invitation.invitationUrl}`,
+      "",
+      `The link works once, until ${invitation.expiresAt} (72 hours). If you did not expect it, ignore this mail.`,
+    ].join("\n"),
+  };
 }
 
 const INVALID_LINK =
@@ -74,6 +92,7 @@ export async function insertInvitation(
 export function createInvitationService(
   deps: Pick<CoreDeps, "prisma" | "clock" | "config">,
   passwords: PasswordWork,
+  mailer: Mailer,
 ) {
   const { prisma, clock, config } = deps;
 
@@ -88,11 +107,15 @@ export function createInvitationService(
       input: { email: string; role: MemberRole },
       actor: Actor,
     ): Promise<IssuedInvitation> {
-      return prisma.$transaction(async (tx) => {
-        const account = await tx.account.findUnique({ where: { id: accountId }, select: { id: true } });
+      const { invitation, accountName } = await prisma.$transaction(async (tx) => {
+        const account = await tx.account.findUnique({ where: { id: accountId }, select: { name: true } });
         if (!account) throw new AppError("not_found", `No account ${accountId}.`);
-        return insertInvitation(tx, deps, { accountId, ...input }, actor);
+        return {
+          invitation: await insertInvitation(tx, deps, { accountId, ...input }, actor),
+          accountName: account.name,
+        };
       });
+      return { ...invitation, mailed: await mailer(invitationMail(invitation, accountName)) };
     },
 
     /** The invitation of `token`, while it can be accepted. @throws AppError not_found otherwise. */

@@ -1,6 +1,6 @@
 /**
  * Consumer accounts (docs/contract.md section 7): an API consumer organization whose members manage its keys in
- * the developer portal. Admins create one with its owner's invitation, list and read them, change their plan
+ * the developer portal. Admins create one with its owner's invitation (mailed when SMTP is configured), list and read them, change their plan
  * (the plan of every key of the account with it) and suspend or resume them; a suspended account's keys are
  * refused like revoked ones (api-keys/verifier.ts) within the key cache's 5 s. Every change is audited.
  */
@@ -10,8 +10,9 @@ import { Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { likeLiteral } from "../like.ts";
+import type { Mailer } from "../mail.ts";
 import { utcDay } from "../utc-day.ts";
-import { type IssuedInvitation, insertInvitation } from "./invitations.ts";
+import { type IssuedInvitation, insertInvitation, invitationMail } from "./invitations.ts";
 
 export interface AccountView {
   id: string;
@@ -102,6 +103,8 @@ export function createAccountService(
   deps: Pick<CoreDeps, "prisma" | "clock" | "config">,
   /** Drops keys from this instance's verification cache when a change applies to them (api-keys/service.ts). */
   forgetKeys: (ids: readonly string[]) => void,
+  /** Mails the owner's invitation when an SMTP server is configured (mail.ts). */
+  mailer: Mailer,
 ) {
   const { prisma, clock } = deps;
   const notFound = (id: string) => new AppError("not_found", `No account ${id}.`);
@@ -167,7 +170,7 @@ export function createAccountService(
      * @returns the account's id and the owner's invitation link (shown once).
      */
     async create(input: AccountCreate, actor: Actor): Promise<CreatedAccount> {
-      return prisma.$transaction(async (tx) => {
+      const created = await prisma.$transaction(async (tx) => {
         const account = await tx.account.create({
           data: { name: input.name, planName: input.plan, createdBy: actor },
         });
@@ -186,6 +189,8 @@ export function createAccountService(
         );
         return { id: account.id, invitationUrl: invitation.invitationUrl, invitation };
       });
+      const mailed = await mailer(invitationMail(created.invitation, input.name));
+      return { ...created, invitation: { ...created.invitation, mailed } };
     },
 
     /** Accounts matching `filter` (name contains `query`, plan, state), sorted, at most 500. */
