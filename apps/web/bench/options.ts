@@ -54,6 +54,8 @@ const Options = z.object({
   variant: z.string().min(1).optional(),
   metrics: flag,
   analytics: flag,
+  /** The third server (API role) answers the many-key scenarios with keys of consumer accounts (4 per account). */
+  accounts: flag,
   tracing: flag,
   floods: flag,
   addressFloods: flag,
@@ -86,6 +88,7 @@ export const options = readOptions(Options, {
   variant: { arg: "variant", env: "BENCH_VARIANT" },
   metrics: { arg: "metrics", env: "BENCH_METRICS", flag: true },
   analytics: { arg: "analytics", env: "BENCH_ANALYTICS", flag: true },
+  accounts: { arg: "accounts", env: "BENCH_ACCOUNTS", flag: true },
   tracing: { arg: "tracing", env: "BENCH_TRACING", flag: true },
   floods: { arg: "floods", env: "BENCH_FLOODS", flag: true },
   addressFloods: { arg: "address-floods", env: "BENCH_ADDRESS_FLOODS", flag: true },

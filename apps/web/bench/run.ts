@@ -60,7 +60,9 @@ const THIRD: { name: string; env: Record<string, string>; bundle?: string } = op
       ? { name: "api, metrics off", env: { PETSTORE_SERVE: "api", METRICS_ENABLED: "false" } }
       : options.analytics
         ? { name: "api, analytics off", env: { PETSTORE_SERVE: "api", ANALYTICS_ENABLED: "false" } }
-        : { name: "all", env: { PETSTORE_SERVE: "all" } };
+        : options.accounts
+          ? { name: "api, account keys", env: { PETSTORE_SERVE: "api" } }
+          : { name: "all", env: { PETSTORE_SERVE: "all" } };
 
 /** The OTLP/HTTP receiver of `--tracing` (bench/otlp-sink.ts) in a child process: its port, its counts, its stop. */
 async function startOtlpSink() {
@@ -233,7 +235,7 @@ async function main(): Promise<void> {
     const runs = [
       ...(options.set === "hot"
         ? []
-        : manyKeyScenarios(await manyKeyPopulation(db, api.baseUrl, key)).flatMap((scenario) =>
+        : manyKeyScenarios(await manyKeyPopulation(db, api.baseUrl, key, third.baseUrl)).flatMap((scenario) =>
             options.manyConnections.map((connections) => ({
               scenario: { ...scenario, name: `${scenario.name}, ${connections} conns` },
               connections,
@@ -326,9 +328,16 @@ async function main(): Promise<void> {
 
 /**
  * `options.keys` Enterprise keys with limits nothing reaches (created through the service, as an admin would), the
- * animal and category ids, and every listPets page walked on `baseUrl` with `key`.
+ * animal and category ids, and every listPets page walked on `baseUrl` with `key`. With `--accounts`, as many keys
+ * again for the server at `thirdUrl`: 4 per consumer account, on the Business plan with those limits, so that its
+ * requests go through the account's shared windows and its request log.
  */
-async function manyKeyPopulation(db: PreparedDatabase, baseUrl: string, key: string): Promise<Population> {
+async function manyKeyPopulation(
+  db: PreparedDatabase,
+  baseUrl: string,
+  key: string,
+  thirdUrl: string,
+): Promise<Population> {
   log(`Creating ${options.keys} API keys and walking every listPets page ...`);
   const keys: string[] = [];
   for (let i = 0; i < options.keys; i++) {
@@ -338,6 +347,23 @@ async function manyKeyPopulation(db: PreparedDatabase, baseUrl: string, key: str
     );
     keys.push(created.key);
   }
+  const keysByUrl = new Map<string, string[]>();
+  if (options.accounts) {
+    await db.rt.plans.update({ plan: "business", perMinute: 100_000_000, perDay: 100_000_000 }, "bench");
+    await db.rt.plans.setKeyCap({ plan: "business", maxKeys: null }, "bench");
+    const accountKeys: string[] = [];
+    for (let i = 0; accountKeys.length < options.keys; i++) {
+      const account = await db.rt.accounts.create(
+        { name: `bench account ${i}`, plan: "business", ownerEmail: `bench-${i}@accounts.example` },
+        "bench",
+      );
+      for (let k = 0; k < 4 && accountKeys.length < options.keys; k++)
+        accountKeys.push(
+          (await db.rt.apiKeys.createInAccount(account.id, { name: `key ${k}` }, "bench")).key,
+        );
+    }
+    keysByUrl.set(thirdUrl, accountKeys);
+  }
   const prisma = databaseOf(db.rt).prisma;
   const [animals, categories, pages] = await Promise.all([
     prisma.pet.findMany({ select: { id: true } }),
@@ -346,6 +372,7 @@ async function manyKeyPopulation(db: PreparedDatabase, baseUrl: string, key: str
   ]);
   return {
     keys,
+    keysByUrl,
     animalIds: animals.map((a) => Number(a.id)),
     categoryIds: categories.map((c) => Number(c.id)),
     pages,

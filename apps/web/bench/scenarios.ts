@@ -10,8 +10,11 @@ import { type Page, type Pick, pageQuery, uniform, zipf } from "./traffic.ts";
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 
-/** A GET whose path and key are drawn per request. */
-function drawnGet(name: string, draw: (reference: boolean) => { path: string; key: string }): Scenario {
+/** A GET whose path and key are drawn per request (the key for the server at `url`). */
+function drawnGet(
+  name: string,
+  draw: (reference: boolean, url: string) => { path: string; key: string },
+): Scenario {
   return {
     name,
     options: (url, reference = false) => ({
@@ -20,24 +23,24 @@ function drawnGet(name: string, draw: (reference: boolean) => { path: string; ke
         {
           method: "GET",
           setupRequest: (request) => {
-            const { path, key } = draw(reference);
+            const { path, key } = draw(reference, url);
             return { ...request, path, headers: { ...request.headers, ...auth(key) } };
           },
         },
       ],
     }),
     once: (url) => {
-      const { path, key } = draw(false);
+      const { path, key } = draw(false, url);
       return status(fetch(`${url}${path}`, { headers: auth(key) }));
     },
   };
 }
 
-/** createPet with a key drawn per request and a random category. */
-function drawnCreate(name: string, nextKey: () => string, categoryIds: number[]): Scenario {
+/** createPet with a key drawn per request (for the server at `url`) and a random category. */
+function drawnCreate(name: string, nextKey: (url: string) => string, categoryIds: number[]): Scenario {
   let serial = 0;
-  const draw = () => ({
-    key: nextKey(),
+  const draw = (url: string) => ({
+    key: nextKey(url),
     body: JSON.stringify({
       name: `bench ${process.pid} ${++serial}`,
       categoryId: categoryIds[randomInt(categoryIds.length)],
@@ -52,14 +55,14 @@ function drawnCreate(name: string, nextKey: () => string, categoryIds: number[])
           method: "POST",
           path: "/v1/pets",
           setupRequest: (request) => {
-            const { key, body } = draw();
+            const { key, body } = draw(url);
             return { ...request, body, headers: { "content-type": "application/json", ...auth(key) } };
           },
         },
       ],
     }),
     once: (url) => {
-      const { key, body } = draw();
+      const { key, body } = draw(url);
       return status(
         fetch(`${url}/v1/pets`, {
           method: "POST",
@@ -74,6 +77,8 @@ function drawnCreate(name: string, nextKey: () => string, categoryIds: number[])
 /** What the many-key scenarios draw from. */
 export interface Population {
   keys: string[];
+  /** Other keys, index for index, for the server at a base URL (`--accounts`: keys of consumer accounts). */
+  keysByUrl?: Map<string, string[]>;
   animalIds: number[];
   categoryIds: number[];
   pages: Page[];
@@ -83,22 +88,23 @@ export interface Population {
 export function manyKeyScenarios(population: Population): Scenario[] {
   const { keys, animalIds, categoryIds, pages } = population;
   const n = keys.length;
+  const keysAt = (url: string) => population.keysByUrl?.get(url) ?? keys;
   const pickers: [string, Pick][] = [
     ["uniform", uniform(n)],
     ["Zipf", zipf(n)],
   ];
-  const keyOf = (pick: Pick) => () => keys[pick()] as string;
+  const keyOf = (pick: Pick) => (url: string) => keysAt(url)[pick()] as string;
   return [
     ...pickers.map(([how, pick]) =>
-      drawnGet(`getPet, ${n} keys ${how}, random ids`, () => ({
+      drawnGet(`getPet, ${n} keys ${how}, random ids`, (_reference, url) => ({
         path: `/v1/pets/${animalIds[randomInt(animalIds.length)]}`,
-        key: keyOf(pick)(),
+        key: keyOf(pick)(url),
       })),
     ),
     ...pickers.map(([how, pick]) =>
-      drawnGet(`listPets, ${n} keys ${how}, random pages`, (reference) => ({
+      drawnGet(`listPets, ${n} keys ${how}, random pages`, (reference, url) => ({
         path: `/v1/pets?${pageQuery(pages[randomInt(pages.length)] as Page, reference)}`,
-        key: keyOf(pick)(),
+        key: keyOf(pick)(url),
       })),
     ),
     drawnCreate(`createPet, ${n} keys Zipf`, keyOf(zipf(n)), categoryIds),
