@@ -5,7 +5,7 @@
  */
 import { Email, Password } from "./admin.ts";
 import { ApiKeyId } from "./dashboard.ts";
-import { PlanName } from "./limits.ts";
+import { checkLimits, PlanName, RateLimitValue } from "./limits.ts";
 import { ApiKeyScopes } from "./scopes.ts";
 import { humanText } from "./text.ts";
 import { UserName } from "./users.ts";
@@ -43,6 +43,14 @@ export type AccountListFilter = z.infer<typeof AccountListFilter>;
 export const AccountPlanChange = z.strictObject({ id: AccountId, plan: PlanName });
 
 export const AccountSuspension = z.strictObject({ id: AccountId, suspended: z.boolean() });
+
+/**
+ * An account's own limits, shared by its keys instead of its plan's (null: the plan's); both are required on
+ * Enterprise, and the per-minute limit may not exceed the per-day one.
+ */
+export const AccountLimitsChange = z
+  .strictObject({ id: AccountId, perMinute: RateLimitValue.nullable(), perDay: RateLimitValue.nullable() })
+  .superRefine(checkLimits);
 
 /** An invitation to an account, by an admin (`accountId` given) or the account's owner (their own account). */
 export const InvitationCreate = z.strictObject({ email: Email, role: MemberRole });

@@ -104,6 +104,7 @@ export const AUDIT_ACTIONS = [
   "account.suspend",
   "account.resume",
   "account.ban",
+  "account.setLimits",
   "invitation.create",
   "invitation.accept",
 ] as const;

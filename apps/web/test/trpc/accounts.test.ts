@@ -159,6 +159,33 @@ describe("consumer accounts", () => {
     expect(await owner.portal.account()).toMatchObject({ plan: "pro", maxKeys: 10, perMinute: 300 });
   });
 
+  it("gives an Enterprise account limits of its own, which its keys share, before they can be created", async () => {
+    const corp = await createTestAccount(h.rt, "Big Corp", "enterprise");
+    const owner = (await h.signedIn(corp.ownerEmail)).caller;
+    const refused = await expectTrpcError(owner.portal.keys.create({ name: "no limits" }), "CONFLICT");
+    expect(refused.message).toMatch(/set this account's limits first/);
+    await expectTrpcError(
+      admin.accounts.setLimits({ id: corp.id, perMinute: 500, perDay: null }),
+      "BAD_REQUEST",
+    );
+    const limited = await admin.accounts.setLimits({ id: corp.id, perMinute: 500, perDay: 20_000 });
+    expect(limited.limits).toEqual({ perMinute: 500, perDay: 20_000 });
+    const issued = await owner.portal.keys.create({ name: "limited" });
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({
+      plan: "enterprise",
+      perMinute: 500,
+      perDay: 20_000,
+    });
+    expect(await owner.portal.account()).toMatchObject({ perMinute: 500, perDay: 20_000 });
+
+    const small = await createTestAccount(h.rt, "Small Corp", "pro");
+    const moved = await expectTrpcError(
+      admin.accounts.setPlan({ id: small.id, plan: "enterprise" }),
+      "CONFLICT",
+    );
+    expect(moved.message).toMatch(/set the account's own limits first/);
+  });
+
   it("lists accounts by name, plan and state, sorted as asked", async () => {
     await createTestAccount(h.rt, "Zebra Supplies", "business");
     const all = await admin.accounts.list({ sortBy: "name", sortDirection: "desc" });
@@ -166,10 +193,7 @@ describe("consumer accounts", () => {
     expect(names).toEqual([...names].sort((x, y) => y.toLowerCase().localeCompare(x.toLowerCase())));
     expect((await admin.accounts.list({ query: "zebra" })).map((a) => a.name)).toEqual(["Zebra Supplies"]);
     expect((await admin.accounts.list({ plan: "business" })).map((a) => a.name)).toEqual(["Zebra Supplies"]);
-    await createTestAccount(h.rt, "Big Corp", "enterprise");
-    const enterprise = (await h.signedIn("owner-big-corp@example.com")).caller;
-    const refused = await expectTrpcError(enterprise.portal.keys.create({ name: "no limits" }), "CONFLICT");
-    expect(refused.message).toMatch(/sets limits per key/);
+
     const detail = await admin.accounts.get({
       id: (await admin.accounts.list({ query: "zebra" }))[0]?.id as string,
     });

@@ -100,6 +100,7 @@ const ADMIN = [
   "accounts.invite",
   "accounts.setPlan",
   "accounts.setSuspended",
+  "accounts.setLimits",
 ];
 
 /** Calls `path` on `caller` with an empty input and returns the error code, or "OK". */

@@ -7,6 +7,7 @@
 import type { AccountCreate, AccountListFilter, MemberRole, PlanName } from "@petstore/contracts";
 import { AppError } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
+import { assertLimits } from "../api-keys/policy.ts";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { likeLiteral } from "../like.ts";
@@ -26,6 +27,10 @@ export interface AccountView {
   keys: number;
   /** The plan's cap on live keys, or null for none. */
   maxKeys: number | null;
+  /** The account's own limits (null: the plan's), and the limits its keys share: its own, else the plan's. */
+  perMinute: number | null;
+  perDay: number | null;
+  limits: { perMinute: number | null; perDay: number | null };
   members: number;
   /** Requests of the account's keys since 00:00 UTC, as flushed (at most 5 s behind). */
   requestsToday: number;
@@ -74,6 +79,10 @@ interface AccountRow {
   createdAt: Date;
   keys: number;
   maxKeys: number | null;
+  perMinute: number | null;
+  perDay: number | null;
+  planPerMinute: number | null;
+  planPerDay: number | null;
   members: number;
   requestsToday: number;
 }
@@ -95,6 +104,9 @@ const toView = (r: AccountRow): AccountView => ({
   createdAt: r.createdAt.toISOString(),
   keys: r.keys,
   maxKeys: r.maxKeys,
+  perMinute: r.perMinute,
+  perDay: r.perDay,
+  limits: { perMinute: r.perMinute ?? r.planPerMinute, perDay: r.perDay ?? r.planPerDay },
   members: r.members,
   requestsToday: r.requestsToday,
 });
@@ -114,7 +126,8 @@ export function createAccountService(
     const now = clock();
     return prisma.$queryRaw<AccountRow[]>`
       SELECT a."id"::text AS "id", a."name", a."planName"::text AS "plan", a."suspendedAt", a."createdBy",
-             a."createdAt", p."maxKeys",
+             a."createdAt", p."maxKeys", a."perMinute", a."perDay", p."perMinute" AS "planPerMinute",
+             p."perDay" AS "planPerDay",
              (SELECT count(*)::int FROM "ApiKey" k WHERE k."accountId" = a."id"
                 AND (k."revokedAt" IS NULL OR k."revokedAt" > ${now})
                 AND (k."expiresAt" IS NULL OR k."expiresAt" > ${now})) AS "keys",
@@ -218,6 +231,11 @@ export function createAccountService(
         const before = await tx.account.findUnique({ where: { id: input.id } });
         if (!before) throw notFound(input.id);
         if (before.planName === input.plan) return [];
+        if (input.plan === "enterprise" && (before.perMinute === null || before.perDay === null))
+          throw new AppError(
+            "conflict",
+            "Enterprise has no plan-wide limits: set the account's own limits first, or its keys would stop working.",
+          );
         await tx.account.update({ where: { id: input.id }, data: { planName: input.plan } });
         await tx.apiKey.updateMany({ where: { accountId: input.id }, data: { planName: input.plan } });
         await writeAudit(tx, {
@@ -227,6 +245,37 @@ export function createAccountService(
           entityId: input.id,
           before: { plan: before.planName },
           after: { plan: input.plan },
+        });
+        return keysOf(tx, input.id);
+      });
+      forgetKeys(keys);
+      return get(input.id);
+    },
+
+    /**
+     * Sets the account's own limits, which its keys share instead of the plan's (null: the plan's); they apply
+     * within 5 s. @throws AppError not_found; validation_failed when they break the limits rule (both are needed
+     * on Enterprise; per-minute at most per-day).
+     */
+    async setLimits(
+      input: { id: string; perMinute: number | null; perDay: number | null },
+      actor: Actor,
+    ): Promise<AccountDetail> {
+      const keys = await prisma.$transaction(async (tx) => {
+        const before = await tx.account.findUnique({ where: { id: input.id } });
+        if (!before) throw notFound(input.id);
+        assertLimits({ plan: before.planName, perMinute: input.perMinute, perDay: input.perDay });
+        await tx.account.update({
+          where: { id: input.id },
+          data: { perMinute: input.perMinute, perDay: input.perDay },
+        });
+        await writeAudit(tx, {
+          actor,
+          action: "account.setLimits",
+          entityType: "account",
+          entityId: input.id,
+          before: { perMinute: before.perMinute, perDay: before.perDay },
+          after: { perMinute: input.perMinute, perDay: input.perDay },
         });
         return keysOf(tx, input.id);
       });

@@ -200,8 +200,8 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
      * Issues a key of consumer account `accountId` (docs/contract.md section 7): on the account's plan, with the
      * plan's limits. The account's row is locked first, so concurrent creations count each other against the
      * plan's key cap (`Plan.maxKeys`: live keys of the account).
-     * @throws AppError not_found (no such account); conflict when the account is suspended, at its cap, or on a
-     *   plan without plan-wide limits (Enterprise: limits are set per key by admins).
+     * @throws AppError not_found (no such account); conflict when the account is suspended, at its cap, or
+     *   without limits (Enterprise, until an admin sets the account's own).
      */
     async createInAccount(accountId: string, input: PortalKeyCreate, actor: Actor): Promise<IssuedApiKey> {
       const now = clock();
@@ -211,10 +211,13 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
         if (!account) throw new AppError("not_found", `No account ${accountId}.`);
         if (account.suspendedAt)
           throw new AppError("conflict", "This account is suspended: its keys cannot be used or created.");
-        if (account.plan.perMinute === null || account.plan.perDay === null)
+        if (
+          (account.perMinute ?? account.plan.perMinute) === null ||
+          (account.perDay ?? account.plan.perDay) === null
+        )
           throw new AppError(
             "conflict",
-            `The ${account.planName} plan sets limits per key: ask the store to issue this account's keys.`,
+            `The ${account.planName} plan has no limits of its own: ask the store to set this account's limits first.`,
           );
         const cap = account.plan.maxKeys;
         if (cap !== null) {

@@ -152,15 +152,15 @@ export function createKeyVerifier(deps: {
   let keysRead = 0;
 
   // A key of a suspended account is revoked from the suspension's instant for as long as it lasts (LEAST skips
-  // nulls), so every check of liveness applies to it unchanged.
+  // nulls), and an account's own limits are its keys' own, so every check of liveness and limits applies unchanged.
   // A raw statement on the direct path: the look-ups of many keys are on the hot path, and the query builder's
   // plan interpretation and result mapping, or even Prisma's raw statement, would cost more than the statement.
   const loader = new DataLoader<string, VerifiedKey | null, string>(async (hashes) => {
     keysRead += hashes.length;
     const rows = await queryRows<KeyRow>(Prisma.sql`
       SELECT k."id", k."hash", k."prefix", k."name", k."planName"::text AS "planName",
-             k."environment"::text AS "environment", k."perMinute", k."perDay",
-             LEAST(k."revokedAt", a."suspendedAt") AS "revokedAt", k."expiresAt",
+             k."environment"::text AS "environment", COALESCE(a."perMinute", k."perMinute") AS "perMinute",
+             COALESCE(a."perDay", k."perDay") AS "perDay", LEAST(k."revokedAt", a."suspendedAt") AS "revokedAt", k."expiresAt",
              k."scopes", p."perMinute" AS "planPerMinute", p."perDay" AS "planPerDay",
              a."id"::text AS "accountId", a."name" AS "accountName"
       FROM "ApiKey" k JOIN "Plan" p ON p."name" = k."planName"

@@ -6,6 +6,7 @@
 import {
   AccountCreate,
   AccountId,
+  AccountLimitsChange,
   AccountListFilter,
   AccountPlanChange,
   AccountSuspension,
@@ -59,6 +60,11 @@ export const accountsRouter = router({
   setPlan: adminProcedure
     .input(AccountPlanChange)
     .mutation(({ ctx, input }) => ctx.rt.accounts.setPlan(input, ctx.actor)),
+
+  /** The account's own limits, shared by its keys instead of the plan's (null: the plan's); needed on Enterprise. */
+  setLimits: adminProcedure
+    .input(AccountLimitsChange)
+    .mutation(({ ctx, input }) => ctx.rt.accounts.setLimits(input, ctx.actor)),
 
   /** Suspending makes every key of the account answer 401 within 5 s on every instance. */
   setSuspended: adminProcedure

@@ -87,13 +87,12 @@ export async function accountUsage(rt: Runtime, accountId: string, days: number)
 export const portalRouter = router({
   /** The member's account: name, plan and its limits, state, live keys against the cap, members, invitations. */
   account: memberProcedure.query(async ({ ctx }) => {
-    const [account, plans] = await Promise.all([ctx.rt.accounts.get(ctx.accountId), ctx.rt.plans.list()]);
-    const plan = plans.find((p) => p.name === account.plan);
+    const account = await ctx.rt.accounts.get(ctx.accountId);
     return {
       ...account,
       createdBy: undefined,
-      perMinute: plan?.perMinute ?? null,
-      perDay: plan?.perDay ?? null,
+      perMinute: account.limits.perMinute,
+      perDay: account.limits.perDay,
       role: ctx.user.role,
     };
   }),
