@@ -131,7 +131,14 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
     const keyId = await writeRows("a");
     expect(await rt.housekeeping.run()).toEqual({
       skipped: false,
-      deleted: { idempotencyRecords: 1, sessions: 1, signInThrottles: 1, usageHours: 1, webhookMessages: 1 },
+      deleted: {
+        idempotencyRecords: 1,
+        sessions: 1,
+        signInThrottles: 1,
+        usageHours: 1,
+        webhookMessages: 1,
+        requestLog: 0,
+      },
     });
     expect(await remaining(keyId, "a")).toEqual({
       idempotency: ["fresh"],
@@ -142,7 +149,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
     });
     // A second round finds nothing more.
     const again = await rt.housekeeping.run();
-    expect(again.skipped === false && Object.values(again.deleted)).toEqual([0, 0, 0, 0, 0]);
+    expect(again.skipped === false && Object.values(again.deleted)).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
   it("runs purges other modules register", async () => {

@@ -25,12 +25,15 @@ import {
 } from "./helpers.ts";
 
 const MODEL_TABLES = [
+  "Account",
   "ApiKey",
   "AuditLog",
   "Category",
   "IdempotencyRecord",
+  "Invitation",
   "Pet",
   "Plan",
+  "RequestLogEntry",
   "ServerSecret",
   "Session",
   "SignInThrottle",
