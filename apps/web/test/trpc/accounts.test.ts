@@ -139,6 +139,8 @@ describe("consumer accounts", () => {
     expect(suspended.state).toBe("suspended");
     expect(await h.rt.apiKeys.authenticate(issued.key)).toBeUndefined();
     await expectTrpcError(owner.portal.keys.create({ name: "while suspended" }), "CONFLICT");
+    await expectTrpcError(owner.portal.keys.roll({ id: issued.id, graceSeconds: 0 }), "CONFLICT");
+    expect(JSON.stringify(await owner.portal.keys.list())).not.toContain("createdBy");
     expect((await owner.portal.keys.list())[0]?.state).toBe("active");
     await admin.accounts.setSuspended({ id: account.id, suspended: false });
     expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({ keyId: issued.id });

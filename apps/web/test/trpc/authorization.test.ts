@@ -12,6 +12,7 @@ const PUBLIC = ["auth.me", "auth.signIn", "auth.signOut", "portal.invitation", "
 const MEMBER = [
   "portal.account",
   "portal.keys.list",
+  "portal.keys.get",
   "portal.keys.create",
   "portal.keys.roll",
   "portal.keys.revoke",

@@ -24,6 +24,7 @@ type Kind = "key" | "endpoint" | "message";
 
 /** Every portal procedure that takes an object id: the kind of id, and its input for id `id`. */
 const BY_ID: Record<string, { kind: Kind; input: (id: string) => unknown }> = {
+  "portal.keys.get": { kind: "key", input: (id) => ({ id }) },
   "portal.keys.roll": { kind: "key", input: (id) => ({ id, graceSeconds: 0 }) },
   "portal.keys.revoke": { kind: "key", input: (id) => ({ id }) },
   "portal.keys.traffic": { kind: "key", input: (id) => ({ id, days: 7 }) },
@@ -136,7 +137,7 @@ describe("portal isolation between accounts", () => {
   it("has a row for every portal procedure", () => {
     const portal = Object.keys(appRouter._def.procedures).filter((p) => p.startsWith("portal."));
     expect(portal.sort()).toEqual([...Object.keys(BY_ID), ...WITHOUT_ID, ...BY_TOKEN].sort());
-    expect(cases.length).toBe(106);
+    expect(cases.length).toBe(114);
   });
 
   const snapshotOfOthers = async () => {

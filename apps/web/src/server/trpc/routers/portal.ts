@@ -8,6 +8,7 @@ import {
   AccountUsageRange,
   ApiKeyRef,
   ApiKeyRoll,
+  AppError,
   InvitationAccept,
   InvitationCreate,
   InvitationToken,
@@ -21,11 +22,21 @@ import { deviceCookie, sessionCookie } from "../cookies";
 import { memberProcedure, ownerProcedure, publicProcedure, router } from "../init";
 import { portalWebhooksRouter } from "./portal-webhooks";
 
+/** A key or invitation as a member sees it: without who made it (an admin's address, for the store's). */
+const memberView = <K extends { createdBy: string }>({ createdBy: _, ...row }: K) => row;
+
 const keysRouter = router({
   /** The account's keys, newest first, each with its requests today. */
   list: memberProcedure.query(async ({ ctx }) => {
     const keys = await ctx.rt.apiKeys.listOfAccount(ctx.accountId);
-    return ctx.rt.usage.withRequestsToday(keys);
+    return (await ctx.rt.usage.withRequestsToday(keys)).map(memberView);
+  }),
+
+  /** One key of the account with its requests today. */
+  get: memberProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
+    await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
+    const key = await ctx.rt.apiKeys.get(input.id);
+    return memberView({ ...key, requestsToday: await ctx.rt.usage.requestsToday(key.id) });
   }),
 
   /**
@@ -36,9 +47,14 @@ const keysRouter = router({
     .input(PortalKeyCreate)
     .mutation(({ ctx, input }) => ctx.rt.apiKeys.createInAccount(ctx.accountId, input, ctx.actor)),
 
-  /** New key with the same settings; the old one works for `graceSeconds` more. Secret returned once. */
+  /**
+   * New key with the same settings; the old one works for `graceSeconds` more. Secret returned once. CONFLICT
+   * while the account is suspended (its keys are refused).
+   */
   roll: memberProcedure.input(ApiKeyRoll).mutation(async ({ ctx, input }) => {
     await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
+    if ((await ctx.rt.accounts.get(ctx.accountId)).state === "suspended")
+      throw new AppError("conflict", "This account is suspended: its keys cannot be used or rolled.");
     return ctx.rt.apiKeys.roll(input.id, input.graceSeconds, ctx.actor);
   }),
 
@@ -87,10 +103,10 @@ export async function accountUsage(rt: Runtime, accountId: string, days: number)
 export const portalRouter = router({
   /** The member's account: name, plan and its limits, state, live keys against the cap, members, invitations. */
   account: memberProcedure.query(async ({ ctx }) => {
-    const account = await ctx.rt.accounts.get(ctx.accountId);
+    const { createdBy: _, invitations, ...account } = await ctx.rt.accounts.get(ctx.accountId);
     return {
       ...account,
-      createdBy: undefined,
+      invitations: invitations.map(memberView),
       perMinute: account.limits.perMinute,
       perDay: account.limits.perDay,
       role: ctx.user.role,
