@@ -38,7 +38,11 @@ export function AccountPlanSelect({ account }: { account: Pick<AccountDetail, "i
           opened
           onClose={() => setNext(null)}
           title={`Move "${account.name}" to the ${planLabel(next)} plan?`}
-          message={`Every key of the account moves to the ${planLabel(next)} plan: its rate limits and key cap apply within 5 seconds.`}
+          message={
+            next === "enterprise"
+              ? "Every key of the account moves to the Enterprise plan within 5 seconds. Enterprise limits are set per key: a key without its own limits is refused until they are set on its page."
+              : `Every key of the account moves to the ${planLabel(next)} plan: its rate limits and key cap apply within 5 seconds.`
+          }
           confirmLabel={`Change to ${planLabel(next)}`}
           confirmColor="blue"
           onConfirm={() => change.mutateAsync({ id: account.id, plan: next })}
