@@ -3,11 +3,20 @@
  * account in the list by its name, opens it, invites a developer (that link shown once too), changes its plan and
  * suspends and resumes it, each after confirming: a key of the account answers 401 within 5 s of the suspension
  * and works again after the resumption. The account's key links its page, which links the account back. Both
- * pages are scanned by axe; an id no account has is the dashboard's 404.
+ * pages are scanned by axe (the account's on a phone too), and its audit link lists its changes; an id no account
+ * has is the dashboard's 404.
  */
 import { type APIRequestContext, expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
-import { expectAccessible, openSignedIn, restGet, snap, unique } from "./support/helpers";
+import {
+  expectAccessible,
+  expectNoHorizontalOverflow,
+  openSignedIn,
+  restGet,
+  snap,
+  unique,
+  VIEWPORTS,
+} from "./support/helpers";
 
 /** The owner accepts the invitation (signing in `request`) and creates a key of the account: its secret. */
 async function ownerKey(request: APIRequestContext, invitationUrl: string, name: string): Promise<string> {
@@ -152,6 +161,20 @@ test("create an account, find it, invite a developer, change its plan, suspend a
   await expect(page).toHaveURL(/\/admin\/keys\/[0-9a-f-]{36}$/);
   await page.getByRole("link", { name }).click();
   await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
+
+  // Its audit entries, by name: creation, plan change, suspension, resumption.
+  await page.getByRole("link", { name: "Audit log of this account →" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
+  for (const action of ["account.create", "account.setPlan", "account.suspend", "account.resume"])
+    await expect(page.getByRole("row").filter({ hasText: action }).filter({ hasText: name })).toHaveCount(1);
+
+  // On a phone the account's page fits the screen and stays accessible.
+  await page.goBack();
+  await page.setViewportSize(VIEWPORTS[1]);
+  await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
+  await expectNoHorizontalOverflow(page);
+  await expectAccessible(page, "an account's page on a phone");
+  await snap(page, testInfo, "account-detail");
 });
 
 test("an account address no account has is the dashboard's 404", async ({ page }) => {
