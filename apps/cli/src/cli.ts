@@ -8,6 +8,7 @@ import os from "node:os";
 import { type Config, forOperatorCommands, loadConfig } from "@petstore/config";
 import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate, prepareDatabase } from "@petstore/core/migrate";
+import { accountsCommand } from "./commands/accounts.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { purgeCommand } from "./commands/purge.ts";
@@ -80,6 +81,8 @@ async function run(argv: string[], io: CliIo, out: Output): Promise<void> {
       }
       throw new UsageError(sub ? `Unknown db command: ${sub}` : "db needs a command: migrate, seed, purge");
     }
+    case "accounts":
+      return withRuntime((rt) => accountsCommand(rt, args, actor, out));
     case "keys":
       return withRuntime((rt) => keysCommand(rt, args, actor, out));
     case "plans":

@@ -15,6 +15,11 @@ export const USAGE = `Usage: npm run petstore -- <command>
                                           entries) to measure the dashboard; a few minutes
   db purge [--json]                       delete expired idempotency records and sessions, old sign-in
                                           failures and usage older than 90 days (the server does it every 10 min)
+  accounts create --name N --plan free|pro|business|enterprise --owner-email E [--json]
+                                          create a consumer account; prints its owner's invitation link
+                                          once (valid 72 h, single use)
+  accounts list [--json]                  accounts with plan, state, live keys, members, requests today
+  accounts suspend|resume <id> [--json]   every key of the account answers 401 (or works again) within 5 s
   keys create --name N --plan free|pro|business|enterprise
               [--per-minute N --per-day N] [--expires-in 30d]
               [--scopes pets:read,pets:write] [--json]

@@ -7,7 +7,7 @@ test("a staff user cannot reach the API keys page", async ({ page }, testInfo) =
   await openSignedIn(page, e2e.staff);
   const nav = page.getByRole("navigation", { name: "Dashboard pages" });
   await expect(nav.getByRole("link", { name: "Animals" })).toBeVisible();
-  for (const hidden of ["API keys", "Plans", "Users", "Audit log", "Webhooks"]) {
+  for (const hidden of ["API keys", "Accounts", "Plans", "Users", "Audit log", "Webhooks"]) {
     await expect(nav.getByRole("link", { name: hidden })).toHaveCount(0);
   }
   await page.goto("/admin/keys");

@@ -128,7 +128,8 @@ export function createAuditLogService({ prisma }: Pick<CoreDeps, "prisma">) {
     const keyIds = uuids(idsOf("apiKey"));
     const userIds = uuids(idsOf("user"));
     const endpointIds = uuids(idsOf("webhookEndpoint"));
-    const [pets, categories, keys, users, endpoints] = await Promise.all([
+    const accountIds = uuids(idsOf("account"));
+    const [pets, categories, keys, users, endpoints, accounts] = await Promise.all([
       petIds.length
         ? db.$queryRaw<{ id: bigint; name: string }[]>`
             SELECT "id", "name" FROM "Pet" WHERE "id" = ANY(${petIds}::bigint[])`
@@ -149,6 +150,10 @@ export function createAuditLogService({ prisma }: Pick<CoreDeps, "prisma">) {
         ? db.$queryRaw<{ id: string; url: string }[]>`
             SELECT "id"::text, "url" FROM "WebhookEndpoint" WHERE "id" = ANY(${endpointIds}::uuid[])`
         : none,
+      accountIds.length
+        ? db.$queryRaw<{ id: string; name: string }[]>`
+            SELECT "id"::text, "name" FROM "Account" WHERE "id" = ANY(${accountIds}::uuid[])`
+        : none,
     ]);
     const names = new Map<string, string>();
     for (const p of pets) names.set(`pet:${p.id}`, p.name);
@@ -156,6 +161,7 @@ export function createAuditLogService({ prisma }: Pick<CoreDeps, "prisma">) {
     for (const k of keys) names.set(`apiKey:${k.id}`, `${k.name} (${k.prefix}…)`);
     for (const u of users) names.set(`user:${u.id}`, `${u.name} <${u.email}>`);
     for (const e of endpoints) names.set(`webhookEndpoint:${e.id}`, e.url);
+    for (const a of accounts) names.set(`account:${a.id}`, a.name);
     for (const plan of idsOf("plan"))
       names.set(`plan:${plan}`, `${plan.charAt(0).toUpperCase()}${plan.slice(1)} plan`);
     return names;

@@ -18,6 +18,7 @@ const LINKS: { href: string; label: string; adminOnly?: boolean }[] = [
   { href: "/admin/animals", label: "Animals" },
   { href: "/admin/categories", label: "Categories" },
   { href: "/admin/keys", label: "API keys", adminOnly: true },
+  { href: "/admin/accounts", label: "Accounts", adminOnly: true },
   { href: "/admin/plans", label: "Plans", adminOnly: true },
   { href: "/admin/users", label: "Users", adminOnly: true },
   { href: "/admin/webhooks", label: "Webhooks", adminOnly: true },

@@ -1,8 +1,8 @@
 /**
  * What the dashboard process (dashboard-child.ts, Next.js) asks server.ts, its parent, over Node's IPC channel:
  * what its pages need from the runtime: the user a session cookie belongs to (trpc/page-auth.ts), and whether the
- * record a detail page's address names exists (an API key, a webhook endpoint: a page for none is the dashboard's
- * 404). The parent resolves them with the runtime's services (`answerSessionQueries`); the child waits at most
+ * record a detail page's address names exists (an API key, a webhook endpoint, a consumer account: a page for none
+ * is the dashboard's 404). The parent resolves them with the runtime's services (`answerSessionQueries`); the child waits at most
  * `SESSION_WAIT_MS` for an answer (`userOfSession`, `recordExists`).
  */
 import { randomUUID } from "node:crypto";
@@ -28,7 +28,19 @@ type SessionAnswer = { type: "session"; id: string } & (
 );
 
 /** The records a dashboard page's address names. */
-export type RecordKind = "apiKey" | "webhookEndpoint";
+export type RecordKind = "apiKey" | "webhookEndpoint" | "account";
+
+const RECORD_KINDS: readonly string[] = ["apiKey", "webhookEndpoint", "account"] satisfies RecordKind[];
+
+/** The lookup of each kind: resolves when the record exists. @throws AppError not_found when it does not. */
+const LOOKUPS = {
+  apiKey: (rt, id) => rt.apiKeys.get(id),
+  webhookEndpoint: (rt, id) => rt.webhooks.get(id),
+  account: (rt, id) => rt.accounts.get(id),
+} satisfies Record<
+  RecordKind,
+  (rt: Pick<Runtime, "apiKeys" | "webhooks" | "accounts">, id: string) => unknown
+>;
 
 /** The child's question whether record `recordId` of `kind` exists. */
 interface RecordQuery {
@@ -52,10 +64,10 @@ type RecordAnswer = { type: "record"; id: string } & (
 export type RecordLookup = (kind: RecordKind, id: string) => Promise<boolean>;
 
 /** The parent's record lookup on runtime `rt`'s services: a `not_found` AppError is false. */
-export function recordsOf(rt: Pick<Runtime, "apiKeys" | "webhooks">): RecordLookup {
+export function recordsOf(rt: Pick<Runtime, "apiKeys" | "webhooks" | "accounts">): RecordLookup {
   return async (kind, id) => {
     try {
-      await (kind === "apiKey" ? rt.apiKeys.get(id) : rt.webhooks.get(id));
+      await LOOKUPS[kind](rt, id);
       return true;
     } catch (error) {
       if (AppError.is(error) && error.code === "not_found") return false;
@@ -79,7 +91,7 @@ const isRecordQuery = (message: unknown): message is RecordQuery =>
   message !== null &&
   (message as RecordQuery).type === "record" &&
   typeof (message as RecordQuery).id === "string" &&
-  ((message as RecordQuery).kind === "apiKey" || (message as RecordQuery).kind === "webhookEndpoint") &&
+  RECORD_KINDS.includes((message as RecordQuery).kind) &&
   typeof (message as RecordQuery).recordId === "string";
 
 const failure = (error: unknown) =>

@@ -92,6 +92,17 @@ describe("audit procedures (admin)", () => {
       ["pet.delete", "Short stay"],
       ["pet.create", "Short stay"],
     ]);
+    const account = await admin.accounts.create({
+      name: "Audited account",
+      plan: "free",
+      ownerEmail: "owner@audited.test",
+    });
+    await admin.accounts.setSuspended({ id: account.id, suspended: true });
+    const accountRows = await admin.audit.list({ entityType: "account", entityId: account.id });
+    expect(accountRows.rows.map((r) => [r.action, r.entityName])).toEqual([
+      ["account.suspend", "Audited account"],
+      ["account.create", "Audited account"],
+    ]);
   });
 
   it("filters by a time range [from, to)", async () => {

@@ -32,6 +32,8 @@ const ENTITY_OPTIONS = [
   { value: "user", label: "Users" },
   { value: "session", label: "Sign-ins" },
   { value: "webhookEndpoint", label: "Webhook endpoints" },
+  { value: "account", label: "Accounts" },
+  { value: "invitation", label: "Invitations" },
 ];
 
 const shortId = (id: string) => (id.length > 13 ? `${id.slice(0, 8)}…` : id);

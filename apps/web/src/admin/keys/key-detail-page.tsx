@@ -21,6 +21,17 @@ import { STATE_COLORS } from "./key-meta";
 import { ScopeBadges } from "./scopes-field";
 import { UsageCharts } from "./usage-charts";
 
+/** The consumer account a key belongs to, linked by its name. */
+function AccountLink({ accountId }: { accountId: string }) {
+  const trpc = useTRPC();
+  const account = useQuery(trpc.accounts.get.queryOptions({ id: accountId }));
+  return (
+    <Anchor component={Link} href={`/admin/accounts/${accountId}`}>
+      {account.data?.name ?? "Open the account"}
+    </Anchor>
+  );
+}
+
 /** A key of the same lineage (docs/contract.md section 2, "Roll"), linked by its prefix; a dash for none. */
 function LineageLink({ link }: { link: { id: string; prefix: string } | null }) {
   if (!link) return "—";
@@ -78,6 +89,11 @@ export function KeyDetailPage({ id }: { id: string }) {
                   <ScopeBadges scopes={k.scopes} />
                 </Field>
                 <Field label="Environment">{k.environment}</Field>
+                {k.accountId ? (
+                  <Field label="Account">
+                    <AccountLink accountId={k.accountId} />
+                  </Field>
+                ) : null}
                 <Field label="Requests today">{formatNumber(k.requestsToday)}</Field>
                 <Field label="Created">
                   {formatDateTime(k.createdAt)}

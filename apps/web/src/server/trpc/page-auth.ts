@@ -25,7 +25,7 @@ export const currentUser = cache(async (): Promise<SessionUser | null> => {
 
 /**
  * Renders the dashboard's 404 (not-found.tsx) unless record `id` of `kind` exists: for a detail page whose address
- * names an API key or a webhook endpoint (docs/contract.md section 4). An outage sends the browser to the
+ * names an API key, a webhook endpoint or an account (docs/contract.md section 4). An outage sends the browser to the
  * unavailable page, as `currentUser` does. @throws Next's not-found or redirect signal.
  */
 export async function requireRecord(kind: RecordKind, id: string): Promise<void> {
