@@ -20,8 +20,23 @@ export function hasCode(error: unknown, code: string): boolean {
   return error instanceof TRPCClientError && (error as ClientError).data?.code === code;
 }
 
+/** Set once the tab is on its way to another page: a query answered after that sends it nowhere else. */
+let leaving = false;
+
+/**
+ * Loads `url` in this tab (after signing in or out). A query that fails UNAUTHORIZED meanwhile (one sent as the
+ * session ended) leaves the destination as it is.
+ */
+export function leaveTo(url: string) {
+  leaving = true;
+  // Back to this page from the browser's cache: it is this page again.
+  window.addEventListener("pageshow", () => (leaving = false), { once: true });
+  window.location.assign(url);
+}
+
 /** Sends the tab to `signInPath`, coming back here after sign-in, when `error` says the session is gone. */
 function onAnyError(signInPath: string, error: unknown) {
+  if (leaving) return;
   if (hasCode(error, "UNAUTHORIZED") && !window.location.pathname.startsWith(signInPath)) {
     const next = encodeURIComponent(window.location.pathname + window.location.search);
     window.location.assign(`${signInPath}?next=${next}`);
