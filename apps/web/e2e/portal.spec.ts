@@ -2,8 +2,9 @@
  * The developer portal (docs/contract.md section 7) as a new account's owner meets it: an admin creates the
  * account (through the admin API: `accounts.create`), the owner accepts the invitation, creates a key and reads
  * its secret once, calls the REST API with it and finds that request on the key's page, invites a developer, and
- * signs out; the link then no longer works. Rolling and revoking keys, the portal's sign-in (members to the portal,
- * staff to the dashboard) and a member's visit to /admin have tests of their own. Every page passes axe.
+ * signs out; the link then no longer works. Rolling and revoking keys, a suspended account, the portal's sign-in
+ * (members to the portal, staff to the dashboard) and a member's visit to /admin have tests of their own. Every
+ * page passes axe.
  */
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
@@ -11,22 +12,23 @@ import { expectAccessible, openSignedIn, restGet, snap, unique } from "./support
 
 const PASSWORD = "a portal password";
 
-/** A new account on `plan` created by the admin through the API. @returns its owner's invitation link. */
-async function createAccount(browser: Browser, name: string, ownerEmail: string, plan = "pro") {
+/** Calls the admin API's mutation `procedure` with `input` as the e2e admin. @returns its answer's data. */
+async function asAdmin<T>(browser: Browser, procedure: string, input: unknown): Promise<T> {
   const context = await browser.newContext({ baseURL: e2e.baseUrl });
   try {
     const admin = await context.newPage();
     await openSignedIn(admin, e2e.admin, null);
-    const response = await admin.request.post("/api/trpc/accounts.create", {
-      data: { name, plan, ownerEmail },
-    });
+    const response = await admin.request.post(`/api/trpc/${procedure}`, { data: input });
     expect(response.status(), await response.text()).toBe(200);
-    const body = (await response.json()) as { result: { data: { invitationUrl: string } } };
-    return body.result.data.invitationUrl;
+    return ((await response.json()) as { result: { data: T } }).result.data;
   } finally {
     await context.close();
   }
 }
+
+/** A new account on `plan` created by the admin through the API: its id and its owner's invitation link. */
+const createAccount = (browser: Browser, name: string, ownerEmail: string, plan = "pro") =>
+  asAdmin<{ id: string; invitationUrl: string }>(browser, "accounts.create", { name, plan, ownerEmail });
 
 /** Accepts the invitation at `url` as `name` and waits for the portal's account page. */
 async function acceptInvitation(page: Page, url: string, name: string) {
@@ -70,7 +72,7 @@ test("an owner joins, creates a key, sees its request on the key's page, invites
 }, testInfo) => {
   const accountName = unique("Acme Pets");
   const ownerEmail = `owner-${Date.now().toString(36)}@example.com`;
-  const invitationUrl = await createAccount(browser, accountName, ownerEmail);
+  const { invitationUrl } = await createAccount(browser, accountName, ownerEmail);
   expect(invitationUrl).toMatch(/\/portal\/invitations\/[A-Za-z0-9_-]{43}$/);
 
   await page.goto(invitationUrl);
@@ -147,12 +149,12 @@ test("an owner joins, creates a key, sees its request on the key's page, invites
   await expect(page.getByRole("main").getByRole("alert")).toContainText("already used, it expired");
 });
 
-test("roll a key (the new secret once; the old key stops) and revoke it after confirming", async ({
+test("roll a key (the new secret once; the old key stops), revoke it after confirming; a suspended account says so", async ({
   page,
   browser,
   request,
 }) => {
-  const invitationUrl = await createAccount(
+  const { id, invitationUrl } = await createAccount(
     browser,
     unique("Roll Co"),
     `roll-${Date.now().toString(36)}@example.com`,
@@ -186,6 +188,12 @@ test("roll a key (the new secret once; the old key stops) and revoke it after co
   await expect(async () => {
     expect((await restGet(request, "/v1/pets?limit=1", rolled)).status()).toBe(401);
   }).toPass({ timeout: 10_000 });
+
+  await asAdmin(browser, "accounts.setSuspended", { id, suspended: true });
+  await page.reload();
+  await expect(page.getByRole("alert").filter({ hasText: "This account is suspended" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Create key" })).toBeDisabled();
+  await expectAccessible(page, "a suspended account's page");
 });
 
 test("the portal's sign-in: members go to the portal, staff to the dashboard; members never see /admin", async ({
@@ -193,7 +201,7 @@ test("the portal's sign-in: members go to the portal, staff to the dashboard; me
   browser,
 }, testInfo) => {
   const email = `member-${Date.now().toString(36)}@example.com`;
-  const invitationUrl = await createAccount(browser, unique("Signers"), email);
+  const { invitationUrl } = await createAccount(browser, unique("Signers"), email);
   await acceptInvitation(page, invitationUrl, "Mia Member");
   await page.goto("/admin");
   await expect(page).toHaveURL(/\/portal$/);

@@ -1,7 +1,8 @@
 "use client";
 /**
  * One key of the member's account: its settings, state and usage, roll and revoke, and its recent requests (the
- * request a member just made shows here within seconds; refreshed every 5 s and on demand).
+ * request a member just made shows here within seconds; refreshed every 5 s and on demand, the key's figures every
+ * 10 s).
  */
 import { Anchor, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
@@ -25,7 +26,7 @@ const BACK = (
 
 export function KeyPage({ id }: { id: string }) {
   const trpc = useTRPC();
-  const keys = useQuery(trpc.portal.keys.list.queryOptions());
+  const keys = useQuery({ ...trpc.portal.keys.list.queryOptions(), refetchInterval: 10_000 });
   const key = keys.data?.find((k) => k.id === id);
   if (keys.isSuccess && !key) return <KeyNotFound />;
   return (
