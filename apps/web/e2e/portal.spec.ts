@@ -189,11 +189,19 @@ test("roll a key (the new secret once; the old key stops), revoke it after confi
     expect((await restGet(request, "/v1/pets?limit=1", rolled)).status()).toBe(401);
   }).toPass({ timeout: 10_000 });
 
+  const spare = unique("Spare");
+  const spareSecret = await createKey(page, spare);
+  await expect(page.getByRole("button", { name: `Roll ${spare}` })).toBeVisible();
   await asAdmin(browser, "accounts.setSuspended", { id, suspended: true });
   await page.reload();
   await expect(page.getByRole("alert").filter({ hasText: "This account is suspended" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Create key" })).toBeDisabled();
+  await expect(page.getByRole("button", { name: `Revoke ${spare}` })).toBeVisible();
+  await expect(page.getByRole("button", { name: /^Roll / })).toHaveCount(0);
   await expectAccessible(page, "a suspended account's page");
+  await expect(async () => {
+    expect((await restGet(request, "/v1/pets?limit=1", spareSecret)).status()).toBe(401);
+  }).toPass({ timeout: 10_000 });
 });
 
 test("the portal's sign-in: members go to the portal, staff to the dashboard; members never see /admin", async ({

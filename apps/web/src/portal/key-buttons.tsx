@@ -1,7 +1,7 @@
 "use client";
 /**
- * A key's actions in the portal: roll (a key that works and was not rolled yet; the new secret is shown once) and
- * revoke (after a confirmation). Each dialog exists only while open.
+ * A key's actions in the portal: roll (a key that works and was not rolled yet, while the account is not suspended;
+ * the new secret is shown once) and revoke (after a confirmation). Each dialog exists only while open.
  */
 import { Button } from "@mantine/core";
 import { useState } from "react";
@@ -13,13 +13,21 @@ import { isUsable, type PortalKey } from "./portal-meta";
 
 type Target = Pick<PortalKey, "id" | "name" | "prefix" | "state" | "rolledToId">;
 
-export function KeyButtons({ apiKey, size = "xs" }: { apiKey: Target; size?: "xs" | "sm" }) {
+export function KeyButtons({
+  apiKey,
+  suspended,
+  size = "xs",
+}: {
+  apiKey: Target;
+  suspended: boolean;
+  size?: "xs" | "sm";
+}) {
   const [dialog, setDialog] = useState<"roll" | "revoke" | null>(null);
   const close = () => setDialog(null);
   const label = `${apiKey.name} (${apiKey.prefix}…)`;
   return (
     <>
-      {isUsable(apiKey) && !apiKey.rolledToId ? (
+      {isUsable(apiKey) && !apiKey.rolledToId && !suspended ? (
         <Button size={size} variant="default" aria-label={`Roll ${label}`} onClick={() => setDialog("roll")}>
           Roll
         </Button>

@@ -28,19 +28,20 @@ export function KeyPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const keys = useQuery({ ...trpc.portal.keys.list.queryOptions(), refetchInterval: 10_000 });
   const key = keys.data?.find((k) => k.id === id);
+  const suspended = useQuery(trpc.portal.account.queryOptions()).data?.state === "suspended";
   if (keys.isSuccess && !key) return <KeyNotFound />;
   return (
     <>
       {BACK}
       <QueryState query={keys} errorTitle="Could not load this key" skeletonRows={3}>
-        {() => (key ? <KeySummary apiKey={key} /> : null)}
+        {() => (key ? <KeySummary apiKey={key} suspended={suspended} /> : null)}
       </QueryState>
       <RecentRequests id={id} lastUsedAt={key?.lastUsedAt ?? null} />
     </>
   );
 }
 
-function KeySummary({ apiKey: k }: { apiKey: PortalKey }) {
+function KeySummary({ apiKey: k, suspended }: { apiKey: PortalKey; suspended: boolean }) {
   return (
     <>
       <PageHeader
@@ -53,7 +54,7 @@ function KeySummary({ apiKey: k }: { apiKey: PortalKey }) {
           </Group>
         }
         description={<Code>{k.prefix}…</Code>}
-        actions={<KeyButtons apiKey={k} size="sm" />}
+        actions={<KeyButtons apiKey={k} suspended={suspended} size="sm" />}
       />
       <Paper withBorder p="md" mb="lg">
         <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="md">

@@ -92,7 +92,7 @@ export function KeysSection({ account }: { account: PortalAccount }) {
             rowKey={(k) => k.id}
             minWidth={1000}
             columns={COLUMNS}
-            actions={(k) => <KeyButtons apiKey={k} />}
+            actions={(k) => <KeyButtons apiKey={k} suspended={account.state === "suspended"} />}
           />
         )}
       </QueryState>
