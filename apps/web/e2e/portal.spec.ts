@@ -8,7 +8,15 @@
  */
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
-import { expectAccessible, openSignedIn, restGet, snap, unique } from "./support/helpers";
+import {
+  expectAccessible,
+  expectNoHorizontalOverflow,
+  openSignedIn,
+  restGet,
+  snap,
+  unique,
+  VIEWPORTS,
+} from "./support/helpers";
 
 const PASSWORD = "a portal password";
 
@@ -215,6 +223,13 @@ test("the portal's sign-in: members go to the portal, staff to the dashboard; me
   await expect(page).toHaveURL(/\/portal$/);
   await page.goto("/admin/keys");
   await expect(page).toHaveURL(/\/portal$/);
+  // On a phone the lists are cards and nothing scrolls sideways.
+  await page.setViewportSize({ width: VIEWPORTS[1].width, height: VIEWPORTS[1].height });
+  await expect(page.getByRole("list", { name: "Members table" })).toContainText(email);
+  await expectNoHorizontalOverflow(page);
+  await expectAccessible(page, "the portal's account page on a phone");
+  await snap(page, testInfo, "portal-account-phone");
+  await page.setViewportSize({ width: VIEWPORTS[0].width, height: VIEWPORTS[0].height });
   await signOutOfPortal(page);
 
   await expect(page.getByLabel("Email")).toBeFocused();
