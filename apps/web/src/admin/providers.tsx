@@ -16,8 +16,19 @@ import { TrpcProviders } from "./trpc";
 // reports even a probe that fails quietly as a violation. The server keeps the JIT.
 z.config({ jitless: true });
 
-/** `nonce`: this page's CSP nonce (proxy.ts), put on the style elements Mantine and its modals write. */
-export function AdminProviders({ children, nonce }: { children: ReactNode; nonce?: string }) {
+/**
+ * `nonce`: this page's CSP nonce (proxy.ts), put on the style elements Mantine and its modals write;
+ * `signInPath`: where a tab whose session ended goes (the developer portal has its own sign-in page).
+ */
+export function AdminProviders({
+  children,
+  nonce,
+  signInPath,
+}: {
+  children: ReactNode;
+  nonce?: string;
+  signInPath?: string;
+}) {
   // Mantine's modals lock scrolling with react-remove-scroll, which writes a <style> element: it takes the
   // nonce from get-nonce.
   if (nonce) setNonce(nonce);
@@ -30,7 +41,7 @@ export function AdminProviders({ children, nonce }: { children: ReactNode; nonce
     >
       <Notifications position="top-right" limit={4} />
       <NuqsAdapter>
-        <TrpcProviders>{children}</TrpcProviders>
+        <TrpcProviders signInPath={signInPath}>{children}</TrpcProviders>
       </NuqsAdapter>
     </MantineProvider>
   );

@@ -11,7 +11,7 @@ import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { type CurrentUser, CurrentUserProvider } from "./current-user";
 import { notifyError } from "./feedback";
-import { useTRPC } from "./trpc";
+import { leaveTo, useTRPC } from "./trpc";
 
 const LINKS: { href: string; label: string; adminOnly?: boolean }[] = [
   { href: "/admin", label: "Overview" },
@@ -36,7 +36,7 @@ export function AdminShell({ user, children }: { user: CurrentUser; children: Re
   const trpc = useTRPC();
   const signOut = useMutation(
     trpc.auth.signOut.mutationOptions({
-      onSuccess: () => window.location.assign("/admin/sign-in"),
+      onSuccess: () => leaveTo("/admin/sign-in"),
       onError: (error) => notifyError("Could not sign out", error),
     }),
   );

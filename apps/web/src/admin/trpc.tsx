@@ -2,7 +2,7 @@
 /**
  * Client side of the dashboard's tRPC API: typed hooks (`useTRPC`) over TanStack Query, one QueryClient per
  * browser tab. When any call answers UNAUTHORIZED (session expired or ended elsewhere) the tab goes back
- * to the sign-in page.
+ * to the sign-in page (the admin's, or the one `signInPath` names: the developer portal's).
  */
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
@@ -20,10 +20,26 @@ export function hasCode(error: unknown, code: string): boolean {
   return error instanceof TRPCClientError && (error as ClientError).data?.code === code;
 }
 
-function onAnyError(error: unknown) {
-  if (hasCode(error, "UNAUTHORIZED") && !window.location.pathname.startsWith("/admin/sign-in")) {
+/** Set once the tab is on its way to another page: a query answered after that sends it nowhere else. */
+let leaving = false;
+
+/**
+ * Loads `url` in this tab (after signing in or out). A query that fails UNAUTHORIZED meanwhile (one sent as the
+ * session ended) leaves the destination as it is.
+ */
+export function leaveTo(url: string) {
+  leaving = true;
+  // Back to this page from the browser's cache: it is this page again.
+  window.addEventListener("pageshow", () => (leaving = false), { once: true });
+  window.location.assign(url);
+}
+
+/** Sends the tab to `signInPath`, coming back here after sign-in, when `error` says the session is gone. */
+function onAnyError(signInPath: string, error: unknown) {
+  if (leaving) return;
+  if (hasCode(error, "UNAUTHORIZED") && !window.location.pathname.startsWith(signInPath)) {
     const next = encodeURIComponent(window.location.pathname + window.location.search);
-    window.location.assign(`/admin/sign-in?next=${next}`);
+    window.location.assign(`${signInPath}?next=${next}`);
   }
 }
 
@@ -44,10 +60,11 @@ export function shouldRetry(failures: number, error: unknown): boolean {
   return (data?.httpStatus ?? 500) >= 500;
 }
 
-function makeQueryClient() {
+function makeQueryClient(signInPath: string) {
+  const onError = (error: unknown) => onAnyError(signInPath, error);
   return new QueryClient({
-    queryCache: new QueryCache({ onError: onAnyError }),
-    mutationCache: new MutationCache({ onError: onAnyError }),
+    queryCache: new QueryCache({ onError }),
+    mutationCache: new MutationCache({ onError }),
     defaultOptions: {
       queries: {
         staleTime: 5_000,
@@ -59,8 +76,14 @@ function makeQueryClient() {
 }
 
 /** Provides the QueryClient and the tRPC client to the dashboard. */
-export function TrpcProviders({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(makeQueryClient);
+export function TrpcProviders({
+  children,
+  signInPath = "/admin/sign-in",
+}: {
+  children: ReactNode;
+  signInPath?: string;
+}) {
+  const [queryClient] = useState(() => makeQueryClient(signInPath));
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       links: [httpBatchLink({ url: "/api/trpc", maxItems: TRPC_MAX_BATCH_SIZE })],

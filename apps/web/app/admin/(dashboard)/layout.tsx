@@ -1,4 +1,7 @@
-/** Signed-in part of the dashboard: sends visitors without a live session to the sign-in page. */
+/**
+ * Signed-in part of the dashboard: sends visitors without a live session to the sign-in page, and members of
+ * consumer accounts to the developer portal.
+ */
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { AdminShell } from "@/admin/shell";
@@ -9,5 +12,6 @@ export const dynamic = "force-dynamic";
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const user = await currentUser();
   if (!user) redirect("/admin/sign-in");
+  if (user.accountId) redirect("/portal");
   return <AdminShell user={user}>{children}</AdminShell>;
 }

@@ -1,4 +1,7 @@
-/** Sign-in page; a visitor who is already signed in goes straight to the dashboard. */
+/**
+ * Sign-in page; a visitor who is already signed in goes straight to the dashboard (a member of a consumer
+ * account on to the developer portal, as after signing in here).
+ */
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/admin/sign-in/sign-in-form";
@@ -12,6 +15,13 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   // Only same-site dashboard paths: never an open redirect.
   const target =
     next && /^\/admin(\/[A-Za-z0-9/_-]*)?(\?[^\s]*)?$/.test(next) && !next.startsWith("//") ? next : "/admin";
-  if (await currentUser()) redirect(target);
-  return <SignInForm next={target} />;
+  const user = await currentUser();
+  if (user) redirect(user.accountId ? "/portal" : target);
+  return (
+    <SignInForm
+      title="Pet Store admin"
+      intro="Sign in with your staff account."
+      to={{ staff: target, member: "/portal" }}
+    />
+  );
 }

@@ -2,7 +2,8 @@
 /**
  * Email/password sign-in. Failures show one message whatever was wrong (the server words it so that it
  * does not reveal whether the email exists); throttling says how long to wait and at what time (the
- * viewer's clock) sign-in opens again.
+ * viewer's clock) sign-in opens again. Staff and members of consumer accounts share the form: each is sent on to
+ * their own side (`to.staff`, `to.member`) whichever page they signed in on.
  */
 import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { SignIn } from "@petstore/contracts";
@@ -14,7 +15,16 @@ import { onValidSubmit } from "../forms/submit";
 import { useTRPC } from "../trpc";
 import { useZodForm } from "../use-zod-form";
 
-export function SignInForm({ next }: { next: string }) {
+export interface SignInFormProps {
+  /** The page's heading, e.g. "Pet Store admin". */
+  title: string;
+  /** The line under the heading. */
+  intro: string;
+  /** Where a staff user and a member go after signing in. */
+  to: { staff: string; member: string };
+}
+
+export function SignInForm({ title, intro, to }: SignInFormProps) {
   const trpc = useTRPC();
   const form = useZodForm(SignIn, { email: "", password: "" }, (v) => ({
     email: v.email.trim(),
@@ -23,7 +33,7 @@ export function SignInForm({ next }: { next: string }) {
   const [opensAt, setOpensAt] = useState<Date | null>(null);
   const signIn = useMutation(
     trpc.auth.signIn.mutationOptions({
-      onSuccess: () => window.location.assign(next),
+      onSuccess: ({ user }) => window.location.assign(user.accountId ? to.member : to.staff),
       onError: (error) => {
         form.setServerErrors(error);
         const wait = retryAfterSeconds(error);
@@ -40,10 +50,10 @@ export function SignInForm({ next }: { next: string }) {
           <Stack>
             <div>
               <Title order={1} size="h2">
-                Pet Store admin
+                {title}
               </Title>
               <Text c="dimmed" size="sm">
-                Sign in with your staff account.
+                {intro}
               </Text>
             </div>
             {signIn.isError && !Object.keys(form.errors).length ? (

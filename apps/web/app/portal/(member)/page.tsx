@@ -1,0 +1,9 @@
+/** The member's account: its summary, keys and members. */
+import type { Metadata } from "next";
+import { AccountPage } from "@/portal/account-page";
+
+export const metadata: Metadata = { title: "Your account" };
+
+export default function Page() {
+  return <AccountPage />;
+}

@@ -1,0 +1,23 @@
+/** Developer portal root: the dashboard's Mantine styles and client providers, with the portal's own sign-in page. */
+import "@mantine/core/styles.css";
+import "@mantine/notifications/styles.css";
+import "../admin/admin.css";
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import type { ReactNode } from "react";
+import { AdminProviders } from "@/admin/providers";
+import { NONCE_HEADER } from "@/server/security-headers";
+
+export const metadata: Metadata = {
+  title: { template: "%s · Pet Store developer portal", default: "Pet Store developer portal" },
+  robots: { index: false, follow: false },
+};
+
+export default async function PortalLayout({ children }: { children: ReactNode }) {
+  const nonce = (await headers()).get(NONCE_HEADER) ?? undefined;
+  return (
+    <AdminProviders nonce={nonce} signInPath="/portal/sign-in">
+      {children}
+    </AdminProviders>
+  );
+}

@@ -1,0 +1,271 @@
+/**
+ * The developer portal (docs/contract.md section 7) as a new account's owner meets it: an admin creates the
+ * account (through the admin API: `accounts.create`), the owner accepts the invitation, creates a key and reads
+ * its secret once, calls the REST API with it and finds that request on the key's page, invites a developer, and
+ * signs out; the link then no longer works. Rolling and revoking keys, a suspended account, the portal's sign-in
+ * (members to the portal, staff to the dashboard) and a member's visit to /admin have tests of their own. Every
+ * page passes axe.
+ */
+import { type Browser, expect, type Page, test } from "@playwright/test";
+import { e2e } from "./support/accounts";
+import {
+  expectAccessible,
+  expectNoHorizontalOverflow,
+  openSignedIn,
+  restGet,
+  snap,
+  unique,
+  VIEWPORTS,
+} from "./support/helpers";
+
+const PASSWORD = "a portal password";
+
+/** Calls the admin API's mutation `procedure` with `input` as the e2e admin. @returns its answer's data. */
+async function asAdmin<T>(browser: Browser, procedure: string, input: unknown): Promise<T> {
+  const context = await browser.newContext({ baseURL: e2e.baseUrl });
+  try {
+    const admin = await context.newPage();
+    await openSignedIn(admin, e2e.admin, null);
+    const response = await admin.request.post(`/api/trpc/${procedure}`, { data: input });
+    expect(response.status(), await response.text()).toBe(200);
+    return ((await response.json()) as { result: { data: T } }).result.data;
+  } finally {
+    await context.close();
+  }
+}
+
+/** A new account on `plan` created by the admin through the API: its id and its owner's invitation link. */
+const createAccount = (browser: Browser, name: string, ownerEmail: string, plan = "pro") =>
+  asAdmin<{ id: string; invitationUrl: string }>(browser, "accounts.create", { name, plan, ownerEmail });
+
+/** Accepts the invitation at `url` as `name` and waits for the portal's account page. */
+async function acceptInvitation(page: Page, url: string, name: string) {
+  await page.goto(url);
+  await page.getByLabel(/^Your name/).fill(name);
+  await page.getByLabel(/^Password/).fill(PASSWORD);
+  await page.getByRole("button", { name: "Accept and sign in" }).click();
+  await expect(page).toHaveURL(/\/portal$/);
+  await expect(page.getByRole("heading", { name: "API keys" })).toBeVisible();
+}
+
+/** Creates a key named `name` in the portal. @returns its secret, read from the dialog that shows it once. */
+async function createKey(page: Page, name: string): Promise<string> {
+  await page.getByRole("button", { name: "Create key" }).click();
+  const dialog = page.getByRole("dialog", { name: "Create an API key" });
+  await dialog.getByLabel(/^Name/).fill(name);
+  await dialog.getByRole("button", { name: "Create key" }).click();
+  const secretDialog = page.getByRole("dialog", { name: "Your new API key" });
+  await expect(secretDialog.getByText("This is the only time the full key is shown")).toBeVisible();
+  await expect(secretDialog.getByRole("button", { name: "Copy key" })).toBeVisible();
+  const secret = await secretDialog.getByLabel("New API key").inputValue();
+  expect(secret).toMatch(/^pet_test_[0-9A-Za-z]{38}$/);
+  await secretDialog.getByRole("button", { name: "I have stored the key" }).click();
+  await expect(secretDialog).toBeHidden();
+  return secret;
+}
+
+/** Signs out with the portal header's button (repeated until the page moves, as signOut in helpers.ts explains). */
+async function signOutOfPortal(page: Page) {
+  await expect(async () => {
+    if (!/\/portal\/sign-in$/.test(page.url()))
+      await page.getByRole("button", { name: "Sign out" }).click({ timeout: 2_000 });
+    await expect(page).toHaveURL(/\/portal\/sign-in$/, { timeout: 3_000 });
+  }).toPass({ timeout: 30_000 });
+}
+
+test("an owner joins, creates a key, sees its request on the key's page, invites a developer and signs out", async ({
+  page,
+  browser,
+  request,
+}, testInfo) => {
+  const accountName = unique("Acme Pets");
+  const ownerEmail = `owner-${Date.now().toString(36)}@example.com`;
+  const { invitationUrl } = await createAccount(browser, accountName, ownerEmail);
+  expect(invitationUrl).toMatch(/\/portal\/invitations\/[A-Za-z0-9_-]{43}$/);
+
+  await page.goto(invitationUrl);
+  await expect(page.getByRole("heading", { name: `Join ${accountName}` })).toBeVisible();
+  await expect(page.getByText("as an owner")).toBeVisible();
+  await expect(page.getByLabel("Email")).toHaveValue(ownerEmail);
+  await expect(page.getByLabel(/^Your name/)).toBeFocused();
+  await expectAccessible(page, "the invitation page");
+  // The form checks the password as the API does.
+  await page.getByLabel(/^Your name/).fill("Olive Owner");
+  await page.getByLabel(/^Password/).fill("too short");
+  await page.getByRole("button", { name: "Accept and sign in" }).click();
+  await expect(page.getByText("Use at least 12 characters.")).toBeVisible();
+  await snap(page, testInfo, "portal-invitation");
+  await acceptInvitation(page, invitationUrl, "Olive Owner");
+
+  await expect(page.getByRole("heading", { name: accountName, level: 1 })).toBeVisible();
+  const summary = page.getByRole("region", { name: "Account summary" });
+  await expect(summary).toContainText("Pro");
+  await expect(summary).toContainText("0 of 10");
+  await expectAccessible(page, "the portal's account page");
+
+  const keyName = unique("Storefront");
+  const secret = await createKey(page, keyName);
+  const row = page.getByRole("row").filter({ hasText: keyName });
+  await expect(row).toContainText(secret.slice(0, 12));
+  await expect(row).toContainText("Active");
+  await expect(summary).toContainText("1 of 10");
+  await expect(page.locator("body")).not.toContainText(secret);
+  await snap(page, testInfo, "portal-account");
+
+  const call = await restGet(request, "/v1/pets?limit=3", secret);
+  expect(call.status()).toBe(200);
+  const requestId = call.headers()["x-request-id"] ?? "";
+  expect(requestId).not.toBe("");
+
+  await row.getByRole("link", { name: keyName }).click();
+  await expect(page.getByRole("heading", { name: keyName, level: 1 })).toBeVisible();
+  const recent = page.getByRole("region", { name: "Recent requests table" });
+  // The recent-requests store is written after the answer: the page refreshes until the request is there.
+  await expect(async () => {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(recent.getByRole("row").filter({ hasText: requestId })).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
+  const entry = recent.getByRole("row").filter({ hasText: requestId });
+  await expect(entry).toContainText("listPets");
+  await expect(entry).toContainText("200");
+  await expectAccessible(page, "the portal's key page");
+  await snap(page, testInfo, "portal-key");
+
+  // The owner invites a developer; the link is shown once and the invitation is listed.
+  await page.getByRole("link", { name: "← Your account" }).click();
+  await page.getByRole("button", { name: "Invite member" }).click();
+  const invite = page.getByRole("dialog", { name: "Invite a member" });
+  const developerEmail = `dev-${Date.now().toString(36)}@example.com`;
+  await invite.getByLabel(/^Email/).fill(developerEmail);
+  await invite.getByRole("button", { name: "Invite" }).click();
+  const linkDialog = page.getByRole("dialog", { name: "Invitation link" });
+  await expect(linkDialog.getByLabel("Invitation link")).toHaveValue(
+    /\/portal\/invitations\/[A-Za-z0-9_-]{43}$/,
+  );
+  await expect(linkDialog.getByRole("button", { name: "Copy link" })).toBeVisible();
+  await linkDialog.getByRole("button", { name: "Done" }).click();
+  await expect(page.getByRole("region", { name: "Open invitations table" })).toContainText(developerEmail);
+  await expect(page.getByRole("region", { name: "Members table" })).toContainText(ownerEmail);
+
+  await signOutOfPortal(page);
+  await page.goto("/portal");
+  await expect(page).toHaveURL(/\/portal\/sign-in$/);
+
+  // The link was used: it says so instead of offering the form again.
+  await page.goto(invitationUrl);
+  await expect(page.getByRole("heading", { name: "This invitation link does not work" })).toBeVisible();
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("already used, it expired");
+});
+
+test("roll a key (the new secret once; the old key stops), revoke it after confirming; a suspended account says so", async ({
+  page,
+  browser,
+  request,
+}) => {
+  const { id, invitationUrl } = await createAccount(
+    browser,
+    unique("Roll Co"),
+    `roll-${Date.now().toString(36)}@example.com`,
+    "free",
+  );
+  await acceptInvitation(page, invitationUrl, "Rolf Roller");
+  await expect(page.getByRole("region", { name: "Account summary" })).toContainText("0 of 3");
+  const keyName = unique("Worker");
+  const secret = await createKey(page, keyName);
+  const row = page.getByRole("row").filter({ hasText: keyName });
+
+  await row.getByRole("button", { name: `Roll ${keyName}` }).click();
+  const roll = page.getByRole("dialog", { name: `Roll "${keyName}"` });
+  await roll.getByRole("combobox", { name: "The old key keeps working for" }).click();
+  await page.getByRole("option", { name: /^None/ }).click();
+  await roll.getByRole("button", { name: "Roll key" }).click();
+  const secretDialog = page.getByRole("dialog", { name: "Your new API key" });
+  const rolled = await secretDialog.getByLabel("New API key").inputValue();
+  expect(rolled).not.toBe(secret);
+  await secretDialog.getByRole("button", { name: "I have stored the key" }).click();
+  await expect(async () => {
+    expect((await restGet(request, "/v1/pets?limit=1", secret)).status()).toBe(401);
+  }).toPass({ timeout: 10_000 });
+  expect((await restGet(request, "/v1/pets?limit=1", rolled)).status()).toBe(200);
+
+  const current = page.getByRole("row").filter({ hasText: rolled.slice(0, 12) });
+  await current.getByRole("button", { name: `Revoke ${keyName}` }).click();
+  const confirm = page.getByRole("dialog", { name: `Revoke "${keyName}"?` });
+  await confirm.getByRole("button", { name: "Revoke key" }).click();
+  await expect(current).toContainText("Revoked");
+  await expect(async () => {
+    expect((await restGet(request, "/v1/pets?limit=1", rolled)).status()).toBe(401);
+  }).toPass({ timeout: 10_000 });
+
+  const spare = unique("Spare");
+  const spareSecret = await createKey(page, spare);
+  await expect(page.getByRole("button", { name: `Roll ${spare}` })).toBeVisible();
+  await asAdmin(browser, "accounts.setSuspended", { id, suspended: true });
+  await page.reload();
+  await expect(page.getByRole("alert").filter({ hasText: "This account is suspended" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Create key" })).toBeDisabled();
+  await expect(page.getByRole("button", { name: `Revoke ${spare}` })).toBeVisible();
+  await expect(page.getByRole("button", { name: /^Roll / })).toHaveCount(0);
+  await expectAccessible(page, "a suspended account's page");
+  await expect(async () => {
+    expect((await restGet(request, "/v1/pets?limit=1", spareSecret)).status()).toBe(401);
+  }).toPass({ timeout: 10_000 });
+});
+
+test("the portal's sign-in: members go to the portal, staff to the dashboard; members never see /admin", async ({
+  page,
+  browser,
+}, testInfo) => {
+  const email = `member-${Date.now().toString(36)}@example.com`;
+  const { invitationUrl } = await createAccount(browser, unique("Signers"), email);
+  await acceptInvitation(page, invitationUrl, "Mia Member");
+  await page.goto("/admin");
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.goto("/admin/keys");
+  await expect(page).toHaveURL(/\/portal$/);
+  // On a phone the lists are cards and nothing scrolls sideways.
+  await page.setViewportSize({ width: VIEWPORTS[1].width, height: VIEWPORTS[1].height });
+  await expect(page.getByRole("list", { name: "Members table" })).toContainText(email);
+  await expectNoHorizontalOverflow(page);
+  await expectAccessible(page, "the portal's account page on a phone");
+  await snap(page, testInfo, "portal-account-phone");
+  await page.setViewportSize({ width: VIEWPORTS[0].width, height: VIEWPORTS[0].height });
+  await signOutOfPortal(page);
+
+  await expect(page.getByLabel("Email")).toBeFocused();
+  await expectAccessible(page, "the portal's sign-in page");
+  await snap(page, testInfo, "portal-sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel(/^Password/).fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/portal$/);
+  await expect(page.getByRole("heading", { name: "API keys" })).toBeVisible();
+  await signOutOfPortal(page);
+
+  // A member who signs in on the admin's page lands in the portal too.
+  await page.goto("/admin/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel(/^Password/).fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/portal$/);
+  await signOutOfPortal(page);
+
+  const staff = await browser.newContext({ baseURL: e2e.baseUrl });
+  const staffPage = await staff.newPage();
+  await staffPage.goto("/portal/sign-in");
+  await staffPage.getByLabel("Email").fill(e2e.staff.email);
+  await staffPage.getByLabel(/^Password/).fill(e2e.staff.password);
+  await staffPage.getByRole("button", { name: "Sign in" }).click();
+  await expect(staffPage.getByRole("heading", { name: "Overview" })).toBeVisible();
+  await staffPage.goto("/portal");
+  await expect(staffPage).toHaveURL(/\/admin$/);
+  await staff.close();
+});
+
+test("a link that is not an invitation says so", async ({ page }) => {
+  await page.goto(`/portal/invitations/${"x".repeat(43)}`);
+  await expect(page.getByRole("heading", { name: "This invitation link does not work" })).toBeVisible();
+  await expectAccessible(page, "the invalid invitation page");
+  await page.goto("/portal/invitations/short");
+  await expect(page.getByRole("heading", { name: "This invitation link does not work" })).toBeVisible();
+});
