@@ -66,12 +66,7 @@ function KeySummary({ apiKey: k, suspended }: { apiKey: PortalKey; suspended: bo
             <ScopeBadges scopes={k.scopes} />
           </Field>
           <Field label="Requests today">{formatNumber(k.requestsToday)}</Field>
-          <Field label="Created">
-            {formatDateTime(k.createdAt)}
-            <Text size="xs" c="dimmed">
-              by {k.createdBy.replace(/^user:/, "")}
-            </Text>
-          </Field>
+          <Field label="Created">{formatDateTime(k.createdAt)}</Field>
           <Field label="Last used">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"}</Field>
           <Field label="Expires">{k.expiresAt ? formatDateTime(k.expiresAt) : "Never"}</Field>
           {k.revokedAt ? <Field label="Revoked">{formatDateTime(k.revokedAt)}</Field> : null}
