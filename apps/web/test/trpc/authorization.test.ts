@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../../src/server/trpc/router";
-import { type Caller, createTestAccount, type Harness, openHarness, PASSWORD } from "./support";
+import { type Caller, callPath, createTestAccount, type Harness, openHarness, PASSWORD } from "./support";
 
 const PUBLIC = ["auth.me", "auth.signIn", "auth.signOut", "portal.invitation", "portal.acceptInvitation"];
 const MEMBER = [
@@ -106,13 +106,8 @@ const ADMIN = [
 
 /** Calls `path` on `caller` with an empty input and returns the error code, or "OK". */
 async function outcome(caller: Caller, path: string): Promise<string> {
-  // biome-ignore lint/suspicious/noExplicitAny: a procedure found by its dotted path
-  const procedure = path.split(".").reduce<any>((node, part) => node?.[part], caller) as
-    | ((input?: unknown) => Promise<unknown>)
-    | undefined;
-  if (!procedure) throw new Error(`no procedure ${path}`);
   try {
-    await procedure({});
+    await callPath(caller, path, {});
     return "OK";
   } catch (error) {
     return (error as { code: string }).code;

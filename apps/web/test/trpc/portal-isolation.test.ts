@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../../src/server/trpc/router";
 import {
   type Caller,
+  callPath,
   createTestAccount,
   expectTrpcError,
   type Harness,
@@ -79,12 +80,6 @@ const FOREIGN: Record<Kind, { kinds: string[]; message: string }> = {
 
 /** A test message of A's own endpoint (replayMessage's message id). */
 let ownMessage = "";
-
-const call = (caller: Caller, path: string, input?: unknown) =>
-  // biome-ignore lint/suspicious/noExplicitAny: a procedure found by its dotted path
-  (
-    path.split(".").reduce<any>((node, part) => node?.[part], caller) as (input?: unknown) => Promise<unknown>
-  )(input);
 
 describe("portal isolation between accounts", () => {
   let h: Harness;
@@ -163,7 +158,7 @@ describe("portal isolation between accounts", () => {
     const row = BY_ID[c.path] as (typeof BY_ID)[string];
     const id = foreign[c.id] as string;
     const error = await expectTrpcError(
-      call(members[c.member] as Caller, c.path, row.input(id)),
+      callPath(members[c.member] as Caller, c.path, row.input(id)),
       "NOT_FOUND",
     );
     expect(error.message.replace(id, "<id>")).toBe(FOREIGN[row.kind].message);

@@ -184,3 +184,11 @@ export async function createTestAccount(
   });
   return { id: created.id, ownerEmail };
 }
+
+/** Calls the procedure at dotted `path` (`portal.keys.revoke`) on `caller` with `input`. @throws for no such path. */
+export function callPath(caller: Caller, path: string, input?: unknown): Promise<unknown> {
+  let node: unknown = caller;
+  for (const part of path.split(".")) node = (node as Record<string, unknown> | undefined)?.[part];
+  if (typeof node !== "function") throw new Error(`no procedure ${path}`);
+  return (node as (input?: unknown) => Promise<unknown>)(input);
+}
