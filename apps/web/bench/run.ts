@@ -221,7 +221,7 @@ async function main(): Promise<void> {
       },
       90_000,
       THIRD.bundle ?? SERVER_BUNDLE,
-      THIRD.env.PETSTORE_SERVE === "api" ? options.apiNodeOptions : [],
+      THIRD.env.PETSTORE_SERVE === "api" ? [...options.apiNodeOptions, ...profiling] : [],
       serverLog(THIRD.name.replace(/[^a-z]+/g, "-")),
     );
     servers.push(third);

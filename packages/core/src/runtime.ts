@@ -82,7 +82,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const analytics = config.analytics.enabled
     ? new AnalyticsRecorder({
         write: usageHourWriter(db.prisma),
-        writeLog: requestLogWriter(db.prisma),
+        writeLog: requestLogWriter((query) => db.queryRows(query)),
         recent: createRecentRequestStore(config),
         logger,
         intervalMs: config.analytics.flushIntervalMs,

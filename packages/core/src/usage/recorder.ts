@@ -9,7 +9,12 @@
 import type { Logger } from "pino";
 import type { RateLimitDecision } from "../ratelimit/types.ts";
 import { addHistogram, bucketOf, emptyHistogram } from "./histogram.ts";
-import { RequestLogBatch, type RequestLogEntry } from "./request-log.ts";
+import {
+  REQUEST_LOG_PATH_LENGTH,
+  RequestLogBatch,
+  type RequestLogColumns,
+  type RequestLogEntry,
+} from "./request-log.ts";
 
 /** What a request was: one REST operation, a request without a valid key, or anything else (no operation). */
 export type Operation =
@@ -195,7 +200,7 @@ export interface AnalyticsRecorderOptions {
   /** Runs after each flush's database write (e.g. the retention purge, at most hourly). */
   afterFlush?: () => void;
   /** Inserts the accounts' request-log entries in one statement (request-log.ts); rejecting keeps them. */
-  writeLog?: (entries: RequestLogEntry[]) => Promise<void>;
+  writeLog?: (entries: RequestLogColumns) => Promise<void>;
 }
 
 /** Counts requests in memory and writes them in batches; see the module comment. */
@@ -256,6 +261,10 @@ export class AnalyticsRecorder {
       if (r.log)
         this.logBatch.push({
           ...r.log,
+          path:
+            r.log.path.length > REQUEST_LOG_PATH_LENGTH
+              ? r.log.path.slice(0, REQUEST_LOG_PATH_LENGTH)
+              : r.log.path,
           apiKeyId: r.keyId,
           at: r.at,
           operation: r.operation,
@@ -296,8 +305,8 @@ export class AnalyticsRecorder {
   flush(): Promise<void> {
     if (this.running) return this.running.then(() => this.flush());
     const recent = this.recentBatch.take();
-    const logEntries = this.opts.writeLog ? this.logBatch.take() : [];
-    if (this.rows.size === 0 && recent.length === 0 && logEntries.length === 0) return Promise.resolve();
+    const logEntries = this.opts.writeLog && this.logBatch.size > 0 ? this.logBatch.take() : undefined;
+    if (this.rows.size === 0 && recent.length === 0 && !logEntries) return Promise.resolve();
     const batch = [...this.rows.values()];
     this.rows = new Map();
     this.inFlight = batch;
@@ -306,14 +315,14 @@ export class AnalyticsRecorder {
       const [rows, log, requestLog] = await Promise.allSettled([
         batch.length ? this.opts.write(batch) : Promise.resolve(),
         recent.length ? this.opts.recent.append(recent) : Promise.resolve(),
-        logEntries.length && this.opts.writeLog ? this.opts.writeLog(logEntries) : Promise.resolve(),
+        logEntries && this.opts.writeLog ? this.opts.writeLog(logEntries) : Promise.resolve(),
       ]);
       if (requestLog.status === "rejected") {
         this.opts.logger.error(
-          { err: requestLog.reason, entries: logEntries.length },
+          { err: requestLog.reason, entries: logEntries?.requestId.length },
           "request log flush failed; will retry",
         );
-        this.logBatch.putBack(logEntries);
+        if (logEntries) this.logBatch.putBack(logEntries);
       }
       if (rows.status === "rejected") {
         this.flushFailures++;
