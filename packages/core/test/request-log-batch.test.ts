@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { REQUEST_LOG_BATCH_LIMIT, RequestLogBatch, type RequestLogEntry } from "../src/usage/request-log.ts";
 
-const entry = (requestId: string): RequestLogEntry => ({
+const entryOf = (requestId: string): RequestLogEntry => ({
   accountId: "a",
   apiKeyId: "k",
   keyPrefix: "pet_test_abc",
@@ -23,10 +23,16 @@ const entry = (requestId: string): RequestLogEntry => ({
   refusedBy: null,
 });
 
+/** Pushes the entry of `requestId` as the recorder does: the request's fields, and the log's. */
+const push = (batch: RequestLogBatch, requestId: string) => {
+  const e = entryOf(requestId);
+  batch.push(e, e);
+};
+
 describe("request log batch", () => {
   it("holds at most the limit and counts what it drops", () => {
     const batch = new RequestLogBatch();
-    for (let i = 0; i < REQUEST_LOG_BATCH_LIMIT + 3; i++) batch.push(entry(`r${i}`));
+    for (let i = 0; i < REQUEST_LOG_BATCH_LIMIT + 3; i++) push(batch, `r${i}`);
     expect(batch.size).toBe(REQUEST_LOG_BATCH_LIMIT);
     expect(batch.dropped).toBe(3);
     const taken = batch.take();
@@ -36,10 +42,10 @@ describe("request log batch", () => {
 
   it("puts a failed write's entries back before the newer ones", () => {
     const batch = new RequestLogBatch();
-    batch.push(entry("old-1"));
-    batch.push(entry("old-2"));
+    push(batch, "old-1");
+    push(batch, "old-2");
     const failed = batch.take();
-    batch.push(entry("new-1"));
+    push(batch, "new-1");
     batch.putBack(failed);
     expect(batch.take()).toMatchObject({ requestId: ["old-1", "old-2", "new-1"], status: [200, 200, 200] });
   });

@@ -9,12 +9,7 @@
 import type { Logger } from "pino";
 import type { RateLimitDecision } from "../ratelimit/types.ts";
 import { addHistogram, bucketOf, emptyHistogram } from "./histogram.ts";
-import {
-  REQUEST_LOG_PATH_LENGTH,
-  RequestLogBatch,
-  type RequestLogColumns,
-  type RequestLogEntry,
-} from "./request-log.ts";
+import { RequestLogBatch, type RequestLogColumns, type RequestLogEntry } from "./request-log.ts";
 
 /** What a request was: one REST operation, a request without a valid key, or anything else (no operation). */
 export type Operation =
@@ -259,20 +254,18 @@ export class AnalyticsRecorder {
         requestId: r.requestId,
       });
       if (r.log)
-        this.logBatch.push({
-          ...r.log,
-          path:
-            r.log.path.length > REQUEST_LOG_PATH_LENGTH
-              ? r.log.path.slice(0, REQUEST_LOG_PATH_LENGTH)
-              : r.log.path,
-          apiKeyId: r.keyId,
-          at: r.at,
-          operation: r.operation,
-          status: r.status,
-          durationMs: r.durationMs,
-          requestId: r.requestId,
-          refusedBy: refusal(r).refusedBy ?? null,
-        });
+        this.logBatch.push(
+          {
+            apiKeyId: r.keyId,
+            at: r.at,
+            operation: r.operation,
+            status: r.status,
+            durationMs: r.durationMs,
+            requestId: r.requestId,
+            refusedBy: refusal(r).refusedBy ?? null,
+          },
+          r.log,
+        );
     }
   }
 
