@@ -76,7 +76,7 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   await expect(page.getByRole("heading", { level: 1, name: "Usage" })).toBeVisible();
   await expect(page.getByRole("region", { name: "Limits", exact: true })).toContainText("Pro");
   await expect(page.getByRole("region", { name: "Requests per key table" })).toContainText(keyName);
-  await page.getByText("90 days").click();
+  await page.getByText("90 days", { exact: true }).click();
   await expect(page).toHaveURL(/days=90/);
   const [download] = await Promise.all([
     page.waitForEvent("download"),

@@ -24,5 +24,5 @@ export function downloadText(filename: string, text: string, type = "text/csv;ch
   link.href = url;
   link.download = filename;
   link.click();
-  URL.revokeObjectURL(url);
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
