@@ -127,7 +127,7 @@ export function RequestLog({
   return (
     <>
       <Stack gap="sm" mb="md">
-        <form onSubmit={find} role="search" aria-label="Find a request by its X-Request-Id">
+        <form onSubmit={find} aria-label="Find a request by its X-Request-Id">
           <Group align="flex-end" gap="sm">
             <TextInput
               label="Find by X-Request-Id"
