@@ -14,7 +14,7 @@ import { type FormEvent, useMemo, useState } from "react";
 import { DataTable } from "@/admin/components/data-table";
 import { QueryState } from "@/admin/components/query-state";
 import { formatDateTimeSeconds, formatNumber } from "@/admin/format";
-import { useTRPC } from "@/admin/trpc";
+import { useTRPC, useTRPCClient } from "@/admin/trpc";
 import type { RouterOutputs } from "@/server/trpc/router";
 
 type Entry = RouterOutputs["portal"]["requestLog"]["entries"][number];
@@ -101,21 +101,24 @@ export function RequestLog({
   keys: { id: string; name: string; prefix: string }[];
 }) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const { view, setView, filter } = useFilters();
-  const paging = {
-    getNextPageParam: (page: { nextCursor: string | null }) => page.nextCursor ?? undefined,
-  };
-  const portal = useInfiniteQuery({
-    ...trpc.portal.requestLog.infiniteQueryOptions(filter, paging),
+  // Pages are fetched with the plain client: the filter's schema is strict, and the infinite-query helpers would
+  // add a `direction` to the input.
+  const log = useInfiniteQuery({
+    queryKey: accountId
+      ? trpc.accounts.requestLog.infiniteQueryKey({ ...filter, accountId })
+      : trpc.portal.requestLog.infiniteQueryKey(filter),
+    queryFn: ({ pageParam }) => {
+      const input = { ...filter, ...(pageParam ? { cursor: pageParam } : {}) };
+      return accountId
+        ? client.accounts.requestLog.query({ ...input, accountId })
+        : client.portal.requestLog.query(input);
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
     placeholderData: keepPreviousData,
-    enabled: !accountId,
   });
-  const admin = useInfiniteQuery({
-    ...trpc.accounts.requestLog.infiniteQueryOptions({ ...filter, accountId: accountId ?? "" }, paging),
-    placeholderData: keepPreviousData,
-    enabled: Boolean(accountId),
-  });
-  const log = accountId ? admin : portal;
   const [requestId, setRequestId] = useState(view.requestId ?? "");
   const find = (event: FormEvent) => {
     event.preventDefault();
