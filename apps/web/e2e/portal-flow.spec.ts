@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import { startWebhookReceiver, type WebhookReceiver } from "@petstore/core/testing";
 import { expect, type Page, test } from "@playwright/test";
-import { expectAccessible, snap, unique } from "./support/helpers";
+import { expectAccessible, expectNoHorizontalOverflow, snap, unique, VIEWPORTS } from "./support/helpers";
 import { acceptInvitation, createAccount, createKey } from "./support/portal";
 
 let receiver: WebhookReceiver;
@@ -131,4 +131,19 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   await expectAccessible(page, "the portal's message page");
   await page.getByRole("link", { name: "← All webhook endpoints" }).click();
   await expect(page).toHaveURL(/\/portal\/webhooks$/);
+
+  // On a phone the new pages fit the screen, their lists as cards, and stay accessible.
+  await page.setViewportSize(VIEWPORTS[1]);
+  for (const [name, heading] of [
+    ["Request log", "Request log"],
+    ["Usage", "Usage"],
+    ["Webhooks", "Webhooks"],
+  ] as const) {
+    await page.getByRole("button", { name: "Toggle navigation" }).click();
+    await openFromNav(page, name);
+    await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
+    await expectNoHorizontalOverflow(page);
+    await expectAccessible(page, `the portal's ${name} page on a phone`);
+    await snap(page, testInfo, `portal-${name.toLowerCase().replace(" ", "-")}-phone`);
+  }
 });

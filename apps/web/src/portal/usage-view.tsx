@@ -42,7 +42,7 @@ export interface UsageLimits {
   perDay: number | null;
 }
 
-/** The range picker and the CSV download, above the usage. */
+/** The range picker and the CSV download (of the chosen range, once its figures are in), above the usage. */
 export function UsageToolbar({
   usage,
   days,
@@ -69,7 +69,7 @@ export function UsageToolbar({
       </Stack>
       <Button
         variant="default"
-        disabled={!usage}
+        disabled={!usage || usage.traffic.daily.length !== days}
         onClick={() =>
           usage && downloadText(`${fileName}-${days}-days.csv`, dailyUsageCsv(usage.traffic.daily))
         }
