@@ -23,7 +23,7 @@ const RANGES = [
   { value: "15m", label: "Last 15 minutes", ms: 15 * 60_000 },
   { value: "1h", label: "Last hour", ms: 3_600_000 },
   { value: "24h", label: "Last 24 hours", ms: 86_400_000 },
-  { value: "7d", label: "Last 7 days (everything kept)", ms: 0 },
+  { value: "7d", label: "Last 7 days", ms: 0 },
 ] as const;
 
 const STATUSES = [
@@ -260,9 +260,9 @@ export function RequestLog({
                   key: "latency",
                   header: "Latency",
                   align: "right",
-                  cell: (e) => `${formatNumber(e.durationMs)} ms`,
+                  cell: (e) => `${formatNumber(Math.round(e.durationMs * 10) / 10)} ms`,
                 },
-                { key: "key", header: "Key", cell: (e) => <Code>{e.keyPrefix}…</Code> },
+                { key: "key", header: "Key", minWidth: 150, cell: (e) => <Code>{e.keyPrefix}…</Code> },
                 {
                   key: "limits",
                   header: "Rate limit",
