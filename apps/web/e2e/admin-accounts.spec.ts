@@ -4,7 +4,8 @@
  * suspends and resumes it, each after confirming: a key of the account answers 401 within 5 s of the suspension
  * and works again after the resumption. The account's key links its page, which links the account back. Both
  * pages are scanned by axe (the account's on a phone too), and its audit link lists its changes; an id no account
- * has is the dashboard's 404.
+ * has is the dashboard's 404. An account is refused Enterprise until it has its own limits, set on its page, which
+ * also shows its usage and its request log (a request found there by its X-Request-Id).
  */
 import { type APIRequestContext, expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
@@ -175,6 +176,67 @@ test("create an account, find it, invite a developer, change its plan, suspend a
   await expectNoHorizontalOverflow(page);
   await expectAccessible(page, "an account's page on a phone");
   await snap(page, testInfo, "account-detail");
+});
+
+test("own limits before Enterprise; the account's usage and request log", async ({
+  page,
+  request,
+}, testInfo) => {
+  await openSignedIn(page, e2e.admin);
+  const name = unique("Limits Co");
+  const created = await page.request.post("/api/trpc/accounts.create", {
+    data: { name, plan: "pro", ownerEmail: `limits-${Date.now().toString(36)}@acme.example` },
+  });
+  expect(created.status()).toBe(200);
+  const { id, invitationUrl } = (await created.json()).result.data as { id: string; invitationUrl: string };
+  const secret = await ownerKey(request, invitationUrl, unique("Limits key"));
+  const requestId = `e2e-admin-log-${Date.now().toString(36)}`;
+  const call = await request.get("/v1/pets?limit=2", {
+    headers: { Authorization: `Bearer ${secret}`, "X-Request-Id": requestId },
+  });
+  expect(call.status()).toBe(200);
+
+  await page.goto(`/admin/accounts/${id}`);
+  await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
+  // Without its own limits the account cannot move to Enterprise: the server's refusal, with the hint.
+  await page.getByRole("combobox", { name: "Change plan" }).click();
+  await page.getByRole("option", { name: "Enterprise" }).click();
+  const planDialog = page.getByRole("dialog", { name: `Move "${name}" to the Enterprise plan?` });
+  await planDialog.getByRole("button", { name: "Change to Enterprise" }).click();
+  await expect(page.getByText("Could not change the plan: set the account's own limits first")).toBeVisible();
+  await expect(
+    page.getByText(/Enterprise has no plan-wide limits: set the account's own limits first/),
+  ).toBeVisible();
+  await planDialog.getByRole("button", { name: "Cancel" }).click();
+
+  const limits = page.getByRole("form", { name: "Own limits" });
+  await limits.getByRole("textbox", { name: "Requests per minute" }).fill("120");
+  await limits.getByRole("textbox", { name: "Requests per day" }).fill("50000");
+  await limits.getByRole("button", { name: "Save limits" }).click();
+  await expect(page.getByText(`"${name}" has its own limits: 120/min, 50,000/day.`)).toBeVisible();
+  await expect(limits).toContainText("(its own)");
+
+  await page.getByRole("combobox", { name: "Change plan" }).click();
+  await page.getByRole("option", { name: "Enterprise" }).click();
+  await page
+    .getByRole("dialog", { name: `Move "${name}" to the Enterprise plan?` })
+    .getByRole("button", { name: "Change to Enterprise" })
+    .click();
+  await expect(page.getByText(`"${name}" is now on the Enterprise plan.`)).toBeVisible();
+  await expect(page.getByRole("region", { name: "Limits", exact: true })).toContainText("50,000");
+
+  // The request shows in the account's request log, found by its X-Request-Id (the log is flushed every ~5 s).
+  const log = page.getByRole("region", { name: "Request log table" });
+  await page.getByRole("textbox", { name: "Find by X-Request-Id" }).fill(requestId);
+  await page.getByRole("button", { name: "Find", exact: true }).click();
+  await expect(async () => {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(log.getByRole("row").filter({ hasText: requestId })).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(log.getByRole("row").filter({ hasText: requestId })).toContainText("GET /v1/pets?limit=2");
+  await expect(page.getByRole("region", { name: "Requests per key table" })).toBeVisible();
+  await expectAccessible(page, "an account's page with its limits, usage and request log");
+  await snap(page, testInfo, "account-limits-usage");
 });
 
 test("an account address no account has is the dashboard's 404", async ({ page }) => {

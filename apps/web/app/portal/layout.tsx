@@ -1,6 +1,7 @@
 /** Developer portal root: the dashboard's Mantine styles and client providers, with the portal's own sign-in page. */
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
+import "@mantine/charts/styles.css";
 import "../admin/admin.css";
 import type { Metadata } from "next";
 import { headers } from "next/headers";

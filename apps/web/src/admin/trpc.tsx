@@ -11,7 +11,7 @@ import { type ReactNode, useState } from "react";
 import { TRPC_MAX_BATCH_SIZE } from "@/server/trpc/limits";
 import type { AppRouter } from "@/server/trpc/router";
 
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 export type ClientError = TRPCClientError<AppRouter>;
 

@@ -1,13 +1,14 @@
 "use client";
 /**
- * One consumer account (admins): its plan (changed after confirming), state with Suspend or Resume, figures,
- * members, open invitations ("Invite member" shows the link once), its keys linking their pages, and a link to
- * its audit entries.
+ * One consumer account (admins): its plan (changed after confirming), its own limits, state with Suspend or
+ * Resume, figures, members, open invitations ("Invite member" shows the link once), its keys linking their pages,
+ * its usage and request log as its members see them, and a link to its audit entries.
  */
 import { Alert, Anchor, Badge, Button, Group, Paper, SimpleGrid, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { RequestLog } from "@/portal/request-log";
 import { Field } from "../components/field";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
@@ -15,9 +16,11 @@ import { formatDateTime, formatNumber, planLabel } from "../format";
 import { NotFoundNotice } from "../shell";
 import { hasCode, useTRPC } from "../trpc";
 import { AccountKeysTable } from "./account-keys";
+import { AccountLimitsEditor } from "./account-limits";
 import { ACCOUNT_STATE_COLORS, ACCOUNT_STATE_LABELS, keysOfCap } from "./account-meta";
 import { InvitationsTable, MembersTable } from "./account-people";
 import { AccountPlanSelect } from "./account-plan";
+import { AccountUsageSection } from "./account-usage";
 import { InviteMemberModal } from "./invite-member-modal";
 import { SuspendButton } from "./suspend-button";
 
@@ -82,6 +85,9 @@ export function AccountDetailPage({ id }: { id: string }) {
                 <AccountPlanSelect account={a} />
               </Group>
             </Paper>
+            <Paper withBorder p="md" mb="lg">
+              <AccountLimitsEditor key={`${a.perMinute}/${a.perDay}`} account={a} />
+            </Paper>
             <Title order={2} size="h3" mb="sm">
               Members
             </Title>
@@ -94,6 +100,14 @@ export function AccountDetailPage({ id }: { id: string }) {
               API keys
             </Title>
             <AccountKeysTable keys={a.apiKeys} />
+            <Title order={2} size="h3" mt="xl" mb="sm">
+              Usage
+            </Title>
+            <AccountUsageSection account={a} />
+            <Title order={2} size="h3" mt="xl" mb="sm">
+              Request log
+            </Title>
+            <RequestLog accountId={a.id} keys={a.apiKeys} />
             <InviteMemberModal accountId={a.id} opened={inviteOpen} onClose={invite.close} />
           </>
         )}

@@ -1,7 +1,8 @@
 "use client";
 /**
  * An account's plan as a select: choosing another plan asks for confirmation (every key of the account moves to
- * it, with its limits and key cap, within 5 s) before it is saved; cancelling keeps the current plan.
+ * it, with its limits and key cap, within 5 s) before it is saved; cancelling keeps the current plan. A refusal
+ * (Enterprise without the account's own limits) is the server's message, with the hint to set them first.
  */
 import { Select } from "@mantine/core";
 import { useState } from "react";
@@ -19,7 +20,10 @@ export function AccountPlanSelect({ account }: { account: Pick<AccountDetail, "i
   const change = useNotifiedMutation(trpc.accounts.setPlan.mutationOptions(), {
     invalidate: [trpc.accounts.pathKey(), trpc.apiKeys.pathKey()],
     success: (a) => `"${a.name}" is now on the ${planLabel(a.plan)} plan.`,
-    failure: "Could not change the plan",
+    failure: (v) =>
+      v.plan === "enterprise"
+        ? "Could not change the plan: set the account's own limits first"
+        : "Could not change the plan",
   });
   return (
     <>
@@ -40,7 +44,7 @@ export function AccountPlanSelect({ account }: { account: Pick<AccountDetail, "i
           title={`Move "${account.name}" to the ${planLabel(next)} plan?`}
           message={
             next === "enterprise"
-              ? "Every key of the account moves to the Enterprise plan within 5 seconds. Enterprise limits are set per key: a key without its own limits is refused until they are set on its page."
+              ? "Every key of the account moves to the Enterprise plan within 5 seconds and shares the account's own limits."
               : `Every key of the account moves to the ${planLabel(next)} plan: its rate limits and key cap apply within 5 seconds.`
           }
           confirmLabel={`Change to ${planLabel(next)}`}

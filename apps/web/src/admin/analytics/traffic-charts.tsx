@@ -124,7 +124,7 @@ export function TrafficCharts({ traffic, scope }: { traffic: Traffic; scope: str
             series={series}
             tickLine="y"
             gridAxis="x"
-            xAxisProps={{ interval: 6 }}
+            xAxisProps={{ interval: Math.max(0, Math.round(daily.length / 5) - 1) }}
             yAxisProps={{ allowDecimals: false, width: 48 }}
             valueFormatter={(v) => formatNumber(v)}
             barChartProps={{ accessibilityLayer: false }}

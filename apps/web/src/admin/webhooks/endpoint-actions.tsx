@@ -8,11 +8,11 @@ import { Button, Menu, Modal } from "@mantine/core";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ConfirmDialog } from "../components/confirm-action";
-import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { type EditedEndpoint, EndpointFormModal } from "./endpoint-form-modal";
 import { ReplayRangeModal } from "./replay-range-modal";
 import { TestMessageModal } from "./test-message-modal";
+import { useWebhookApi } from "./webhook-scope";
 import { WebhookSecretOnce } from "./webhook-secret-once";
 
 export type EndpointActionTarget = EditedEndpoint & { enabled: boolean };
@@ -29,30 +29,30 @@ export function EndpointActions({
   /** Where to go once the endpoint is deleted (its own page would be gone). */
   afterDelete?: string;
 }) {
-  const trpc = useTRPC();
+  const api = useWebhookApi();
   const router = useRouter();
   const [dialog, setDialog] = useState<Dialog>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const close = () => setDialog(null);
-  const invalidate = [trpc.webhooks.pathKey(), trpc.audit.pathKey()];
+  const invalidate = api.invalidate;
   const label = endpoint.url;
-  const enable = useNotifiedMutation(trpc.webhooks.enable.mutationOptions(), {
+  const enable = useNotifiedMutation(api.procedures.enable.mutationOptions(), {
     invalidate,
     success: () => `${label} is enabled again.`,
     failure: "Could not enable the endpoint",
   });
-  const disable = useNotifiedMutation(trpc.webhooks.disable.mutationOptions(), {
+  const disable = useNotifiedMutation(api.procedures.disable.mutationOptions(), {
     invalidate,
     success: () => `${label} is disabled.`,
     failure: "Could not disable the endpoint",
   });
-  const rotate = useNotifiedMutation(trpc.webhooks.rotate.mutationOptions(), {
+  const rotate = useNotifiedMutation(api.procedures.rotate.mutationOptions(), {
     invalidate,
     success: () => `${label} has a new signing secret.`,
     failure: "Could not rotate the secret",
     onDone: (r) => setSecret(r.secret),
   });
-  const remove = useNotifiedMutation(trpc.webhooks.remove.mutationOptions(), {
+  const remove = useNotifiedMutation(api.procedures.remove.mutationOptions(), {
     invalidate,
     success: () => `${label} was deleted.`,
     failure: "Could not delete the endpoint",

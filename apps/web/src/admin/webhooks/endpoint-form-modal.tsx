@@ -15,10 +15,10 @@ import {
 } from "@petstore/contracts";
 import { useState } from "react";
 import { onValidSubmit } from "../forms/submit";
-import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { maxLengthOf, useZodForm } from "../use-zod-form";
 import { EVENT_TYPE_OPTIONS } from "./webhook-meta";
+import { useWebhookApi } from "./webhook-scope";
 import { WebhookSecretOnce } from "./webhook-secret-once";
 
 export interface EditedEndpoint {
@@ -73,7 +73,7 @@ function EndpointForm({
   onCreated(secret: string): void;
   onDone(): void;
 }) {
-  const trpc = useTRPC();
+  const api = useWebhookApi();
   const initial: Values = {
     url: endpoint?.url ?? "",
     description: endpoint?.description ?? "",
@@ -82,15 +82,15 @@ function EndpointForm({
   const createForm = useZodForm(WebhookEndpointCreate, initial, (v) => v);
   const editForm = useZodForm(WebhookEndpointUpdate, initial, (v) => ({ id: endpoint?.id, ...v }));
   const form = endpoint ? editForm : createForm;
-  const invalidate = [trpc.webhooks.pathKey(), trpc.audit.pathKey()];
-  const create = useNotifiedMutation(trpc.webhooks.create.mutationOptions(), {
+  const invalidate = api.invalidate;
+  const create = useNotifiedMutation(api.procedures.create.mutationOptions(), {
     invalidate,
     success: (e) => `${e.url} will receive ${e.eventTypes.join(", ")}.`,
     failure: "Could not register the endpoint",
     form: createForm,
     onDone: (e) => onCreated(e.secret),
   });
-  const update = useNotifiedMutation(trpc.webhooks.update.mutationOptions(), {
+  const update = useNotifiedMutation(api.procedures.update.mutationOptions(), {
     invalidate,
     success: (e) => `${e.url} was saved.`,
     failure: "Could not save the endpoint",

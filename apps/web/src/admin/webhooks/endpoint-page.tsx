@@ -28,9 +28,10 @@ import { Pager } from "../components/pager";
 import { QueryState } from "../components/query-state";
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from "../format";
 import { NotFoundNotice } from "../shell";
-import { hasCode, useTRPC } from "../trpc";
+import { hasCode } from "../trpc";
 import { EndpointActions } from "./endpoint-actions";
-import { EndpointState, EventTypes } from "./webhooks-page";
+import { useWebhookApi } from "./webhook-scope";
+import { EndpointState, EventTypes, successRate } from "./webhooks-page";
 
 const LOG_PAGE_SIZE = 25;
 
@@ -65,9 +66,9 @@ export function AttemptResponse({ attempt }: { attempt: Pick<Attempt, "error" | 
 }
 
 export function EndpointPage({ id }: { id: string }) {
-  const trpc = useTRPC();
+  const api = useWebhookApi();
   const [view, setView] = useQueryStates(params, { history: "replace" });
-  const endpoint = useQuery({ ...trpc.webhooks.get.queryOptions({ id }), refetchInterval: 15_000 });
+  const endpoint = useQuery({ ...api.procedures.get.queryOptions({ id }), refetchInterval: 15_000 });
   const input = {
     endpointId: id,
     page: Math.max(1, view.page),
@@ -75,16 +76,16 @@ export function EndpointPage({ id }: { id: string }) {
     ...(view.outcome ? { outcome: view.outcome } : {}),
   };
   const log = useQuery({
-    ...trpc.webhooks.deliveryLog.queryOptions(input),
+    ...api.procedures.deliveryLog.queryOptions(input),
     placeholderData: keepPreviousData,
     refetchInterval: 15_000,
   });
 
   // An endpoint nobody has: the dashboard's not-found notice alone, not one failure per part of the page.
-  if (hasCode(endpoint.error, "NOT_FOUND")) return <NotFoundNotice />;
+  if (hasCode(endpoint.error, "NOT_FOUND")) return api.notFound ?? <NotFoundNotice />;
   return (
     <>
-      <Anchor component={Link} href="/admin/webhooks" size="sm">
+      <Anchor component={Link} href={api.listHref} size="sm">
         ← All webhook endpoints
       </Anchor>
       <QueryState query={endpoint} errorTitle="Could not load this endpoint" skeletonRows={3}>
@@ -93,7 +94,7 @@ export function EndpointPage({ id }: { id: string }) {
             <PageHeader
               title={<span style={{ overflowWrap: "anywhere" }}>{e.url}</span>}
               description={e.description || undefined}
-              actions={<EndpointActions endpoint={e} size="sm" afterDelete="/admin/webhooks" />}
+              actions={<EndpointActions endpoint={e} size="sm" afterDelete={api.listHref} />}
             />
             <Paper withBorder p="md" mb="lg">
               <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="md">
@@ -104,6 +105,7 @@ export function EndpointPage({ id }: { id: string }) {
                   <EventTypes types={e.eventTypes} />
                 </Field>
                 <Field label="Deliveries waiting">{formatNumber(e.pending)}</Field>
+                <Field label="Delivered, last 7 days">{successRate(e)}</Field>
                 <Field label="Created">
                   {formatDateTime(e.createdAt)}
                   <Text size="xs" c="dimmed">
@@ -174,7 +176,7 @@ export function EndpointPage({ id }: { id: string }) {
                   cell: (a) => (
                     <Stack gap={0} align="flex-start">
                       <Code>{a.eventType}</Code>
-                      <Anchor component={Link} href={`/admin/webhooks/messages/${a.messageId}`} size="xs">
+                      <Anchor component={Link} href={api.messageHref(a.messageId)} size="xs">
                         {a.messageId}
                       </Anchor>
                     </Stack>

@@ -28,6 +28,7 @@ import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { AttemptResponse, AttemptStatus } from "./endpoint-page";
 import { DELIVERY_STATE_COLORS } from "./webhook-meta";
+import { useWebhookApi } from "./webhook-scope";
 
 type Message = RouterOutputs["webhooks"]["message"];
 type Delivery = Message["deliveries"][number];
@@ -35,21 +36,25 @@ type Attempt = Delivery["attemptLog"][number];
 
 function DeliveryCard({ messageId, delivery }: { messageId: string; delivery: Delivery }) {
   const trpc = useTRPC();
-  const replay = useNotifiedMutation(trpc.webhooks.replayMessage.mutationOptions(), {
-    invalidate: [trpc.webhooks.pathKey(), trpc.audit.pathKey()],
-    success: (r) =>
+  const api = useWebhookApi();
+  const notified = {
+    invalidate: api.invalidate,
+    success: (r: { queued: boolean | number }) =>
       r.queued
         ? `The message will be sent again to ${delivery.url}.`
         : "The message is being sent right now.",
     failure: "Could not replay the message",
-  });
+  };
+  const adminReplay = useNotifiedMutation(trpc.webhooks.replayMessage.mutationOptions(), notified);
+  const portalReplay = useNotifiedMutation(trpc.portal.webhooks.replayMessage.mutationOptions(), notified);
+  const replay = api.scope === "portal" ? portalReplay : adminReplay;
   return (
     <Card withBorder padding="md" component="section" aria-label={`Delivery to ${delivery.url}`}>
       <Group justify="space-between" align="flex-start" mb="sm" gap="sm">
         <Stack gap={4}>
           <Anchor
             component={Link}
-            href={`/admin/webhooks/${delivery.endpointId}`}
+            href={api.endpointHref(delivery.endpointId)}
             fw={500}
             style={{ overflowWrap: "anywhere" }}
           >
@@ -104,11 +109,11 @@ function DeliveryCard({ messageId, delivery }: { messageId: string; delivery: De
 }
 
 export function MessagePage({ id }: { id: string }) {
-  const trpc = useTRPC();
-  const message = useQuery({ ...trpc.webhooks.message.queryOptions({ id }), refetchInterval: 10_000 });
+  const api = useWebhookApi();
+  const message = useQuery({ ...api.procedures.message.queryOptions({ id }), refetchInterval: 10_000 });
   return (
     <>
-      <Anchor component={Link} href="/admin/webhooks" size="sm">
+      <Anchor component={Link} href={api.listHref} size="sm">
         ← All webhook endpoints
       </Anchor>
       <QueryState query={message} errorTitle="Could not load this message" skeletonRows={4}>

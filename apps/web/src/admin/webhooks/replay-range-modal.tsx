@@ -6,8 +6,8 @@
  */
 import { Button, Checkbox, Group, Modal, Select, Stack, Text } from "@mantine/core";
 import { useState } from "react";
-import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
+import { useWebhookApi } from "./webhook-scope";
 
 const PERIODS = [
   { value: "1", label: "The last hour" },
@@ -25,11 +25,11 @@ export function ReplayRangeModal({
   onClose(): void;
   endpoint: { id: string; url: string };
 }) {
-  const trpc = useTRPC();
+  const api = useWebhookApi();
   const [hours, setHours] = useState("24");
   const [failedOnly, setFailedOnly] = useState(true);
-  const replay = useNotifiedMutation(trpc.webhooks.replayRange.mutationOptions(), {
-    invalidate: [trpc.webhooks.pathKey(), trpc.audit.pathKey()],
+  const replay = useNotifiedMutation(api.procedures.replayRange.mutationOptions(), {
+    invalidate: api.invalidate,
     success: (r) =>
       r.queued === 0
         ? "There was nothing to replay in that period."

@@ -6,9 +6,9 @@
 import { Button, Group, Modal, Select, Stack, Text } from "@mantine/core";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE, type WebhookTestType } from "@petstore/contracts";
 import { useState } from "react";
-import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
 import { attemptSummary } from "./webhook-meta";
+import { useWebhookApi } from "./webhook-scope";
 
 const TYPES = [
   { value: WEBHOOK_TEST_EVENT_TYPE, label: `A test message (${WEBHOOK_TEST_EVENT_TYPE})` },
@@ -24,10 +24,10 @@ export function TestMessageModal({
   onClose(): void;
   endpoint: { id: string; url: string };
 }) {
-  const trpc = useTRPC();
+  const api = useWebhookApi();
   const [type, setType] = useState<WebhookTestType>(WEBHOOK_TEST_EVENT_TYPE);
-  const test = useNotifiedMutation(trpc.webhooks.sendTest.mutationOptions(), {
-    invalidate: [trpc.webhooks.pathKey(), trpc.audit.pathKey()],
+  const test = useNotifiedMutation(api.procedures.sendTest.mutationOptions(), {
+    invalidate: api.invalidate,
     success: (r) =>
       r.outcome === "succeeded"
         ? `Test message delivered: ${attemptSummary(r)}.`

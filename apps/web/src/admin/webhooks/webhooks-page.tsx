@@ -12,9 +12,9 @@ import { DataTable } from "../components/data-table";
 import { PageHeader } from "../components/page-header";
 import { QueryState } from "../components/query-state";
 import { formatDateTime, formatNumber } from "../format";
-import { useTRPC } from "../trpc";
 import { EndpointActions } from "./endpoint-actions";
 import { EndpointFormModal } from "./endpoint-form-modal";
+import { useWebhookApi } from "./webhook-scope";
 
 type Row = RouterOutputs["webhooks"]["list"][number];
 
@@ -52,10 +52,16 @@ export function EventTypes({ types }: { types: string[] }) {
   );
 }
 
+/** `98% of 50`: the share of the last 7 days' attempts that succeeded, or a dash without any. */
+export const successRate = (e: Pick<Row, "attempts7d" | "succeeded7d">) =>
+  e.attempts7d === 0
+    ? "—"
+    : `${Math.floor((e.succeeded7d / e.attempts7d) * 100)}% of ${formatNumber(e.attempts7d)}`;
+
 export function WebhooksPage() {
-  const trpc = useTRPC();
+  const api = useWebhookApi();
   const [adding, add] = useDisclosure(false);
-  const endpoints = useQuery({ ...trpc.webhooks.list.queryOptions(), refetchInterval: 15_000 });
+  const endpoints = useQuery({ ...api.procedures.list.queryOptions(), refetchInterval: 15_000 });
   return (
     <>
       <PageHeader
@@ -78,7 +84,7 @@ export function WebhooksPage() {
             label="Webhook endpoints table"
             rows={rows}
             rowKey={(e) => e.id}
-            minWidth={980}
+            minWidth={1080}
             busy={endpoints.isFetching}
             columns={[
               {
@@ -90,7 +96,7 @@ export function WebhooksPage() {
                   <Stack gap={2}>
                     <Anchor
                       component={Link}
-                      href={`/admin/webhooks/${e.id}`}
+                      href={api.endpointHref(e.id)}
                       fw={500}
                       style={{ overflowWrap: "anywhere" }}
                     >
@@ -117,6 +123,13 @@ export function WebhooksPage() {
                 label: "Deliveries waiting",
                 align: "right",
                 cell: (e) => formatNumber(e.pending),
+              },
+              {
+                key: "success",
+                header: "Success (7 days)",
+                label: "Delivered in the last 7 days",
+                align: "right",
+                cell: (e) => successRate(e),
               },
               { key: "created", header: "Created", minWidth: 120, cell: (e) => formatDateTime(e.createdAt) },
             ]}
