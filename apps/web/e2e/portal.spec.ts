@@ -91,7 +91,7 @@ test("an owner joins, creates a key, sees its request on the key's page, invites
   await invite.getByLabel(/^Email/).fill(developerEmail);
   await invite.getByRole("button", { name: "Invite" }).click();
   const linkDialog = page.getByRole("dialog", { name: "Invitation link" });
-  await expect(linkDialog.getByLabel("Invitation link")).toHaveValue(
+  await expect(linkDialog.getByLabel("Invitation link", { exact: true })).toHaveValue(
     /\/portal\/invitations\/[A-Za-z0-9_-]{43}$/,
   );
   await expect(linkDialog.getByRole("button", { name: "Copy link" })).toBeVisible();

@@ -1,19 +1,16 @@
 "use client";
 /**
  * An owner invites a member (email and role); the invitation link is then shown once, with a copy button, to pass
- * on to the person invited: it works for 72 hours, once.
+ * on to the person invited: it works for 72 hours, once. The fields and the link are the admin's dialog's.
  */
-import { Alert, Button, CopyButton, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
-import { Email, InvitationCreate, type MemberRole } from "@petstore/contracts";
+import { Modal } from "@mantine/core";
+import { InvitationCreate } from "@petstore/contracts";
+import { InvitationOnce } from "@/admin/accounts/invitation-once";
+import { InviteFields } from "@/admin/accounts/invite-member-modal";
 import { onValidSubmit } from "@/admin/forms/submit";
 import { useTRPC } from "@/admin/trpc";
 import { useNotifiedMutation } from "@/admin/use-notified-mutation";
-import { maxLengthOf, useZodForm } from "@/admin/use-zod-form";
-
-const ROLE_OPTIONS = [
-  { value: "developer", label: "Developer: manages the account's keys" },
-  { value: "owner", label: "Owner: also invites members" },
-] satisfies { value: MemberRole; label: string }[];
+import { useZodForm } from "@/admin/use-zod-form";
 
 export function InviteModal({ onClose }: { onClose(): void }) {
   const trpc = useTRPC();
@@ -40,59 +37,10 @@ export function InviteModal({ onClose }: { onClose(): void }) {
       closeOnEscape={!link}
     >
       {link ? (
-        <Stack>
-          <Alert color="orange" title="Copy this link now" role="alert">
-            Send it to {invite.data?.email}: it is shown only this once, works once, and expires in 72 hours.
-          </Alert>
-          <TextInput
-            label="Invitation link"
-            value={link}
-            readOnly
-            onFocus={(e) => e.currentTarget.select()}
-          />
-          <Group justify="space-between">
-            <CopyButton value={link}>
-              {({ copied, copy }) => (
-                <Button color={copied ? "teal" : "blue"} variant={copied ? "light" : "filled"} onClick={copy}>
-                  {copied ? "Copied" : "Copy link"}
-                </Button>
-              )}
-            </CopyButton>
-            <Button variant="default" onClick={onClose}>
-              Done
-            </Button>
-          </Group>
-        </Stack>
+        <InvitationOnce url={link} email={invite.data?.email ?? ""} onDone={onClose} />
       ) : (
         <form onSubmit={submit} noValidate>
-          <Stack>
-            <TextInput
-              label="Email"
-              type="email"
-              required
-              value={form.values.email}
-              onChange={(e) => form.setValue("email", e.currentTarget.value)}
-              error={form.errors.email}
-              maxLength={maxLengthOf(Email)}
-              data-autofocus
-            />
-            <Select
-              label="Role"
-              data={ROLE_OPTIONS}
-              value={form.values.role}
-              onChange={(v) => form.setValue("role", v ?? "developer")}
-              allowDeselect={false}
-              error={form.errors.role}
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={invite.isPending}>
-                Invite
-              </Button>
-            </Group>
-          </Stack>
+          <InviteFields form={form} pending={invite.isPending} onCancel={onClose} />
         </form>
       )}
     </Modal>

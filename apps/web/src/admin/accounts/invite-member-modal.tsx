@@ -9,7 +9,7 @@ import { useState } from "react";
 import { onValidSubmit } from "../forms/submit";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
-import { maxLengthOf, useZodForm } from "../use-zod-form";
+import { maxLengthOf, useZodForm, type ZodForm } from "../use-zod-form";
 import { ROLE_OPTIONS } from "./account-meta";
 import { InvitationOnce } from "./invitation-once";
 
@@ -76,35 +76,50 @@ function InviteForm({
   const submit = onValidSubmit(form, (input) => invite.mutate({ ...input, accountId }));
   return (
     <form onSubmit={submit} noValidate>
-      <Stack>
-        <TextInput
-          label="Email"
-          type="email"
-          required
-          autoComplete="off"
-          value={form.values.email}
-          onChange={(e) => form.setValue("email", e.currentTarget.value)}
-          error={form.errors.email}
-          maxLength={maxLengthOf(Email)}
-          data-autofocus
-        />
-        <Select
-          label="Role"
-          data={ROLE_OPTIONS}
-          value={form.values.role}
-          onChange={(v) => form.setValue("role", v ?? "developer")}
-          allowDeselect={false}
-          error={form.errors.role}
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={invite.isPending}>
-            Invite
-          </Button>
-        </Group>
-      </Stack>
+      <InviteFields form={form} pending={invite.isPending} onCancel={onCancel} />
     </form>
+  );
+}
+
+/** The fields of an invitation (email and role) and its buttons; the admin's dialog and the portal's share them. */
+export function InviteFields({
+  form,
+  pending,
+  onCancel,
+}: {
+  form: ZodForm<{ email: string; role: string }, unknown>;
+  pending: boolean;
+  onCancel(): void;
+}) {
+  return (
+    <Stack>
+      <TextInput
+        label="Email"
+        type="email"
+        required
+        autoComplete="off"
+        value={form.values.email}
+        onChange={(e) => form.setValue("email", e.currentTarget.value)}
+        error={form.errors.email}
+        maxLength={maxLengthOf(Email)}
+        data-autofocus
+      />
+      <Select
+        label="Role"
+        data={ROLE_OPTIONS}
+        value={form.values.role}
+        onChange={(v) => form.setValue("role", v ?? "developer")}
+        allowDeselect={false}
+        error={form.errors.role}
+      />
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button type="submit" loading={pending}>
+          Invite
+        </Button>
+      </Group>
+    </Stack>
   );
 }
