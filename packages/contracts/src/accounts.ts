@@ -8,7 +8,7 @@ import { ApiKeyId } from "./dashboard.ts";
 import { checkLimits, PlanName, RateLimitValue } from "./limits.ts";
 import { ApiKeyScopes } from "./scopes.ts";
 import { humanText } from "./text.ts";
-import { UserName } from "./users.ts";
+import { UserId, UserName } from "./users.ts";
 import { z } from "./zod.ts";
 
 export const AccountId = z.uuid({ error: "must be an account id" });
@@ -55,6 +55,13 @@ export const AccountLimitsChange = z
 /** An invitation to an account, by an admin (`accountId` given) or the account's owner (their own account). */
 export const InvitationCreate = z.strictObject({ email: Email, role: MemberRole });
 export type InvitationCreate = z.infer<typeof InvitationCreate>;
+
+/** A member of an account, by an owner of that account (their own account) or an admin (`accountId` given). */
+export const MemberRef = z.strictObject({ id: UserId });
+
+/** A member's new role; an account always keeps at least one owner. */
+export const MemberRoleChange = z.strictObject({ id: UserId, role: MemberRole });
+export type MemberRoleChange = z.infer<typeof MemberRoleChange>;
 
 /** The secret of an invitation link: 32 random bytes as base64url. */
 export const InvitationToken = z

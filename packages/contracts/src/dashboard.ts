@@ -105,6 +105,8 @@ export const AUDIT_ACTIONS = [
   "account.resume",
   "account.ban",
   "account.setLimits",
+  "account.setMemberRole",
+  "account.removeMember",
   "invitation.create",
   "invitation.accept",
 ] as const;

@@ -2,11 +2,14 @@
  * Consumer accounts (docs/contract.md section 7): an API consumer organization whose members manage its keys in
  * the developer portal. Admins create one with its owner's invitation (mailed when SMTP is configured), list and read them, change their plan
  * (the plan of every key of the account with it) and suspend or resume them; a suspended account's keys are
- * refused like revoked ones (api-keys/verifier.ts) within the key cache's 5 s. Every change is audited.
+ * refused like revoked ones (api-keys/verifier.ts) within the key cache's 5 s. Owners and admins change a
+ * member's role and remove members; an account always keeps an owner: a demotion or removal first locks the rows
+ * of the account's owners (`SELECT ... FOR UPDATE`, in id order), so concurrent ones queue and each counts what
+ * the others left, as the users service does for the last admin. Every change is audited.
  */
 import type { AccountCreate, AccountListFilter, MemberRole, PlanName } from "@petstore/contracts";
 import { AppError } from "@petstore/contracts";
-import { Prisma } from "@petstore/db";
+import { Prisma, type User } from "@petstore/db";
 import { assertLimits } from "../api-keys/policy.ts";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
@@ -94,6 +97,15 @@ const SORT_COLUMNS = {
   requestsToday: Prisma.sql`"requestsToday"`,
 } as const;
 
+const toMemberView = (m: User): MemberView => ({
+  id: m.id,
+  email: m.email,
+  name: m.name,
+  role: m.role as MemberRole,
+  active: m.active,
+  createdAt: m.createdAt.toISOString(),
+});
+
 const toView = (r: AccountRow): AccountView => ({
   id: r.id,
   name: r.name,
@@ -152,14 +164,7 @@ export function createAccountService(
     ]);
     return {
       ...toView(row),
-      memberList: members.map((m) => ({
-        id: m.id,
-        email: m.email,
-        name: m.name,
-        role: m.role as MemberRole,
-        active: m.active,
-        createdAt: m.createdAt.toISOString(),
-      })),
+      memberList: members.map(toMemberView),
       invitations: invitations.map((i) => ({
         id: i.id,
         email: i.email,
@@ -175,6 +180,46 @@ export function createAccountService(
   async function keysOf(tx: Prisma.TransactionClient, id: string): Promise<string[]> {
     const keys = await tx.apiKey.findMany({ where: { accountId: id }, select: { id: true } });
     return keys.map((k) => k.id);
+  }
+
+  /**
+   * Locks the rows of account `accountId`'s active owners (in id order, so that concurrent callers queue instead
+   * of deadlocking) and returns their ids. Under READ COMMITTED a caller that waited re-reads the rows it locks,
+   * so it sees the demotions and removals committed before it got the lock.
+   */
+  async function lockOwners(tx: Prisma.TransactionClient, accountId: string): Promise<Set<string>> {
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      SELECT "id"::text AS "id" FROM "User"
+      WHERE "accountId" = ${accountId}::uuid AND "role" = 'owner' AND "active"
+      ORDER BY "id" FOR UPDATE`;
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /**
+   * Member `id` of account `accountId`, its row locked for the rest of `tx` (after `lockOwners` when the change
+   * may lower the number of owners: every caller takes the owners' rows first), so that a concurrent removal
+   * makes this change a not_found rather than a failed write. @throws AppError not_found for an unknown account;
+   * for an id that is no member of it (another account's member, staff, no one) one and the same not_found.
+   */
+  async function memberOf(tx: Prisma.TransactionClient, accountId: string, id: string): Promise<User> {
+    const account = await tx.account.findUnique({ where: { id: accountId }, select: { id: true } });
+    if (!account) throw notFound(accountId);
+    const locked = await tx.$queryRaw<{ id: string }[]>`
+      SELECT "id"::text AS "id" FROM "User" WHERE "id" = ${id}::uuid AND "accountId" = ${accountId}::uuid
+      FOR UPDATE`;
+    const member = locked.length ? await tx.user.findUnique({ where: { id } }) : null;
+    if (!member) throw new AppError("not_found", `No member ${id}.`);
+    return member;
+  }
+
+  /** Refuses a change that would leave account `owners` (locked by `lockOwners`) without an active owner. */
+  function ensureAnotherOwner(owners: Set<string>, member: User, change: string) {
+    if (member.role !== "owner" || !member.active) return;
+    if ([...owners].some((id) => id !== member.id)) return;
+    throw new AppError(
+      "conflict",
+      `${member.email} is the account's last owner and cannot be ${change}: make another member an owner first.`,
+    );
   }
 
   return {
@@ -306,6 +351,60 @@ export function createAccountService(
       });
       forgetKeys(keys);
       return get(input.id);
+    },
+
+    /**
+     * Gives member `id` of account `accountId` the role `role` (owner or developer), audited as
+     * `account.setMemberRole` on the account. The new role applies to the member's next request.
+     * @returns the member as changed. @throws AppError not_found (no such account, or no such member of it);
+     * conflict when it would demote the account's last owner.
+     */
+    async setMemberRole(
+      input: { accountId: string; id: string; role: MemberRole },
+      actor: Actor,
+    ): Promise<MemberView> {
+      return prisma.$transaction(async (tx) => {
+        const owners = input.role === "owner" ? undefined : await lockOwners(tx, input.accountId);
+        const before = await memberOf(tx, input.accountId, input.id);
+        if (before.role === input.role) return toMemberView(before);
+        if (owners) ensureAnotherOwner(owners, before, "made a developer");
+        const after = await tx.user.update({ where: { id: before.id }, data: { role: input.role } });
+        await writeAudit(tx, {
+          actor,
+          action: "account.setMemberRole",
+          entityType: "account",
+          entityId: input.accountId,
+          before: { member: before.email, memberId: before.id, role: before.role },
+          after: { member: after.email, memberId: after.id, role: after.role },
+        });
+        return toMemberView(after);
+      });
+    },
+
+    /**
+     * Removes member `id` from account `accountId`: their sign-in is deleted and every session of theirs ends in
+     * the same transaction, so their next request is refused; their email may be invited again. The account's
+     * keys and webhook endpoints stay. Audited as `account.removeMember` on the account, with the member as they
+     * were. @returns the member as they were. @throws AppError not_found (no such account, or no such member of
+     * it); conflict when the member is the account's last owner.
+     */
+    async removeMember(input: { accountId: string; id: string }, actor: Actor): Promise<MemberView> {
+      return prisma.$transaction(async (tx) => {
+        const owners = await lockOwners(tx, input.accountId);
+        const member = await memberOf(tx, input.accountId, input.id);
+        ensureAnotherOwner(owners, member, "removed");
+        const ended = await tx.session.deleteMany({ where: { userId: member.id } });
+        await tx.user.delete({ where: { id: member.id } });
+        await writeAudit(tx, {
+          actor,
+          action: "account.removeMember",
+          entityType: "account",
+          entityId: input.accountId,
+          before: { member: member.email, memberId: member.id, name: member.name, role: member.role },
+          after: { sessionsEnded: ended.count },
+        });
+        return toMemberView(member);
+      });
     },
   };
 }
