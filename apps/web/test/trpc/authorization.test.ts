@@ -34,7 +34,7 @@ const MEMBER = [
   "portal.webhooks.replayMessage",
   "portal.webhooks.replayRange",
 ];
-const OWNER = ["portal.invite"];
+const OWNER = ["portal.invite", "portal.setMemberRole", "portal.removeMember"];
 const STAFF = [
   "pets.search",
   "pets.get",
@@ -99,6 +99,8 @@ const ADMIN = [
   "accounts.usage",
   "accounts.create",
   "accounts.invite",
+  "accounts.setMemberRole",
+  "accounts.removeMember",
   "accounts.setPlan",
   "accounts.setSuspended",
   "accounts.setLimits",
@@ -175,6 +177,10 @@ describe("authorization of every procedure", () => {
 
   it.each(OWNER)("%s: a developer gets FORBIDDEN", async (path) => {
     expect(await outcome(developer, path)).toBe("FORBIDDEN");
+  });
+
+  it.each(OWNER)("%s: an owner passes the role check", async (path) => {
+    expect(["OK", "BAD_REQUEST"]).toContain(await outcome(owner, path));
   });
 
   it.each(MEMBER)("%s: developers and owners pass the role check", async (path) => {

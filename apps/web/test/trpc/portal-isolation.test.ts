@@ -2,9 +2,11 @@
  * One consumer account never sees or changes another's data (docs/contract.md section 7): every portal procedure
  * that takes an object id is called by the owner and the developer of account A with every kind of id that is not
  * A's (keys: a live and a revoked key of account B, a key issued by an admin outside any account; webhook endpoints:
- * B's and the store's; webhook messages: one sent only to B's endpoint and one to the store's; and for each kind an
- * id that does not exist). Each call is refused with NOT_FOUND and the same message as for the id that does not
- * exist, and nothing of B's or the store's changes. The procedures that take no id are checked to show nothing of B's.
+ * B's and the store's; webhook messages: one sent only to B's endpoint and one to the store's; members: B's owner
+ * and developer, a staff user and an admin; and for each kind an id that does not exist). Each call is refused with
+ * NOT_FOUND and the same message as for the id that does not exist, and nothing of B's or the store's changes; a
+ * procedure of the owners answers A's developer FORBIDDEN, with one message whatever the id. The procedures that
+ * take no id are checked to show nothing of B's.
  */
 import { randomUUID } from "node:crypto";
 import { databaseOf } from "@petstore/core/testing";
@@ -21,10 +23,13 @@ import {
   type TestAccount,
 } from "./support";
 
-type Kind = "key" | "endpoint" | "message";
+type Kind = "key" | "endpoint" | "message" | "member";
 
-/** Every portal procedure that takes an object id: the kind of id, and its input for id `id`. */
-const BY_ID: Record<string, { kind: Kind; input: (id: string) => unknown }> = {
+/**
+ * Every portal procedure that takes an object id: the kind of id, its input for id `id`, and whether only the
+ * account's owners may call it.
+ */
+const BY_ID: Record<string, { kind: Kind; input: (id: string) => unknown; owners?: true }> = {
   "portal.keys.get": { kind: "key", input: (id) => ({ id }) },
   "portal.keys.roll": { kind: "key", input: (id) => ({ id, graceSeconds: 0 }) },
   "portal.keys.revoke": { kind: "key", input: (id) => ({ id }) },
@@ -48,6 +53,8 @@ const BY_ID: Record<string, { kind: Kind; input: (id: string) => unknown }> = {
     input: (endpointId) => ({ endpointId, since: "2026-01-01T00:00:00Z" }),
   },
   "portal.webhooks.message": { kind: "message", input: (id) => ({ id }) },
+  "portal.setMemberRole": { kind: "member", input: (id) => ({ id, role: "developer" }), owners: true },
+  "portal.removeMember": { kind: "member", input: (id) => ({ id }), owners: true },
 };
 /** The portal procedures that take no object id: they read or write the caller's own account only. */
 const WITHOUT_ID = [
@@ -76,7 +83,14 @@ const FOREIGN: Record<Kind, { kinds: string[]; message: string }> = {
     kinds: ["messageOfB", "storeMessage", "unknownMessage"],
     message: "No webhook message with id <id>.",
   },
+  member: {
+    kinds: ["ownerOfB", "developerOfB", "staffUser", "adminUser", "unknownMember"],
+    message: "No member <id>.",
+  },
 };
+
+/** What A's developer gets from a procedure of the owners, whatever the id. */
+const OWNERS_ONLY = "Only the account's owners may do this.";
 
 /** A test message of A's own endpoint (replayMessage's message id). */
 let ownMessage = "";
@@ -105,6 +119,12 @@ describe("portal isolation between accounts", () => {
       name: "Dev of A",
       password: PASSWORD,
     });
+    const devOfB = await h.rt.invitations.invite(b.id, { email: "dev@b.example", role: "developer" }, "test");
+    await h.rt.invitations.accept({
+      token: devOfB.invitationUrl.split("/").pop() ?? "",
+      name: "Dev of B",
+      password: PASSWORD,
+    });
     members.owner = (await h.signedIn(a.ownerEmail)).caller;
     members.developer = (await h.signedIn("dev@a.example")).caller;
     const ownerOfB = (await h.signedIn(b.ownerEmail)).caller;
@@ -124,6 +144,13 @@ describe("portal isolation between accounts", () => {
     foreign.storeMessage = (await h.rt.webhooks.sendTest(foreign.storeEndpoint, "test")).messageId;
     foreign.unknownEndpoint = randomUUID();
     foreign.unknownMessage = "msg_0123456789ab0123456789abcdef0123";
+    const userId = async (email: string) =>
+      (await databaseOf(h.rt).prisma.user.findUniqueOrThrow({ where: { email } })).id;
+    foreign.ownerOfB = await userId(b.ownerEmail);
+    foreign.developerOfB = await userId("dev@b.example");
+    foreign.staffUser = h.staff.id;
+    foreign.adminUser = h.admin.id;
+    foreign.unknownMember = randomUUID();
     const ownEndpoint = (await members.owner.portal.webhooks.create(target)).id;
     ownMessage = (await members.owner.portal.webhooks.sendTest({ id: ownEndpoint })).messageId;
   });
@@ -132,7 +159,7 @@ describe("portal isolation between accounts", () => {
   it("has a row for every portal procedure", () => {
     const portal = Object.keys(appRouter._def.procedures).filter((p) => p.startsWith("portal."));
     expect(portal.sort()).toEqual([...Object.keys(BY_ID), ...WITHOUT_ID, ...BY_TOKEN].sort());
-    expect(cases.length).toBe(114);
+    expect(cases.length).toBe(134);
   });
 
   const snapshotOfOthers = async () => {
@@ -146,6 +173,11 @@ describe("portal isolation between accounts", () => {
       deliveries: await prisma.webhookDelivery.count({
         where: { endpointId: { in: [foreign.endpointOfB as string, foreign.storeEndpoint as string] } },
       }),
+      users: await prisma.user.findMany({
+        where: { OR: [{ accountId: b.id }, { accountId: null }] },
+        orderBy: { id: "asc" },
+      }),
+      sessions: await prisma.session.count(),
     };
   };
 
@@ -153,15 +185,16 @@ describe("portal isolation between accounts", () => {
     ["owner", "developer"].flatMap((member) => FOREIGN[kind].kinds.map((id) => ({ path, member, id }))),
   );
 
-  it.each(cases)("$path by A's $member with $id: NOT_FOUND, told as for an unknown id", async (c) => {
+  it.each(cases)("$path by A's $member with $id: refused as for an unknown id", async (c) => {
     const before = await snapshotOfOthers();
     const row = BY_ID[c.path] as (typeof BY_ID)[string];
     const id = foreign[c.id] as string;
+    const forbidden = row.owners && c.member === "developer";
     const error = await expectTrpcError(
       callPath(members[c.member] as Caller, c.path, row.input(id)),
-      "NOT_FOUND",
+      forbidden ? "FORBIDDEN" : "NOT_FOUND",
     );
-    expect(error.message.replace(id, "<id>")).toBe(FOREIGN[row.kind].message);
+    expect(error.message.replace(id, "<id>")).toBe(forbidden ? OWNERS_ONLY : FOREIGN[row.kind].message);
     expect(await snapshotOfOthers()).toEqual(before);
   });
 

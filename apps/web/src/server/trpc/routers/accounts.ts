@@ -1,7 +1,8 @@
 /**
  * Consumer accounts (admins; docs/contract.md section 7): list (name search, plan, state, sortable), one account
  * with its members, open invitations and keys, create with the owner's invitation (the link is in this response
- * only), invite a member, change plan, suspend and resume. Every change is audited.
+ * only), invite a member, change a member's role or remove them, change plan, suspend and resume. Every change is
+ * audited.
  */
 import {
   AccountCreate,
@@ -12,6 +13,8 @@ import {
   AccountSuspension,
   AccountUsageRange,
   InvitationCreate,
+  MemberRef,
+  MemberRoleChange,
   RequestLogFilter,
 } from "@petstore/contracts";
 import { z } from "zod";
@@ -56,6 +59,16 @@ export const accountsRouter = router({
     .mutation(({ ctx, input }) =>
       ctx.rt.invitations.invite(input.accountId, { email: input.email, role: input.role }, ctx.actor),
     ),
+
+  /** Makes a member of the account an owner or a developer. CONFLICT when it would leave the account without an owner. */
+  setMemberRole: adminProcedure
+    .input(MemberRoleChange.extend({ accountId: AccountId }))
+    .mutation(({ ctx, input }) => ctx.rt.accounts.setMemberRole(input, ctx.actor)),
+
+  /** Removes a member from the account, ending their sessions at once. CONFLICT for the account's last owner. */
+  removeMember: adminProcedure
+    .input(MemberRef.extend({ accountId: AccountId }))
+    .mutation(({ ctx, input }) => ctx.rt.accounts.removeMember(input, ctx.actor)),
 
   setPlan: adminProcedure
     .input(AccountPlanChange)

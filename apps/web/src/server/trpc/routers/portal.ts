@@ -12,6 +12,8 @@ import {
   InvitationAccept,
   InvitationCreate,
   InvitationToken,
+  MemberRef,
+  MemberRoleChange,
   PortalKeyCreate,
   RequestLogFilter,
   UsageRange,
@@ -139,6 +141,26 @@ export const portalRouter = router({
   invite: ownerProcedure
     .input(InvitationCreate)
     .mutation(({ ctx, input }) => ctx.rt.invitations.invite(ctx.accountId, input, ctx.actor)),
+
+  /**
+   * Makes a member of the account an owner or a developer (owners only; oneself too). NOT_FOUND for an id that is
+   * no member of the account; CONFLICT when it would leave the account without an owner.
+   */
+  setMemberRole: ownerProcedure
+    .input(MemberRoleChange)
+    .mutation(({ ctx, input }) =>
+      ctx.rt.accounts.setMemberRole({ accountId: ctx.accountId, ...input }, ctx.actor),
+    ),
+
+  /**
+   * Removes a member from the account (owners only; oneself too), ending their sessions at once. NOT_FOUND for an
+   * id that is no member of the account; CONFLICT for the account's last owner.
+   */
+  removeMember: ownerProcedure
+    .input(MemberRef)
+    .mutation(({ ctx, input }) =>
+      ctx.rt.accounts.removeMember({ accountId: ctx.accountId, id: input.id }, ctx.actor),
+    ),
 
   /** What an invitation link offers (account, email, role), while it can be accepted. NOT_FOUND otherwise. */
   invitation: publicProcedure
