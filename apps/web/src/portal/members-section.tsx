@@ -1,7 +1,11 @@
 "use client";
-/** The account's members and its open invitations; owners invite new members here. */
+/**
+ * The account's members and its open invitations; owners invite new members here, and change a member's role or
+ * remove them (themselves too, while another owner stays).
+ */
 import { Badge, Button, Group, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
+import { MemberActions } from "@/admin/accounts/member-actions";
 import { type Column, DataTable } from "@/admin/components/data-table";
 import { useCurrentUser } from "@/admin/current-user";
 import { formatDate, formatDateTime } from "@/admin/format";
@@ -17,8 +21,23 @@ const roleBadge = (role: Member["role"]) => (
   </Badge>
 );
 
-const MEMBER_COLUMNS: Column<Member>[] = [
-  { key: "name", header: "Name", title: true, cell: (m) => m.name },
+const memberColumns = (me: string): Column<Member>[] => [
+  {
+    key: "name",
+    header: "Name",
+    title: true,
+    cell: (m) => (
+      <>
+        {m.name}
+        {m.id === me ? (
+          <Text span c="dimmed" size="xs">
+            {" "}
+            (you)
+          </Text>
+        ) : null}
+      </>
+    ),
+  },
   { key: "email", header: "Email", cell: (m) => m.email },
   { key: "role", header: "Role", cell: (m) => roleBadge(m.role) },
   { key: "since", header: "Member since", cell: (m) => formatDate(m.createdAt) },
@@ -34,20 +53,34 @@ const INVITATION_COLUMNS: Column<Invitation>[] = [
 export function MembersSection({ account }: { account: PortalAccount }) {
   const user = useCurrentUser();
   const [inviteOpen, invite] = useDisclosure(false);
+  // The role as the account's query reads it, which a change of one's own role refreshes.
+  const owner = account.role === "owner";
   return (
     <section aria-labelledby="members-heading">
       <Group justify="space-between" align="flex-end" mt="xl" mb="sm">
         <Title order={2} size="h3" id="members-heading">
           Members
         </Title>
-        {user.role === "owner" ? <Button onClick={invite.open}>Invite member</Button> : null}
+        {owner ? <Button onClick={invite.open}>Invite member</Button> : null}
       </Group>
       <DataTable<Member>
         label="Members table"
         rows={account.memberList}
         rowKey={(m) => m.id}
-        minWidth={640}
-        columns={MEMBER_COLUMNS}
+        minWidth={owner ? 860 : 640}
+        columns={memberColumns(user.id)}
+        actions={
+          owner
+            ? (m) => (
+                <MemberActions
+                  member={m}
+                  members={account.memberList}
+                  target={{ scope: "portal" }}
+                  self={m.id === user.id}
+                />
+              )
+            : undefined
+        }
       />
       <Title order={3} size="h4" mt="lg" mb="sm">
         Open invitations

@@ -1,7 +1,7 @@
 "use client";
 /**
  * One consumer account (admins): its plan (changed after confirming), its own limits, state with Suspend or
- * Resume, figures, members, open invitations ("Invite member" shows the link once), its keys linking their pages,
+ * Resume, figures, members (their role changed or removed after confirming), open invitations ("Invite member" shows the link once), its keys linking their pages,
  * its usage and request log as its members see them, and a link to its audit entries.
  */
 import { Alert, Anchor, Badge, Button, Group, Paper, SimpleGrid, Text, Title } from "@mantine/core";
@@ -91,7 +91,7 @@ export function AccountDetailPage({ id }: { id: string }) {
             <Title order={2} size="h3" mb="sm">
               Members
             </Title>
-            <MembersTable members={a.memberList} />
+            <MembersTable accountId={a.id} members={a.memberList} />
             <Title order={2} size="h3" mt="xl" mb="sm">
               Open invitations
             </Title>

@@ -1,9 +1,13 @@
 "use client";
-/** An account's members (email, name, role, whether they can sign in) and its open invitations. */
+/**
+ * An account's members (email, name, role, whether they can sign in) with the admin's actions on each (change the
+ * role, remove), and its open invitations.
+ */
 import { Badge, Text } from "@mantine/core";
 import { DataTable } from "../components/data-table";
 import { formatDateTime } from "../format";
 import type { AccountDetail } from "./account-meta";
+import { MemberActions } from "./member-actions";
 
 type Member = AccountDetail["memberList"][number];
 type Invitation = AccountDetail["invitations"][number];
@@ -14,8 +18,8 @@ const roleBadge = (role: Member["role"]) => (
   </Badge>
 );
 
-/** The members table, or a line saying there are none yet. */
-export function MembersTable({ members }: { members: Member[] }) {
+/** The members table of account `accountId`, or a line saying there are none yet. */
+export function MembersTable({ accountId, members }: { accountId: string; members: Member[] }) {
   if (members.length === 0)
     return (
       <Text size="sm" c="dimmed">
@@ -43,6 +47,7 @@ export function MembersTable({ members }: { members: Member[] }) {
         },
         { key: "joined", header: "Joined", cell: (m) => formatDateTime(m.createdAt) },
       ]}
+      actions={(m) => <MemberActions member={m} members={members} target={{ scope: "admin", accountId }} />}
     />
   );
 }
