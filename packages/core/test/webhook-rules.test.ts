@@ -133,6 +133,7 @@ describe("webhook targets", () => {
         });
         expect(result.status, url).toBeUndefined();
         expect(result.error, url).toMatch(/127\.0\.0\.1, which is not a public address/);
+        expect(result.requestHeaders, url).toBeUndefined();
       }
       expect(receiver.received).toHaveLength(0);
     } finally {

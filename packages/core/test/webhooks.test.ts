@@ -2,8 +2,8 @@
  * Webhooks on PostgreSQL and on the embedded PGlite (docs/contract.md section 6), with delivery running in the
  * runtime and a loopback receiver: events are written with the change (one per animal created together, one per
  * animal of a bulk status change, none when the change is rolled back or nobody subscribes), bodies are signed
- * per Standard Webhooks (checked with the `standardwebhooks` package), a 500 is retried with the same
- * webhook-id until the schedule is used up, a 410 disables the endpoint, a rotation signs with both secrets,
+ * per Standard Webhooks (checked with the `standardwebhooks` package), each attempt's request headers are logged
+ * as the receiver got them, a 500 is retried with the same webhook-id until the schedule is used up, a 410 disables the endpoint, a rotation signs with both secrets,
  * replays keep the webhook-id, an endpoint that times out does not hold up another, an endpoint failing for
  * too long is disabled, and housekeeping purges messages older than 30 days with their attempts.
  */
@@ -218,6 +218,46 @@ describe.each(["pglite", "postgres"] as const)("webhooks on %s", (kind) => {
     const message = await rt.webhooks.message(first?.headers["webhook-id"] as string);
     expect(message.body).toBe(first?.body);
     expect(message.deliveries).toMatchObject([{ endpointId: hook.id, state: "succeeded", attempts: 2 }]);
+  });
+
+  it("logs each attempt's request headers exactly as the receiver got them, and none when nothing was sent", async () => {
+    const hook = await endpoint(["pet.created"]);
+    let calls = 0;
+    receiver.respond((r) => (hook.at(r) && ++calls === 1 ? { status: 500 } : { status: 204 }));
+    await rt.pets.create({ name: "Headers", categoryId });
+    const got = await receiver.waitFor(hook.at, 2);
+    const log = await eventually(async () => {
+      const page = await rt.webhooks.deliveryLog({ endpointId: hook.id, page: 1, pageSize: 10 });
+      expect(page.total).toBe(2);
+      return page;
+    });
+    // `connection` is the transport's, written by Node with the request's first bytes; everything else is the log's.
+    const asReceived = got.map(({ headers: { connection: _, ...rest } }) => rest);
+    const logged = log.rows.map((a) => a.requestHeaders).reverse();
+    expect(logged).toEqual(asReceived);
+    expect(Object.keys(logged[0] ?? {}).sort()).toEqual([
+      "content-length",
+      "content-type",
+      "host",
+      "user-agent",
+      "webhook-id",
+      "webhook-signature",
+      "webhook-timestamp",
+    ]);
+    const message = await rt.webhooks.message(got[0]?.headers["webhook-id"] as string);
+    expect(message.deliveries[0]?.attemptLog.map((a) => a.requestHeaders).reverse()).toEqual(asReceived);
+
+    // A refused connection sent nothing: its attempt has no headers.
+    const closed = await rt.webhooks.create(
+      { url: "http://127.0.0.1:9/closed", eventTypes: ["pet.created"], description: "" },
+      "test",
+    );
+    endpoints.push(closed.id);
+    const { attempt } = await rt.webhooks.sendTest(closed.id, "test");
+    expect(attempt?.error).toBe("connection refused");
+    expect(attempt?.requestHeaders).toBeUndefined();
+    const refused = await rt.webhooks.deliveryLog({ endpointId: closed.id, page: 1, pageSize: 1 });
+    expect(refused.rows[0]).toMatchObject({ error: "connection refused", requestHeaders: null });
   });
 
   it("gives up when the schedule is used up, and a replay sends the message again with the same webhook-id", async () => {

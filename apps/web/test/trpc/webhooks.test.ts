@@ -56,6 +56,10 @@ describe("webhooks procedures", () => {
         eventType: "webhook.test",
         status: 502,
         responseExcerpt: "bad gateway",
+        requestHeaders: expect.objectContaining({
+          "content-type": "application/json",
+          "webhook-id": failed.messageId,
+        }),
       }),
     ]);
     const message = await admin.webhooks.message({ id: failed.messageId });

@@ -153,6 +153,7 @@ export function createDispatcher(deps: {
       status: result.status,
       error: result.error,
       excerpt: result.excerpt,
+      requestHeaders: result.requestHeaders,
     });
     const outcome: DeliveryOutcome = succeeded
       ? "succeeded"

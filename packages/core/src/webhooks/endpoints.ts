@@ -83,6 +83,8 @@ export interface WebhookAttemptView {
   status: number | null;
   error: string | null;
   responseExcerpt: string | null;
+  /** The request's headers by lower-case name, as sent; null when nothing was sent. */
+  requestHeaders: Record<string, string> | null;
 }
 
 export interface WebhookMessageView {
@@ -102,6 +104,14 @@ export interface WebhookMessageView {
 }
 
 type EndpointRow = WebhookEndpoint & { _count?: { deliveries: number } };
+
+/** An attempt's stored request headers as a view shows them: only string values of a JSON object, else null. */
+function storedHeaders(stored: Prisma.JsonValue | null): Record<string, string> | null {
+  if (stored === null || typeof stored !== "object" || Array.isArray(stored)) return null;
+  return Object.fromEntries(
+    Object.entries(stored).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
 
 function toView(
   row: EndpointRow,
@@ -519,6 +529,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
           status: a.status,
           error: a.error,
           responseExcerpt: a.responseExcerpt,
+          requestHeaders: storedHeaders(a.requestHeaders),
         })),
       };
     },
@@ -566,6 +577,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
                 status: a.status,
                 error: a.error,
                 responseExcerpt: a.responseExcerpt,
+                requestHeaders: storedHeaders(a.requestHeaders),
               })),
           })),
       };

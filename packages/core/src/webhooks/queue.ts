@@ -102,6 +102,8 @@ export interface Outcome {
   status?: number;
   error?: string;
   excerpt?: string;
+  /** The request's headers as sent (sender.ts `AttemptResult`); undefined when nothing was sent. */
+  requestHeaders?: Record<string, string>;
 }
 
 /** Whether an outcome was written, and its endpoint's `failingSince` from before the statement. */
@@ -134,8 +136,9 @@ export async function recordOutcomes(
         ${outcomes.map(state)}::text[], ${outcomes.map((o) => o.retryInMs ?? 0)}::int[],
         ${outcomes.map((o) => o.startedAt)}::timestamptz[], ${outcomes.map((o) => o.durationMs)}::int[],
         ${outcomes.map((o) => o.succeeded)}::boolean[], ${outcomes.map((o) => o.status ?? null)}::int[],
-        ${outcomes.map((o) => o.error ?? null)}::text[], ${outcomes.map((o) => o.excerpt ?? null)}::text[]
-      ) AS o("eventId", "endpointId", "claim", "state", "retryMs", "startedAt", "durationMs", "succeeded", "status", "error", "excerpt")
+        ${outcomes.map((o) => o.error ?? null)}::text[], ${outcomes.map((o) => o.excerpt ?? null)}::text[],
+        ${outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null))}::text[]
+      ) AS o("eventId", "endpointId", "claim", "state", "retryMs", "startedAt", "durationMs", "succeeded", "status", "error", "excerpt", "headers")
     ), d AS (
       UPDATE "WebhookDelivery" d
       SET "state" = (CASE WHEN o."state" = 'pending' AND NOT ep."enabled" THEN 'failed' ELSE o."state" END)::"WebhookDeliveryState",
@@ -147,11 +150,12 @@ export async function recordOutcomes(
       WHERE d."eventId" = o."eventId" AND d."endpointId" = o."endpointId" AND d."claim" = o."claim"
         AND ep."id" = d."endpointId"
       RETURNING d."eventId", d."endpointId", d."attempts", o."startedAt", o."durationMs", o."succeeded",
-                o."status", o."error", o."excerpt"
+                o."status", o."error", o."excerpt", o."headers"
     ), a AS (
       INSERT INTO "WebhookAttempt" ("eventId", "endpointId", "number", "startedAt", "durationMs",
-                                    "succeeded", "status", "error", "responseExcerpt")
-      SELECT "eventId", "endpointId", "attempts", "startedAt", "durationMs", "succeeded", "status", "error", "excerpt"
+                                    "succeeded", "status", "error", "responseExcerpt", "requestHeaders")
+      SELECT "eventId", "endpointId", "attempts", "startedAt", "durationMs", "succeeded", "status", "error", "excerpt",
+             "headers"::jsonb
       FROM d
       RETURNING 1
     ), e AS (

@@ -4,8 +4,8 @@
  * `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, one signature per secret,
  * space separated), `Content-Type: application/json` and a `User-Agent` naming the service. The whole attempt
  * (connect, TLS, answer, body) is bounded by WEBHOOKS_TIMEOUT_MS; redirects are not followed (a 3xx is a failure);
- * at most 1 KiB of the answer's body is read, for the log. Connections go through keep-alive agents whose `lookup`
- * refuses non-public addresses (targets.ts). A kept-alive connection the receiver closed as the request went out
+ * at most 1 KiB of the answer's body is read, for the log, which also keeps the request's headers. Connections go
+ * through keep-alive agents whose `lookup` refuses non-public addresses (targets.ts). A kept-alive connection the receiver closed as the request went out
  * (reset, or closed, before any byte of an answer) does not cost the delivery a retry step: the request is sent
  * again at once, within the same bound, on a new connection (Node's `reusedSocket` pattern).
  * With tracing on (docs/operations.md "Tracing"), each attempt is a CLIENT span `POST`, the root of a trace of its
@@ -44,6 +44,11 @@ export interface AttemptResult {
   error?: string;
   /** The first 1 KiB of the answer's body (UTF-8, invalid bytes replaced). */
   excerpt?: string;
+  /**
+   * The request's headers as sent (lower-case names; Node's `host` included), for the delivery log; undefined when
+   * nothing was sent (the address or scheme was refused, the connection failed).
+   */
+  requestHeaders?: Record<string, string>;
 }
 
 export interface Sender {
@@ -126,6 +131,7 @@ export function createSender(options: {
       let timedOut = false;
       let stopped = false;
       let current: http.ClientRequest | undefined;
+      let requestHeaders: Record<string, string> | undefined;
       // One timer bounds the whole attempt (connect, TLS, answer, body, and a second exchange); a stop cuts it too.
       const timer = setTimeout(() => {
         timedOut = true;
@@ -142,6 +148,12 @@ export function createSender(options: {
         new Promise<{ status: number; retryAfter?: string; excerpt: string }>((resolve, reject) => {
           const req = request(url, { method: "POST", agent, headers });
           current = req;
+          // Once the request is on the wire: ours, the trace context, and the `host` Node adds (not `connection`,
+          // which Node writes with the first bytes as the agent decides).
+          const sent = () => {
+            requestHeaders ??= headersOf(req);
+          };
+          req.once("finish", sent);
           if (stopped) req.destroy(stopError());
           else if (timedOut) req.destroy(new Error("timeout"));
           let answered = false;
@@ -156,6 +168,7 @@ export function createSender(options: {
           });
           req.once("response", (res) => {
             answered = true;
+            sent();
             const chunks: Buffer[] = [];
             let size = 0;
             const finish = () => {
@@ -195,9 +208,12 @@ export function createSender(options: {
           // by `webhook-id`, which is the same.
           answer = await exchange(freshAgents[protocol]);
         }
-        return done(answer);
+        return done({ ...answer, ...(requestHeaders ? { requestHeaders } : {}) });
       } catch (error) {
-        return done({ error: describe(error, timedOut, options.timeoutMs) });
+        return done({
+          error: describe(error, timedOut, options.timeoutMs),
+          ...(requestHeaders ? { requestHeaders } : {}),
+        });
       } finally {
         clearTimeout(timer);
         signal?.removeEventListener("abort", cut);
@@ -243,6 +259,16 @@ function attemptAttributes(raw: string): Attributes {
     "server.address": url.hostname,
     "server.port": Number(url.port || (url.protocol === "https:" ? 443 : 80)),
   };
+}
+
+/** The headers set on `req`, by lower-case name, each value as one string (a list joined by ", "). */
+function headersOf(req: http.ClientRequest): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(req.getHeaders()).map(([name, value]) => [
+      name,
+      Array.isArray(value) ? value.join(", ") : String(value),
+    ]),
+  );
 }
 
 /** A kept-alive connection reset before any byte of an answer: the request is sent again on a new one. */
