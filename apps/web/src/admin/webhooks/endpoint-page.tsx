@@ -1,26 +1,14 @@
 "use client";
 /**
  * One webhook endpoint: its settings and state, the actions on it, and its delivery log (every attempt, newest
- * first: time, message, attempt number, status, duration, response excerpt), filtered by outcome and paged in
- * the URL (`?outcome=failed&page=2`).
+ * first: time, message, attempt number, status, duration, response excerpt, and its details with the headers sent),
+ * filtered by outcome and paged in the URL (`?outcome=failed&page=2`).
  */
-import {
-  Anchor,
-  Badge,
-  Code,
-  Group,
-  Paper,
-  SegmentedControl,
-  SimpleGrid,
-  Stack,
-  Text,
-  Title,
-} from "@mantine/core";
+import { Anchor, Code, Group, Paper, SegmentedControl, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { WebhookAttemptOutcome } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { parseAsInteger, parseAsStringLiteral, useQueryStates } from "nuqs";
-import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "../components/data-table";
 import { Field } from "../components/field";
 import { PageHeader } from "../components/page-header";
@@ -29,6 +17,7 @@ import { QueryState } from "../components/query-state";
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from "../format";
 import { NotFoundNotice } from "../shell";
 import { hasCode } from "../trpc";
+import { type Attempt, AttemptDetails, AttemptResponse, AttemptStatus } from "./attempt-detail";
 import { EndpointActions } from "./endpoint-actions";
 import { useWebhookApi } from "./webhook-scope";
 import { EndpointState, EventTypes, successRate } from "./webhooks-page";
@@ -39,31 +28,6 @@ const params = {
   outcome: parseAsStringLiteral(WebhookAttemptOutcome.options),
   page: parseAsInteger.withDefault(1),
 };
-
-type Attempt = RouterOutputs["webhooks"]["deliveryLog"]["rows"][number];
-
-/** A status badge (green 2xx, red otherwise) or "no answer". */
-export function AttemptStatus({ attempt }: { attempt: Pick<Attempt, "succeeded" | "status"> }) {
-  return (
-    <Badge variant="light" color={attempt.succeeded ? "teal" : "red"}>
-      {attempt.status ?? "no answer"}
-    </Badge>
-  );
-}
-
-/** The response excerpt, or why there was no answer, on one short line (the full text as its title). */
-export function AttemptResponse({ attempt }: { attempt: Pick<Attempt, "error" | "responseExcerpt"> }) {
-  const text = attempt.error ?? attempt.responseExcerpt ?? "";
-  return text ? (
-    <Text size="xs" ff="monospace" lineClamp={2} title={text} maw={320} style={{ overflowWrap: "anywhere" }}>
-      {text}
-    </Text>
-  ) : (
-    <Text size="xs" c="dimmed">
-      (empty)
-    </Text>
-  );
-}
 
 export function EndpointPage({ id }: { id: string }) {
   const api = useWebhookApi();
@@ -192,6 +156,7 @@ export function EndpointPage({ id }: { id: string }) {
                 },
                 { key: "response", header: "Response", cell: (a) => <AttemptResponse attempt={a} /> },
               ]}
+              actions={(a) => <AttemptDetails attempt={a} />}
             />
             <Pager
               what="Attempts"

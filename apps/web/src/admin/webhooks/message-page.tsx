@@ -1,7 +1,8 @@
 "use client";
 /**
  * One webhook message: its type, webhook-id, time and body as sent, and for each endpoint it was queued for,
- * the delivery's state with every attempt, and a button that sends it again with the same webhook-id.
+ * the delivery's state with every attempt (each with its details: the whole response excerpt and the headers
+ * sent), and a button that sends it again with the same webhook-id.
  */
 import {
   Anchor,
@@ -26,7 +27,7 @@ import { QueryState } from "../components/query-state";
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from "../format";
 import { useTRPC } from "../trpc";
 import { useNotifiedMutation } from "../use-notified-mutation";
-import { AttemptResponse, AttemptStatus } from "./endpoint-page";
+import { AttemptDetails, AttemptResponse, AttemptStatus } from "./attempt-detail";
 import { DELIVERY_STATE_COLORS } from "./webhook-meta";
 import { useWebhookApi } from "./webhook-scope";
 
@@ -98,6 +99,7 @@ function DeliveryCard({ messageId, delivery }: { messageId: string; delivery: De
             },
             { key: "response", header: "Response", cell: (a) => <AttemptResponse attempt={a} /> },
           ]}
+          actions={(a) => <AttemptDetails attempt={a} />}
         />
       ) : (
         <Text size="sm" c="dimmed">
