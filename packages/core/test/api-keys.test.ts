@@ -1,6 +1,6 @@
 import { loadConfig } from "@petstore/config";
 import { ENTERPRISE_NEEDS_LIMITS, PER_MINUTE_ABOVE_PER_DAY, PLAN_NAMES } from "@petstore/contracts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from "../src/api-keys/format.ts";
 import { KEY_CACHE_TTL_MS } from "../src/api-keys/verifier.ts";
 import { databaseOf } from "../src/database/operations.ts";
@@ -200,5 +200,58 @@ describe("API key service on the embedded database", () => {
     expect(entries.map((e) => e.action)).toEqual(["apiKey.create", "apiKey.revoke"]);
     expect(entries.every((e) => e.actor === "cli:ops")).toBe(true);
     expect(JSON.stringify(entries.map((e) => [e.before, e.after]))).not.toContain(issued.key);
+  });
+
+  it("resets the account's shared windows, and lifts the account's ban, from any one of its keys", async () => {
+    // The limiter's window buckets follow Date.now(): frozen mid-minute, far from a UTC day's end.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.UTC(2031, 2, 10, 12, 0, 30));
+    try {
+      const account = await rt.accounts.create(
+        { name: "Shared windows", plan: "enterprise", ownerEmail: "shared-windows@example.com" },
+        "test",
+      );
+      await rt.accounts.setLimits({ id: account.id, perMinute: 3, perDay: 3 }, "test");
+      const [first, second] = [
+        await rt.apiKeys.createInAccount(account.id, { name: "till 1" }, "test"),
+        await rt.apiKeys.createInAccount(account.id, { name: "till 2" }, "test"),
+      ];
+      /** The windows admission checks for a request with `secret`: the account's, shared by its keys. */
+      const windowsOf = async (secret: string) => {
+        const caller = await rt.apiKeys.authenticate(secret);
+        if (!caller) throw new Error("the key does not authenticate");
+        return { keyId: caller.rateLimitSubject, perMinute: caller.perMinute, perDay: caller.perDay };
+      };
+      const [viaFirst, viaSecond] = [await windowsOf(first.key), await windowsOf(second.key)];
+      expect(viaFirst).toEqual({ keyId: account.id, perMinute: 3, perDay: 3 });
+      expect(viaSecond).toEqual(viaFirst);
+      for (let i = 0; i < 3; i++) expect((await rt.rateLimiter.checkKey(viaFirst)).allowed).toBe(true);
+      expect((await rt.rateLimiter.checkKey(viaSecond)).code).toBe("rate_limited");
+
+      // Resetting the first key's usage frees the windows the second key counts in.
+      await rt.resetApiKeyUsage(first.id, "test");
+      const afterReset = await rt.rateLimiter.checkKey(viaSecond);
+      expect(afterReset.allowed).toBe(true);
+      expect(afterReset.windows.map((w) => w.remaining)).toEqual([2, 2]);
+
+      // Calling on while denied bans the account; lifting the second key's ban lets the first key through again.
+      await rt.rateLimiter.checkKey(viaFirst);
+      await rt.rateLimiter.checkKey(viaFirst);
+      let code: string | undefined;
+      for (let i = 0; i < 40 && code !== "key_banned"; i++)
+        code = (await rt.rateLimiter.checkKey(viaFirst)).code;
+      expect(code).toBe("key_banned");
+      await expect
+        .poll(async () => (await rt.apiKeys.listOfAccount(account.id)).map((k) => k.state))
+        .toEqual(["banned", "banned"]);
+      await rt.unbanApiKey(second.id, "test");
+      expect((await rt.rateLimiter.checkKey(viaFirst)).code).toBe("rate_limited");
+      expect((await rt.apiKeys.listOfAccount(account.id)).map((k) => k.state)).toEqual(["active", "active"]);
+      // And a reset after the ban frees the windows for every key once more.
+      await rt.resetApiKeyUsage(second.id, "test");
+      expect((await rt.rateLimiter.checkKey(viaFirst)).allowed).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
