@@ -2,8 +2,8 @@
  * A new account's owner in the developer portal (docs/contract.md section 7) from invitation to webhooks: accepts
  * the invitation, creates a key, calls the REST API with an `X-Request-Id` of its own and finds that request in the
  * request log by it, reads the usage and downloads its daily figures, adds a webhook endpoint (a loopback receiver),
- * sends it an example event and sees the attempt in the endpoint's delivery log and on the message's page. Every
- * portal page on the way passes axe.
+ * sends it an example event and sees the attempt in the endpoint's delivery log (its details with the headers the
+ * receiver got) and on the message's page. Every portal page on the way passes axe.
  */
 import fs from "node:fs";
 import { startWebhookReceiver, type WebhookReceiver } from "@petstore/core/testing";
@@ -114,7 +114,7 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   await page.getByRole("option", { name: "An example pet.created event" }).click();
   await testDialog.getByRole("button", { name: "Send" }).click();
   await expect(page.getByText(/Test message delivered: 204 in \d+ ms\./)).toBeVisible();
-  await receiver.waitFor((r) => url.endsWith(r.path) && r.body.includes('"pet.created"'));
+  const [sent] = await receiver.waitFor((r) => url.endsWith(r.path) && r.body.includes('"pet.created"'));
   const attempts = page.getByRole("region", { name: "Delivery log table" });
   const attempt = attempts.getByRole("row").filter({ hasText: "pet.created" });
   await expect(attempt).toContainText("204");
@@ -122,6 +122,20 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   await expect(page.getByText(/100% of 1/)).toBeVisible();
   await expectAccessible(page, "the portal's endpoint page");
   await snap(page, testInfo, "portal-endpoint");
+
+  // The attempt's details hold the headers as the receiver got them.
+  await attempt.getByRole("button", { name: /^Details of attempt 1 of msg_/ }).click();
+  const details = page.getByRole("dialog", { name: "Attempt #1" });
+  const headers = details.getByRole("table", { name: "Headers sent" });
+  for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature", "user-agent"])
+    await expect(headers.getByRole("row").filter({ hasText: name })).toContainText(
+      sent?.headers[name] ?? "(missing)",
+    );
+  // The test's toast fades out about now; axe would read its text mid-fade as low contrast.
+  await expect(page.getByText(/Test message delivered/)).toBeHidden();
+  await expectAccessible(page, "the details of a webhook attempt");
+  await page.keyboard.press("Escape");
+  await expect(details).toBeHidden();
 
   await attempt.getByRole("link", { name: /^msg_/ }).click();
   await expect(page.getByRole("heading", { level: 1, name: "pet.created" })).toBeVisible();

@@ -2,9 +2,9 @@
  * The developer portal (docs/contract.md section 7) as a new account's owner meets it: an admin creates the
  * account (through the admin API: `accounts.create`), the owner accepts the invitation, creates a key and reads
  * its secret once, calls the REST API with it and finds that request on the key's page, invites a developer, and
- * signs out; the link then no longer works. Rolling and revoking keys, a suspended account, the portal's sign-in
- * (members to the portal, staff to the dashboard) and a member's visit to /admin have tests of their own. Every
- * page passes axe.
+ * signs out; the link then no longer works. Rolling and revoking keys, a suspended account, managing members
+ * (role changes, removal), the portal's sign-in (members to the portal, staff to the dashboard) and a member's visit
+ * to /admin have tests of their own. Every page passes axe.
  */
 import { expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
@@ -162,6 +162,66 @@ test("roll a key (the new secret once; the old key stops), revoke it after confi
   await expect(async () => {
     expect((await restGet(request, "/v1/pets?limit=1", spareSecret)).status()).toBe(401);
   }).toPass({ timeout: 10_000 });
+});
+
+test("an owner makes a developer an owner and back, then removes them after confirming; the only owner is offered neither", async ({
+  page,
+  browser,
+}) => {
+  const stamp = Date.now().toString(36);
+  const { id, invitationUrl } = await createAccount(
+    browser,
+    unique("Crew Co"),
+    `crew-${stamp}@example.com`,
+    "free",
+  );
+  const invited = await asAdmin<{ invitationUrl: string }>(browser, "accounts.invite", {
+    accountId: id,
+    email: `crew-dev-${stamp}@example.com`,
+    role: "developer",
+  });
+  // The developer joins in a browser of their own.
+  const devContext = await browser.newContext({ baseURL: e2e.baseUrl });
+  const dev = await devContext.newPage();
+  await acceptInvitation(dev, invited.invitationUrl, "Dana Dev");
+  await acceptInvitation(page, invitationUrl, "Carl Crew");
+
+  const members = page.getByRole("region", { name: "Members table" });
+  const ownerRow = members.getByRole("row").filter({ hasText: "Carl Crew" });
+  const devRow = members.getByRole("row").filter({ hasText: "Dana Dev" });
+  await expect(ownerRow).toContainText("(you)");
+  await expect(ownerRow).toContainText("The only owner");
+  await expect(ownerRow.getByRole("button")).toHaveCount(0);
+
+  await devRow.getByRole("button", { name: "Make owner: Dana Dev" }).click();
+  await page
+    .getByRole("dialog", { name: "Make Dana Dev an owner?" })
+    .getByRole("button", { name: "Make owner" })
+    .click();
+  await expect(devRow.getByRole("button", { name: "Make developer: Dana Dev" })).toBeVisible();
+  // With a second owner, the first may step down or leave.
+  await expect(ownerRow.getByRole("button", { name: "Leave the account" })).toBeVisible();
+  await devRow.getByRole("button", { name: "Make developer: Dana Dev" }).click();
+  await page
+    .getByRole("dialog", { name: "Make Dana Dev a developer?" })
+    .getByRole("button", { name: "Make developer" })
+    .click();
+  await expect(devRow.getByRole("button", { name: "Make owner: Dana Dev" })).toBeVisible();
+  await expect(ownerRow).toContainText("The only owner");
+
+  // The notices of the role changes fade out first; axe would read their text mid-fade as low contrast.
+  await expect(page.getByText(/^Dana Dev is now/)).toHaveCount(0, { timeout: 15_000 });
+  await devRow.getByRole("button", { name: "Remove Dana Dev" }).click();
+  const confirm = page.getByRole("dialog", { name: "Remove Dana Dev?" });
+  await expect(confirm).toContainText("signed out at once");
+  await expectAccessible(page, "the confirmation of a member's removal");
+  await confirm.getByRole("button", { name: "Remove member" }).click();
+  await expect(confirm).toBeHidden();
+  await expect(members).not.toContainText("Dana Dev");
+  // The removed developer's session is over: their next page is the sign-in.
+  await dev.reload();
+  await expect(dev).toHaveURL(/\/portal\/sign-in/);
+  await devContext.close();
 });
 
 test("the portal's sign-in: members go to the portal, staff to the dashboard; members never see /admin", async ({

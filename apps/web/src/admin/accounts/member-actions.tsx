@@ -89,7 +89,8 @@ export function MemberActions({
     <Group gap="xs" wrap="nowrap">
       <ConfirmAction
         label={otherRole === "owner" ? "Make owner" : "Make developer"}
-        ariaLabel={`Make ${member.name} ${roleName(otherRole)}`}
+        // The visible label first, as assistive technology expects of a name (WCAG 2.5.3, "Label in Name").
+        ariaLabel={`${otherRole === "owner" ? "Make owner" : "Make developer"}: ${member.name}`}
         variant="default"
         confirmColor="blue"
         title={self ? `Make yourself ${roleName(otherRole)}?` : `Make ${member.name} ${roleName(otherRole)}?`}
