@@ -4,10 +4,11 @@
  * `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, one signature per secret,
  * space separated), `Content-Type: application/json` and a `User-Agent` naming the service. The whole attempt
  * (connect, TLS, answer, body) is bounded by WEBHOOKS_TIMEOUT_MS; redirects are not followed (a 3xx is a failure);
- * at most 1 KiB of the answer's body is read, for the log, which also keeps the request's headers. Connections go
- * through keep-alive agents whose `lookup` refuses non-public addresses (targets.ts). A kept-alive connection the receiver closed as the request went out
- * (reset, or closed, before any byte of an answer) does not cost the delivery a retry step: the request is sent
- * again at once, within the same bound, on a new connection (Node's `reusedSocket` pattern).
+ * at most 1 KiB of the answer's body is read, for the log, which also keeps the request's headers as sent.
+ * Connections go through keep-alive agents whose `lookup` refuses non-public addresses (targets.ts). A kept-alive
+ * connection the receiver closed as the request went out (reset, or closed, before any byte of an answer) does not
+ * cost the delivery a retry step: the request is sent again at once, within the same bound, on a new connection
+ * (Node's `reusedSocket` pattern).
  * With tracing on (docs/operations.md "Tracing"), each attempt is a CLIENT span `POST`, the root of a trace of its
  * own (deliveries run after, and apart from, the request that caused the event), and the request carries its
  * `traceparent` (W3C Trace Context), so the receiver's spans join that trace.
