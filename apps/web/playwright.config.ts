@@ -32,6 +32,8 @@ export default defineConfig({
     trace: { mode: "retain-on-failure", screenshots: false, snapshots: false, sources: true },
     screenshot: "only-on-failure",
     launchOptions: CHROMIUM_LAUNCH,
+    // As a person who asks for reduced motion: the dashboard then draws no transition or spinner frame by frame.
+    reducedMotion: "reduce",
   },
   projects: [{ name: "chromium", use: { browserName: "chromium", viewport: { width: 1280, height: 800 } } }],
   webServer: {

@@ -37,6 +37,8 @@ export const theme = createTheme({
   defaultRadius: "md",
   fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif",
   variantColorResolver,
+  // Transitions, loaders and skeletons stand still for people whose system asks for reduced motion (WCAG 2.3.3).
+  respectReducedMotion: true,
   components: {
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { "aria-label": "Close dialog" } } }),
     // Toasts (@mantine/notifications renders this component): the message under a title is gray 6 by default.
