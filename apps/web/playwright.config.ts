@@ -14,8 +14,10 @@ ensureE2eEnv();
 export default defineConfig({
   testDir: "./e2e",
   outputDir: "./test-results",
-  // The tests share one server and database and check throttling per IP: run them one at a time.
-  workers: 1,
+  // The tests share one server and database; each signs in with accounts and creates records of its own
+  // (e2e/support/accounts.ts, `unique`), so two files run at once. Alone, one browser and the server wait on each
+  // other for about a fifth of the time; a second file uses that, and the second core once vitest is done.
+  workers: 2,
   fullyParallel: false,
   retries: 0,
   // Bounds for a 2-core machine that runs the vitest suites beside: a page can take seconds to render there.
