@@ -94,13 +94,13 @@ describe("members of an account", () => {
     const ownerId = await idOf(account.ownerEmail);
     await addMember(account, "dev@lone.example", "developer");
     const refusals = [
-      owner.portal.setMemberRole({ id: ownerId, role: "developer" }),
-      owner.portal.removeMember({ id: ownerId }),
-      admin.accounts.setMemberRole({ accountId: account.id, id: ownerId, role: "developer" }),
-      admin.accounts.removeMember({ accountId: account.id, id: ownerId }),
+      () => owner.portal.setMemberRole({ id: ownerId, role: "developer" }),
+      () => owner.portal.removeMember({ id: ownerId }),
+      () => admin.accounts.setMemberRole({ accountId: account.id, id: ownerId, role: "developer" }),
+      () => admin.accounts.removeMember({ accountId: account.id, id: ownerId }),
     ];
     for (const refused of refusals) {
-      const error = await expectTrpcError(refused, "CONFLICT");
+      const error = await expectTrpcError(refused(), "CONFLICT");
       expect(error.message).toMatch(/is the account's last owner and cannot be (made a developer|removed)/);
     }
     expect((await (await h.withToken(token)).portal.account()).role).toBe("owner");
