@@ -26,7 +26,7 @@ const entryOf = (requestId: string): RequestLogEntry => ({
 /** Pushes the entry of `requestId` as the recorder does: the request's fields, and the log's. */
 const push = (batch: RequestLogBatch, requestId: string) => {
   const e = entryOf(requestId);
-  batch.push(e, e);
+  batch.push(e.apiKeyId, e, e.refusedBy, e);
 };
 
 describe("request log batch", () => {

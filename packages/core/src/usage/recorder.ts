@@ -243,29 +243,18 @@ export class AnalyticsRecorder {
     const bucket = bucketOf(r.durationMs);
     row.latency[bucket] = (row.latency[bucket] ?? 0) + 1;
     if (r.keyId !== undefined) {
+      const refused = refusal(r);
       this.recentBatch.push({
         keyId: r.keyId,
         at: new Date(r.at).toISOString(),
         operation: r.operation,
         status: r.status,
-        ...refusal(r),
+        ...refused,
         durationMs: Math.round(r.durationMs * 10) / 10,
         clientIp: r.clientIp,
         requestId: r.requestId,
       });
-      if (r.log)
-        this.logBatch.push(
-          {
-            apiKeyId: r.keyId,
-            at: r.at,
-            operation: r.operation,
-            status: r.status,
-            durationMs: r.durationMs,
-            requestId: r.requestId,
-            refusedBy: refusal(r).refusedBy ?? null,
-          },
-          r.log,
-        );
+      if (r.log) this.logBatch.push(r.keyId, r, refused.refusedBy ?? null, r.log);
     }
   }
 
