@@ -1,6 +1,6 @@
 /**
  * The dashboard as an API console: the same usage figure on every screen, lists whose view lives in the
- * URL (reload and Back keep it), the key list's search, filters and paging, the audit log's names, day range,
+ * URL (reload and Back keep it), the key list's search, filters and paging, the users list's sort, the audit log's names, day range,
  * action filter and streamed CSV export, category ids and case-insensitive names, a 404 inside the dashboard (for
  * a key or endpoint no record has too), a list page past its end, and the keys calling the deprecated getPet
  * reached from the overview.
@@ -251,6 +251,53 @@ test("category ids are shown and copyable; names are unique regardless of case",
   await expect(row.getByRole("button", { name: `Copy the id of ${name}` })).toHaveText("Copied");
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(id);
   await expect(page.getByRole("row").filter({ hasText: new RegExp(name, "i") })).toHaveCount(1);
+});
+
+test("the users list sorts by its columns on the server: role by rank, names by letter, dates as dates, in the URL", async ({
+  page,
+}) => {
+  await openSignedIn(page, e2e.admin, "/admin/users");
+  const table = page.getByRole("region", { name: "Users table" });
+  /** The texts of the `n`-th column (from 1) of every row, read once the list has settled. */
+  const column = async (n: number) => {
+    await settle(page);
+    return table.locator(`tbody tr td:nth-child(${n})`).allTextContents();
+  };
+  const header = (name: string) => page.getByRole("columnheader", { name: new RegExp(`^${name}`) });
+  const rank = (role: string) => (role === "admin" ? 0 : 1);
+  const isSorted = (values: number[]) => values.every((v, i) => i === 0 || (values[i - 1] as number) <= v);
+
+  // By default admins first.
+  await expect(header("Role")).toHaveAttribute("aria-sort", "ascending");
+  const roles = await column(3);
+  expect(roles).toContain("admin");
+  expect(roles).toContain("staff");
+  expect(isSorted(roles.map(rank))).toBe(true);
+  await page.getByRole("button", { name: /^Role/ }).click();
+  // The default sort is left out of the URL, its direction is not.
+  await expect(page).toHaveURL(/[?&]dir=desc(&|$)/);
+  await expect(page).not.toHaveURL(/[?&]sort=/);
+  await expect(header("Role")).toHaveAttribute("aria-sort", "descending");
+  await expect.poll(async () => isSorted((await column(3)).map((r) => -rank(r)))).toBe(true);
+
+  // Names A to Z regardless of case; a reload keeps the sort.
+  await page.getByRole("button", { name: /^Name/ }).click();
+  await expect(page).toHaveURL(/[?&]sort=name(&|$)/);
+  await expect(page).not.toHaveURL(/[?&]dir=/);
+  await page.reload();
+  await expect(header("Name")).toHaveAttribute("aria-sort", "ascending");
+  await expect(header("Role")).toHaveAttribute("aria-sort", "none");
+  const names = (await column(1)).map((n) => n.replace(/ \(you\)$/, "").toLowerCase());
+  expect(names).toEqual([...names].sort());
+
+  // Most sessions first, then the newest first (by the date, not its text).
+  await page.getByRole("button", { name: /^Sessions/ }).click();
+  await expect(header("Sessions")).toHaveAttribute("aria-sort", "descending");
+  await expect.poll(async () => isSorted((await column(5)).map((n) => -Number(n)))).toBe(true);
+  await page.getByRole("button", { name: /^Created/ }).click();
+  await expect(page).toHaveURL(/[?&]sort=createdAt(&|$)/);
+  await expect(header("Created")).toHaveAttribute("aria-sort", "descending");
+  await expect.poll(async () => isSorted((await column(6)).map((d) => -Date.parse(d)))).toBe(true);
 });
 
 test("an unknown dashboard address is a 404 inside the dashboard, and the favicon exists", async ({
