@@ -1,6 +1,7 @@
 /**
  * The dashboard as an API console: the same usage figure on every screen, lists whose view lives in the
- * URL (reload and Back keep it), the key list's search, filters and paging, the users list's sort, the audit log's names, day range,
+ * URL (reload and Back keep it), a long page drawn near the viewport, the key list's search, filters and paging, the
+ * users list's sort, the audit log's names, day range,
  * action filter and streamed CSV export, category ids and case-insensitive names, a 404 inside the dashboard (for
  * a key or endpoint no record has too), a list page past its end, and the keys calling the deprecated getPet
  * reached from the overview.
@@ -8,7 +9,7 @@
 import fs from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
 import Papa from "papaparse";
-import { e2e } from "./support/accounts";
+import { e2e, readState } from "./support/accounts";
 import { expectAccessible, openSignedIn, restGet, snap, unique } from "./support/helpers";
 
 test("requests today agree between the overview and the keys page for the same key", async ({
@@ -102,6 +103,56 @@ test("the animals view lives in the URL: reload and Back keep filters, sort, sea
   await page.goto("/admin/animals?q=Rex");
   await expect(page.getByLabel("Search by name")).toHaveValue("Rex");
   await expect(page.getByRole("table").getByRole("row").filter({ hasText: "Rex" })).toHaveCount(1);
+});
+
+test("a long page draws the rows near the viewport: the count is announced, scrolling reaches every row, selecting takes them all", async ({
+  page,
+  request,
+}) => {
+  const categoryId = Object.values(readState().categories)[0];
+  const tag = unique("Herd");
+  const names = Array.from({ length: 60 }, (_, i) => `${tag} ${String(i).padStart(2, "0")}`);
+  for (const name of names) {
+    const created = await request.post("/v1/pets", {
+      headers: { Authorization: `Bearer ${readState().checkerKey}` },
+      data: { name, categoryId, status: "available" },
+    });
+    expect(created.status()).toBe(201);
+  }
+  await openSignedIn(page, e2e.staff, `/admin/animals?q=${encodeURIComponent(tag)}&sort=name&size=100`);
+  const table = page.getByRole("region", { name: "Animals table" }).getByRole("table");
+  await expect(table).toHaveAttribute("aria-rowcount", "61");
+  await settle(page);
+  const drawn = table.locator("tbody tr[aria-rowindex]");
+  await expect(drawn.first()).toHaveAttribute("aria-rowindex", "2");
+  await expect(drawn.first()).toContainText(names[0] as string);
+  expect(await drawn.count()).toBeLessThan(60);
+  await expectAccessible(page, "a page of 60 animals, drawn near the viewport");
+
+  // "Select all" takes the whole page, drawn or not; the last row is drawn once scrolled to, still selected.
+  await page.getByRole("checkbox", { name: "Select all animals on this page" }).check();
+  await expect(page.getByRole("region", { name: "Bulk actions" })).toContainText("60 selected");
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  const last = page.getByRole("row").filter({ hasText: names[59] as string });
+  await expect(last).toBeVisible();
+  await expect(last).toHaveAttribute("aria-rowindex", "61");
+  await expect(last.getByRole("checkbox", { name: `Select ${names[59]}` })).toBeChecked();
+  await expect(page.getByRole("row").filter({ hasText: names[0] as string })).toHaveCount(0);
+
+  // With the keyboard alone: Tab from the last row drawn at the top goes on into rows drawn as the focus moves.
+  await page.getByRole("checkbox", { name: "Select all animals on this page" }).uncheck();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await expect(page.getByRole("row").filter({ hasText: names[0] as string })).toBeVisible();
+  const lastDrawn = Number(await drawn.last().getAttribute("aria-rowindex"));
+  await drawn
+    .last()
+    .getByRole("button", { name: /^Delete / })
+    .focus();
+  for (let i = 0; i < 6; i++) await page.keyboard.press("Tab");
+  const focusedRow = await page.evaluate(() =>
+    Number(document.activeElement?.closest("tr")?.getAttribute("aria-rowindex")),
+  );
+  expect(focusedRow).toBeGreaterThan(lastDrawn);
 });
 
 test("the keys list is searched, filtered by plan, state and activity, and paged on the server", async ({
