@@ -149,10 +149,16 @@ test("a long page draws the rows near the viewport: the count is announced, scro
     .getByRole("button", { name: /^Delete / })
     .focus();
   for (let i = 0; i < 6; i++) await page.keyboard.press("Tab");
+  // The focused row stays drawn when it scrolls out of view.
   const focusedRow = await page.evaluate(() =>
     Number(document.activeElement?.closest("tr")?.getAttribute("aria-rowindex")),
   );
   expect(focusedRow).toBeGreaterThan(lastDrawn);
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  await expect(page.getByRole("row").filter({ hasText: names[59] as string })).toBeVisible();
+  expect(
+    await page.evaluate(() => Number(document.activeElement?.closest("tr")?.getAttribute("aria-rowindex"))),
+  ).toBe(focusedRow);
 });
 
 test("the keys list is searched, filtered by plan, state and activity, and paged on the server", async ({

@@ -5,11 +5,11 @@
  * table's height and the scroll bar true. A page of 100 rows is thus about a fifth of the work to draw, to replace
  * and to leave, which is what a keystroke or a click made meanwhile waits for (docs/performance.md "Console
  * interactions"). Assistive technology hears the whole count (`aria-rowcount` on the table, `aria-rowindex` on each
- * row); moving the focus down the rows scrolls and renders the next ones, since a screenful more is always rendered.
+ * row); the row holding the focus stays drawn with its neighbours, so Tab moves on through every row.
  */
 import { Table } from "@mantine/core";
-import { useWindowVirtualizer } from "@tanstack/react-virtual";
-import { type ReactNode, useLayoutEffect, useRef, useState } from "react";
+import { defaultRangeExtractor, useWindowVirtualizer } from "@tanstack/react-virtual";
+import { type FocusEvent, type ReactNode, useLayoutEffect, useRef, useState } from "react";
 import type { Column } from "./data-table";
 import { TableRow } from "./data-table-rows";
 
@@ -19,8 +19,11 @@ export const VIRTUAL_FROM = 50;
 /** A row's height before it is measured (one line of text, or a badge, at the table's spacing). */
 const ESTIMATED_ROW_PX = 45;
 
-/** Rows rendered beyond each edge of the viewport: a screenful, so the focus never leaves the rendered rows. */
-const OVERSCAN = 12;
+/**
+ * Rows rendered beyond each edge of the viewport: enough that the focus moving row by row, or a step of the mouse
+ * wheel, finds its rows drawn; each more is work on every page of new rows.
+ */
+const OVERSCAN = 6;
 
 /**
  * The rows near the viewport of `rows`, in a `<tbody>`; the table around it carries `aria-rowcount` (rows + 1,
@@ -49,13 +52,31 @@ export function VirtualRows<Row>({
     const start = (body.current?.getBoundingClientRect().top ?? 0) + window.scrollY;
     setTop((previous) => (Math.abs(previous - start) < 1 ? previous : start));
   });
+  // The row holding the focus, drawn with its neighbours whatever the scroll: the focus is not lost when the row
+  // scrolls away, and Tab finds the next row drawn before the scroll that the focus causes draws it.
+  const [focused, setFocused] = useState<number | null>(null);
   const virtualizer = useWindowVirtualizer({
     count: rows.length,
     estimateSize: () => ESTIMATED_ROW_PX,
     overscan: OVERSCAN,
     scrollMargin: top,
     getItemKey: (index) => rowKey(rows[index] as Row),
+    rangeExtractor: (range) =>
+      focused === null || focused >= range.count
+        ? defaultRangeExtractor(range)
+        : defaultRangeExtractor({
+            ...range,
+            startIndex: Math.max(0, Math.min(range.startIndex, focused - 1)),
+            endIndex: Math.min(range.count - 1, Math.max(range.endIndex, focused + 1)),
+          }),
   });
+  const onFocus = (event: FocusEvent<HTMLTableSectionElement>) => {
+    const index = Number((event.target as HTMLElement).closest("tr")?.dataset.index);
+    setFocused(Number.isInteger(index) ? index : null);
+  };
+  const onBlur = (event: FocusEvent<HTMLTableSectionElement>) => {
+    if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setFocused(null);
+  };
   const items = virtualizer.getVirtualItems();
   const first = items[0];
   const last = items.at(-1);
@@ -65,7 +86,7 @@ export function VirtualRows<Row>({
   // stripe that of its index (none at the top, one before an odd index, two before an even one).
   const spacers = !first || first.index === 0 ? 0 : first.index % 2 === 1 ? 1 : 2;
   return (
-    <Table.Tbody ref={body}>
+    <Table.Tbody ref={body} onFocus={onFocus} onBlur={onBlur}>
       {spacers > 0 ? <Spacer height={before} /> : null}
       {spacers > 1 ? <Spacer height={0} /> : null}
       {items.map((item) => (
