@@ -1,6 +1,7 @@
 /**
  * The dashboard as an API console: the same usage figure on every screen, lists whose view lives in the
- * URL (reload and Back keep it), the key list's search, filters and paging, the audit log's names, day range,
+ * URL (reload and Back keep it), a long page drawn near the viewport, the key list's search, filters and paging, the
+ * users list's sort, the audit log's names, day range,
  * action filter and streamed CSV export, category ids and case-insensitive names, a 404 inside the dashboard (for
  * a key or endpoint no record has too), a list page past its end, and the keys calling the deprecated getPet
  * reached from the overview.
@@ -8,7 +9,7 @@
 import fs from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
 import Papa from "papaparse";
-import { e2e } from "./support/accounts";
+import { e2e, readState } from "./support/accounts";
 import { expectAccessible, openSignedIn, restGet, snap, unique } from "./support/helpers";
 
 test("requests today agree between the overview and the keys page for the same key", async ({
@@ -103,6 +104,62 @@ test("the animals view lives in the URL: reload and Back keep filters, sort, sea
   await page.goto("/admin/animals?q=Rex");
   await expect(page.getByLabel("Search by name")).toHaveValue("Rex");
   await expect(page.getByRole("table").getByRole("row").filter({ hasText: "Rex" })).toHaveCount(1);
+});
+
+test("a long page draws the rows near the viewport: the count is announced, scrolling reaches every row, selecting takes them all", async ({
+  page,
+  request,
+}) => {
+  const categoryId = Object.values(readState().categories)[0];
+  const tag = unique("Herd");
+  const names = Array.from({ length: 60 }, (_, i) => `${tag} ${String(i).padStart(2, "0")}`);
+  for (const name of names) {
+    const created = await request.post("/v1/pets", {
+      headers: { Authorization: `Bearer ${readState().checkerKey}` },
+      data: { name, categoryId, status: "available" },
+    });
+    expect(created.status()).toBe(201);
+  }
+  await openSignedIn(page, e2e.staff, `/admin/animals?q=${encodeURIComponent(tag)}&sort=name&size=100`);
+  const table = page.getByRole("region", { name: "Animals table" }).getByRole("table");
+  await expect(table).toHaveAttribute("aria-rowcount", "61");
+  await settle(page);
+  const drawn = table.locator("tbody tr[aria-rowindex]");
+  await expect(drawn.first()).toHaveAttribute("aria-rowindex", "2");
+  await expect(drawn.first()).toContainText(names[0] as string);
+  expect(await drawn.count()).toBeLessThan(60);
+  await expectAccessible(page, "a page of 60 animals, drawn near the viewport");
+
+  // "Select all" takes the whole page, drawn or not; the last row is drawn once scrolled to, still selected.
+  await page.getByRole("checkbox", { name: "Select all animals on this page" }).check();
+  await expect(page.getByRole("region", { name: "Bulk actions" })).toContainText("60 selected");
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  const last = page.getByRole("row").filter({ hasText: names[59] as string });
+  await expect(last).toBeVisible();
+  await expect(last).toHaveAttribute("aria-rowindex", "61");
+  await expect(last.getByRole("checkbox", { name: `Select ${names[59]}` })).toBeChecked();
+  await expect(page.getByRole("row").filter({ hasText: names[0] as string })).toHaveCount(0);
+
+  // With the keyboard alone: Tab from the last row drawn at the top goes on into rows drawn as the focus moves.
+  await page.getByRole("checkbox", { name: "Select all animals on this page" }).uncheck();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await expect(page.getByRole("row").filter({ hasText: names[0] as string })).toBeVisible();
+  const lastDrawn = Number(await drawn.last().getAttribute("aria-rowindex"));
+  await drawn
+    .last()
+    .getByRole("button", { name: /^Delete / })
+    .focus();
+  for (let i = 0; i < 6; i++) await page.keyboard.press("Tab");
+  // The focused row stays drawn when it scrolls out of view.
+  const focusedRow = await page.evaluate(() =>
+    Number(document.activeElement?.closest("tr")?.getAttribute("aria-rowindex")),
+  );
+  expect(focusedRow).toBeGreaterThan(lastDrawn);
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  await expect(page.getByRole("row").filter({ hasText: names[59] as string })).toBeVisible();
+  expect(
+    await page.evaluate(() => Number(document.activeElement?.closest("tr")?.getAttribute("aria-rowindex"))),
+  ).toBe(focusedRow);
 });
 
 test("the keys list is searched, filtered by plan, state and activity, and paged on the server", async ({
@@ -252,6 +309,53 @@ test("category ids are shown and copyable; names are unique regardless of case",
   await expect(row.getByRole("button", { name: `Copy the id of ${name}` })).toHaveText("Copied");
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(id);
   await expect(page.getByRole("row").filter({ hasText: new RegExp(name, "i") })).toHaveCount(1);
+});
+
+test("the users list sorts by its columns on the server: role by rank, names by letter, dates as dates, in the URL", async ({
+  page,
+}) => {
+  await openSignedIn(page, e2e.admin, "/admin/users");
+  const table = page.getByRole("region", { name: "Users table" });
+  /** The texts of the `n`-th column (from 1) of every row, read once the list has settled. */
+  const column = async (n: number) => {
+    await settle(page);
+    return table.locator(`tbody tr td:nth-child(${n})`).allTextContents();
+  };
+  const header = (name: string) => page.getByRole("columnheader", { name: new RegExp(`^${name}`) });
+  const rank = (role: string) => (role === "admin" ? 0 : 1);
+  const isSorted = (values: number[]) => values.every((v, i) => i === 0 || (values[i - 1] as number) <= v);
+
+  // By default admins first.
+  await expect(header("Role")).toHaveAttribute("aria-sort", "ascending");
+  const roles = await column(3);
+  expect(roles).toContain("admin");
+  expect(roles).toContain("staff");
+  expect(isSorted(roles.map(rank))).toBe(true);
+  await page.getByRole("button", { name: /^Role/ }).click();
+  // The default sort is left out of the URL, its direction is not.
+  await expect(page).toHaveURL(/[?&]dir=desc(&|$)/);
+  await expect(page).not.toHaveURL(/[?&]sort=/);
+  await expect(header("Role")).toHaveAttribute("aria-sort", "descending");
+  await expect.poll(async () => isSorted((await column(3)).map((r) => -rank(r)))).toBe(true);
+
+  // Names A to Z regardless of case; a reload keeps the sort.
+  await page.getByRole("button", { name: /^Name/ }).click();
+  await expect(page).toHaveURL(/[?&]sort=name(&|$)/);
+  await expect(page).not.toHaveURL(/[?&]dir=/);
+  await page.reload();
+  await expect(header("Name")).toHaveAttribute("aria-sort", "ascending");
+  await expect(header("Role")).toHaveAttribute("aria-sort", "none");
+  const names = (await column(1)).map((n) => n.replace(/ \(you\)$/, "").toLowerCase());
+  expect(names).toEqual([...names].sort());
+
+  // Most sessions first, then the newest first (by the date, not its text).
+  await page.getByRole("button", { name: /^Sessions/ }).click();
+  await expect(header("Sessions")).toHaveAttribute("aria-sort", "descending");
+  await expect.poll(async () => isSorted((await column(5)).map((n) => -Number(n)))).toBe(true);
+  await page.getByRole("button", { name: /^Created/ }).click();
+  await expect(page).toHaveURL(/[?&]sort=createdAt(&|$)/);
+  await expect(header("Created")).toHaveAttribute("aria-sort", "descending");
+  await expect.poll(async () => isSorted((await column(6)).map((d) => -Date.parse(d)))).toBe(true);
 });
 
 test("an unknown dashboard address is a 404 inside the dashboard, and the favicon exists", async ({

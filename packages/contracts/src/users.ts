@@ -23,6 +23,20 @@ export const UserRoleChange = z.strictObject({ id: UserId, role: UserRole });
 
 export const UserActiveChange = z.strictObject({ id: UserId, active: z.boolean() });
 
+/** The columns the admin's Users list sorts by. */
+export const UserSort = z.enum(["name", "email", "role", "state", "sessions", "createdAt"]);
+export type UserSort = z.infer<typeof UserSort>;
+
+/**
+ * The admin's Users list: one column's sort, by default the role ascending (admins first). Role and state sort
+ * by their meaning (admin before staff, active before deactivated), not by their text.
+ */
+export const UserListSort = z.object({
+  sortBy: UserSort.default("role"),
+  sortDirection: z.enum(["asc", "desc"]).default("asc"),
+});
+export type UserListSort = z.infer<typeof UserListSort>;
+
 /**
  * Sign-in form. The password is only checked for presence: its rules apply when it is set, and a message
  * about them here would tell a guesser something.

@@ -143,3 +143,71 @@ describe("users procedures (admin)", () => {
     await expectTrpcError(h.signedIn("default.cost@example.com", "not the password at all"), "UNAUTHORIZED");
   });
 });
+
+describe("the users list's sort (admin)", () => {
+  let h: Harness;
+  let admin: Caller;
+  beforeAll(async () => {
+    h = await openHarness();
+    admin = (await h.signedIn("admin@example.com")).caller;
+    const prisma = databaseOf(h.rt).prisma;
+    const people = [
+      { email: "zoe@example.com", name: "alice", role: "staff", created: "2026-02-01T09:00:00Z" },
+      { email: "yann@example.com", name: "Bob", role: "admin", created: "2025-11-15T09:00:00Z" },
+      { email: "xena@example.com", name: "carol", role: "staff", created: "2026-10-03T09:00:00Z" },
+      { email: "walt@example.com", name: "Bob", role: "staff", created: "2026-09-30T09:00:00Z" },
+    ] as const;
+    for (const p of people) {
+      const user = await admin.users.create({
+        email: p.email,
+        name: p.name,
+        role: p.role,
+        password: PASSWORD,
+      });
+      await prisma.user.update({ where: { id: user.id }, data: { createdAt: new Date(p.created) } });
+    }
+    await admin.users.setActive({
+      id: (await prisma.user.findUniqueOrThrow({ where: { email: "xena@example.com" } })).id,
+      active: false,
+    });
+    await h.signedIn("zoe@example.com");
+    await h.signedIn("zoe@example.com");
+    await h.signedIn("walt@example.com");
+    await prisma.user.updateMany({
+      where: { email: { in: ["admin@example.com", "staff@example.com"] } },
+      data: { createdAt: new Date("2026-01-10T09:00:00Z") },
+    });
+  });
+  afterAll(() => h?.close());
+
+  const emails = async (sortBy?: string, sortDirection?: "asc" | "desc") =>
+    (await admin.users.list(sortBy ? { sortBy: sortBy as never, sortDirection } : undefined)).map((u) =>
+      u.email.replace("@example.com", ""),
+    );
+
+  it("lists admins first by default, then by email", async () => {
+    expect(await emails()).toEqual(["admin", "yann", "staff", "walt", "xena", "zoe"]);
+    expect(await emails("role", "desc")).toEqual(["staff", "walt", "xena", "zoe", "admin", "yann"]);
+  });
+
+  it("sorts names regardless of case, the email breaking ties in either direction", async () => {
+    const names = (await admin.users.list({ sortBy: "name", sortDirection: "asc" })).map((u) => u.name);
+    expect(names).toEqual(["Ada Admin", "alice", "Bob", "Bob", "carol", "Sam Staff"]);
+    expect(await emails("name", "asc")).toEqual(["admin", "zoe", "walt", "yann", "xena", "staff"]);
+    expect(await emails("name", "desc")).toEqual(["staff", "xena", "walt", "yann", "zoe", "admin"]);
+  });
+
+  it("sorts by email, by state (active first), by live sessions and by creation as dates", async () => {
+    expect(await emails("email", "desc")).toEqual(["zoe", "yann", "xena", "walt", "staff", "admin"]);
+    expect(await emails("state", "asc")).toEqual(["admin", "staff", "walt", "yann", "zoe", "xena"]);
+    expect(await emails("state", "desc")).toEqual(["xena", "admin", "staff", "walt", "yann", "zoe"]);
+    // The admin's own session (beforeAll) counts too.
+    expect(await emails("sessions", "desc")).toEqual(["zoe", "admin", "walt", "staff", "xena", "yann"]);
+    expect(await emails("createdAt", "asc")).toEqual(["yann", "admin", "staff", "zoe", "walt", "xena"]);
+    expect(await emails("createdAt", "desc")).toEqual(["xena", "walt", "zoe", "admin", "staff", "yann"]);
+  });
+
+  it("refuses a column it does not sort by", async () => {
+    await expectTrpcError(admin.users.list({ sortBy: "password" as never }), "BAD_REQUEST");
+  });
+});

@@ -8,12 +8,14 @@
  * (the pager then knows every page) and reads its rows from whichever end of the order is nearer: the last
  * page of a million animals costs one count and one page of the index instead of an OFFSET walk over a
  * million index entries, and no page walks more than half of them. Rows are found by id first (an index-only
- * walk of `(name, id)` or the primary key) and only the page's rows are read whole.
+ * walk of `(name, id)` or the primary key) and only the page's rows are read whole. A deep page of a name search
+ * sorted by name walks the matches' name range instead of sorting them, when they sort together (name-range.ts).
  */
 import { type Animal, COUNT_CAP, type PetSearch } from "@petstore/contracts";
 import { Prisma, type PrismaClient } from "@petstore/db";
 import { likeLiteral } from "../like.ts";
 import { toAnimal } from "./mapping.ts";
+import { countWithNameRange, inRange, isDense, type NameRange } from "./name-range.ts";
 
 /** An animal as the dashboard's table shows it. */
 export interface PetRow extends Animal {
@@ -40,12 +42,20 @@ interface RawPet {
   categoryName: string;
 }
 
-function conditions(input: PetSearch): Prisma.Sql {
+/**
+ * The `WHERE` clause of the table's filters. Within `range` (a walk of the matches' name range) the names are kept
+ * in it and matched as an expression, which the trigram index does not serve, so the planner walks `(name, id)`.
+ */
+function conditions(input: PetSearch, range?: NameRange): Prisma.Sql {
   const parts: Prisma.Sql[] = [];
   if (input.status === "none") parts.push(Prisma.sql`"status" IS NULL`);
   else if (input.status) parts.push(Prisma.sql`"status" = ${input.status}::"PetStatus"`);
   if (input.categoryId) parts.push(Prisma.sql`"categoryId" = ${BigInt(input.categoryId)}`);
-  if (input.query) parts.push(Prisma.sql`"name" ILIKE ${`%${likeLiteral(input.query)}%`}`);
+  if (input.query) {
+    const name = range ? Prisma.sql`("name" || '')` : Prisma.sql`"name"`;
+    parts.push(Prisma.sql`${name} ILIKE ${`%${likeLiteral(input.query)}%`}`);
+  }
+  if (range) parts.push(inRange(range));
   return parts.length ? Prisma.sql`WHERE ${Prisma.join(parts, " AND ")}` : Prisma.empty;
 }
 
@@ -75,13 +85,23 @@ function orderBy(input: PetSearch, reversed: boolean, alias = "", unindexed = fa
 
 type Db = Pick<PrismaClient, "$queryRaw">;
 
-/** `take` matches from `skip` on in the table's order (or its reverse), the page's rows read whole. */
-async function pageRows(db: Db, input: PetSearch, skip: number, take: number, reversed: boolean) {
+/**
+ * `take` matches from `skip` on in the table's order (or its reverse), the page's rows read whole; with `range`, by
+ * a walk of the matches' name range (name-range.ts).
+ */
+async function pageRows(
+  db: Db,
+  input: PetSearch,
+  skip: number,
+  take: number,
+  reversed: boolean,
+  range?: NameRange,
+) {
+  const order = orderBy(input, reversed, "", !range && sortsFoundRows(input));
   const rows = await db.$queryRaw<RawPet[]>`
     SELECT p."id", p."name", p."categoryId", p."status"::text AS "status", p."createdAt", p."updatedAt",
            c."name" AS "categoryName"
-    FROM (SELECT "id" FROM "Pet" ${conditions(input)} ${orderBy(input, reversed, "", sortsFoundRows(input))}
-          OFFSET ${skip} LIMIT ${take}) AS k
+    FROM (SELECT "id" FROM "Pet" ${conditions(input, range)} ${order} OFFSET ${skip} LIMIT ${take}) AS k
     JOIN "Pet" AS p ON p."id" = k."id"
     JOIN "Category" AS c ON c."id" = p."categoryId"
     ${orderBy(input, reversed, "p.")}`;
@@ -118,14 +138,17 @@ export function createPetSearch(prisma: PrismaClient) {
     // Past the cap: the exact count and the page from one snapshot, so a page read from the far end lines up.
     return prisma.$transaction(
       async (tx) => {
-        const total = await countMatches(tx, input, null);
+        const { total, range } = sortsFoundRows(input)
+          ? await countWithNameRange(tx, conditions(input))
+          : { total: await countMatches(tx, input, null), range: null };
         const left = total - skip;
         if (left <= 0) return { rows: [], total, totalExact: true };
         const take = Math.min(input.pageSize, left);
+        const walk = range && (await isDense(tx, range, total)) ? range : undefined;
         const rows =
           left - take < skip
-            ? await pageRows(tx, input, left - take, take, true)
-            : await pageRows(tx, input, skip, take, false);
+            ? await pageRows(tx, input, left - take, take, true, walk)
+            : await pageRows(tx, input, skip, take, false, walk);
         return { rows, total, totalExact: true };
       },
       { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 60_000 },

@@ -6,10 +6,11 @@
  * changes that could lower their number queue behind each other and each one counts what the others left
  * (docs/contract.md section 4, "Invariants under concurrency").
  */
-import { AppError, type UserCreate } from "@petstore/contracts";
+import { AppError, type UserCreate, UserListSort } from "@petstore/contracts";
 import { Prisma, type User } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
+import { listStaff } from "./list.ts";
 import { createPasswordWork, type PasswordWork } from "./password.ts";
 
 /** Staff roles run the store; member roles belong to a consumer account (accounts/service.ts). */
@@ -126,14 +127,12 @@ export function createUserService(
       }
     },
 
-    /** All staff and admins (members of consumer accounts are the accounts' own), admins first, then by email. */
-    async list(): Promise<UserView[]> {
-      const rows = await prisma.user.findMany({
-        where: { accountId: null },
-        orderBy: [{ role: "desc" }, { email: "asc" }],
-        include: liveSessions(),
-      });
-      return rows.map(toView);
+    /**
+     * All staff and admins (members of consumer accounts are the accounts' own) in `sort`'s order (list.ts), by
+     * default admins first, then by email.
+     */
+    list(sort: UserListSort = UserListSort.parse({})): Promise<UserView[]> {
+      return listStaff(prisma, clock(), sort);
     },
 
     /** How many users exist (the bootstrap creates a demo admin only into an empty table). */

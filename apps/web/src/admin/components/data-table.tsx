@@ -9,11 +9,20 @@
  * While `busy` (the rows shown are the previous filter's, sort's or page's, and the new ones are on their way) the
  * list says so to assistive technology (`aria-busy`) and, after a quarter second, dims (admin.css), so a person
  * does not act on rows about to change and a fast answer causes no flicker.
+ *
+ * New rows are drawn in the background (`useDeferredValue`): a page of 100 rows takes a few hundred milliseconds of
+ * rendering on a slow machine, and a keystroke or a click meanwhile interrupts it instead of waiting for it; the
+ * list stays busy until they are shown. A table of VIRTUAL_FROM rows or more renders only the rows near the
+ * viewport (virtual-rows.tsx); shorter ones, and the cards, are drawn whole. Each row is memoized
+ * (data-table-rows.tsx), so a change of the headers or of `busy` leaves the rows as they are; callers keep
+ * `columns`, `actions`, `rowKey` and `rowProps` stable.
  */
-import { Box, Card, Group, Stack, Table, Text, useMantineTheme, VisuallyHidden } from "@mantine/core";
+import { Box, Stack, Table, useMantineTheme, VisuallyHidden } from "@mantine/core";
 import { useMediaQuery } from "@mantine/hooks";
-import type { ReactNode } from "react";
+import { type ReactNode, useDeferredValue } from "react";
+import { CardRow, TableRow } from "./data-table-rows";
 import { TableScroll } from "./table-scroll";
+import { VIRTUAL_FROM, VirtualRows } from "./virtual-rows";
 
 export interface Column<Row> {
   key: string;
@@ -56,7 +65,7 @@ export interface DataTableProps<Row> {
 
 export function DataTable<Row>({
   label,
-  rows,
+  rows: latestRows,
   rowKey,
   columns,
   headers,
@@ -64,17 +73,26 @@ export function DataTable<Row>({
   cardLead,
   minWidth,
   rowProps,
-  busy,
+  busy: fetching,
 }: DataTableProps<Row>) {
   const wide = useWideViewport();
+  const rows = useDeferredValue(latestRows);
+  const busy = fetching || rows !== latestRows;
   if (rows.length === 0) return null;
+  const virtual = rows.length >= VIRTUAL_FROM;
   if (wide)
     return (
       <Box data-refreshing={busy ? "true" : "false"}>
         <TableScroll label={label} minWidth={minWidth}>
-          <Table striped highlightOnHover verticalSpacing="xs" aria-busy={busy}>
+          <Table
+            striped
+            highlightOnHover
+            verticalSpacing="xs"
+            aria-busy={busy}
+            aria-rowcount={virtual ? rows.length + 1 : undefined}
+          >
             <Table.Thead>
-              <Table.Tr>
+              <Table.Tr aria-rowindex={virtual ? 1 : undefined}>
                 {columns.map((c) => {
                   const head = headers?.[c.key] ?? c;
                   return (
@@ -90,24 +108,27 @@ export function DataTable<Row>({
                 ) : null}
               </Table.Tr>
             </Table.Thead>
-            <Table.Tbody>
-              {rows.map((row) => (
-                <Table.Tr key={rowKey(row)} {...rowProps?.(row)}>
-                  {columns.map((c) => (
-                    <Table.Td key={c.key} ta={c.align} miw={c.minWidth}>
-                      {c.cell(row)}
-                    </Table.Td>
-                  ))}
-                  {actions ? (
-                    <Table.Td>
-                      <Group gap={6} justify="flex-end" wrap="nowrap">
-                        {actions(row)}
-                      </Group>
-                    </Table.Td>
-                  ) : null}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
+            {virtual ? (
+              <VirtualRows
+                rows={rows}
+                rowKey={rowKey}
+                columns={columns}
+                actions={actions}
+                rowProps={rowProps}
+              />
+            ) : (
+              <Table.Tbody>
+                {rows.map((row) => (
+                  <TableRow
+                    key={rowKey(row)}
+                    row={row}
+                    columns={columns}
+                    actions={actions}
+                    rowProps={rowProps}
+                  />
+                ))}
+              </Table.Tbody>
+            )}
           </Table>
         </TableScroll>
       </Box>
@@ -122,46 +143,9 @@ export function DataTable<Row>({
       aria-busy={busy}
       data-refreshing={busy ? "true" : "false"}
     >
-      {rows.map((row) => {
-        const title = columns.find((c) => c.title);
-        return (
-          <Card withBorder padding="sm" component="li" key={rowKey(row)} style={{ listStyle: "none" }}>
-            <Group gap="xs" wrap="nowrap" mb={6}>
-              {cardLead?.(row)}
-              {title ? (
-                <Text fw={600} component="div" style={{ minWidth: 0, overflowWrap: "anywhere" }}>
-                  {title.cell(row)}
-                </Text>
-              ) : null}
-            </Group>
-            <Stack gap={4} component="dl" m={0}>
-              {columns
-                .filter((c) => !c.title && !c.desktopOnly)
-                .map((c) => (
-                  <Group key={c.key} gap="xs" justify="space-between" wrap="nowrap" align="flex-start">
-                    <Text component="dt" size="xs" c="dimmed" fw={600} style={{ flexShrink: 0 }}>
-                      {c.label ?? c.header}
-                    </Text>
-                    <Text
-                      component="dd"
-                      size="sm"
-                      m={0}
-                      ta="right"
-                      style={{ minWidth: 0, overflowWrap: "anywhere" }}
-                    >
-                      {c.cell(row)}
-                    </Text>
-                  </Group>
-                ))}
-            </Stack>
-            {actions ? (
-              <Group gap={6} mt="sm" justify="flex-end" wrap="wrap">
-                {actions(row)}
-              </Group>
-            ) : null}
-          </Card>
-        );
-      })}
+      {rows.map((row) => (
+        <CardRow key={rowKey(row)} row={row} columns={columns} actions={actions} cardLead={cardLead} />
+      ))}
     </Stack>
   );
 }

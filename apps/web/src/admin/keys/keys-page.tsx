@@ -74,6 +74,58 @@ const USAGE_COLUMNS: Column<Row>[] = USAGE_FIGURES.map(([key, field, header, lab
   cell: (k: Row) => formatNumber(k[field]),
 }));
 
+/** The keys table's columns and row actions, defined once so the rows are not drawn again when the page is. */
+const COLUMNS: Column<Row>[] = [
+  {
+    key: "name",
+    header: "Name",
+    title: true,
+    minWidth: 150,
+    cell: (k) => (
+      <>
+        <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
+          {k.name}
+        </Anchor>
+        <RestrictedScopes scopes={k.scopes} />
+      </>
+    ),
+  },
+  { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
+  { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
+  { key: "environment", header: "Environment", cell: (k) => k.environment },
+  {
+    key: "state",
+    header: "State",
+    minWidth: 110,
+    cell: (k) => (
+      <>
+        <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
+          {k.state}
+        </Badge>
+        {k.state === "expiring" && k.expiresAt ? (
+          <Text size="xs" c="dimmed">
+            until {formatDateTime(k.expiresAt)}
+          </Text>
+        ) : null}
+      </>
+    ),
+  },
+  {
+    key: "created",
+    header: "Created",
+    minWidth: 120,
+    cell: (k) => formatDateTime(k.createdAt),
+  },
+  {
+    key: "used",
+    header: "Last used",
+    cell: (k) => (k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"),
+  },
+  ...USAGE_COLUMNS,
+];
+
+const keyActions = (k: Row) => <KeyActions apiKey={k} />;
+
 export function KeysPage() {
   const trpc = useTRPC();
   const [issueOpen, issue] = useDisclosure(false);
@@ -154,55 +206,8 @@ export function KeysPage() {
               rowKey={(k) => k.id}
               minWidth={1480}
               busy={keys.isFetching}
-              columns={[
-                {
-                  key: "name",
-                  header: "Name",
-                  title: true,
-                  minWidth: 150,
-                  cell: (k) => (
-                    <>
-                      <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
-                        {k.name}
-                      </Anchor>
-                      <RestrictedScopes scopes={k.scopes} />
-                    </>
-                  ),
-                },
-                { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
-                { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
-                { key: "environment", header: "Environment", cell: (k) => k.environment },
-                {
-                  key: "state",
-                  header: "State",
-                  minWidth: 110,
-                  cell: (k) => (
-                    <>
-                      <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
-                        {k.state}
-                      </Badge>
-                      {k.state === "expiring" && k.expiresAt ? (
-                        <Text size="xs" c="dimmed">
-                          until {formatDateTime(k.expiresAt)}
-                        </Text>
-                      ) : null}
-                    </>
-                  ),
-                },
-                {
-                  key: "created",
-                  header: "Created",
-                  minWidth: 120,
-                  cell: (k) => formatDateTime(k.createdAt),
-                },
-                {
-                  key: "used",
-                  header: "Last used",
-                  cell: (k) => (k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"),
-                },
-                ...USAGE_COLUMNS,
-              ]}
-              actions={(k) => <KeyActions apiKey={k} />}
+              columns={COLUMNS}
+              actions={keyActions}
             />
             <Pager
               what="Keys"

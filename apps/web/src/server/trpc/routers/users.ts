@@ -1,10 +1,10 @@
-/** Users (admins): list, create staff and admins, change role, deactivate/reactivate, end sessions. */
-import { UserActiveChange, UserCreate, UserId, UserRoleChange } from "@petstore/contracts";
+/** Users (admins): list (sortable by column), create staff and admins, change role, deactivate/reactivate, end sessions. */
+import { UserActiveChange, UserCreate, UserId, UserListSort, UserRoleChange } from "@petstore/contracts";
 import { z } from "zod";
 import { adminProcedure, router } from "../init";
 
 export const usersRouter = router({
-  list: adminProcedure.query(({ ctx }) => ctx.rt.users.list()),
+  list: adminProcedure.input(UserListSort.prefault({})).query(({ ctx, input }) => ctx.rt.users.list(input)),
   create: adminProcedure
     .input(UserCreate)
     .mutation(({ ctx, input }) => ctx.rt.users.create(input, ctx.actor)),

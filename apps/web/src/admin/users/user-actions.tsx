@@ -1,0 +1,81 @@
+"use client";
+/**
+ * A user's actions on the Users page: make admin or staff, end every session, deactivate (after confirming) or
+ * reactivate; each change refreshes the list.
+ */
+import { Button } from "@mantine/core";
+import { ConfirmAction } from "../components/confirm-action";
+import { formatNumber } from "../format";
+import { useTRPC } from "../trpc";
+import { useNotifiedMutation } from "../use-notified-mutation";
+import type { User } from "./users-table";
+
+/** The actions of `user` (never shown on one's own row). */
+export function UserActions({ user }: { user: User }) {
+  const trpc = useTRPC();
+  const invalidate = [trpc.users.pathKey()];
+  const setRole = useNotifiedMutation(trpc.users.setRole.mutationOptions(), {
+    invalidate,
+    success: (u) => `${u.name} is now ${u.role}.`,
+    failure: "Could not change the role",
+  });
+  const setActive = useNotifiedMutation(trpc.users.setActive.mutationOptions(), {
+    invalidate,
+    success: (u) => (u.active ? `${u.name} can sign in again.` : `${u.name} was deactivated and signed out.`),
+    failure: (v) => (v.active ? "Could not reactivate the user" : "Could not deactivate the user"),
+  });
+  const endSessions = useNotifiedMutation(trpc.users.endSessions.mutationOptions(), {
+    invalidate,
+    success: ({ ended }) => `${user.name} was signed out of ${ended} session${ended === 1 ? "" : "s"}.`,
+    failure: "Could not end the sessions",
+  });
+  const otherRole = user.role === "admin" ? "staff" : "admin";
+  return (
+    <>
+      <ConfirmAction
+        label={`Make ${otherRole}`}
+        ariaLabel={`Make ${otherRole}: ${user.name}`}
+        confirmColor="blue"
+        variant="default"
+        title={`Make ${user.name} ${otherRole === "admin" ? "an admin" : "staff"}?`}
+        message={
+          otherRole === "admin"
+            ? `${user.name} will be able to issue API keys, change plans, manage users and read the audit log.`
+            : `${user.name} will keep access to animals and categories only.`
+        }
+        confirmLabel={`Make ${otherRole}`}
+        onConfirm={() => setRole.mutateAsync({ id: user.id, role: otherRole })}
+      />
+      {user.activeSessions > 0 ? (
+        <ConfirmAction
+          label="End sessions"
+          ariaLabel={`End sessions of ${user.name}`}
+          title={`Sign ${user.name} out everywhere?`}
+          message={`${user.name}'s ${formatNumber(user.activeSessions)} session${user.activeSessions === 1 ? "" : "s"} end at once; they can sign in again.`}
+          confirmLabel={`End ${formatNumber(user.activeSessions)} session${user.activeSessions === 1 ? "" : "s"}`}
+          onConfirm={() => endSessions.mutateAsync({ id: user.id })}
+        />
+      ) : null}
+      {user.active ? (
+        <ConfirmAction
+          label="Deactivate"
+          ariaLabel={`Deactivate ${user.name}`}
+          title={`Deactivate ${user.name}?`}
+          message={`${user.name} will be signed out everywhere at once and will not be able to sign in until reactivated.`}
+          confirmLabel="Deactivate"
+          onConfirm={() => setActive.mutateAsync({ id: user.id, active: false })}
+        />
+      ) : (
+        <Button
+          size="xs"
+          variant="light"
+          aria-label={`Reactivate ${user.name}`}
+          loading={setActive.isPending}
+          onClick={() => setActive.mutate({ id: user.id, active: true })}
+        >
+          Reactivate
+        </Button>
+      )}
+    </>
+  );
+}
