@@ -26,7 +26,8 @@ test("requests today agree between the overview and the keys page for the same k
   const secret = await page.getByTestId("new-api-key").inputValue();
   await page.getByRole("button", { name: "I have stored the key" }).click();
   // Enough calls to be among the day's five busiest keys while other files' keys make theirs.
-  for (let i = 0; i < 30; i++) expect((await restGet(request, "/v1/pets?limit=1", secret)).status()).toBe(200);
+  for (let i = 0; i < 30; i++)
+    expect((await restGet(request, "/v1/pets?limit=1", secret)).status()).toBe(200);
 
   // Right away (before the counters are flushed) and after: both screens say 30.
   for (const _round of [1, 2]) {
