@@ -21,7 +21,7 @@ const BLOCKS = [
   ["Bella", 12_000],
   ["Daisy", 4_000],
   ["Isabella", 300],
-  ["Max", 30_000],
+  ["Max", 12_000],
   ["Zabel", 50],
 ] as const;
 
