@@ -7,6 +7,7 @@ import { Badge, Button, Group, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { MemberActions } from "@/admin/accounts/member-actions";
 import { type Column, DataTable } from "@/admin/components/data-table";
+import { YouMarker } from "@/admin/components/you-marker";
 import { useCurrentUser } from "@/admin/current-user";
 import { formatDate, formatDateTime } from "@/admin/format";
 import { InviteModal } from "./invite-modal";
@@ -29,12 +30,7 @@ const memberColumns = (me: string): Column<Member>[] => [
     cell: (m) => (
       <>
         {m.name}
-        {m.id === me ? (
-          <Text span c="dimmed" size="xs">
-            {" "}
-            (you)
-          </Text>
-        ) : null}
+        <YouMarker shown={m.id === me} />
       </>
     ),
   },

@@ -9,6 +9,7 @@ import type { UserSort } from "@petstore/contracts";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { ariaSort, SortButton } from "../animals/sort-header";
 import { type Column, DataTable } from "../components/data-table";
+import { YouMarker } from "../components/you-marker";
 import { formatDate } from "../format";
 import type { useUsersQuery } from "./use-users-query";
 import { UserActions } from "./user-actions";
@@ -74,12 +75,7 @@ export function UsersTable({
       cell: (u) => (
         <Text span fw={500}>
           {u.name}
-          {u.id === meId ? (
-            <Text span c="dimmed" size="xs">
-              {" "}
-              (you)
-            </Text>
-          ) : null}
+          <YouMarker shown={u.id === meId} />
         </Text>
       ),
     },
