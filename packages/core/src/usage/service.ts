@@ -37,7 +37,7 @@ import {
   readWithPending,
   type UsageSources,
 } from "./rows.ts";
-import { bansOfKeys, bansPerDay, keyDayTotals, storedDays } from "./sums.ts";
+import { bansOfKeys, bansPerDay, keyDayTotals, keyWindowSums, storedDays, type UsageWindow } from "./sums.ts";
 
 /** One UTC day of one key. */
 export interface UsageDay {
@@ -106,29 +106,21 @@ export function createUsageService(
   };
 
   /**
-   * Requests of each of `ids` in the hours `[from, to)` (Unix ms) with a stored outcome in `outcomes`, of
-   * `operation` when given, stored and pending: keyId -> requests (keys without any left out).
+   * Requests of each of `ids` in each of `windows`, stored and pending: per window, keyId -> requests (keys
+   * without any left out).
    */
-  const windowSums = (
-    ids: string[],
-    window: { operation?: string; outcomes: readonly string[]; from: number; to: number },
-  ) =>
+  const windowSums = (ids: string[], windows: readonly UsageWindow[]) =>
     readWithPending(sources, async (pending) => {
-      const groups = await prisma.usageHour.groupBy({
-        by: ["apiKeyId"],
-        where: {
-          apiKeyId: { in: ids },
-          ...(window.operation ? { operation: window.operation } : {}),
-          outcome: { in: [...window.outcomes] },
-          hour: { gte: new Date(window.from), lt: new Date(window.to) },
-        },
-        _sum: { requests: true },
-      });
-      const totals = new Map(groups.map((g) => [g.apiKeyId, g._sum.requests ?? 0]));
+      const totals = await keyWindowSums(prisma, ids, windows);
+      const wanted = new Set(ids);
       for (const p of pending) {
-        if (window.operation && p.operation !== window.operation) continue;
-        if (!window.outcomes.includes(p.outcome) || p.hour < window.from || p.hour >= window.to) continue;
-        if (ids.includes(p.apiKeyId)) totals.set(p.apiKeyId, (totals.get(p.apiKeyId) ?? 0) + p.requests);
+        if (!wanted.has(p.apiKeyId)) continue;
+        windows.forEach((w, i) => {
+          if (w.operation && p.operation !== w.operation) return;
+          if (!w.outcomes.includes(p.outcome) || p.hour < w.from || p.hour >= w.to) return;
+          const sums = totals[i] as Map<string, number>;
+          sums.set(p.apiKeyId, (sums.get(p.apiKeyId) ?? 0) + p.requests);
+        });
       }
       return totals;
     });
@@ -252,19 +244,21 @@ export function createUsageService(
       const now = clock().getTime();
       const getPet = deprecatedCallsWindow(clock(), 30);
       const to = getPet.to;
-      const [calls, week, month, refused, bans] = await Promise.all([
-        windowSums(ids, { operation: "getPet", outcomes: ADMITTED, ...getPet }),
-        windowSums(ids, { outcomes: ADMITTED, from: to - 7 * DAY_MS, to }),
-        windowSums(ids, { outcomes: ADMITTED, from: to - 30 * DAY_MS, to }),
-        windowSums(ids, { outcomes: DENIED, from: to - 7 * DAY_MS, to }),
+      const [[calls, week, month, refused], bans] = await Promise.all([
+        windowSums(ids, [
+          { operation: "getPet", outcomes: ADMITTED, ...getPet },
+          { outcomes: ADMITTED, from: to - 7 * DAY_MS, to },
+          { outcomes: ADMITTED, from: to - 30 * DAY_MS, to },
+          { outcomes: DENIED, from: to - 7 * DAY_MS, to },
+        ]),
         bansOfKeys(prisma, ids, now - 30 * DAY_MS, now + 1),
       ]);
       return keys.map((k) => ({
         ...k,
-        getPetCalls30d: calls.get(k.id) ?? 0,
-        requests7d: week.get(k.id) ?? 0,
-        requests30d: month.get(k.id) ?? 0,
-        rateLimited7d: refused.get(k.id) ?? 0,
+        getPetCalls30d: calls?.get(k.id) ?? 0,
+        requests7d: week?.get(k.id) ?? 0,
+        requests30d: month?.get(k.id) ?? 0,
+        rateLimited7d: refused?.get(k.id) ?? 0,
         bans30d: bans.get(k.id) ?? 0,
       }));
     },

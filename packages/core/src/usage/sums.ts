@@ -184,6 +184,46 @@ export async function bansOfKeys(
   return new Map(rows.map((r) => [r.id, r.bans]));
 }
 
+/** A window of hourly rows: `[from, to)` (Unix ms), the stored outcomes counted, and only `operation`'s when given. */
+export interface UsageWindow {
+  operation?: string;
+  outcomes: readonly string[];
+  from: number;
+  to: number;
+}
+
+/**
+ * Each of `windows` summed for each of `keyIds`, in one statement: one scan of the keys' rows of the hours the
+ * windows span (UsageHour's primary key starts with the key and the hour), each window a `FILTER`ed sum.
+ * @returns per window, in order, keyId -> requests (keys without any left out).
+ */
+export async function keyWindowSums(
+  prisma: PrismaClient,
+  keyIds: string[],
+  windows: readonly UsageWindow[],
+): Promise<Map<string, number>[]> {
+  const sums = windows.map(() => new Map<string, number>());
+  if (keyIds.length === 0 || windows.length === 0) return sums;
+  const columns = windows.map(
+    (w, i) => Prisma.sql`coalesce(sum("requests") FILTER (WHERE "outcome" = ANY(${[...w.outcomes]}::text[])
+      AND "hour" >= ${iso(w.from)}::timestamp(3) AND "hour" < ${iso(w.to)}::timestamp(3)
+      ${w.operation ? Prisma.sql`AND "operation" = ${w.operation}` : Prisma.empty}), 0)::float8 AS ${Prisma.raw(`w${i}`)}`,
+  );
+  const rows = await prisma.$queryRaw<Record<string, number | string>[]>`
+    SELECT "apiKeyId"::text AS id, ${Prisma.join(columns)}
+    FROM "UsageHour"
+    WHERE "apiKeyId" = ANY(${keyIds}::uuid[])
+      AND "hour" >= ${iso(Math.min(...windows.map((w) => w.from)))}::timestamp(3)
+      AND "hour" < ${iso(Math.max(...windows.map((w) => w.to)))}::timestamp(3)
+    GROUP BY "apiKeyId"`;
+  for (const row of rows)
+    windows.forEach((_, i) => {
+      const n = row[`w${i}`] as number;
+      if (n > 0) sums[i]?.set(row.id as string, n);
+    });
+  return sums;
+}
+
 /** The overview's request figures of the keys (requests without a key left out). */
 export interface KeyDayTotals {
   /** Admitted requests of every key today and yesterday (UTC). */
