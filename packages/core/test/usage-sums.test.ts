@@ -23,6 +23,7 @@ import {
   referenceDaily,
   referenceToday,
   referenceTraffic,
+  referenceWindowSums,
 } from "./fixtures/usage-reference.ts";
 
 const HOUR_MS = 3_600_000;
@@ -183,6 +184,22 @@ describe.each(["PostgreSQL", "PGlite"] as const)("usage figures summed in the da
             }
             const today = referenceToday(rows, now);
             for (const key of keys) expect(await usage.requestsToday(key)).toBe(today.get(key) ?? 0);
+            // The keys list's figures of each shown key, all keys of a page at once.
+            const bans30d = await Promise.all(
+              keys.map((id) =>
+                prisma.auditLog.count({
+                  where: {
+                    entityType: "apiKey",
+                    entityId: id,
+                    action: "apiKey.ban",
+                    at: { gte: new Date(now - 30 * DAY_MS), lte: new Date(now) },
+                  },
+                }),
+              ),
+            );
+            expect(await usage.withWindowSums(keys.map((id) => ({ id })))).toEqual(
+              keys.map((id, i) => ({ id, ...referenceWindowSums(rows, id, now), bans30d: bans30d[i] })),
+            );
             const overview = await usage.keyOverview();
             today.delete(NO_KEY);
             expect(overview.requests.today).toBe([...today.values()].reduce((n, v) => n + v, 0));
