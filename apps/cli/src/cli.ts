@@ -92,11 +92,11 @@ async function run(argv: string[], io: CliIo, out: Output): Promise<void> {
     case "webhooks":
       return withRuntime((rt) => webhooksCommand(rt, args, actor, out));
     case undefined:
+      throw new UsageError("No command given.");
     case "help":
     case "--help":
     case "-h":
       io.stdout(USAGE);
-      if (group === undefined) throw new UsageError("No command given.");
       return;
     default:
       throw new UsageError(`Unknown command: ${group}`);

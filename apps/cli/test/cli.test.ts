@@ -201,10 +201,19 @@ describe("petstore command on PostgreSQL", () => {
     [["users", "create", "--email", "nope", "--name", "Al", "--role", "staff"], "Invalid --email"],
     [["users", "create", "--email", "a@example.com", "--name", "Al", "--role", "root"], "Invalid --role"],
     [["db", "drop"], "Unknown db command"],
-  ])("exits 2 with a clear message for %j", async (args, message) => {
+  ])("exits 2 with a clear message and the usage on stderr for %j", async (args, message) => {
     const result = await petstore(args as string[], env);
     expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^petstore: /);
     expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain("Usage: npm run petstore");
+  });
+
+  it.each([["help"], ["--help"], ["-h"]])("prints the usage on stdout and exits 0 for %s", async (flag) => {
+    const result = await petstore([flag], env);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^Usage: npm run petstore -- <command>/);
   });
 
   it("exits 1 with a message (no stack) for an unknown key", async () => {
