@@ -5,7 +5,7 @@
  * line, never a hang: a link that could not be mailed is still shown to whoever made it.
  */
 import type { Config } from "@petstore/config";
-import { createTransport } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Logger } from "pino";
 
 /** A message to one recipient. */
@@ -21,19 +21,28 @@ export interface MailMessage {
  */
 export type Mailer = (message: MailMessage) => Promise<"sent" | "failed" | "off">;
 
-/** The mailer of `config.mail` (no mail without it). */
+/**
+ * The mailer of `config.mail` (no mail without it). nodemailer is loaded with the first message: an instance that
+ * never mails (an API instance, a store without SMTP) does not hold it in memory.
+ */
 export function createMailer(config: Pick<Config, "mail">, logger: Pick<Logger, "warn">): Mailer {
   const mail = config.mail;
   if (!mail) return async () => "off";
-  const transport = createTransport({
-    url: mail.url,
-    connectionTimeout: mail.timeoutMs,
-    greetingTimeout: mail.timeoutMs,
-    socketTimeout: mail.timeoutMs,
-  });
+  let transport: Promise<Transporter> | undefined;
+  const transportOf = () => {
+    transport ??= import("nodemailer").then(({ createTransport }) =>
+      createTransport({
+        url: mail.url,
+        connectionTimeout: mail.timeoutMs,
+        greetingTimeout: mail.timeoutMs,
+        socketTimeout: mail.timeoutMs,
+      }),
+    );
+    return transport;
+  };
   return async (message) => {
     try {
-      await transport.sendMail({ from: mail.from, ...message });
+      await (await transportOf()).sendMail({ from: mail.from, ...message });
       return "sent";
     } catch (error) {
       logger.warn({ err: error, to: message.to }, "mail not sent");
