@@ -124,12 +124,13 @@ export function createRedisRecentStore(url: string, prefix: string, ttlSeconds: 
   return {
     async append(entries) {
       await ready();
-      const byKey = new Map<string, string[]>();
+      // Grouped first, encoded key by key below: the encoding is the costly part, and each chunk of it runs
+      // between two round trips, never all of a flush in one turn.
+      const byKey = new Map<string, RecentRequest[]>();
       for (const e of entries) {
-        const encoded = JSON.stringify(ENTRY_ORDER.map((name) => e[name]));
         const list = byKey.get(e.keyId);
-        if (list) list.push(encoded);
-        else byKey.set(e.keyId, [encoded]);
+        if (list) list.push(e);
+        else byKey.set(e.keyId, [e]);
       }
       const newPipeline = () => client.pipeline() as ChainableCommander & AppendRecent;
       let pipeline = newPipeline();
@@ -141,7 +142,8 @@ export function createRedisRecentStore(url: string, prefix: string, ttlSeconds: 
         pipeline = newPipeline();
         size = 0;
       };
-      for (const [keyId, encoded] of byKey) {
+      for (const [keyId, list] of byKey) {
+        const encoded = list.map((e) => JSON.stringify(ENTRY_ORDER.map((name) => e[name])));
         pipeline.appendRecent(streamKey(keyId), RECENT_LIMIT, ttlSeconds, ...encoded);
         size += encoded.length;
         if (size >= APPEND_CHUNK) await send();
