@@ -7,7 +7,7 @@
  * reached from the overview.
  */
 import fs from "node:fs";
-import { expect, type Page, test } from "@playwright/test";
+import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
 import Papa from "papaparse";
 import { e2e, readState } from "./support/accounts";
 import { expectAccessible, openSignedIn, restGet, snap, unique } from "./support/helpers";
@@ -45,25 +45,36 @@ test("requests today agree between the overview and the keys page for the same k
 
 const settle = (page: Page) => expect(page.locator("[aria-busy=true]")).toHaveCount(0);
 
+/**
+ * Creates `count` animals named `<tag> 00`, `<tag> 01`, ... through the REST API, in the first category, each with
+ * `statusOf(i)`. @returns their names, in order.
+ */
+async function createAnimals(
+  request: APIRequestContext,
+  tag: string,
+  count: number,
+  statusOf: (i: number) => "available" | "pending" | "sold",
+): Promise<string[]> {
+  const categoryId = Object.values(readState().categories)[0];
+  const names = Array.from({ length: count }, (_, i) => `${tag} ${String(i).padStart(2, "0")}`);
+  for (const [i, name] of names.entries()) {
+    const created = await request.post("/v1/pets", {
+      headers: { Authorization: `Bearer ${readState().checkerKey}` },
+      data: { name, categoryId, status: statusOf(i) },
+    });
+    expect(created.status()).toBe(201);
+  }
+  return names;
+}
+
 test("the animals view lives in the URL: reload and Back keep filters, sort, search and page", async ({
   page,
   request,
 }) => {
   // Animals of its own, found by a search: other files create animals meanwhile, which would move a page of the
   // whole store between two readings.
-  const categoryId = Object.values(readState().categories)[0];
   const tag = unique("Drove");
-  for (let i = 0; i < 24; i++) {
-    const created = await request.post("/v1/pets", {
-      headers: { Authorization: `Bearer ${readState().checkerKey}` },
-      data: {
-        name: `${tag} ${String(i).padStart(2, "0")}`,
-        categoryId,
-        status: i % 4 === 3 ? "sold" : "available",
-      },
-    });
-    expect(created.status()).toBe(201);
-  }
+  await createAnimals(request, tag, 24, (i) => (i % 4 === 3 ? "sold" : "available"));
   await openSignedIn(page, e2e.staff, "/admin/animals");
   await page.getByLabel("Search by name").fill(tag);
   await expect(page).toHaveURL(/q=Drove/);
@@ -130,16 +141,8 @@ test("a long page draws the rows near the viewport: the count is announced, scro
   page,
   request,
 }) => {
-  const categoryId = Object.values(readState().categories)[0];
   const tag = unique("Herd");
-  const names = Array.from({ length: 60 }, (_, i) => `${tag} ${String(i).padStart(2, "0")}`);
-  for (const name of names) {
-    const created = await request.post("/v1/pets", {
-      headers: { Authorization: `Bearer ${readState().checkerKey}` },
-      data: { name, categoryId, status: "available" },
-    });
-    expect(created.status()).toBe(201);
-  }
+  const names = await createAnimals(request, tag, 60, () => "available");
   await openSignedIn(page, e2e.staff, `/admin/animals?q=${encodeURIComponent(tag)}&sort=name&size=100`);
   const table = page.getByRole("region", { name: "Animals table" }).getByRole("table");
   await expect(table).toHaveAttribute("aria-rowcount", "61");
