@@ -114,12 +114,17 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   await page.getByRole("option", { name: "An example pet.created event" }).click();
   await testDialog.getByRole("button", { name: "Send" }).click();
   await expect(page.getByText(/Test message delivered: 204 in \d+ ms\./)).toBeVisible();
-  const [sent] = await receiver.waitFor((r) => url.endsWith(r.path) && r.body.includes('"pet.created"'));
+  // Animals other files create meanwhile are store-wide pet.created events for this endpoint too: the test
+  // message is the example about animal 0, found in the log by its message id.
+  const [sent] = await receiver.waitFor(
+    (r) => url.endsWith(r.path) && r.body.includes('"pet.created"') && r.body.includes('"id":0,'),
+  );
   const attempts = page.getByRole("region", { name: "Delivery log table" });
-  const attempt = attempts.getByRole("row").filter({ hasText: "pet.created" });
+  const attempt = attempts.getByRole("row").filter({ hasText: sent?.headers["webhook-id"] ?? "(missing)" });
+  await expect(attempt).toContainText("pet.created");
   await expect(attempt).toContainText("204");
   await expect(attempt).toContainText(" ms");
-  await expect(page.getByText(/100% of 1/)).toBeVisible();
+  await expect(page.getByText(/100% of \d/)).toBeVisible();
   await expectAccessible(page, "the portal's endpoint page");
   await snap(page, testInfo, "portal-endpoint");
 
