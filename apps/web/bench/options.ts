@@ -69,6 +69,12 @@ const Options = z.object({
     .default(API_NODE_OPTIONS)
     .transform((v) => v.split(/\s+/).filter(Boolean)),
   apiEnv: envPairs.default(API_ENV).transform(pairsOf),
+  /** The `--variant` server's Node options and environment, when they differ from the API instance's. */
+  variantNodeOptions: z
+    .string()
+    .optional()
+    .transform((v) => v?.split(/\s+/).filter(Boolean)),
+  variantEnv: envPairs.optional().transform((v) => (v === undefined ? undefined : pairsOf(v))),
   /** Environment of the address floods' all-in-one instance beyond the bench's own. */
   allEnv: envPairs.default("").transform(pairsOf),
   /** bench:webhooks: creates per second, and seconds, of the commit-to-delivery run. */
@@ -99,6 +105,8 @@ export const options = readOptions(Options, {
   only: { arg: "only", env: "BENCH_ONLY" },
   apiNodeOptions: { arg: "api-node-options", env: "BENCH_API_NODE_OPTIONS" },
   apiEnv: { arg: "api-env", env: "BENCH_API_ENV" },
+  variantNodeOptions: { arg: "variant-node-options", env: "BENCH_VARIANT_NODE_OPTIONS" },
+  variantEnv: { arg: "variant-env", env: "BENCH_VARIANT_ENV" },
   allEnv: { arg: "all-env", env: "BENCH_ALL_ENV" },
   webhookRate: { arg: "webhook-rate", env: "BENCH_WEBHOOK_RATE" },
   webhookSeconds: { arg: "webhook-seconds", env: "BENCH_WEBHOOK_SECONDS" },

@@ -216,12 +216,16 @@ async function main(): Promise<void> {
       {
         ...common,
         RATE_LIMIT_PREFIX: `${PREFIX}:third`,
-        ...(THIRD.env.PETSTORE_SERVE === "api" ? options.apiEnv : {}),
+        ...(THIRD.env.PETSTORE_SERVE === "api"
+          ? ((THIRD.bundle && options.variantEnv) ?? options.apiEnv)
+          : {}),
         ...THIRD.env,
       },
       90_000,
       THIRD.bundle ?? SERVER_BUNDLE,
-      THIRD.env.PETSTORE_SERVE === "api" ? [...options.apiNodeOptions, ...profiling] : [],
+      THIRD.env.PETSTORE_SERVE === "api"
+        ? [...((THIRD.bundle && options.variantNodeOptions) ?? options.apiNodeOptions), ...profiling]
+        : [],
       serverLog(THIRD.name.replace(/[^a-z]+/g, "-")),
     );
     servers.push(third);
