@@ -97,6 +97,10 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   await page.getByRole("button", { name: "Add endpoint" }).first().click();
   const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
   await dialog.getByRole("textbox", { name: /^URL/ }).fill(url);
+  // One event type that other files hardly cause: the store-wide animal events they cause meanwhile would fill the
+  // delivery log's first page before the test message's attempt.
+  await dialog.getByRole("button", { name: "None" }).click();
+  await dialog.getByRole("checkbox", { name: /^category\.deleted/ }).check();
   await dialog.getByRole("button", { name: "Add endpoint" }).click();
   const secretDialog = page.getByRole("dialog", { name: "Endpoint registered" });
   expect(await secretDialog.getByRole("textbox", { name: "Signing secret" }).inputValue()).toMatch(/^whsec_/);
@@ -114,8 +118,8 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   await page.getByRole("option", { name: "An example pet.created event" }).click();
   await testDialog.getByRole("button", { name: "Send" }).click();
   await expect(page.getByText(/Test message delivered: 204 in \d+ ms\./)).toBeVisible();
-  // Animals other files create meanwhile are store-wide pet.created events for this endpoint too: the test
-  // message is the example about animal 0, found in the log by its message id.
+  // A test message goes to the endpoint whatever it subscribes to; it is the example about animal 0, found in the
+  // log by its message id.
   const [sent] = await receiver.waitFor(
     (r) => url.endsWith(r.path) && r.body.includes('"pet.created"') && r.body.includes('"id":0,'),
   );
