@@ -4,8 +4,10 @@
  *
  * ioredis fails fast instead of queueing while disconnected (no offline queue, one retry per command, a connect
  * timeout of `timeoutMs`) and keeps reconnecting in the background (backoff up to 2 s). It sets no per-command
- * timeout: the limiter bounds every store call with its own timer. Auto-pipelining sends the commands of one
- * event-loop turn in one socket write, so a check's ban GET and its minute and day EVALSHA cost one round trip.
+ * timeout: the limiter bounds every store call with its own timer. A check's ban GET and its minute and day
+ * EVALSHA are sent together, so they cost one round trip. Each command goes to the socket as it is made:
+ * ioredis's auto-pipelining, which would gather a turn's commands into one write, costs more CPU per request than
+ * the writes it saves (docs/performance.md "Where the time goes").
  */
 import { Redis } from "ioredis";
 import { inChildSpan } from "../tracing.ts";
@@ -41,7 +43,7 @@ export function createRedisStore(
 ): RateLimitStore {
   const client = new Redis(url, {
     enableOfflineQueue: false,
-    enableAutoPipelining: true,
+    enableAutoPipelining: false,
     maxRetriesPerRequest: 1,
     connectTimeout: opts.timeoutMs,
     retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 6), 2000),
