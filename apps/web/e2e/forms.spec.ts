@@ -135,7 +135,9 @@ test("plan limits keep what was typed, and a change asks first with the number o
     const before = await proKeys();
     await card.getByRole("button", { name: "Save Pro" }).click();
     await expect(confirm).toContainText(/\d+ working keys? on the Pro plan/);
-    const shown = Number(/(\d+) working keys? on the Pro plan/.exec((await confirm.textContent()) ?? "")?.[1]);
+    const shown = Number(
+      /(\d+) working keys? on the Pro plan/.exec((await confirm.textContent()) ?? "")?.[1],
+    );
     const after = await proKeys();
     if (after !== before || shown !== before) {
       await confirm.getByRole("button", { name: "Cancel" }).click();
