@@ -170,7 +170,7 @@ export function createKeyChecks(
     const readBan = group.some((c) => c.known !== "clear");
     let results: [string | null, Hit, Hit];
     try {
-      // Started in the same tick: the store sends the commands in one write (one round trip).
+      // Started in the same tick, the commands are in flight together: one round trip.
       results = await guard.bounded(() =>
         Promise.all([
           readBan ? store.get(keys.ban(keyId)) : null,
@@ -225,7 +225,7 @@ export function createKeyChecks(
     return decisions ?? countOneByOne(group.map((c) => ({ ...c, known: "clear" })));
   }
 
-  /** Each check of `group` counted alone (in one write all the same: they start in the same tick). */
+  /** Each check of `group` counted alone (in one round trip all the same: they start in the same tick). */
   async function countOneByOne(group: KeyCheck[]): Promise<RateLimitDecision[]> {
     const decisions = await Promise.all(group.map((c) => countTogether([c])));
     return decisions.map(([decision]) => decision as RateLimitDecision);
