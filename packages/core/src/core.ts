@@ -1,8 +1,9 @@
 /**
  * `createCore(deps)` wires the domain services shared by the REST API, the tRPC dashboard and the CLI;
- * no business rule lives anywhere else.
+ * no business rule lives anywhere else (docs/architecture.md "Where each behaviour lives").
  */
 import { createInvitationService } from "./accounts/invitations.ts";
+import { createAccountScopes } from "./accounts/scope.ts";
 import { createAccountService } from "./accounts/service.ts";
 import { countActiveBans } from "./api-keys/bans.ts";
 import { createApiKeySearch } from "./api-keys/search.ts";
@@ -39,6 +40,10 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
   );
   const apiKeys = createApiKeyService(deps);
   const mailer = createMailer(deps.config, deps.logger);
+  const accounts = createAccountService(deps, apiKeys.forget, mailer);
+  const invitations = createInvitationService(deps, passwords, mailer);
+  const usage = createUsageService(deps, options.usageSources);
+  const requestLog = createRequestLogService(deps);
   return {
     pets: createPetService(deps, options.cursorSecret, webhooks.queued),
     categories: createCategoryService(deps, webhooks.queued, options.cursorSecret),
@@ -52,16 +57,18 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     plans: createPlanService(deps),
     users: createUserService(deps, passwords),
     /** Consumer accounts of the developer portal (accounts/service.ts). */
-    accounts: createAccountService(deps, apiKeys.forget, mailer),
-    invitations: createInvitationService(deps, passwords, mailer),
+    accounts,
+    invitations,
     sessions: createSessionService(deps, passwords),
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
-    usage: createUsageService(deps, options.usageSources),
+    usage,
     /** The request log of consumer accounts (usage/request-log.ts). */
-    requestLog: createRequestLogService(deps),
-    /** Webhook endpoints, delivery log, replay, and delivery in this process (`start`/`stop`). */
+    requestLog,
+    /** The store's webhook endpoints (every one), delivery log, replay; delivery in this process. */
     webhooks,
+    /** One consumer account's services, refusing other accounts' ids (accounts/scope.ts). */
+    forAccount: createAccountScopes({ accounts, invitations, apiKeys, usage, requestLog, webhooks }),
     /** `petstore db seed --scale`: the scale data set in a new PostgreSQL database (scale-seed.ts). */
     seedScale: createScaleSeeder(deps),
   };

@@ -1,4 +1,5 @@
 export * from "./accounts/invitations.ts";
+export * from "./accounts/scope.ts";
 export * from "./accounts/service.ts";
 export * from "./api-keys/format.ts";
 export * from "./api-keys/policy.ts";
@@ -44,3 +45,4 @@ export * from "./users/demo-admin.ts";
 export * from "./users/password.ts";
 export * from "./users/service.ts";
 export * from "./utc-day.ts";
+export type { WebhookEndpoints } from "./webhooks/endpoints.ts";

@@ -1,16 +1,12 @@
 /**
- * One consumer account never sees or changes another's data (docs/contract.md section 7): every portal procedure
- * that takes an object id is called by the owner and the developer of account A with every kind of id that is not
- * A's (keys: a live and a revoked key of account B, a key issued by an admin outside any account; webhook endpoints:
- * B's and the store's; webhook messages: one sent only to B's endpoint and one to the store's; members: B's owner
- * and developer, a staff user and an admin; and for each kind an id that does not exist). Each call is refused with
- * NOT_FOUND and the same message as for the id that does not exist, and nothing of B's or the store's changes; a
- * procedure of the owners answers A's developer FORBIDDEN, with one message whatever the id. The procedures that
- * take no id are checked to show nothing of B's.
+ * Every portal procedure x every kind of id that is not the caller's account's: one NOT_FOUND, nothing changed
+ * (docs/contract.md section 7, "Isolation"; docs/architecture.md "Accounts scoped in core").
  */
 import { randomUUID } from "node:crypto";
 import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createInnerContext } from "../../src/server/trpc/context";
+import { createCallerFactory, memberProcedure, router } from "../../src/server/trpc/init";
 import { appRouter } from "../../src/server/trpc/router";
 import {
   type Caller,
@@ -27,7 +23,7 @@ type Kind = "key" | "endpoint" | "message" | "member";
 
 /**
  * Every portal procedure that takes an object id: the kind of id, its input for id `id`, and whether only the
- * account's owners may call it.
+ * account's owners may call it (`path#…`: another row of the same procedure).
  */
 const BY_ID: Record<string, { kind: Kind; input: (id: string) => unknown; owners?: true }> = {
   "portal.keys.get": { kind: "key", input: (id) => ({ id }) },
@@ -48,6 +44,11 @@ const BY_ID: Record<string, { kind: Kind; input: (id: string) => unknown; owners
     kind: "endpoint",
     input: (endpointId) => ({ messageId: ownMessage, endpointId }),
   },
+  "portal.webhooks.replayMessage#message": {
+    kind: "message",
+    input: (messageId) => ({ messageId, endpointId: ownEndpoint }),
+  },
+  "portal.webhooks.replayMessage#anywhere": { kind: "message", input: (messageId) => ({ messageId }) },
   "portal.webhooks.replayRange": {
     kind: "endpoint",
     input: (endpointId) => ({ endpointId, since: "2026-01-01T00:00:00Z" }),
@@ -92,7 +93,8 @@ const FOREIGN: Record<Kind, { kinds: string[]; message: string }> = {
 /** What A's developer gets from a procedure of the owners, whatever the id. */
 const OWNERS_ONLY = "Only the account's owners may do this.";
 
-/** A test message of A's own endpoint (replayMessage's message id). */
+/** An endpoint of A's and a test message of it (replayMessage's other id). */
+let ownEndpoint = "";
 let ownMessage = "";
 
 describe("portal isolation between accounts", () => {
@@ -151,15 +153,16 @@ describe("portal isolation between accounts", () => {
     foreign.staffUser = h.staff.id;
     foreign.adminUser = h.admin.id;
     foreign.unknownMember = randomUUID();
-    const ownEndpoint = (await members.owner.portal.webhooks.create(target)).id;
+    ownEndpoint = (await members.owner.portal.webhooks.create(target)).id;
     ownMessage = (await members.owner.portal.webhooks.sendTest({ id: ownEndpoint })).messageId;
   });
   afterAll(() => h?.close());
 
   it("has a row for every portal procedure", () => {
     const portal = Object.keys(appRouter._def.procedures).filter((p) => p.startsWith("portal."));
-    expect(portal.sort()).toEqual([...Object.keys(BY_ID), ...WITHOUT_ID, ...BY_TOKEN].sort());
-    expect(cases.length).toBe(134);
+    const rows = new Set(Object.keys(BY_ID).map((path) => path.split("#")[0]));
+    expect(portal.sort()).toEqual([...rows, ...WITHOUT_ID, ...BY_TOKEN].sort());
+    expect(cases.length).toBe(146);
   });
 
   const snapshotOfOthers = async () => {
@@ -191,7 +194,7 @@ describe("portal isolation between accounts", () => {
     const id = foreign[c.id] as string;
     const forbidden = row.owners && c.member === "developer";
     const error = await expectTrpcError(
-      callPath(members[c.member] as Caller, c.path, row.input(id)),
+      callPath(members[c.member] as Caller, c.path.split("#")[0] as string, row.input(id)),
       forbidden ? "FORBIDDEN" : "NOT_FOUND",
     );
     expect(error.message.replace(id, "<id>")).toBe(forbidden ? OWNERS_ONLY : FOREIGN[row.kind].message);
@@ -226,5 +229,15 @@ describe("portal isolation between accounts", () => {
     });
     expect(stored.accountId).toBe(a.id);
     await (members.developer as Caller).portal.keys.revoke({ id: issued.id });
+  });
+
+  it("gives member procedures their account's scope and no runtime: reaching past it neither type-checks nor runs", async () => {
+    const leaky = router({
+      // @ts-expect-error a member procedure's `ctx.rt` is `never` (init.ts memberProcedure)
+      keys: memberProcedure.query(({ ctx }) => ctx.rt.apiKeys.list()),
+    });
+    const { token } = await h.signedIn(a.ownerEmail);
+    const caller = createCallerFactory(leaky)(await createInnerContext({ rt: h.rt, sessionToken: token }));
+    await expectTrpcError(caller.keys(), "INTERNAL_SERVER_ERROR");
   });
 });

@@ -1,7 +1,6 @@
 /**
- * API key lifecycle and verification (docs/contract.md section 2): issue, list, revoke, roll, change plan,
- * and the request path's `peek`/`lookup`/`authenticate` (verifier.ts: caches of at most 4 s, so a revocation on
- * another instance takes effect within 5 s; the instance that changes a key drops its entry at once).
+ * API key lifecycle and verification (docs/contract.md sections 2 and 7); `forAccount` is one account's keys
+ * (docs/architecture.md "Accounts scoped in core"). Verification caches: verifier.ts.
  */
 import {
   type ApiKeyCreate,
@@ -43,11 +42,13 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
 
   const notFound = (ref: string) => new AppError("not_found", `No API key ${ref}.`);
 
-  async function findByRef(tx: Prisma.TransactionClient, ref: string): Promise<ApiKey> {
+  /** The key with id or display prefix `ref`, within account `accountId`'s keys when given. */
+  async function findByRef(tx: Prisma.TransactionClient, ref: string, accountId?: string): Promise<ApiKey> {
     const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref);
+    const inScope = accountId ? { accountId } : {};
     const matches = isUuid
-      ? await tx.apiKey.findMany({ where: { id: ref } })
-      : await tx.apiKey.findMany({ where: { prefix: ref }, take: 2 });
+      ? await tx.apiKey.findMany({ where: { id: ref, ...inScope } })
+      : await tx.apiKey.findMany({ where: { prefix: ref, ...inScope }, take: 2 });
     if (matches.length > 1)
       throw new AppError("validation_failed", `Prefix ${ref} matches several keys; use the id.`);
     const key = matches[0];
@@ -74,18 +75,20 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
 
   const forget = (keyId: string) => verifier.forget(keyId);
   /**
-   * The one shape of an audited key change: find by id or prefix, update with `data(before)`, audit
-   * before/after, drop the cached entry; `data` gets the key before and the instant of the change. @throws AppError not_found, or what `data` throws.
+   * The one shape of an audited key change: find by id or prefix (within `accountId`'s keys when given),
+   * update with `data(before, now)`, audit before/after, drop the cached entry.
+   * @throws AppError not_found, or what `data` throws.
    */
   async function changeKey(
     ref: string,
     actor: Actor,
     action: AuditAction,
     data: (before: ApiKey, now: Date) => Prisma.ApiKeyUncheckedUpdateInput,
+    accountId?: string,
   ): Promise<ApiKeyView> {
     const now = clock();
     const row = await prisma.$transaction(async (tx) => {
-      const before = await findByRef(tx, ref);
+      const before = await findByRef(tx, ref, accountId);
       const after = await tx.apiKey.update({
         where: { id: before.id },
         data: data(before, now),
@@ -146,6 +149,160 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
     expiresAt: row.expiresAt?.toISOString() ?? null,
   });
 
+  const auditCreated = (tx: Prisma.TransactionClient, row: ApiKey, actor: Actor) =>
+    writeAudit(tx, {
+      actor,
+      action: "apiKey.create",
+      entityType: "apiKey",
+      entityId: row.id,
+      after: auditView(row),
+    });
+
+  /** Inserts a new key and audits its creation. @returns it with its secret. */
+  async function issueKey(
+    tx: Prisma.TransactionClient,
+    input: Parameters<typeof insertKey>[1],
+    actor: Actor,
+  ): Promise<IssuedApiKey> {
+    const { row, secret } = await insertKey(tx, input, actor);
+    await auditCreated(tx, row, actor);
+    return issued(row, secret);
+  }
+
+  const expiryOf = (now: Date, seconds: number | undefined) =>
+    seconds ? new Date(now.getTime() + seconds * 1000) : null;
+
+  /**
+   * Issues a key of consumer account `accountId` on its plan with the plan's limits, under the account's row
+   * lock, so concurrent creations count each other against the key cap (`Plan.maxKeys`: live keys).
+   * @throws AppError not_found (no such account); conflict when the account is suspended, at its cap, or
+   *   without limits (Enterprise, until an admin sets the account's own).
+   */
+  async function createInAccount(accountId: string, input: PortalKeyCreate, actor: Actor) {
+    const now = clock();
+    return prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT "id" FROM "Account" WHERE "id" = ${accountId}::uuid FOR UPDATE`;
+      const account = await tx.account.findUnique({ where: { id: accountId }, include: { plan: true } });
+      if (!account) throw new AppError("not_found", `No account ${accountId}.`);
+      if (account.suspendedAt)
+        throw new AppError("conflict", "This account is suspended: its keys cannot be used or created.");
+      if (
+        (account.perMinute ?? account.plan.perMinute) === null ||
+        (account.perDay ?? account.plan.perDay) === null
+      )
+        throw new AppError(
+          "conflict",
+          `The ${account.planName} plan has no limits of its own: ask the store to set this account's limits first.`,
+        );
+      const cap = account.plan.maxKeys;
+      if (cap !== null) {
+        const live = await tx.apiKey.count({ where: { accountId, AND: [liveWhere(now)] } });
+        if (live >= cap)
+          throw new AppError(
+            "conflict",
+            `The ${account.planName} plan allows ${cap} live keys and this account has ${live}: revoke one first.`,
+          );
+      }
+      const { name, scopes, expiresInSeconds } = input;
+      const expiresAt = expiryOf(now, expiresInSeconds);
+      return issueKey(tx, { name, plan: account.planName, scopes, expiresAt, accountId }, actor);
+    });
+  }
+
+  /** The keys of consumer account `accountId`, newest first. */
+  async function listOfAccount(accountId: string): Promise<ApiKeyView[]> {
+    const now = clock();
+    const rows = await prisma.apiKey.findMany({
+      where: { accountId },
+      include: { plan: true },
+      orderBy: { createdAt: "desc" },
+    });
+    return rows.map((r) => toView(r, now));
+  }
+
+  /** One key with its lineage (the keys it was rolled from and to). @throws AppError not_found. */
+  async function get(id: string, accountId?: string): Promise<ApiKeyDetail> {
+    const row = await prisma.apiKey.findFirst({
+      where: { id, ...(accountId ? { accountId } : {}) },
+      include: { plan: true },
+    });
+    if (!row) throw notFound(id);
+    const link = { id: true, prefix: true } as const;
+    const [rolledFrom, rolledTo] = await Promise.all([
+      prisma.apiKey.findUnique({ where: { rolledToId: id }, select: link }),
+      row.rolledToId ? prisma.apiKey.findUnique({ where: { id: row.rolledToId }, select: link }) : null,
+    ]);
+    return { ...toView(row, clock()), rolledFrom, rolledTo };
+  }
+
+  /** Revokes by id or display prefix; idempotent. @throws AppError not_found. */
+  const revoke = (ref: string, actor: Actor, accountId?: string): Promise<ApiKeyView> =>
+    changeKey(
+      ref,
+      actor,
+      "apiKey.revoke",
+      (before, now) => ({ revokedAt: before.revokedAt ?? now }),
+      accountId,
+    );
+
+  /**
+   * Rotation (docs/contract.md section 2, "Roll"): a new key with the same name, plan, limits, scopes and
+   * expiry; the old one expires after `graceSeconds` (0 = revoked now). A key is rolled at most once: its row is
+   * locked first (`FOR UPDATE`) and a key that already has a successor is refused, so the new key always
+   * copies the expiry of a key that was never rolled, never a grace end, and a lineage never forks.
+   * @throws AppError not_found; conflict for a key already rolled (the message names the newest key of its
+   *   lineage) or of a suspended account; validation_failed for a revoked or expired key.
+   */
+  async function roll(ref: string, graceSeconds: number, actor: Actor, accountId?: string) {
+    const now = clock();
+    const result = await prisma.$transaction(async (tx) => {
+      const { id } = await findByRef(tx, ref, accountId);
+      await tx.$queryRaw`SELECT "id" FROM "ApiKey" WHERE "id" = ${id}::uuid FOR UPDATE`;
+      const old = await tx.apiKey.findUniqueOrThrow({ where: { id }, include: { account: true } });
+      if (old.rolledToId) throw await alreadyRolled(tx, old);
+      if (old.account?.suspendedAt)
+        throw new AppError("conflict", "This account is suspended: its keys cannot be used or rolled.");
+      const state = apiKeyState(old, now);
+      if (state === "revoked" || state === "expired") {
+        throw new AppError("validation_failed", `Key ${old.prefix} is ${state} and cannot be rolled.`);
+      }
+      const { row, secret } = await insertKey(
+        tx,
+        {
+          name: old.name,
+          plan: old.planName,
+          perMinute: old.perMinute,
+          perDay: old.perDay,
+          scopes: scopesOf(old),
+          expiresAt: old.expiresAt,
+          accountId: old.accountId,
+        },
+        actor,
+      );
+      const graceEnd = new Date(now.getTime() + graceSeconds * 1000);
+      const oldAfter = await tx.apiKey.update({
+        where: { id: old.id },
+        data: {
+          rolledToId: row.id,
+          ...(graceSeconds === 0 ? { revokedAt: now } : {}),
+          expiresAt: old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd,
+        },
+      });
+      await writeAudit(tx, {
+        actor,
+        action: "apiKey.roll",
+        entityType: "apiKey",
+        entityId: old.id,
+        before: auditView(old),
+        after: auditView(oldAfter),
+      });
+      await auditCreated(tx, row, actor);
+      return { old, row, secret };
+    });
+    forget(result.old.id);
+    return issued(result.row, result.secret);
+  }
+
   return {
     /** What memory says about a bearer token, without I/O (verifier.ts `peek`). */
     peek: verifier.peek,
@@ -173,103 +330,33 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
      */
     async create(input: ApiKeyCreate, actor: Actor): Promise<IssuedApiKey> {
       assertLimits(input);
-      const now = clock();
-      return prisma.$transaction(async (tx) => {
-        const { row, secret } = await insertKey(
-          tx,
-          {
-            ...input,
-            expiresAt: input.expiresInSeconds
-              ? new Date(now.getTime() + input.expiresInSeconds * 1000)
-              : null,
-          },
-          actor,
-        );
-        await writeAudit(tx, {
-          actor,
-          action: "apiKey.create",
-          entityType: "apiKey",
-          entityId: row.id,
-          after: auditView(row),
-        });
-        return issued(row, secret);
-      });
+      const expiresAt = expiryOf(clock(), input.expiresInSeconds);
+      return prisma.$transaction((tx) => issueKey(tx, { ...input, expiresAt }, actor));
     },
 
-    /**
-     * Issues a key of consumer account `accountId` (docs/contract.md section 7): on the account's plan, with the
-     * plan's limits. The account's row is locked first, so concurrent creations count each other against the
-     * plan's key cap (`Plan.maxKeys`: live keys of the account).
-     * @throws AppError not_found (no such account); conflict when the account is suspended, at its cap, or
-     *   without limits (Enterprise, until an admin sets the account's own).
-     */
-    async createInAccount(accountId: string, input: PortalKeyCreate, actor: Actor): Promise<IssuedApiKey> {
-      const now = clock();
-      return prisma.$transaction(async (tx) => {
-        await tx.$queryRaw`SELECT "id" FROM "Account" WHERE "id" = ${accountId}::uuid FOR UPDATE`;
-        const account = await tx.account.findUnique({ where: { id: accountId }, include: { plan: true } });
-        if (!account) throw new AppError("not_found", `No account ${accountId}.`);
-        if (account.suspendedAt)
-          throw new AppError("conflict", "This account is suspended: its keys cannot be used or created.");
-        if (
-          (account.perMinute ?? account.plan.perMinute) === null ||
-          (account.perDay ?? account.plan.perDay) === null
-        )
-          throw new AppError(
-            "conflict",
-            `The ${account.planName} plan has no limits of its own: ask the store to set this account's limits first.`,
-          );
-        const cap = account.plan.maxKeys;
-        if (cap !== null) {
-          const live = await tx.apiKey.count({ where: { accountId, AND: [liveWhere(now)] } });
-          if (live >= cap)
-            throw new AppError(
-              "conflict",
-              `The ${account.planName} plan allows ${cap} live keys and this account has ${live}: revoke one first.`,
-            );
-        }
-        const { row, secret } = await insertKey(
-          tx,
-          {
-            name: input.name,
-            plan: account.planName,
-            scopes: input.scopes,
-            expiresAt: input.expiresInSeconds
-              ? new Date(now.getTime() + input.expiresInSeconds * 1000)
-              : null,
-            accountId,
-          },
-          actor,
-        );
-        await writeAudit(tx, {
-          actor,
-          action: "apiKey.create",
-          entityType: "apiKey",
-          entityId: row.id,
-          after: auditView(row),
-        });
-        return issued(row, secret);
-      });
-    },
-
+    /** Issues a key of consumer account `accountId` (see `createInAccount` above). */
+    createInAccount,
     /** The keys of consumer account `accountId`, newest first. */
-    async listOfAccount(accountId: string): Promise<ApiKeyView[]> {
-      const now = clock();
-      const rows = await prisma.apiKey.findMany({
-        where: { accountId },
-        include: { plan: true },
-        orderBy: { createdAt: "desc" },
-      });
-      return rows.map((r) => toView(r, now));
-    },
+    listOfAccount,
 
     /**
-     * Checks that key `id` belongs to account `accountId`, for the portal's procedures: a key of another account
-     * and a key that does not exist get the same refusal. @throws AppError not_found.
+     * Consumer account `accountId`'s keys (docs/contract.md section 7, "Isolation"): a key of another account
+     * or of none is not_found, as one that does not exist. `require(id)` resolves to `id` when it is the
+     * account's.
      */
-    async assertInAccount(accountId: string, id: string): Promise<void> {
-      const row = await prisma.apiKey.findFirst({ where: { id, accountId }, select: { id: true } });
-      if (!row) throw notFound(id);
+    forAccount(accountId: string) {
+      return {
+        list: () => listOfAccount(accountId),
+        get: (id: string) => get(id, accountId),
+        create: (input: PortalKeyCreate, actor: Actor) => createInAccount(accountId, input, actor),
+        roll: (id: string, graceSeconds: number, actor: Actor) => roll(id, graceSeconds, actor, accountId),
+        revoke: (id: string, actor: Actor) => revoke(id, actor, accountId),
+        async require(id: string): Promise<string> {
+          const row = await prisma.apiKey.findFirst({ where: { id, accountId }, select: { id: true } });
+          if (!row) throw notFound(id);
+          return id;
+        },
+      };
     },
 
     /** Drops keys `ids` from this instance's verification cache (the others drop them within 5 s). */
@@ -284,89 +371,12 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       return rows.map((r) => toView(r, now));
     },
 
-    /**
-     * One key by id, with its lineage: the key it was rolled from and the key it was rolled to, if any.
-     * @throws AppError not_found.
-     */
-    async get(id: string): Promise<ApiKeyDetail> {
-      const row = await prisma.apiKey.findUnique({ where: { id }, include: { plan: true } });
-      if (!row) throw notFound(id);
-      const link = { id: true, prefix: true } as const;
-      const [rolledFrom, rolledTo] = await Promise.all([
-        prisma.apiKey.findUnique({ where: { rolledToId: id }, select: link }),
-        row.rolledToId ? prisma.apiKey.findUnique({ where: { id: row.rolledToId }, select: link }) : null,
-      ]);
-      return { ...toView(row, clock()), rolledFrom, rolledTo };
-    },
-
+    /** One key by id, with its lineage. @throws AppError not_found. */
+    get: (id: string) => get(id),
     /** Revokes by id or display prefix; idempotent. @throws AppError not_found. */
-    async revoke(ref: string, actor: Actor): Promise<ApiKeyView> {
-      return changeKey(ref, actor, "apiKey.revoke", (before, now) => ({
-        revokedAt: before.revokedAt ?? now,
-      }));
-    },
-
-    /**
-     * Rotation (docs/contract.md section 2, "Roll"): a new key with the same name, plan, limits, scopes and expiry;
-     * the old one expires after `graceSeconds` (0 = revoked now). A key is rolled at most once: its row is
-     * locked first (`FOR UPDATE`) and a key that already has a successor is refused, so the new key always
-     * copies the expiry of a key that was never rolled, never a grace end, and a lineage never forks.
-     * @throws AppError not_found; conflict for a key already rolled (the message names the newest key of its
-     *   lineage, which is the one to roll); validation_failed for a revoked or expired key.
-     */
-    async roll(ref: string, graceSeconds: number, actor: Actor): Promise<IssuedApiKey> {
-      const now = clock();
-      const result = await prisma.$transaction(async (tx) => {
-        const { id } = await findByRef(tx, ref);
-        await tx.$queryRaw`SELECT "id" FROM "ApiKey" WHERE "id" = ${id}::uuid FOR UPDATE`;
-        const old = await tx.apiKey.findUniqueOrThrow({ where: { id } });
-        if (old.rolledToId) throw await alreadyRolled(tx, old);
-        const state = apiKeyState(old, now);
-        if (state === "revoked" || state === "expired") {
-          throw new AppError("validation_failed", `Key ${old.prefix} is ${state} and cannot be rolled.`);
-        }
-        const { row, secret } = await insertKey(
-          tx,
-          {
-            name: old.name,
-            plan: old.planName,
-            perMinute: old.perMinute,
-            perDay: old.perDay,
-            scopes: scopesOf(old),
-            expiresAt: old.expiresAt,
-            accountId: old.accountId,
-          },
-          actor,
-        );
-        const graceEnd = new Date(now.getTime() + graceSeconds * 1000);
-        const oldAfter = await tx.apiKey.update({
-          where: { id: old.id },
-          data: {
-            rolledToId: row.id,
-            ...(graceSeconds === 0 ? { revokedAt: now } : {}),
-            expiresAt: old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd,
-          },
-        });
-        await writeAudit(tx, {
-          actor,
-          action: "apiKey.roll",
-          entityType: "apiKey",
-          entityId: old.id,
-          before: auditView(old),
-          after: auditView(oldAfter),
-        });
-        await writeAudit(tx, {
-          actor,
-          action: "apiKey.create",
-          entityType: "apiKey",
-          entityId: row.id,
-          after: auditView(row),
-        });
-        return { old, row, secret };
-      });
-      forget(result.old.id);
-      return issued(result.row, result.secret);
-    },
+    revoke: (ref: string, actor: Actor) => revoke(ref, actor),
+    /** Rolls a key by id or display prefix (see `roll` above). */
+    roll: (ref: string, graceSeconds: number, actor: Actor) => roll(ref, graceSeconds, actor),
 
     /**
      * Changes plan and/or custom limits (null clears a custom limit).

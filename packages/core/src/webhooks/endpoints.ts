@@ -1,8 +1,6 @@
 /**
- * Webhook endpoints (docs/contract.md section 6, "Endpoints"), shared by the dashboard and the CLI: register,
- * edit, enable and disable, rotate the signing secret, delete, send a test message; and the delivery log, a
- * message with its attempts, and replay. Every change is in the audit log (entity `webhookEndpoint`); a
- * secret is returned once, when it is made, and is never part of a view or an audit entry.
+ * Webhook endpoints of the store or of one consumer account (docs/contract.md sections 6 and 7;
+ * docs/architecture.md "Accounts scoped in core"). Every change is audited; a secret is returned once.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -15,7 +13,7 @@ import {
   type WebhookReplayRange,
   type WebhookTestType,
 } from "@petstore/contracts";
-import { Prisma, type WebhookEndpoint } from "@petstore/db";
+import { Prisma, type WebhookAttempt, type WebhookEndpoint } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import { type Actor, type CoreDeps, SYSTEM_ACTOR } from "../deps.ts";
 import type { AttemptSummary, AutomaticDisable, Dispatcher } from "./dispatcher.ts";
@@ -150,13 +148,39 @@ const audited = (row: WebhookEndpoint) => ({
 });
 
 const notFound = (id: string) => new AppError("not_found", `No webhook endpoint with id ${id}.`);
+const noMessage = (id: string) => new AppError("not_found", `No webhook message with id ${id}.`);
 
+function attemptView(a: WebhookAttempt, eventType: string): WebhookAttemptView {
+  return {
+    id: Number(a.id),
+    messageId: a.eventId,
+    eventType,
+    number: a.number,
+    startedAt: a.startedAt.toISOString(),
+    durationMs: a.durationMs,
+    succeeded: a.succeeded,
+    status: a.status,
+    error: a.error,
+    responseExcerpt: a.responseExcerpt,
+    requestHeaders: storedHeaders(a.requestHeaders),
+  };
+}
+
+/**
+ * @returns the store's endpoint service (every endpoint), `forAccount(id)` for one consumer account's
+ *   endpoints, and `disableAutomatically` for the dispatcher.
+ */
 export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
   const { prisma, config } = deps;
   const allowPrivate = config.webhooks.allowPrivateTargets;
 
-  async function find(db: Prisma.TransactionClient, id: string): Promise<WebhookEndpoint> {
-    const row = await db.webhookEndpoint.findUnique({ where: { id } });
+  /** Endpoint `id` within `accountId`'s endpoints (every endpoint when undefined). @throws not_found. */
+  async function find(
+    db: Prisma.TransactionClient,
+    id: string,
+    accountId?: string,
+  ): Promise<WebhookEndpoint> {
+    const row = await db.webhookEndpoint.findFirst({ where: { id, ...(accountId ? { accountId } : {}) } });
     if (!row) throw notFound(id);
     return row;
   }
@@ -191,9 +215,9 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
   }
 
   /** Disables `id` (no-op when already disabled) and ends its pending deliveries, in one transaction. */
-  async function disable(id: string, reason: string, actor: Actor): Promise<WebhookEndpoint> {
+  async function disable(id: string, reason: string, actor: Actor, accountId?: string) {
     return prisma.$transaction(async (tx) => {
-      const before = await find(tx, id);
+      const before = await find(tx, id, accountId);
       if (!before.enabled) return before;
       const row = await tx.webhookEndpoint.update({
         where: { id },
@@ -243,22 +267,6 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
     return queued;
   }
 
-  async function view(id: string): Promise<WebhookEndpointView> {
-    const row = await find(prisma, id);
-    const [pending, recent] = await Promise.all([pendingCounts([id]), recentAttempts([id])]);
-    return toView(row, pending.get(id), recent.get(id));
-  }
-
-  async function requireEnabled(id: string): Promise<WebhookEndpoint> {
-    const endpoint = await find(prisma, id);
-    if (!endpoint.enabled)
-      throw new AppError(
-        "conflict",
-        `The webhook endpoint ${endpoint.url} is disabled; enable it before replaying messages to it.`,
-      );
-    return endpoint;
-  }
-
   /**
    * Refuses to replay `event` to `endpoint` unless the endpoint subscribes to its type now, or the event is a
    * test message sent to that endpoint. @throws AppError validation_failed (path endpointId).
@@ -280,136 +288,338 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
     );
   }
 
-  const service = {
+  /** The service over the endpoints of account `accountId`, or over every endpoint when undefined. */
+  function scoped(accountId?: string) {
+    const view = async (id: string): Promise<WebhookEndpointView> => {
+      const row = await find(prisma, id, accountId);
+      const [pending, recent] = await Promise.all([pendingCounts([id]), recentAttempts([id])]);
+      return toView(row, pending.get(id), recent.get(id));
+    };
+
+    const requireEnabled = async (id: string): Promise<WebhookEndpoint> => {
+      const endpoint = await find(prisma, id, accountId);
+      if (!endpoint.enabled)
+        throw new AppError(
+          "conflict",
+          `The webhook endpoint ${endpoint.url} is disabled; enable it before replaying messages to it.`,
+        );
+      return endpoint;
+    };
+
     /**
-     * Registers an endpoint; the URL must be https and resolve to public addresses (docs/contract.md section 6,
-     * "Safety"). @returns it with its secret (shown once). @throws AppError validation_failed (path url).
+     * Message `id` and its deliveries in scope; an account sees a message only through a delivery to one of
+     * its endpoints. @throws AppError not_found.
      */
-    async create(
-      input: WebhookEndpointCreate,
-      actor: Actor,
-      /** The consumer account whose endpoint it is (registered from the portal), if any. */
-      accountId: string | null = null,
-    ): Promise<EndpointWithSecret> {
-      const url = await checkTarget(input.url, allowPrivate);
-      const secret = newWebhookSecret();
-      return prisma.$transaction(async (tx) => {
-        const row = await tx.webhookEndpoint.create({
-          data: {
-            url,
-            eventTypes: input.eventTypes,
-            description: input.description,
-            secret,
-            createdBy: actor,
-            accountId,
-          },
+    const findMessage = async (id: string) => {
+      const own = accountId
+        ? (await prisma.webhookEndpoint.findMany({ where: { accountId }, select: { id: true } })).map(
+            (e) => e.id,
+          )
+        : undefined;
+      const [event, deliveries] = await Promise.all([
+        prisma.webhookEvent.findUnique({ where: { id } }),
+        prisma.webhookDelivery.findMany({
+          where: { eventId: id, ...(own ? { endpointId: { in: own } } : {}) },
+          orderBy: { queuedAt: "asc" },
+        }),
+      ]);
+      if (!event || (own && deliveries.length === 0)) throw noMessage(id);
+      return { event, deliveries };
+    };
+
+    return {
+      /**
+       * Registers an endpoint (of the account, in an account's scope); the URL must be https and resolve to
+       * public addresses (docs/contract.md section 6, "Safety"). @returns it with its secret (shown once).
+       * @throws AppError validation_failed (path url).
+       */
+      async create(input: WebhookEndpointCreate, actor: Actor): Promise<EndpointWithSecret> {
+        const url = await checkTarget(input.url, allowPrivate);
+        const secret = newWebhookSecret();
+        return prisma.$transaction(async (tx) => {
+          const row = await tx.webhookEndpoint.create({
+            data: {
+              url,
+              eventTypes: input.eventTypes,
+              description: input.description,
+              secret,
+              createdBy: actor,
+              accountId: accountId ?? null,
+            },
+          });
+          await writeAudit(tx, {
+            actor,
+            action: "webhookEndpoint.create",
+            entityType: "webhookEndpoint",
+            entityId: row.id,
+            after: audited(row),
+          });
+          return { id: row.id, url: row.url, eventTypes: row.eventTypes, secret };
         });
-        await writeAudit(tx, {
+      },
+
+      /** The endpoints in scope, oldest first, with pending deliveries and the last 7 days' attempts. */
+      async list(): Promise<WebhookEndpointView[]> {
+        const rows = await prisma.webhookEndpoint.findMany({
+          ...(accountId ? { where: { accountId } } : {}),
+          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        });
+        const ids = rows.map((r) => r.id);
+        const [pending, recent] = await Promise.all([pendingCounts(ids), recentAttempts(ids)]);
+        return rows.map((r) => toView(r, pending.get(r.id), recent.get(r.id)));
+      },
+
+      /** @throws AppError not_found. */
+      get: view,
+
+      /** Changes URL, event types and/or description. @throws AppError not_found, validation_failed. */
+      async update(input: WebhookEndpointUpdate, actor: Actor): Promise<WebhookEndpointView> {
+        const url = input.url === undefined ? undefined : await checkTarget(input.url, allowPrivate);
+        const row = await prisma.$transaction(async (tx) => {
+          const before = await find(tx, input.id, accountId);
+          const after = await tx.webhookEndpoint.update({
+            where: { id: input.id },
+            data: {
+              ...(url === undefined ? {} : { url }),
+              ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),
+              ...(input.description === undefined ? {} : { description: input.description }),
+            },
+          });
+          await writeAudit(tx, {
+            actor,
+            action: "webhookEndpoint.update",
+            entityType: "webhookEndpoint",
+            entityId: input.id,
+            before: audited(before),
+            after: audited(after),
+          });
+          return after;
+        });
+        return view(row.id);
+      },
+
+      /** Enables an endpoint: new events are delivered to it again, and its failure streak starts over. */
+      async enable(id: string, actor: Actor): Promise<WebhookEndpointView> {
+        await prisma.$transaction(async (tx) => {
+          const before = await find(tx, id, accountId);
+          if (before.enabled) return;
+          const row = await tx.webhookEndpoint.update({
+            where: { id },
+            data: { enabled: true, disabledReason: null, disabledAt: null, failingSince: null },
+          });
+          await writeAudit(tx, {
+            actor,
+            action: "webhookEndpoint.enable",
+            entityType: "webhookEndpoint",
+            entityId: id,
+            before: audited(before),
+            after: audited(row),
+          });
+        });
+        return view(id);
+      },
+
+      /** Disables an endpoint: nothing more is sent to it, and its pending deliveries fail. */
+      async disable(id: string, actor: Actor): Promise<WebhookEndpointView> {
+        await disable(id, `Disabled by ${actor}`, actor, accountId);
+        return view(id);
+      },
+
+      /**
+       * A new signing secret; for 24 hours every delivery is signed with the old one too (Standard Webhooks
+       * "Webhook headers"). @returns the new secret, shown once. @throws AppError not_found.
+       */
+      async rotate(id: string, actor: Actor): Promise<EndpointWithSecret> {
+        const secret = newWebhookSecret();
+        return prisma.$transaction(async (tx) => {
+          const before = await find(tx, id, accountId);
+          const expiresAt = new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS);
+          const row = await tx.webhookEndpoint.update({
+            where: { id },
+            data: { secret, previousSecret: before.secret, previousSecretExpiresAt: expiresAt },
+          });
+          await writeAudit(tx, {
+            actor,
+            action: "webhookEndpoint.rotate",
+            entityType: "webhookEndpoint",
+            entityId: id,
+            after: { url: row.url, previousSecretExpiresAt: expiresAt.toISOString() },
+          });
+          return { id, url: row.url, eventTypes: row.eventTypes, secret };
+        });
+      },
+
+      /** Deletes an endpoint with its deliveries and their attempts. @throws AppError not_found. */
+      async remove(id: string, actor: Actor): Promise<void> {
+        await prisma.$transaction(async (tx) => {
+          const before = await find(tx, id, accountId);
+          // Its deliveries are not tied to it by a foreign key (schema.prisma says why); their attempts are.
+          await tx.webhookDelivery.deleteMany({ where: { endpointId: id } });
+          await tx.webhookEndpoint.delete({ where: { id } });
+          await writeAudit(tx, {
+            actor,
+            action: "webhookEndpoint.delete",
+            entityType: "webhookEndpoint",
+            entityId: id,
+            before: audited(before),
+          });
+        });
+      },
+
+      /**
+       * Sends a test message of `type` (`webhook.test`, or an example of an event type: examples.ts) to the
+       * endpoint now, from this process, and reports the attempt; a failed one is retried on the schedule like
+       * any delivery. It goes to this endpoint only, also on replays. @throws AppError not_found.
+       */
+      async sendTest(
+        id: string,
+        actor: Actor,
+        type: WebhookTestType = WEBHOOK_TEST_EVENT_TYPE,
+      ): Promise<{ messageId: string; attempt: AttemptSummary | undefined }> {
+        const messageId = await prisma.$transaction(async (tx) => {
+          const endpoint = await find(tx, id, accountId);
+          const event = await tx.webhookEvent.create({
+            data: { type, data: JSON.stringify(testMessageData(type, id)), testEndpointId: id },
+          });
+          // Claimed for this process from the start (nextAttemptAt in the future): attempted right below.
+          await tx.webhookDelivery.create({
+            data: { eventId: event.id, endpointId: id, nextAttemptAt: new Date(Date.now() + 60_000) },
+          });
+          await writeAudit(tx, {
+            actor,
+            action: "webhookEndpoint.test",
+            entityType: "webhookEndpoint",
+            entityId: id,
+            after: { url: endpoint.url, messageId: event.id, type },
+          });
+          return event.id;
+        });
+        return { messageId, attempt: await dispatcher.attemptNow({ eventId: messageId, endpointId: id }) };
+      },
+
+      /** One page of an endpoint's attempts, newest first, optionally only successes or failures. */
+      async deliveryLog(
+        query: WebhookDeliveryLogQuery,
+      ): Promise<{ rows: WebhookAttemptView[]; total: number }> {
+        await find(prisma, query.endpointId, accountId);
+        const where: Prisma.WebhookAttemptWhereInput = {
+          endpointId: query.endpointId,
+          ...(query.outcome ? { succeeded: query.outcome === "succeeded" } : {}),
+        };
+        const [total, rows] = await prisma.$transaction([
+          prisma.webhookAttempt.count({ where }),
+          prisma.webhookAttempt.findMany({
+            where,
+            orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+            skip: (query.page - 1) * query.pageSize,
+            take: query.pageSize,
+          }),
+        ]);
+        const events = await prisma.webhookEvent.findMany({
+          where: { id: { in: [...new Set(rows.map((a) => a.eventId))] } },
+          select: { id: true, type: true },
+        });
+        const typeOf = new Map(events.map((e) => [e.id, e.type]));
+        return { total, rows: rows.map((a) => attemptView(a, typeOf.get(a.eventId) ?? "")) };
+      },
+
+      /** A message with its body and, per endpoint in scope, its delivery and attempts. @throws not_found. */
+      async message(id: string): Promise<WebhookMessageView> {
+        const { event, deliveries } = await findMessage(id);
+        const endpointIds = deliveries.map((d) => d.endpointId);
+        const [attempts, endpoints] = await Promise.all([
+          prisma.webhookAttempt.findMany({
+            where: { eventId: id, endpointId: { in: endpointIds } },
+            orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+          }),
+          prisma.webhookEndpoint.findMany({
+            where: { id: { in: endpointIds } },
+            select: { id: true, url: true },
+          }),
+        ]);
+        const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
+        return {
+          id: event.id,
+          type: event.type,
+          occurredAt: event.occurredAt.toISOString(),
+          body: messageBody(event.type, event.occurredAt, event.data),
+          // A delivery whose endpoint was deleted meanwhile is gone with it.
+          deliveries: deliveries
+            .filter((d) => urlOf.has(d.endpointId))
+            .map((d) => ({
+              endpointId: d.endpointId,
+              url: urlOf.get(d.endpointId) as string,
+              state: d.state,
+              attempts: d.attempts,
+              nextAttemptAt: d.state === "pending" ? (d.nextAttemptAt?.toISOString() ?? null) : null,
+              attemptLog: attempts
+                .filter((a) => a.endpointId === d.endpointId)
+                .map((a) => attemptView(a, event.type)),
+            })),
+        };
+      },
+
+      /**
+       * Sends a message again, with the same `webhook-id`: to `endpointId`, or to every enabled endpoint in
+       * scope it was queued for that still subscribes to its type (a test message: to the endpoint it was
+       * sent to). @returns deliveries queued. @throws AppError not_found (message or endpoint), conflict
+       * (endpoint disabled), validation_failed (path endpointId: not subscribed to the message's type).
+       */
+      async replayMessage(input: WebhookReplayMessage, actor: Actor): Promise<number> {
+        const { event } = await findMessage(input.messageId);
+        if (input.endpointId) {
+          requireSubscribed(await requireEnabled(input.endpointId), event);
+          return queueReplays(
+            Prisma.sql`SELECT ${event.id}::text AS "eventId", ${input.endpointId}::uuid AS "endpointId"`,
+            actor,
+            { messageId: event.id },
+          );
+        }
+        const inScope = accountId ? Prisma.sql`AND ep."accountId" = ${accountId}::uuid` : Prisma.empty;
+        return queueReplays(
+          Prisma.sql`SELECT d."eventId", d."endpointId" FROM "WebhookDelivery" d
+                     JOIN "WebhookEvent" e ON e."id" = d."eventId"
+                     JOIN "WebhookEndpoint" ep ON ep."id" = d."endpointId" AND ep."enabled" ${inScope}
+                     WHERE d."eventId" = ${event.id} AND ${deliverable}`,
           actor,
-          action: "webhookEndpoint.create",
-          entityType: "webhookEndpoint",
-          entityId: row.id,
-          after: audited(row),
+          { messageId: event.id },
+        );
+      },
+
+      /**
+       * Sends again every message of the endpoint's event types written in `[since, until)`, or with
+       * `failedOnly` those whose delivery to it failed (of the types it subscribes to now, or its test
+       * messages), each with its own `webhook-id`. Messages it never got (it was disabled, say) are included
+       * unless `failedOnly`. @returns deliveries queued. @throws AppError not_found, conflict (disabled).
+       */
+      async replayRange(input: WebhookReplayRange, actor: Actor): Promise<number> {
+        const endpoint = await requireEnabled(input.endpointId);
+        const until = input.until ? new Date(input.until) : new Date();
+        const since = new Date(input.since);
+        // Message ids begin with the time they were written: the range is one of the primary key.
+        const [from, to] = [messageIdFloor(since), messageIdFloor(until)];
+        const pairs = input.failedOnly
+          ? Prisma.sql`SELECT d."eventId", d."endpointId" FROM "WebhookDelivery" d
+                       JOIN "WebhookEvent" e ON e."id" = d."eventId"
+                       JOIN "WebhookEndpoint" ep ON ep."id" = d."endpointId"
+                       WHERE d."endpointId" = ${endpoint.id}::uuid AND d."state" = 'failed'
+                         AND d."eventId" >= ${from} AND d."eventId" < ${to} AND ${deliverable}`
+          : Prisma.sql`SELECT e."id" AS "eventId", ${endpoint.id}::uuid AS "endpointId" FROM "WebhookEvent" e
+                       WHERE e."type" = ANY (${endpoint.eventTypes}::text[]) AND e."testEndpointId" IS NULL
+                         AND e."id" >= ${from} AND e."id" < ${to}`;
+        return queueReplays(pairs, actor, {
+          since: since.toISOString(),
+          until: until.toISOString(),
+          failedOnly: input.failedOnly,
         });
-        return { id: row.id, url: row.url, eventTypes: row.eventTypes, secret };
-      });
-    },
+      },
+    };
+  }
 
-    /**
-     * Every endpoint, or those of consumer account `accountId`, oldest first, with its pending deliveries and its
-     * attempts of the last 7 days.
-     */
-    async list(accountId?: string): Promise<WebhookEndpointView[]> {
-      const rows = await prisma.webhookEndpoint.findMany({
-        ...(accountId ? { where: { accountId } } : {}),
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      });
-      const ids = rows.map((r) => r.id);
-      const [pending, recent] = await Promise.all([pendingCounts(ids), recentAttempts(ids)]);
-      return rows.map((r) => toView(r, pending.get(r.id), recent.get(r.id)));
-    },
-
-    /**
-     * Checks that endpoint `id` belongs to account `accountId`, for the portal: an endpoint of another account,
-     * of the store, or none at all get the same refusal. @throws AppError not_found.
-     */
-    async assertInAccount(accountId: string, id: string): Promise<void> {
-      const row = await prisma.webhookEndpoint.findFirst({ where: { id, accountId }, select: { id: true } });
-      if (!row) throw notFound(id);
-    },
-
-    /**
-     * Message `id` as account `accountId` may see it: its deliveries to the account's endpoints only.
-     * @throws AppError not_found, also for a message that went to none of them.
-     */
-    async messageOfAccount(accountId: string, id: string): Promise<WebhookMessageView> {
-      const endpoints = await prisma.webhookEndpoint.findMany({ where: { accountId }, select: { id: true } });
-      const own = new Set(endpoints.map((e) => e.id));
-      const seen = await prisma.webhookDelivery.findFirst({
-        where: { eventId: id, endpointId: { in: [...own] } },
-        select: { eventId: true },
-      });
-      if (!seen) throw new AppError("not_found", `No webhook message with id ${id}.`);
-      const full = await service.message(id);
-      return { ...full, deliveries: full.deliveries.filter((d) => own.has(d.endpointId)) };
-    },
-
-    /** @throws AppError not_found. */
-    get: view,
-
-    /** Changes URL, event types and/or description. @throws AppError not_found, validation_failed. */
-    async update(input: WebhookEndpointUpdate, actor: Actor): Promise<WebhookEndpointView> {
-      const url = input.url === undefined ? undefined : await checkTarget(input.url, allowPrivate);
-      const row = await prisma.$transaction(async (tx) => {
-        const before = await find(tx, input.id);
-        const after = await tx.webhookEndpoint.update({
-          where: { id: input.id },
-          data: {
-            ...(url === undefined ? {} : { url }),
-            ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),
-            ...(input.description === undefined ? {} : { description: input.description }),
-          },
-        });
-        await writeAudit(tx, {
-          actor,
-          action: "webhookEndpoint.update",
-          entityType: "webhookEndpoint",
-          entityId: input.id,
-          before: audited(before),
-          after: audited(after),
-        });
-        return after;
-      });
-      return view(row.id);
-    },
-
-    /** Enables an endpoint: new events are delivered to it again, and its failure streak starts over. */
-    async enable(id: string, actor: Actor): Promise<WebhookEndpointView> {
-      await prisma.$transaction(async (tx) => {
-        const before = await find(tx, id);
-        if (before.enabled) return;
-        const row = await tx.webhookEndpoint.update({
-          where: { id },
-          data: { enabled: true, disabledReason: null, disabledAt: null, failingSince: null },
-        });
-        await writeAudit(tx, {
-          actor,
-          action: "webhookEndpoint.enable",
-          entityType: "webhookEndpoint",
-          entityId: id,
-          before: audited(before),
-          after: audited(row),
-        });
-      });
-      return view(id);
-    },
-
-    /** Disables an endpoint: nothing more is sent to it, and its pending deliveries fail. */
-    async disable(id: string, actor: Actor): Promise<WebhookEndpointView> {
-      await disable(id, `Disabled by ${actor}`, actor);
-      return view(id);
-    },
-
+  return {
+    ...scoped(),
+    /** The same service over consumer account `accountId`'s endpoints: others' ids are not_found. */
+    forAccount: (accountId: string) => scoped(accountId),
     /** What the dispatcher calls when it gives up on an endpoint (actor `system`). */
     async disableAutomatically(request: AutomaticDisable): Promise<void> {
       const reason =
@@ -419,226 +629,8 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
       await disable(request.endpointId, reason, SYSTEM_ACTOR);
       deps.logger.warn({ endpointId: request.endpointId, reason }, "webhook endpoint disabled");
     },
-
-    /**
-     * A new signing secret; for 24 hours every delivery is signed with the old one too (Standard Webhooks
-     * "Webhook headers": signatures space separated). @returns the new secret, shown once.
-     */
-    async rotate(id: string, actor: Actor): Promise<EndpointWithSecret> {
-      const secret = newWebhookSecret();
-      return prisma.$transaction(async (tx) => {
-        const before = await find(tx, id);
-        const expiresAt = new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS);
-        const row = await tx.webhookEndpoint.update({
-          where: { id },
-          data: { secret, previousSecret: before.secret, previousSecretExpiresAt: expiresAt },
-        });
-        await writeAudit(tx, {
-          actor,
-          action: "webhookEndpoint.rotate",
-          entityType: "webhookEndpoint",
-          entityId: id,
-          after: { url: row.url, previousSecretExpiresAt: expiresAt.toISOString() },
-        });
-        return { id, url: row.url, eventTypes: row.eventTypes, secret };
-      });
-    },
-
-    /** Deletes an endpoint with its deliveries and their attempts. @throws AppError not_found. */
-    async remove(id: string, actor: Actor): Promise<void> {
-      await prisma.$transaction(async (tx) => {
-        const before = await find(tx, id);
-        // Its deliveries are not tied to it by a foreign key (schema.prisma says why); their attempts are.
-        await tx.webhookDelivery.deleteMany({ where: { endpointId: id } });
-        await tx.webhookEndpoint.delete({ where: { id } });
-        await writeAudit(tx, {
-          actor,
-          action: "webhookEndpoint.delete",
-          entityType: "webhookEndpoint",
-          entityId: id,
-          before: audited(before),
-        });
-      });
-    },
-
-    /**
-     * Sends a test message of `type` (`webhook.test`, or an example of an event type: examples.ts) to the
-     * endpoint now, from this process, and reports the attempt; a failed one is retried on the schedule like any
-     * delivery (while the endpoint is enabled). It goes to this endpoint only, also on replays.
-     * @throws AppError not_found
-     */
-    async sendTest(
-      id: string,
-      actor: Actor,
-      type: WebhookTestType = WEBHOOK_TEST_EVENT_TYPE,
-    ): Promise<{ messageId: string; attempt: AttemptSummary | undefined }> {
-      const messageId = await prisma.$transaction(async (tx) => {
-        const endpoint = await find(tx, id);
-        const event = await tx.webhookEvent.create({
-          data: { type, data: JSON.stringify(testMessageData(type, id)), testEndpointId: id },
-        });
-        // Claimed for this process from the start (nextAttemptAt in the future): attempted right below.
-        await tx.webhookDelivery.create({
-          data: { eventId: event.id, endpointId: id, nextAttemptAt: new Date(Date.now() + 60_000) },
-        });
-        await writeAudit(tx, {
-          actor,
-          action: "webhookEndpoint.test",
-          entityType: "webhookEndpoint",
-          entityId: id,
-          after: { url: endpoint.url, messageId: event.id, type },
-        });
-        return event.id;
-      });
-      return { messageId, attempt: await dispatcher.attemptNow({ eventId: messageId, endpointId: id }) };
-    },
-
-    /** One page of an endpoint's attempts, newest first, optionally only successes or failures. */
-    async deliveryLog(
-      query: WebhookDeliveryLogQuery,
-    ): Promise<{ rows: WebhookAttemptView[]; total: number }> {
-      await find(prisma, query.endpointId);
-      const where: Prisma.WebhookAttemptWhereInput = {
-        endpointId: query.endpointId,
-        ...(query.outcome ? { succeeded: query.outcome === "succeeded" } : {}),
-      };
-      const [total, rows] = await prisma.$transaction([
-        prisma.webhookAttempt.count({ where }),
-        prisma.webhookAttempt.findMany({
-          where,
-          orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-          skip: (query.page - 1) * query.pageSize,
-          take: query.pageSize,
-        }),
-      ]);
-      const events = await prisma.webhookEvent.findMany({
-        where: { id: { in: [...new Set(rows.map((a) => a.eventId))] } },
-        select: { id: true, type: true },
-      });
-      const typeOf = new Map(events.map((e) => [e.id, e.type]));
-      return {
-        total,
-        rows: rows.map((a) => ({
-          id: Number(a.id),
-          messageId: a.eventId,
-          eventType: typeOf.get(a.eventId) ?? "",
-          number: a.number,
-          startedAt: a.startedAt.toISOString(),
-          durationMs: a.durationMs,
-          succeeded: a.succeeded,
-          status: a.status,
-          error: a.error,
-          responseExcerpt: a.responseExcerpt,
-          requestHeaders: storedHeaders(a.requestHeaders),
-        })),
-      };
-    },
-
-    /** A message with its body and, per endpoint, its delivery and attempts. @throws AppError not_found. */
-    async message(id: string): Promise<WebhookMessageView> {
-      const event = await prisma.webhookEvent.findUnique({ where: { id } });
-      if (!event) throw new AppError("not_found", `No webhook message with id ${id}.`);
-      const [deliveries, attempts] = await Promise.all([
-        prisma.webhookDelivery.findMany({ where: { eventId: id }, orderBy: { queuedAt: "asc" } }),
-        prisma.webhookAttempt.findMany({
-          where: { eventId: id },
-          orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-        }),
-      ]);
-      const endpoints = await prisma.webhookEndpoint.findMany({
-        where: { id: { in: deliveries.map((d) => d.endpointId) } },
-        select: { id: true, url: true },
-      });
-      const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
-      return {
-        id: event.id,
-        type: event.type,
-        occurredAt: event.occurredAt.toISOString(),
-        body: messageBody(event.type, event.occurredAt, event.data),
-        // A delivery whose endpoint was deleted meanwhile is gone with it.
-        deliveries: deliveries
-          .filter((d) => urlOf.has(d.endpointId))
-          .map((d) => ({
-            endpointId: d.endpointId,
-            url: urlOf.get(d.endpointId) as string,
-            state: d.state,
-            attempts: d.attempts,
-            nextAttemptAt: d.state === "pending" ? (d.nextAttemptAt?.toISOString() ?? null) : null,
-            attemptLog: attempts
-              .filter((a) => a.endpointId === d.endpointId)
-              .map((a) => ({
-                id: Number(a.id),
-                messageId: a.eventId,
-                eventType: event.type,
-                number: a.number,
-                startedAt: a.startedAt.toISOString(),
-                durationMs: a.durationMs,
-                succeeded: a.succeeded,
-                status: a.status,
-                error: a.error,
-                responseExcerpt: a.responseExcerpt,
-                requestHeaders: storedHeaders(a.requestHeaders),
-              })),
-          })),
-      };
-    },
-
-    /**
-     * Sends a message again, with the same `webhook-id`: to `endpointId`, or to every enabled endpoint it was
-     * queued for that still subscribes to its type (a test message: to the endpoint it was sent to).
-     * @returns deliveries queued. @throws AppError not_found, conflict (endpoint disabled), validation_failed
-     * (path endpointId: the endpoint does not subscribe to the message's type; nothing is queued).
-     */
-    async replayMessage(input: WebhookReplayMessage, actor: Actor): Promise<number> {
-      const event = await prisma.webhookEvent.findUnique({ where: { id: input.messageId } });
-      if (!event) throw new AppError("not_found", `No webhook message with id ${input.messageId}.`);
-      if (input.endpointId) {
-        requireSubscribed(await requireEnabled(input.endpointId), event);
-        return queueReplays(
-          Prisma.sql`SELECT ${event.id}::text AS "eventId", ${input.endpointId}::uuid AS "endpointId"`,
-          actor,
-          { messageId: event.id },
-        );
-      }
-      return queueReplays(
-        Prisma.sql`SELECT d."eventId", d."endpointId" FROM "WebhookDelivery" d
-                   JOIN "WebhookEvent" e ON e."id" = d."eventId"
-                   JOIN "WebhookEndpoint" ep ON ep."id" = d."endpointId" AND ep."enabled"
-                   WHERE d."eventId" = ${event.id} AND ${deliverable}`,
-        actor,
-        { messageId: event.id },
-      );
-    },
-
-    /**
-     * Sends again every message of the endpoint's event types written in `[since, until)`, or with
-     * `failedOnly` those whose delivery to it failed (of the types it subscribes to now, or its test messages),
-     * each with its own `webhook-id`. Messages it never got (it was disabled, say) are included unless
-     * `failedOnly`. @returns deliveries queued.
-     */
-    async replayRange(input: WebhookReplayRange, actor: Actor): Promise<number> {
-      const endpoint = await requireEnabled(input.endpointId);
-      const until = input.until ? new Date(input.until) : new Date();
-      const since = new Date(input.since);
-      // Message ids begin with the time they were written: the range is one of the primary key.
-      const [from, to] = [messageIdFloor(since), messageIdFloor(until)];
-      const pairs = input.failedOnly
-        ? Prisma.sql`SELECT d."eventId", d."endpointId" FROM "WebhookDelivery" d
-                     JOIN "WebhookEvent" e ON e."id" = d."eventId"
-                     JOIN "WebhookEndpoint" ep ON ep."id" = d."endpointId"
-                     WHERE d."endpointId" = ${endpoint.id}::uuid AND d."state" = 'failed'
-                       AND d."eventId" >= ${from} AND d."eventId" < ${to} AND ${deliverable}`
-        : Prisma.sql`SELECT e."id" AS "eventId", ${endpoint.id}::uuid AS "endpointId" FROM "WebhookEvent" e
-                     WHERE e."type" = ANY (${endpoint.eventTypes}::text[]) AND e."testEndpointId" IS NULL
-                       AND e."id" >= ${from} AND e."id" < ${to}`;
-      return queueReplays(pairs, actor, {
-        since: since.toISOString(),
-        until: until.toISOString(),
-        failedOnly: input.failedOnly,
-      });
-    },
   };
-  return service;
 }
 
-export type WebhookEndpoints = ReturnType<typeof createWebhookEndpoints>;
+/** The endpoint service of one scope: the store's (`runtime.webhooks`) or an account's (`forAccount`). */
+export type WebhookEndpoints = ReturnType<ReturnType<typeof createWebhookEndpoints>["forAccount"]>;

@@ -1,11 +1,6 @@
 /**
- * tRPC initialisation and the procedure ladders: `publicProcedure` (anyone) -> `staffProcedure` (signed-in staff
- * or admin; adds `user` and `actor` to the context) -> `adminProcedure` (admins only); and for the developer
- * portal `publicProcedure` -> `memberProcedure` (a signed-in member of a consumer account; adds `accountId`, by
- * which every portal procedure scopes what it reads and changes) -> `ownerProcedure` (the account's owners).
- * Members never pass a staff procedure and staff never pass a member one (docs/contract.md section 7).
- * Anonymous callers of a protected procedure get UNAUTHORIZED, a signed-in caller of the other ladder or of a
- * higher rung FORBIDDEN. Every procedure maps domain errors through `mapAppErrors`.
+ * tRPC initialisation and the procedure ladders: public -> staff -> admin, and public -> member -> owner
+ * (docs/architecture.md "Accounts scoped in core"; docs/contract.md sections 4 and 7).
  */
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TrpcContext } from "./context";
@@ -38,13 +33,19 @@ export const adminProcedure = staffProcedure.use(({ ctx, next }) => {
   return next({ ctx: { user: { ...ctx.user, role: "admin" as const } } });
 });
 
+/**
+ * A signed-in member of a consumer account. The context holds `account`, the services of the member's account
+ * (core's `forAccount`), and no runtime: `ctx.rt` is `never`, so a member procedure cannot reach another
+ * account's data, and one that tries does not type-check.
+ */
 export const memberProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
   const { user } = ctx.session;
   if (!user.accountId)
     throw new TRPCError({ code: "FORBIDDEN", message: "Staff manage consumer accounts on the admin pages." });
+  const account = ctx.rt.forAccount(user.accountId);
   return next({
-    ctx: { session: ctx.session, user, accountId: user.accountId, actor: `user:${user.email}` },
+    ctx: { session: ctx.session, user, account, actor: `user:${user.email}`, rt: undefined as never },
   });
 });
 

@@ -1,8 +1,6 @@
 /**
- * Consumer accounts (admins; docs/contract.md section 7): list (name search, plan, state, sortable), one account
- * with its members, open invitations and keys, create with the owner's invitation (the link is in this response
- * only), invite a member, change a member's role or remove them, change plan, suspend and resume. Every change is
- * audited.
+ * Consumer accounts, for admins (docs/contract.md section 7, "Admin side"); an account's usage and request log
+ * through its scope (docs/architecture.md "Accounts scoped in core"). Every change is audited.
  */
 import {
   AccountCreate,
@@ -19,7 +17,6 @@ import {
 } from "@petstore/contracts";
 import { z } from "zod";
 import { adminProcedure, router } from "../init";
-import { accountUsage } from "./portal";
 
 const AccountRef = z.strictObject({ id: AccountId });
 
@@ -38,16 +35,15 @@ export const accountsRouter = router({
     .input(AccountUsageRange.extend({ accountId: AccountId }))
     .query(async ({ ctx, input }) => {
       await ctx.rt.accounts.get(input.accountId);
-      return accountUsage(ctx.rt, input.accountId, input.days);
+      return ctx.rt.forAccount(input.accountId).usage(input.days);
     }),
 
   /** The account's request log, as its members see it (portal.requestLog). */
   requestLog: adminProcedure
     .input(RequestLogFilter.extend({ accountId: AccountId }))
-    .query(async ({ ctx, input }) => {
-      await ctx.rt.accounts.get(input.accountId);
-      const { accountId, keyId, ...rest } = input;
-      return ctx.rt.requestLog.search(accountId, { ...rest, apiKeyId: keyId });
+    .query(async ({ ctx, input: { accountId, ...filter } }) => {
+      await ctx.rt.accounts.get(accountId);
+      return ctx.rt.forAccount(accountId).requestLog(filter);
     }),
 
   create: adminProcedure

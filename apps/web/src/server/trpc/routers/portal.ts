@@ -1,14 +1,11 @@
 /**
- * The developer portal (`/portal`; docs/contract.md section 7): what a member of a consumer account does for the
- * account alone. Every procedure takes the account from the member's session (`ctx.accountId`), never from its
- * input, and every id it takes is checked to belong to that account first, with the same NOT_FOUND for an id of
- * another account as for one that does not exist. Accepting an invitation is public and signs the new member in.
+ * The developer portal (`/portal`; docs/contract.md section 7): a member's procedures act through `ctx.account`,
+ * the account's scope from core (docs/architecture.md "Accounts scoped in core"). Accepting an invitation is public.
  */
 import {
   AccountUsageRange,
   ApiKeyRef,
   ApiKeyRoll,
-  AppError,
   InvitationAccept,
   InvitationCreate,
   InvitationToken,
@@ -18,28 +15,17 @@ import {
   RequestLogFilter,
   UsageRange,
 } from "@petstore/contracts";
-import type { Runtime } from "@petstore/core";
 import { z } from "zod";
 import { deviceCookie, sessionCookie } from "../cookies";
 import { memberProcedure, ownerProcedure, publicProcedure, router } from "../init";
-import { portalWebhooksRouter } from "./portal-webhooks";
-
-/** A key or invitation as a member sees it: without who made it (an admin's address, for the store's). */
-const memberView = <K extends { createdBy: string }>({ createdBy: _, ...row }: K) => row;
+import { webhookRouter } from "./webhooks";
 
 const keysRouter = router({
   /** The account's keys, newest first, each with its requests today. */
-  list: memberProcedure.query(async ({ ctx }) => {
-    const keys = await ctx.rt.apiKeys.listOfAccount(ctx.accountId);
-    return (await ctx.rt.usage.withRequestsToday(keys)).map(memberView);
-  }),
+  list: memberProcedure.query(({ ctx }) => ctx.account.keys.list()),
 
   /** One key of the account with its requests today. */
-  get: memberProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
-    await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
-    const key = await ctx.rt.apiKeys.get(input.id);
-    return memberView({ ...key, requestsToday: await ctx.rt.usage.requestsToday(key.id) });
-  }),
+  get: memberProcedure.input(ApiKeyRef).query(({ ctx, input }) => ctx.account.keys.get(input.id)),
 
   /**
    * Issues a key of the account on its plan; the secret (`key`) is in this response only. CONFLICT when the
@@ -47,77 +33,37 @@ const keysRouter = router({
    */
   create: memberProcedure
     .input(PortalKeyCreate)
-    .mutation(({ ctx, input }) => ctx.rt.apiKeys.createInAccount(ctx.accountId, input, ctx.actor)),
+    .mutation(({ ctx, input }) => ctx.account.keys.create(input, ctx.actor)),
 
-  /**
-   * New key with the same settings; the old one works for `graceSeconds` more. Secret returned once. CONFLICT
-   * while the account is suspended (its keys are refused).
-   */
-  roll: memberProcedure.input(ApiKeyRoll).mutation(async ({ ctx, input }) => {
-    await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
-    if ((await ctx.rt.accounts.get(ctx.accountId)).state === "suspended")
-      throw new AppError("conflict", "This account is suspended: its keys cannot be used or rolled.");
-    return ctx.rt.apiKeys.roll(input.id, input.graceSeconds, ctx.actor);
-  }),
+  /** New key with the same settings; the old one works `graceSeconds` more. CONFLICT while suspended. */
+  roll: memberProcedure
+    .input(ApiKeyRoll)
+    .mutation(({ ctx, input }) => ctx.account.keys.roll(input.id, input.graceSeconds, ctx.actor)),
 
-  revoke: memberProcedure.input(ApiKeyRef).mutation(async ({ ctx, input }) => {
-    await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
-    return ctx.rt.apiKeys.revoke(input.id, ctx.actor);
-  }),
+  revoke: memberProcedure
+    .input(ApiKeyRef)
+    .mutation(({ ctx, input }) => ctx.account.keys.revoke(input.id, ctx.actor)),
 
   /** The key's last 24 h by hour and `days` days by day, by outcome and operation. */
-  traffic: memberProcedure.input(UsageRange).query(async ({ ctx, input }) => {
-    await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
-    return ctx.rt.usage.traffic(input.id, input.days);
-  }),
+  traffic: memberProcedure
+    .input(UsageRange)
+    .query(({ ctx, input }) => ctx.account.keys.traffic(input.id, input.days)),
 
   /** The key's last 100 requests, newest first (time, operation, status, duration, request id). */
-  recentRequests: memberProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
-    await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.id);
-    return ctx.rt.usage.recentRequests(input.id);
-  }),
+  recentRequests: memberProcedure
+    .input(ApiKeyRef)
+    .query(({ ctx, input }) => ctx.account.keys.recentRequests(input.id)),
 });
-
-/** An account's usage, for the portal and the admin's account page. */
-export async function accountUsage(rt: Runtime, accountId: string, days: number) {
-  const keys = await rt.apiKeys.listOfAccount(accountId);
-  const [traffic, perKey] = await Promise.all([
-    rt.usage.traffic(
-      keys.map((k) => k.id),
-      days,
-    ),
-    rt.usage.withRequestsToday(keys).then((withToday) => rt.usage.withWindowSums(withToday)),
-  ]);
-  return {
-    traffic,
-    keys: perKey.map((k) => ({
-      id: k.id,
-      name: k.name,
-      prefix: k.prefix,
-      state: k.state,
-      requestsToday: k.requestsToday,
-      requests7d: k.requests7d,
-      requests30d: k.requests30d,
-    })),
-  };
-}
 
 export const portalRouter = router({
   /** The member's account: name, plan and its limits, state, live keys against the cap, members, invitations. */
-  account: memberProcedure.query(async ({ ctx }) => {
-    const { createdBy: _, invitations, ...account } = await ctx.rt.accounts.get(ctx.accountId);
-    return {
-      ...account,
-      invitations: invitations.map(memberView),
-      perMinute: account.limits.perMinute,
-      perDay: account.limits.perDay,
-      role: ctx.user.role,
-    };
-  }),
+  account: memberProcedure.query(async ({ ctx }) => ({ ...(await ctx.account.get()), role: ctx.user.role })),
 
   keys: keysRouter,
 
-  webhooks: portalWebhooksRouter,
+  webhooks: webhookRouter(
+    memberProcedure.use(({ ctx, next }) => next({ ctx: { webhooks: ctx.account.webhooks } })),
+  ),
 
   /**
    * The account's usage: every key's requests summed by hour (last 24 h) and by day (`days`), by operation and by
@@ -125,22 +71,20 @@ export const portalRouter = router({
    */
   usage: memberProcedure
     .input(AccountUsageRange.prefault({}))
-    .query(({ ctx, input }) => accountUsage(ctx.rt, ctx.accountId, input.days)),
+    .query(({ ctx, input }) => ctx.account.usage(input.days)),
 
   /**
    * The account's request log (every request of the last 7 days, up to 100,000), newest first, filtered by key,
    * status or class, operation, time range or `X-Request-Id`; `nextCursor` pages on.
    */
-  requestLog: memberProcedure.input(RequestLogFilter.prefault({})).query(async ({ ctx, input }) => {
-    if (input.keyId) await ctx.rt.apiKeys.assertInAccount(ctx.accountId, input.keyId);
-    const { keyId, ...rest } = input;
-    return ctx.rt.requestLog.search(ctx.accountId, { ...rest, apiKeyId: keyId });
-  }),
+  requestLog: memberProcedure
+    .input(RequestLogFilter.prefault({}))
+    .query(({ ctx, input }) => ctx.account.requestLog(input)),
 
   /** Invites a member (owners only); the link is in this response only, valid 72 h, single use. */
   invite: ownerProcedure
     .input(InvitationCreate)
-    .mutation(({ ctx, input }) => ctx.rt.invitations.invite(ctx.accountId, input, ctx.actor)),
+    .mutation(({ ctx, input }) => ctx.account.invite(input, ctx.actor)),
 
   /**
    * Makes a member of the account an owner or a developer (owners only; oneself too). NOT_FOUND for an id that is
@@ -148,9 +92,7 @@ export const portalRouter = router({
    */
   setMemberRole: ownerProcedure
     .input(MemberRoleChange)
-    .mutation(({ ctx, input }) =>
-      ctx.rt.accounts.setMemberRole({ accountId: ctx.accountId, ...input }, ctx.actor),
-    ),
+    .mutation(({ ctx, input }) => ctx.account.setMemberRole(input, ctx.actor)),
 
   /**
    * Removes a member from the account (owners only; oneself too), ending their sessions at once. NOT_FOUND for an
@@ -158,9 +100,7 @@ export const portalRouter = router({
    */
   removeMember: ownerProcedure
     .input(MemberRef)
-    .mutation(({ ctx, input }) =>
-      ctx.rt.accounts.removeMember({ accountId: ctx.accountId, id: input.id }, ctx.actor),
-    ),
+    .mutation(({ ctx, input }) => ctx.account.removeMember(input.id, ctx.actor)),
 
   /** What an invitation link offers (account, email, role), while it can be accepted. NOT_FOUND otherwise. */
   invitation: publicProcedure

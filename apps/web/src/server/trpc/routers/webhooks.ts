@@ -1,8 +1,6 @@
 /**
- * Webhook endpoints (admins; docs/contract.md section 6): list, register (secret returned once), edit,
- * enable/disable, rotate the secret (returned once), delete, send a test message; each endpoint's delivery
- * log, one message with its attempts, and replay. Everything goes through core's webhook service, which
- * audits every change.
+ * Webhook endpoints (docs/contract.md sections 6 and 7): one router for admins (the store's endpoints) and for
+ * members (their account's), over core's endpoint service of the caller's scope.
  */
 import {
   WebhookDeliveryLogQuery,
@@ -14,71 +12,85 @@ import {
   WebhookReplayRange,
   WebhookTestMessage,
 } from "@petstore/contracts";
+import type { WebhookEndpoints } from "@petstore/core";
+import type { TRPCProcedureBuilder, TRPCUnsetMarker } from "@trpc/server";
+import type { TrpcContext } from "../context";
 import { adminProcedure, router } from "../init";
 
-export const webhooksRouter = router({
-  /** Every endpoint (oldest first) with its pending deliveries. */
-  list: adminProcedure.query(({ ctx }) => ctx.rt.webhooks.list()),
+/** What the webhook procedures see: the endpoints of the caller's scope and who acts, not the runtime. */
+type WebhookContext = { webhooks: WebhookEndpoints; actor: string; rt: never };
+type U = TRPCUnsetMarker;
+type WebhookProcedure = TRPCProcedureBuilder<TrpcContext, object, WebhookContext, U, U, U, U, false>;
 
-  get: adminProcedure.input(WebhookEndpointRef).query(({ ctx, input }) => ctx.rt.webhooks.get(input.id)),
+/** The webhook procedures on `procedure`, whose context carries the scope's endpoint service. */
+export function webhookRouter(procedure: WebhookProcedure) {
+  return router({
+    /** The endpoints in scope (oldest first) with pending deliveries and the last 7 days' success rate. */
+    list: procedure.query(({ ctx }) => ctx.webhooks.list()),
 
-  /** Registers an endpoint (https, public address). The secret is in this response only. */
-  create: adminProcedure
-    .input(WebhookEndpointCreate)
-    .mutation(({ ctx, input }) => ctx.rt.webhooks.create(input, ctx.actor)),
+    get: procedure.input(WebhookEndpointRef).query(({ ctx, input }) => ctx.webhooks.get(input.id)),
 
-  update: adminProcedure
-    .input(WebhookEndpointUpdate)
-    .mutation(({ ctx, input }) => ctx.rt.webhooks.update(input, ctx.actor)),
+    /** Registers an endpoint (https, public address). The secret is in this response only. */
+    create: procedure
+      .input(WebhookEndpointCreate)
+      .mutation(({ ctx, input }) => ctx.webhooks.create(input, ctx.actor)),
 
-  enable: adminProcedure
-    .input(WebhookEndpointRef)
-    .mutation(({ ctx, input }) => ctx.rt.webhooks.enable(input.id, ctx.actor)),
+    update: procedure
+      .input(WebhookEndpointUpdate)
+      .mutation(({ ctx, input }) => ctx.webhooks.update(input, ctx.actor)),
 
-  /** Nothing more is sent; pending deliveries fail. */
-  disable: adminProcedure
-    .input(WebhookEndpointRef)
-    .mutation(({ ctx, input }) => ctx.rt.webhooks.disable(input.id, ctx.actor)),
+    enable: procedure
+      .input(WebhookEndpointRef)
+      .mutation(({ ctx, input }) => ctx.webhooks.enable(input.id, ctx.actor)),
 
-  /** New secret (in this response only); the old one keeps signing for 24 h. */
-  rotate: adminProcedure
-    .input(WebhookEndpointRef)
-    .mutation(({ ctx, input }) => ctx.rt.webhooks.rotate(input.id, ctx.actor)),
+    /** Nothing more is sent; pending deliveries fail. */
+    disable: procedure
+      .input(WebhookEndpointRef)
+      .mutation(({ ctx, input }) => ctx.webhooks.disable(input.id, ctx.actor)),
 
-  remove: adminProcedure.input(WebhookEndpointRef).mutation(async ({ ctx, input }) => {
-    await ctx.rt.webhooks.remove(input.id, ctx.actor);
-    return { id: input.id };
-  }),
+    /** New secret (in this response only); the old one keeps signing for 24 h. */
+    rotate: procedure
+      .input(WebhookEndpointRef)
+      .mutation(({ ctx, input }) => ctx.webhooks.rotate(input.id, ctx.actor)),
 
-  /** Sends a test message (`webhook.test`, or an example of an event type) now and reports the attempt. */
-  sendTest: adminProcedure.input(WebhookTestMessage).mutation(async ({ ctx, input }) => {
-    const { messageId, attempt } = await ctx.rt.webhooks.sendTest(input.id, ctx.actor, input.type);
-    return {
-      messageId,
-      outcome: attempt?.outcome ?? null,
-      status: attempt?.status ?? null,
-      durationMs: attempt?.durationMs ?? null,
-      error: attempt?.error ?? null,
-    };
-  }),
+    remove: procedure.input(WebhookEndpointRef).mutation(async ({ ctx, input }) => {
+      await ctx.webhooks.remove(input.id, ctx.actor);
+      return { id: input.id };
+    }),
 
-  /** One page of the endpoint's attempts, newest first, optionally by outcome. */
-  deliveryLog: adminProcedure
-    .input(WebhookDeliveryLogQuery)
-    .query(({ ctx, input }) => ctx.rt.webhooks.deliveryLog(input)),
+    /** Sends a test message (`webhook.test`, or an example of an event type) now and reports the attempt. */
+    sendTest: procedure.input(WebhookTestMessage).mutation(async ({ ctx, input }) => {
+      const { messageId, attempt } = await ctx.webhooks.sendTest(input.id, ctx.actor, input.type);
+      return {
+        messageId,
+        outcome: attempt?.outcome ?? null,
+        status: attempt?.status ?? null,
+        durationMs: attempt?.durationMs ?? null,
+        error: attempt?.error ?? null,
+      };
+    }),
 
-  /** A message: its body and, per endpoint, the delivery and its attempts. */
-  message: adminProcedure
-    .input(WebhookMessageRef)
-    .query(({ ctx, input }) => ctx.rt.webhooks.message(input.id)),
+    /** One page of the endpoint's attempts, newest first, optionally by outcome. */
+    deliveryLog: procedure
+      .input(WebhookDeliveryLogQuery)
+      .query(({ ctx, input }) => ctx.webhooks.deliveryLog(input)),
 
-  /** Sends a message again (same webhook-id). */
-  replayMessage: adminProcedure.input(WebhookReplayMessage).mutation(async ({ ctx, input }) => ({
-    queued: await ctx.rt.webhooks.replayMessage(input, ctx.actor),
-  })),
+    /** A message: its body and, per endpoint in scope, the delivery and its attempts. */
+    message: procedure.input(WebhookMessageRef).query(({ ctx, input }) => ctx.webhooks.message(input.id)),
 
-  /** Sends again an endpoint's messages of a time range (or only its failed ones). */
-  replayRange: adminProcedure.input(WebhookReplayRange).mutation(async ({ ctx, input }) => ({
-    queued: await ctx.rt.webhooks.replayRange(input, ctx.actor),
-  })),
-});
+    /** Sends a message again (same webhook-id), to one endpoint or to those in scope it went to. */
+    replayMessage: procedure.input(WebhookReplayMessage).mutation(async ({ ctx, input }) => ({
+      queued: await ctx.webhooks.replayMessage(input, ctx.actor),
+    })),
+
+    /** Sends again an endpoint's messages of a time range (or only its failed ones). */
+    replayRange: procedure.input(WebhookReplayRange).mutation(async ({ ctx, input }) => ({
+      queued: await ctx.webhooks.replayRange(input, ctx.actor),
+    })),
+  });
+}
+
+/** The admins' webhook procedures: every endpoint of the store, the accounts' included. */
+export const webhooksRouter = webhookRouter(
+  adminProcedure.use(({ ctx, next }) => next({ ctx: { webhooks: ctx.rt.webhooks, rt: undefined as never } })),
+);
