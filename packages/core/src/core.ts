@@ -25,11 +25,7 @@ import { createPasswordWork } from "./users/password.ts";
 import { createUserService } from "./users/service.ts";
 import { createWebhooks } from "./webhooks/index.ts";
 
-/**
- * `cursorSecret` signs the cursors of listPets and listCategories (config CURSOR_SECRET, else
- * `ensureServerSecret`); `usageSources`: the analytics recorder's unflushed counts and the recent-requests store,
- * so usage figures are current.
- */
+/** `cursorSecret` signs listPets' and listCategories' cursors; `usageSources`: the recorder's unflushed counts. */
 export function createCore(deps: CoreDeps, options: { cursorSecret: string; usageSources?: UsageSources }) {
   // The services that write webhook events tell delivery when a change queued some (webhooks/outbox.ts).
   const webhooks = createWebhooks(deps);
@@ -56,14 +52,12 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     idempotency: createIdempotencyService(deps),
     plans: createPlanService(deps),
     users: createUserService(deps, passwords),
-    /** Consumer accounts of the developer portal (accounts/service.ts). */
     accounts,
     invitations,
     sessions: createSessionService(deps, passwords),
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
     usage,
-    /** The request log of consumer accounts (usage/request-log.ts). */
     requestLog,
     /** The store's webhook endpoints (every one), delivery log, replay; delivery in this process. */
     webhooks,

@@ -74,11 +74,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
   }
 
   const forget = (keyId: string) => verifier.forget(keyId);
-  /**
-   * The one shape of an audited key change: find by id or prefix (within `accountId`'s keys when given),
-   * update with `data(before, now)`, audit before/after, drop the cached entry.
-   * @throws AppError not_found, or what `data` throws.
-   */
+  /** Audited change of key `ref` (of account `accountId` if given) to `data(before, now)`. @throws not_found. */
   async function changeKey(
     ref: string,
     actor: Actor,
@@ -173,10 +169,8 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
     seconds ? new Date(now.getTime() + seconds * 1000) : null;
 
   /**
-   * Issues a key of consumer account `accountId` on its plan with the plan's limits, under the account's row
-   * lock, so concurrent creations count each other against the key cap (`Plan.maxKeys`: live keys).
-   * @throws AppError not_found (no such account); conflict when the account is suspended, at its cap, or
-   *   without limits (Enterprise, until an admin sets the account's own).
+   * Issues a key of account `accountId` on its plan, under the account's row lock (so the key cap holds).
+   * @throws AppError not_found; conflict when the account is suspended, at its cap, or without limits.
    */
   async function createInAccount(accountId: string, input: PortalKeyCreate, actor: Actor) {
     const now = clock();
@@ -220,7 +214,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
     return rows.map((r) => toView(r, now));
   }
 
-  /** One key with its lineage (the keys it was rolled from and to). @throws AppError not_found. */
+  /** One key (of account `accountId` when given) with its lineage. @throws AppError not_found. */
   async function get(id: string, accountId?: string): Promise<ApiKeyDetail> {
     const row = await prisma.apiKey.findFirst({
       where: { id, ...(accountId ? { accountId } : {}) },
@@ -235,7 +229,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
     return { ...toView(row, clock()), rolledFrom, rolledTo };
   }
 
-  /** Revokes by id or display prefix; idempotent. @throws AppError not_found. */
+  /** Revokes by id or display prefix, idempotently. @throws AppError not_found. */
   const revoke = (ref: string, actor: Actor, accountId?: string): Promise<ApiKeyView> =>
     changeKey(
       ref,
@@ -246,12 +240,8 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
     );
 
   /**
-   * Rotation (docs/contract.md section 2, "Roll"): a new key with the same name, plan, limits, scopes and
-   * expiry; the old one expires after `graceSeconds` (0 = revoked now). A key is rolled at most once: its row is
-   * locked first (`FOR UPDATE`) and a key that already has a successor is refused, so the new key always
-   * copies the expiry of a key that was never rolled, never a grace end, and a lineage never forks.
-   * @throws AppError not_found; conflict for a key already rolled (the message names the newest key of its
-   *   lineage) or of a suspended account; validation_failed for a revoked or expired key.
+   * A new key like `ref`, which ends after `graceSeconds` (docs/contract.md section 2, "Roll"); rolled once.
+   * @throws AppError not_found; conflict (rolled, or its account suspended); validation_failed (revoked, expired).
    */
   async function roll(ref: string, graceSeconds: number, actor: Actor, accountId?: string) {
     const now = clock();
@@ -313,10 +303,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
     /** Keys read from the database to verify bearer tokens since the process started (verifier.ts). */
     keysRead: verifier.keysRead,
 
-    /**
-     * Resolves a bearer token to its caller, or `undefined` when the key is malformed, unknown, revoked,
-     * expired or of the other deployment. Never throws for a bad key; throws when the database is unreachable.
-     */
+    /** A bearer token's caller, or `undefined` for a bad key. @throws when the database is unreachable. */
     async authenticate(token: string): Promise<ApiCaller | undefined> {
       const check = verifier.peek(token);
       if (check.kind === "valid") return check.caller;
@@ -324,26 +311,20 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       return verifier.lookup(token);
     },
 
-    /**
-     * Issues a key; the secret is in the result and nowhere else.
-     * @throws AppError validation_failed when the limits break the rule (policy.ts `assertLimits`).
-     */
+    /** Issues a key; the secret is in the result only. @throws AppError validation_failed (policy.ts). */
     async create(input: ApiKeyCreate, actor: Actor): Promise<IssuedApiKey> {
       assertLimits(input);
       const expiresAt = expiryOf(clock(), input.expiresInSeconds);
       return prisma.$transaction((tx) => issueKey(tx, { ...input, expiresAt }, actor));
     },
 
-    /** Issues a key of consumer account `accountId` (see `createInAccount` above). */
     createInAccount,
-    /** The keys of consumer account `accountId`, newest first. */
     listOfAccount,
+    get,
+    revoke,
+    roll,
 
-    /**
-     * Consumer account `accountId`'s keys (docs/contract.md section 7, "Isolation"): a key of another account
-     * or of none is not_found, as one that does not exist. `require(id)` resolves to `id` when it is the
-     * account's.
-     */
+    /** Account `accountId`'s keys: any other id is not_found. `require(id)` resolves to `id` if it is one. */
     forAccount(accountId: string) {
       return {
         list: () => listOfAccount(accountId),
@@ -371,17 +352,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       return rows.map((r) => toView(r, now));
     },
 
-    /** One key by id, with its lineage. @throws AppError not_found. */
-    get: (id: string) => get(id),
-    /** Revokes by id or display prefix; idempotent. @throws AppError not_found. */
-    revoke: (ref: string, actor: Actor) => revoke(ref, actor),
-    /** Rolls a key by id or display prefix (see `roll` above). */
-    roll: (ref: string, graceSeconds: number, actor: Actor) => roll(ref, graceSeconds, actor),
-
-    /**
-     * Changes plan and/or custom limits (null clears a custom limit).
-     * @throws AppError not_found; validation_failed when the limits would break the rule (`assertLimits`).
-     */
+    /** Changes plan and/or limits (null: the plan's). @throws AppError not_found, validation_failed. */
     async update(
       input: { id: string; plan?: PlanName; perMinute?: number | null; perDay?: number | null },
       actor: Actor,
@@ -395,27 +366,17 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       });
     },
 
-    /**
-     * Replaces a key's scopes (docs/contract.md section 2, "Scopes"), audited as `apiKey.scopes`; this instance
-     * applies it at once, the others within 5 s (their caches). `scopes` is non-empty (contracts' ApiKeyScopes).
-     * @throws AppError not_found.
-     */
+    /** Replaces a key's scopes (docs/contract.md section 2, "Scopes"). @throws AppError not_found. */
     async changeScopes(ref: string, scopes: readonly ApiKeyScope[], actor: Actor): Promise<ApiKeyView> {
       return changeKey(ref, actor, "apiKey.scopes", () => ({ scopes: [...scopes] }));
     },
 
-    /**
-     * Records a ban decided by the rate limiter of subject `subjectId` (a key, or an account whose keys share
-     * windows), audited with the system as actor (see bans.ts).
-     */
+    /** Records the limiter's ban of subject `subjectId` (a key, or an account), audited (bans.ts). */
     async recordBan(subjectId: string, until: Date, ban?: BanFacts): Promise<void> {
       for (const id of await recordBan(prisma, subjectId, until, ban)) forget(id);
     },
 
-    /**
-     * Clears `bannedUntil` and audits it, on every key of the key's account when it has one (their ban is the
-     * account's); the caller also lifts the ban in the rate-limit store.
-     */
+    /** Clears the key's ban (its account's keys' too), audited; the caller lifts it in the limiter's store. */
     async clearBan(ref: string, actor: Actor): Promise<ApiKeyView> {
       const view = await changeKey(ref, actor, "apiKey.unban", () => ({ bannedUntil: null }));
       if (view.accountId) {
@@ -429,10 +390,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       return view;
     },
 
-    /**
-     * Resolves an id or display prefix to the key id and its rate-limit subject (the key's account, when it has
-     * one, else the key; verifier.ts `rateLimitSubject`). @throws AppError not_found.
-     */
+    /** The key id and rate-limit subject (its account, else itself) of id or prefix `ref`. @throws not_found. */
     async resolveId(ref: string): Promise<{ id: string; rateLimitSubject: string }> {
       const key = await findByRef(prisma as unknown as Prisma.TransactionClient, ref);
       return { id: key.id, rateLimitSubject: key.accountId ?? key.id };

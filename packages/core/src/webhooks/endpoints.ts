@@ -1,6 +1,6 @@
 /**
- * Webhook endpoints of the store or of one consumer account (docs/contract.md sections 6 and 7;
- * docs/architecture.md "Accounts scoped in core"). Every change is audited; a secret is returned once.
+ * Webhook endpoints of the store or of one account (docs/contract.md sections 6-7, docs/architecture.md "Accounts
+ * scoped in core"). Every change is audited; a secret is returned once.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -23,10 +23,7 @@ import { messageIdFloor } from "./outbox.ts";
 import { failPendingOf } from "./queue.ts";
 import { checkTarget } from "./targets.ts";
 
-/**
- * SQL condition: the message `e` may go to the endpoint `ep`: a test message to the endpoint it was sent to
- * only, any other message to the endpoints subscribed to its type.
- */
+/** SQL: message `e` may go to endpoint `ep` (a test message only to the endpoint it was sent to). */
 const deliverable = Prisma.sql`(CASE WHEN e."testEndpointId" IS NULL THEN e."type" = ANY (ep."eventTypes")
                                      ELSE e."testEndpointId" = ep."id" END)`;
 
@@ -166,10 +163,7 @@ function attemptView(a: WebhookAttempt, eventType: string): WebhookAttemptView {
   };
 }
 
-/**
- * @returns the store's endpoint service (every endpoint), `forAccount(id)` for one consumer account's
- *   endpoints, and `disableAutomatically` for the dispatcher.
- */
+/** @returns the store's endpoint service, `forAccount(id)` (one account's), `disableAutomatically`. */
 export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
   const { prisma, config } = deps;
   const allowPrivate = config.webhooks.allowPrivateTargets;
@@ -236,10 +230,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
     });
   }
 
-  /**
-   * Upserts pending deliveries of (event, endpoint) pairs, due now (an attempt in flight is left alone), and
-   * audits the replay once per endpoint. @returns deliveries queued.
-   */
+  /** Queues (event, endpoint) `pairs` now, leaving attempts in flight alone; audited. @returns the count. */
   async function queueReplays(pairs: Prisma.Sql, actor: Actor, audit: Record<string, unknown>) {
     const perEndpoint = await prisma.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<{ endpointId: string; queued: number }[]>`
@@ -267,10 +258,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
     return queued;
   }
 
-  /**
-   * Refuses to replay `event` to `endpoint` unless the endpoint subscribes to its type now, or the event is a
-   * test message sent to that endpoint. @throws AppError validation_failed (path endpointId).
-   */
+  /** @throws AppError validation_failed (path endpointId) unless `endpoint` may get `event` now. */
   function requireSubscribed(
     endpoint: WebhookEndpoint,
     event: { type: string; testEndpointId: string | null },
@@ -306,10 +294,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
       return endpoint;
     };
 
-    /**
-     * Message `id` and its deliveries in scope; an account sees a message only through a delivery to one of
-     * its endpoints. @throws AppError not_found.
-     */
+    /** Message `id` and its deliveries in scope (an account's message has one). @throws not_found. */
     const findMessage = async (id: string) => {
       const own = accountId
         ? (await prisma.webhookEndpoint.findMany({ where: { accountId }, select: { id: true } })).map(
@@ -328,11 +313,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
     };
 
     return {
-      /**
-       * Registers an endpoint (of the account, in an account's scope); the URL must be https and resolve to
-       * public addresses (docs/contract.md section 6, "Safety"). @returns it with its secret (shown once).
-       * @throws AppError validation_failed (path url).
-       */
+      /** Registers an endpoint (https, public: contract section 6). @throws validation_failed (path url). */
       async create(input: WebhookEndpointCreate, actor: Actor): Promise<EndpointWithSecret> {
         const url = await checkTarget(input.url, allowPrivate);
         const secret = newWebhookSecret();
@@ -358,7 +339,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
         });
       },
 
-      /** The endpoints in scope, oldest first, with pending deliveries and the last 7 days' attempts. */
+      /** Oldest first, with pending deliveries and the last 7 days' attempts. */
       async list(): Promise<WebhookEndpointView[]> {
         const rows = await prisma.webhookEndpoint.findMany({
           ...(accountId ? { where: { accountId } } : {}),
@@ -369,10 +350,9 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
         return rows.map((r) => toView(r, pending.get(r.id), recent.get(r.id)));
       },
 
-      /** @throws AppError not_found. */
       get: view,
 
-      /** Changes URL, event types and/or description. @throws AppError not_found, validation_failed. */
+      /** @throws AppError not_found, validation_failed. */
       async update(input: WebhookEndpointUpdate, actor: Actor): Promise<WebhookEndpointView> {
         const url = input.url === undefined ? undefined : await checkTarget(input.url, allowPrivate);
         const row = await prisma.$transaction(async (tx) => {
@@ -398,7 +378,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
         return view(row.id);
       },
 
-      /** Enables an endpoint: new events are delivered to it again, and its failure streak starts over. */
+      /** Delivers new events again; the failure streak starts over. */
       async enable(id: string, actor: Actor): Promise<WebhookEndpointView> {
         await prisma.$transaction(async (tx) => {
           const before = await find(tx, id, accountId);
@@ -419,16 +399,13 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
         return view(id);
       },
 
-      /** Disables an endpoint: nothing more is sent to it, and its pending deliveries fail. */
+      /** Sends nothing more; pending deliveries fail. */
       async disable(id: string, actor: Actor): Promise<WebhookEndpointView> {
         await disable(id, `Disabled by ${actor}`, actor, accountId);
         return view(id);
       },
 
-      /**
-       * A new signing secret; for 24 hours every delivery is signed with the old one too (Standard Webhooks
-       * "Webhook headers"). @returns the new secret, shown once. @throws AppError not_found.
-       */
+      /** A new secret (returned once); the old one also signs for 24 h. @throws AppError not_found. */
       async rotate(id: string, actor: Actor): Promise<EndpointWithSecret> {
         const secret = newWebhookSecret();
         return prisma.$transaction(async (tx) => {
@@ -449,7 +426,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
         });
       },
 
-      /** Deletes an endpoint with its deliveries and their attempts. @throws AppError not_found. */
+      /** Deletes the endpoint, its deliveries and attempts. @throws AppError not_found. */
       async remove(id: string, actor: Actor): Promise<void> {
         await prisma.$transaction(async (tx) => {
           const before = await find(tx, id, accountId);
@@ -466,11 +443,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
         });
       },
 
-      /**
-       * Sends a test message of `type` (`webhook.test`, or an example of an event type: examples.ts) to the
-       * endpoint now, from this process, and reports the attempt; a failed one is retried on the schedule like
-       * any delivery. It goes to this endpoint only, also on replays. @throws AppError not_found.
-       */
+      /** Sends a `type` test message (examples.ts) to this endpoint only, now. @throws AppError not_found. */
       async sendTest(
         id: string,
         actor: Actor,
@@ -497,7 +470,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
         return { messageId, attempt: await dispatcher.attemptNow({ eventId: messageId, endpointId: id }) };
       },
 
-      /** One page of an endpoint's attempts, newest first, optionally only successes or failures. */
+      /** One page of the endpoint's attempts, newest first. @throws AppError not_found. */
       async deliveryLog(
         query: WebhookDeliveryLogQuery,
       ): Promise<{ rows: WebhookAttemptView[]; total: number }> {
@@ -523,7 +496,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
         return { total, rows: rows.map((a) => attemptView(a, typeOf.get(a.eventId) ?? "")) };
       },
 
-      /** A message with its body and, per endpoint in scope, its delivery and attempts. @throws not_found. */
+      /** A message with, per endpoint in scope, its delivery and attempts. @throws AppError not_found. */
       async message(id: string): Promise<WebhookMessageView> {
         const { event, deliveries } = await findMessage(id);
         const endpointIds = deliveries.map((d) => d.endpointId);
@@ -560,10 +533,8 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
       },
 
       /**
-       * Sends a message again, with the same `webhook-id`: to `endpointId`, or to every enabled endpoint in
-       * scope it was queued for that still subscribes to its type (a test message: to the endpoint it was
-       * sent to). @returns deliveries queued. @throws AppError not_found (message or endpoint), conflict
-       * (endpoint disabled), validation_failed (path endpointId: not subscribed to the message's type).
+       * Sends a message again (same `webhook-id`) to `endpointId`, or to the enabled endpoints in scope it went
+       * to. @returns deliveries queued. @throws AppError not_found, conflict (disabled), validation_failed.
        */
       async replayMessage(input: WebhookReplayMessage, actor: Actor): Promise<number> {
         const { event } = await findMessage(input.messageId);
@@ -586,12 +557,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
         );
       },
 
-      /**
-       * Sends again every message of the endpoint's event types written in `[since, until)`, or with
-       * `failedOnly` those whose delivery to it failed (of the types it subscribes to now, or its test
-       * messages), each with its own `webhook-id`. Messages it never got (it was disabled, say) are included
-       * unless `failedOnly`. @returns deliveries queued. @throws AppError not_found, conflict (disabled).
-       */
+      /** Re-sends the endpoint's messages of `[since, until)`, or its failed ones. @throws not_found, conflict. */
       async replayRange(input: WebhookReplayRange, actor: Actor): Promise<number> {
         const endpoint = await requireEnabled(input.endpointId);
         const until = input.until ? new Date(input.until) : new Date();
@@ -618,7 +584,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
 
   return {
     ...scoped(),
-    /** The same service over consumer account `accountId`'s endpoints: others' ids are not_found. */
+    /** The same service over account `accountId`'s endpoints: any other id is not_found. */
     forAccount: (accountId: string) => scoped(accountId),
     /** What the dispatcher calls when it gives up on an endpoint (actor `system`). */
     async disableAutomatically(request: AutomaticDisable): Promise<void> {

@@ -33,11 +33,7 @@ export const adminProcedure = staffProcedure.use(({ ctx, next }) => {
   return next({ ctx: { user: { ...ctx.user, role: "admin" as const } } });
 });
 
-/**
- * A signed-in member of a consumer account. The context holds `account`, the services of the member's account
- * (core's `forAccount`), and no runtime: `ctx.rt` is `never`, so a member procedure cannot reach another
- * account's data, and one that tries does not type-check.
- */
+/** A member of a consumer account: `ctx.account` is the account's scope, and `ctx.rt` is `never`. */
 export const memberProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
   const { user } = ctx.session;

@@ -56,12 +56,12 @@ export const accountsRouter = router({
       ctx.rt.invitations.invite(input.accountId, { email: input.email, role: input.role }, ctx.actor),
     ),
 
-  /** Makes a member of the account an owner or a developer. CONFLICT when it would leave the account without an owner. */
+  /** CONFLICT when it would leave the account without an owner. */
   setMemberRole: adminProcedure
     .input(MemberRoleChange.extend({ accountId: AccountId }))
     .mutation(({ ctx, input }) => ctx.rt.accounts.setMemberRole(input, ctx.actor)),
 
-  /** Removes a member from the account, ending their sessions at once. CONFLICT for the account's last owner. */
+  /** Ends the member's sessions at once. CONFLICT for the account's last owner. */
   removeMember: adminProcedure
     .input(MemberRef.extend({ accountId: AccountId }))
     .mutation(({ ctx, input }) => ctx.rt.accounts.removeMember(input, ctx.actor)),
@@ -70,7 +70,7 @@ export const accountsRouter = router({
     .input(AccountPlanChange)
     .mutation(({ ctx, input }) => ctx.rt.accounts.setPlan(input, ctx.actor)),
 
-  /** The account's own limits, shared by its keys instead of the plan's (null: the plan's); needed on Enterprise. */
+  /** The account's own limits, shared by its keys (null: the plan's); needed on Enterprise. */
   setLimits: adminProcedure
     .input(AccountLimitsChange)
     .mutation(({ ctx, input }) => ctx.rt.accounts.setLimits(input, ctx.actor)),
