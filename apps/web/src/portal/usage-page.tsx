@@ -1,14 +1,11 @@
 "use client";
-/**
- * The portal's usage page: the account's usage against the limits its keys share, for 7, 30 or 90 days (in the
- * URL, `?days=90`), with the daily figures as CSV.
- */
+/** The account's usage against the limits its keys share, for 7, 30 or 90 days (`?days=90`), with a CSV. */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { parseAsNumberLiteral, useQueryState } from "nuqs";
-import { PageHeader } from "@/admin/components/page-header";
-import { QueryState } from "@/admin/components/query-state";
-import { useTRPC } from "@/admin/trpc";
-import { USAGE_DAYS, UsageToolbar, UsageView } from "./usage-view";
+import { PageHeader } from "@/ui/components/page";
+import { QueryState } from "@/ui/components/query-state";
+import { useTRPC } from "@/ui/trpc";
+import { USAGE_DAYS, UsageToolbar, UsageView } from "@/ui/usage/usage-view";
 
 const daysParam = parseAsNumberLiteral(USAGE_DAYS).withDefault(30);
 

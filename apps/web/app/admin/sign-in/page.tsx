@@ -1,11 +1,8 @@
-/**
- * Sign-in page; a visitor who is already signed in goes straight to the dashboard (a member of a consumer
- * account on to the developer portal, as after signing in here).
- */
+/** Sign-in; a visitor already signed in goes on at once: staff to the dashboard, members to the portal. */
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { SignInForm } from "@/admin/sign-in/sign-in-form";
 import { currentUser } from "@/server/trpc/page-auth";
+import { SignInForm } from "@/ui/sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";

@@ -1,11 +1,8 @@
-/**
- * The developer portal's sign-in page: members go on to the portal (or the portal page they came from), staff to
- * the admin dashboard; a visitor already signed in goes there at once.
- */
+/** The portal's sign-in; a visitor already signed in goes on at once: members to the portal, staff to the dashboard. */
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { SignInForm } from "@/admin/sign-in/sign-in-form";
 import { currentUser } from "@/server/trpc/page-auth";
+import { SignInForm } from "@/ui/sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";

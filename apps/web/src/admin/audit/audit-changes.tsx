@@ -1,8 +1,7 @@
 "use client";
 /**
- * An audit entry's before and after, one row per field they record: the value before and after side by side,
- * the fields that changed marked and listed first. Values read as text (strings as they are, lists joined,
- * nested objects as compact JSON); a side that does not record the field shows a dash.
+ * An audit entry's before and after, field by field, the changed fields marked and first; values as text (lists
+ * joined, objects as compact JSON), a dash where a side does not record the field.
  */
 import { Badge, Code, Table, Text } from "@mantine/core";
 

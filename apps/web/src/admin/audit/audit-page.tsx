@@ -1,22 +1,22 @@
 "use client";
 /**
- * Audit log (admins): every change made in the dashboard or the CLI, newest first, filtered by actor, action,
- * entity and a range of days (all in the URL), each entry's author and entity named, its changes field by field
- * in a dialog, and the filtered log as a streamed CSV download. Read-only.
+ * The audit log (admins): every change made in the dashboard or the CLI, newest first, filtered in the URL by
+ * actor, action, entity and days; each entry's changes in a dialog; the filtered log as a streamed CSV. Read-only.
  */
-import { Badge, Button, Code, Group, Modal, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Badge, Button, Code, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { AUDIT_ACTIONS, AuditLogFilter } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { DataTable } from "../components/data-table";
-import { PageHeader } from "../components/page-header";
-import { Pager } from "../components/pager";
-import { QueryState } from "../components/query-state";
-import { notifySuccess } from "../feedback";
-import { formatDateTime } from "../format";
-import { useTRPC } from "../trpc";
-import { maxLengthOf } from "../use-zod-form";
+import { DataTable } from "@/ui/components/data-table";
+import { PageHeader } from "@/ui/components/page";
+import { Pager } from "@/ui/components/pager";
+import { QueryState } from "@/ui/components/query-state";
+import { Dialog } from "@/ui/dialogs";
+import { notifySuccess } from "@/ui/feedback";
+import { formatDateTime } from "@/ui/format";
+import { maxLengthOf } from "@/ui/forms/use-zod-form";
+import { useTRPC } from "@/ui/trpc";
 import { AuditChanges } from "./audit-changes";
 import { AuditDays } from "./audit-days";
 import { AUDIT_PAGE_SIZE, useAuditQuery } from "./use-audit-query";
@@ -38,23 +38,14 @@ const ENTITY_OPTIONS = [
 
 const shortId = (id: string) => (id.length > 13 ? `${id.slice(0, 8)}…` : id);
 
-/** The export's address for `filter`: the streamed CSV download (GET /api/audit/export). */
-function exportUrl(filter: ReturnType<typeof useAuditQuery>["filter"]): string {
-  const params = new URLSearchParams(
-    Object.entries(filter).filter((e): e is [string, string] => Boolean(e[1])),
-  );
-  const query = params.toString();
-  return `/api/audit/export${query ? `?${query}` : ""}`;
-}
-
-/**
- * Downloads the filtered log as CSV. The server streams the file for any range as the browser saves it, so
- * the download starts at once and holds no more than a batch of entries in memory on either side.
- */
+/** Downloads the filtered log as CSV (GET /api/audit/export), which the server streams for any range. */
 function ExportButton({ filter }: { filter: ReturnType<typeof useAuditQuery>["filter"] }) {
   const download = () => {
-    const link = Object.assign(document.createElement("a"), { href: exportUrl(filter), download: "" });
-    link.click();
+    const query = new URLSearchParams(
+      Object.entries(filter).filter((e): e is [string, string] => Boolean(e[1])),
+    );
+    const href = `/api/audit/export${query.toString() ? `?${query}` : ""}`;
+    Object.assign(document.createElement("a"), { href, download: "" }).click();
     notifySuccess("Export started: your browser saves the CSV file as it arrives.");
   };
   return (
@@ -70,10 +61,7 @@ const ACTION_GROUPS = ENTITY_OPTIONS.filter((o) => o.value).map((o) => ({
   items: AUDIT_ACTIONS.filter((a) => a.startsWith(`${o.value}.`)),
 }));
 
-/**
- * The "Who" options: people (the users table) and the service and operators (system, cli:...), plus the actor
- * of the URL when neither lists it, so a shared link keeps its filter visible.
- */
+/** The "Who" options: people, then the service and operators, and the URL's actor when neither lists it. */
 function actorOptions(actors: { actor: string; label: string }[], current: string | null) {
   const people = actors.filter((a) => a.actor.startsWith("user:"));
   const others = actors.filter((a) => !a.actor.startsWith("user:"));
@@ -219,18 +207,12 @@ export function AuditPage() {
           </>
         )}
       </QueryState>
-      <Modal
-        opened={viewing !== null}
-        onClose={() => setViewing(null)}
-        title={
-          viewing
-            ? `${viewing.action} · ${viewing.entityName ?? `${viewing.entityType} ${viewing.entityId}`}`
-            : ""
-        }
-        size="xl"
-        centered
-      >
-        {viewing ? (
+      {viewing ? (
+        <Dialog
+          onClose={() => setViewing(null)}
+          title={`${viewing.action} · ${viewing.entityName ?? `${viewing.entityType} ${viewing.entityId}`}`}
+          size="xl"
+        >
           <Stack>
             <Text size="sm">
               By <strong>{who(viewing.actor)}</strong> on {formatDateTime(viewing.at)} · {viewing.entityType}{" "}
@@ -238,8 +220,8 @@ export function AuditPage() {
             </Text>
             <AuditChanges before={viewing.before} after={viewing.after} />
           </Stack>
-        ) : null}
-      </Modal>
+        </Dialog>
+      ) : null}
     </>
   );
 }

@@ -1,23 +1,20 @@
 "use client";
 /**
- * The keys that still call the deprecated getPet (docs/contract.md section 4 "API keys": admins chase its users
- * before the sunset of section 1), a page of its own beside the key list rather than a mode of it: its rows are
- * the keys with calls in a window and its columns and sort are the calls, which the list's filters do not have.
- * Server-paged, most calls first or latest call first, over the last 7 or 30 days (all in the URL:
- * `?days=7&sort=lastCall&page=2&size=50`), with the whole view as a streamed CSV download.
+ * The keys that still call the deprecated getPet (docs/contract.md section 4 "API keys": admins chase them before its
+ * sunset), server-paged, by most calls or latest call over 7 or 30 days (all in the URL), and as a streamed CSV.
  */
 import { Anchor, Badge, Button, Code, Group, Select } from "@mantine/core";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { parseAsInteger, parseAsNumberLiteral, parseAsStringLiteral, useQueryStates } from "nuqs";
+import { sortHeaders } from "@/admin/components/sort";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { ariaSort, SortButton } from "../animals/sort-header";
-import { DataTable } from "../components/data-table";
-import { PageHeader } from "../components/page-header";
-import { PAGE_SIZES, Pager } from "../components/pager";
-import { QueryState } from "../components/query-state";
-import { formatDateTime, formatNumber, planLabel } from "../format";
-import { useTRPC } from "../trpc";
+import { DataTable } from "@/ui/components/data-table";
+import { PageHeader } from "@/ui/components/page";
+import { PAGE_SIZES, Pager } from "@/ui/components/pager";
+import { QueryState } from "@/ui/components/query-state";
+import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
+import { useTRPC } from "@/ui/trpc";
 
 type Row = RouterOutputs["apiKeys"]["deprecatedCalls"]["rows"][number];
 
@@ -30,10 +27,6 @@ const params = {
   size: parseAsNumberLiteral(PAGE_SIZES).withDefault(20),
 };
 
-/** The download's address for the view's window and order (GET /api/keys/deprecated-calls/export). */
-const exportUrl = (days: number, sort: string) =>
-  `/api/keys/deprecated-calls/export?${new URLSearchParams({ days: String(days), sort })}`;
-
 export function DeprecatedCallsPage() {
   const trpc = useTRPC();
   const [view, setView] = useQueryStates(params, { history: "replace" });
@@ -43,24 +36,19 @@ export function DeprecatedCallsPage() {
     placeholderData: keepPreviousData,
     refetchInterval: 60_000,
   });
-  const sortable = (label: string, column: typeof view.sort) => ({
-    header: (
-      <SortButton
-        label={label}
-        active={view.sort === column}
-        direction="desc"
-        onSort={() => setView({ sort: column, page: null })}
-      />
-    ),
-    label,
-    headerProps: { "aria-sort": ariaSort(view.sort === column, "desc") },
-  });
+  const calls = `getPet calls (${view.days} days)`;
+  const headers = sortHeaders(
+    { calls, lastCall: "Last call (hour)" },
+    { sort: view.sort, dir: "desc" },
+    (sort) => setView({ sort, page: null }),
+  );
+  // The whole view as CSV, streamed by GET /api/keys/deprecated-calls/export.
   const download = () => {
-    const link = Object.assign(document.createElement("a"), {
-      href: exportUrl(view.days, view.sort),
+    const query = new URLSearchParams({ days: String(view.days), sort: view.sort });
+    Object.assign(document.createElement("a"), {
+      href: `/api/keys/deprecated-calls/export?${query}`,
       download: "",
-    });
-    link.click();
+    }).click();
   };
 
   return (
@@ -127,19 +115,15 @@ export function DeprecatedCallsPage() {
                     </Badge>
                   ),
                 },
+                { key: "calls", header: calls, align: "right", cell: (k) => formatNumber(k.calls) },
                 {
-                  key: "calls",
-                  ...sortable(`getPet calls (${view.days} days)`, "calls"),
-                  align: "right",
-                  cell: (k) => formatNumber(k.calls),
-                },
-                {
-                  key: "last",
-                  ...sortable("Last call (hour)", "lastCall"),
+                  key: "lastCall",
+                  header: "Last call (hour)",
                   minWidth: 150,
                   cell: (k) => formatDateTime(k.lastCallAt),
                 },
               ]}
+              headers={headers}
             />
             <Pager
               what="Keys"

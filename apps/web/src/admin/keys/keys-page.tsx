@@ -1,9 +1,7 @@
 "use client";
 /**
- * API keys (admins): a server-paged list searched by name or prefix (the best matches first), filtered by plan
- * and state and sorted by creation, last use or getPet calls (all in the URL, use-keys-query.ts), with today's
- * requests and the last 30 days' getPet calls from the usage service; issue
- * (secret shown once), and per-key actions.
+ * API keys (admins): a server-paged list searched by name or prefix, filtered and sorted in the URL
+ * (use-keys-query.ts), with each key's usage figures and actions; "Issue key" shows the new secret once.
  */
 import { Anchor, Badge, Button, Code, Group, Select, Text, TextInput } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
@@ -11,17 +9,17 @@ import { ApiKeySearch, PlanName } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { type Column, DataTable } from "../components/data-table";
-import { PageHeader } from "../components/page-header";
-import { Pager } from "../components/pager";
-import { QueryState } from "../components/query-state";
-import { formatDateTime, formatNumber, planLabel } from "../format";
-import { useTRPC } from "../trpc";
-import { maxLengthOf } from "../use-zod-form";
-import { IssueKeyModal } from "./issue-key-modal";
+import { type Column, DataTable } from "@/ui/components/data-table";
+import { PageHeader } from "@/ui/components/page";
+import { Pager } from "@/ui/components/pager";
+import { QueryState } from "@/ui/components/query-state";
+import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
+import { maxLengthOf } from "@/ui/forms/use-zod-form";
+import { KeyDialog } from "@/ui/keys/key-dialog";
+import { RestrictedScopes } from "@/ui/keys/key-fields";
+import { STATE_COLORS, STATE_LABELS } from "@/ui/keys/key-meta";
+import { useTRPC } from "@/ui/trpc";
 import { KeyActions } from "./key-actions";
-import { STATE_COLORS, STATE_LABELS } from "./key-meta";
-import { RestrictedScopes } from "./scopes-field";
 import { useKeysQuery } from "./use-keys-query";
 
 const STATE_FILTER = [
@@ -74,7 +72,7 @@ const USAGE_COLUMNS: Column<Row>[] = USAGE_FIGURES.map(([key, field, header, lab
   cell: (k: Row) => formatNumber(k[field]),
 }));
 
-/** The keys table's columns and row actions, defined once so the rows are not drawn again when the page is. */
+/** Defined once, so that the rows are not drawn again when the page is. */
 const COLUMNS: Column<Row>[] = [
   {
     key: "name",
@@ -128,7 +126,7 @@ const keyActions = (k: Row) => <KeyActions apiKey={k} />;
 
 export function KeysPage() {
   const trpc = useTRPC();
-  const [issueOpen, issue] = useDisclosure(false);
+  const [issuing, issue] = useDisclosure(false);
   const { view, input, filtered, filter, goTo } = useKeysQuery();
   const keys = useQuery({
     ...trpc.apiKeys.list.queryOptions(input),
@@ -221,7 +219,7 @@ export function KeysPage() {
           </>
         )}
       </QueryState>
-      <IssueKeyModal opened={issueOpen} onClose={issue.close} />
+      {issuing ? <KeyDialog scope="admin" onClose={issue.close} /> : null}
     </>
   );
 }

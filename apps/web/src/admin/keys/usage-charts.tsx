@@ -1,13 +1,10 @@
 "use client";
-/**
- * A key's last 30 days as four bar charts (requests, 429s, bans, calls to the deprecated getPet), each
- * with its total, and the same numbers as a table for screen readers and copying.
- */
+/** A key's last 30 days as four bar charts (requests, 429s, bans, deprecated getPet calls) and as a table. */
 import { BarChart } from "@mantine/charts";
 import { Paper, SimpleGrid, Text, Title } from "@mantine/core";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { FiguresTable } from "../components/figures-table";
-import { formatNumber } from "../format";
+import { FiguresTable } from "@/ui/components/figures-table";
+import { formatNumber } from "@/ui/format";
 
 export type UsageDay = RouterOutputs["apiKeys"]["usage"][number];
 
@@ -83,11 +80,15 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
       </SimpleGrid>
       <FiguresTable
         toggle="Show the numbers as a table"
-        label="Daily usage table"
         minWidth={520}
-        first="Day (UTC)"
-        columns={SERIES.map((s) => ({ key: s.key, label: s.title }))}
-        rows={[...days].reverse().map((d) => ({ ...d, key: d.day, name: d.day }))}
+        tables={[
+          {
+            label: "Daily usage table",
+            first: "Day (UTC)",
+            columns: SERIES.map((s) => ({ key: s.key, label: s.title })),
+            rows: [...days].reverse().map((d) => ({ ...d, key: d.day, name: d.day })),
+          },
+        ]}
       />
     </>
   );

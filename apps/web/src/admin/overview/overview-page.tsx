@@ -1,8 +1,7 @@
 "use client";
 /**
- * Overview: animals by status (everyone), and for admins the working keys by plan, requests today and the
- * busiest keys today, and the whole API's traffic charts: the usage service's numbers, the same the key list
- * and key pages show.
+ * Overview: animals by status (everyone), and for admins the working keys by plan, requests today, the busiest keys
+ * and the whole API's traffic, the usage service's figures that every other screen shows.
  */
 import { BarChart, DonutChart } from "@mantine/charts";
 import {
@@ -21,13 +20,12 @@ import { COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { type Traffic, TrafficCharts } from "../analytics/traffic-charts";
-import { PageHeader } from "../components/page-header";
-import { QueryState } from "../components/query-state";
-import { TableScroll } from "../components/table-scroll";
-import { useCurrentUser } from "../current-user";
-import { formatEstimate, formatNumber, formatShortCount, planLabel, STATUS_LABELS } from "../format";
-import { useTRPC } from "../trpc";
+import { PageHeader, TableScroll } from "@/ui/components/page";
+import { QueryState } from "@/ui/components/query-state";
+import { formatEstimate, formatNumber, formatShortCount, planLabel, STATUS_LABELS } from "@/ui/format";
+import { useCurrentUser } from "@/ui/shell";
+import { useTRPC } from "@/ui/trpc";
+import { type Traffic, TrafficCharts } from "@/ui/usage/traffic-charts";
 
 const DONUT_COLORS = { available: "teal.7", pending: "yellow.6", sold: "gray.6", none: "blue.6" } as const;
 
@@ -215,10 +213,7 @@ function KeysSection() {
   );
 }
 
-/**
- * The deprecated getPet's calls of the whole API in the traffic's days (those that reached the API, as the
- * deprecated-calls page counts them), linking to the keys that made them.
- */
+/** The deprecated getPet's calls that reached the API in the traffic's days, linking to the keys that made them. */
 function DeprecatedCalls({ traffic }: { traffic: Traffic }) {
   const getPet = traffic.byOperation.find((o) => o.operation === "getPet");
   const calls = getPet ? getPet["2xx"] + getPet["4xx"] + getPet["5xx"] : 0;

@@ -1,19 +1,18 @@
 "use client";
 /**
- * Your sessions (every signed-in user): where you are signed in (device, address, sign-in, last use, and when
- * the session ends at the latest: SESSION_MAX_DAYS after sign-in, however much it is used), with "Sign out"
- * per session and "Sign out other sessions". Ending the current session signs this browser out.
+ * Your sessions: each browser where you are signed in (device, address, sign-in, last use, and when it ends at the
+ * latest), with "Sign out" per session and "Sign out other sessions"; ending this one signs this browser out.
  */
 import { Badge, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { ConfirmAction } from "../components/confirm-action";
-import { DataTable } from "../components/data-table";
-import { PageHeader } from "../components/page-header";
-import { QueryState } from "../components/query-state";
-import { formatDateTime, formatNumber } from "../format";
-import { useTRPC } from "../trpc";
-import { useNotifiedMutation } from "../use-notified-mutation";
+import { DataTable } from "@/ui/components/data-table";
+import { PageHeader } from "@/ui/components/page";
+import { QueryState } from "@/ui/components/query-state";
+import { ConfirmAction } from "@/ui/dialogs";
+import { useNotifiedMutation } from "@/ui/feedback";
+import { formatDateTime, formatNumber } from "@/ui/format";
+import { useTRPC } from "@/ui/trpc";
 
 type Session = RouterOutputs["sessions"]["list"][number];
 
