@@ -3,14 +3,13 @@
  * The member's account (docs/contract.md section 7): its plan and limits, live keys against the plan's cap, a banner
  * while suspended; its API keys; its members and open invitations, which owners manage here.
  */
-import { Alert, Anchor, Badge, Button, Code, Group, Paper, SimpleGrid, Text, Title } from "@mantine/core";
+import { Alert, Button, Code, Group, Paper, SimpleGrid, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { InviteDialog } from "@/ui/accounts/invite-dialog";
 import { InvitationsTable, MembersTable } from "@/ui/accounts/people";
 import { type Column, DataTable } from "@/ui/components/data-table";
-import { Field, PageHeader } from "@/ui/components/page";
+import { Field, Hint, PageHeader, RouteLink, SectionTitle, StateBadge } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { KeyDialog } from "@/ui/keys/key-dialog";
@@ -61,9 +60,9 @@ const KEY_COLUMNS: Column<PortalKey>[] = [
     title: true,
     minWidth: 150,
     cell: (k) => (
-      <Anchor component={Link} href={`/portal/keys/${k.id}`} fw={500}>
+      <RouteLink href={`/portal/keys/${k.id}`} fw={500}>
         {k.name}
-      </Anchor>
+      </RouteLink>
     ),
   },
   { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
@@ -72,11 +71,7 @@ const KEY_COLUMNS: Column<PortalKey>[] = [
     key: "state",
     header: "State",
     minWidth: 110,
-    cell: (k) => (
-      <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
-        {STATE_LABELS[k.state]}
-      </Badge>
-    ),
+    cell: (k) => <StateBadge color={STATE_COLORS[k.state]}>{STATE_LABELS[k.state]}</StateBadge>,
   },
   { key: "created", header: "Created", minWidth: 120, cell: (k) => formatDateTime(k.createdAt) },
   {
@@ -102,18 +97,14 @@ function KeysSection({ account }: { account: PortalAccount }) {
   return (
     <section aria-labelledby="keys-heading">
       <Group justify="space-between" align="flex-end" mb="sm">
-        <Title order={2} size="h3" id="keys-heading">
+        <SectionTitle id="keys-heading" mb={0}>
           API keys
-        </Title>
+        </SectionTitle>
         <Button onClick={create.open} disabled={blocked !== null}>
           Create key
         </Button>
       </Group>
-      {blocked ? (
-        <Text size="sm" c="dimmed" mb="sm">
-          {blocked}
-        </Text>
-      ) : null}
+      {blocked ? <Hint mb="sm">{blocked}</Hint> : null}
       <QueryState
         query={keys}
         errorTitle="Could not load the API keys"
@@ -144,9 +135,9 @@ function MembersSection({ account }: { account: PortalAccount }) {
   return (
     <section aria-labelledby="members-heading">
       <Group justify="space-between" align="flex-end" mt="xl" mb="sm">
-        <Title order={2} size="h3" id="members-heading">
+        <SectionTitle id="members-heading" mb={0}>
           Members
-        </Title>
+        </SectionTitle>
         {owner ? <Button onClick={invite.open}>Invite member</Button> : null}
       </Group>
       <MembersTable

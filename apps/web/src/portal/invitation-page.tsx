@@ -3,22 +3,11 @@
  * Accepting an invitation: the account, email and role the link offers, then the new member's name and password;
  * accepting signs them in. A used, expired or mistyped link says so instead.
  */
-import {
-  Alert,
-  Anchor,
-  Button,
-  Center,
-  Paper,
-  PasswordInput,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
+import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { InvitationAccept } from "@petstore/contracts";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import type { RouterOutputs } from "@/server/trpc/router";
+import { Hint, RouteLink } from "@/ui/components/page";
 import { errorMessage } from "@/ui/feedback";
 import { formatDateTime } from "@/ui/format";
 import { useZodForm } from "@/ui/forms/use-zod-form";
@@ -60,10 +49,7 @@ function InvalidLink({ error }: { error: unknown }) {
           : errorMessage(error)}
       </Alert>
       <Text size="sm">
-        Already a member?{" "}
-        <Anchor component={Link} href="/portal/sign-in">
-          Sign in
-        </Anchor>
+        Already a member? <RouteLink href="/portal/sign-in">Sign in</RouteLink>
       </Text>
     </Stack>
   );
@@ -89,10 +75,10 @@ function AcceptForm({ token, preview }: { token: string; preview: Preview }) {
           <Title order={1} size="h2">
             Join {preview.accountName}
           </Title>
-          <Text c="dimmed" size="sm">
+          <Hint>
             You are invited to {preview.accountName} on the Pet Store developer portal as{" "}
             {preview.role === "owner" ? "an owner" : "a developer"}.
-          </Text>
+          </Hint>
         </div>
         {accept.isError && !Object.keys(form.errors).length ? (
           <Alert color="red" role="alert" title="Could not accept the invitation">
@@ -111,9 +97,7 @@ function AcceptForm({ token, preview }: { token: string; preview: Preview }) {
         <Button type="submit" loading={accept.isPending || accept.isSuccess} fullWidth>
           Accept and sign in
         </Button>
-        <Text size="xs" c="dimmed">
-          This link works until {formatDateTime(preview.expiresAt)}.
-        </Text>
+        <Hint size="xs">This link works until {formatDateTime(preview.expiresAt)}.</Hint>
       </Stack>
     </form>
   );

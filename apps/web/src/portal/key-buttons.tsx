@@ -5,8 +5,7 @@
  */
 import { Button } from "@mantine/core";
 import { useState } from "react";
-import { ConfirmDialog } from "@/ui/dialogs";
-import { useNotifiedMutation } from "@/ui/feedback";
+import { ConfirmMutation } from "@/ui/dialogs";
 import { RollKeyDialog } from "@/ui/keys/roll-key-dialog";
 import { useTRPC } from "@/ui/trpc";
 import type { PortalKey } from "./portal-meta";
@@ -22,6 +21,7 @@ export function KeyButtons({
   suspended: boolean;
   size?: "xs" | "sm";
 }) {
+  const trpc = useTRPC();
   const [open, setOpen] = useState<"roll" | "revoke" | null>(null);
   const close = () => setOpen(null);
   const label = `${apiKey.name} (${apiKey.prefix}…)`;
@@ -45,25 +45,21 @@ export function KeyButtons({
         </Button>
       ) : null}
       {open === "roll" ? <RollKeyDialog scope="portal" keyInfo={apiKey} onClose={close} /> : null}
-      {open === "revoke" ? <RevokeDialog apiKey={apiKey} onClose={close} /> : null}
+      {open === "revoke" ? (
+        <ConfirmMutation
+          options={trpc.portal.keys.revoke.mutationOptions()}
+          input={{ id: apiKey.id }}
+          feedback={{
+            invalidate: [trpc.portal.pathKey()],
+            success: () => `${apiKey.prefix}… was revoked.`,
+            failure: "Could not revoke the key",
+          }}
+          onClose={close}
+          title={`Revoke "${apiKey.name}"?`}
+          message={`Requests with ${apiKey.prefix}… will be refused within 5 seconds. This cannot be undone.`}
+          confirmLabel="Revoke key"
+        />
+      ) : null}
     </>
-  );
-}
-
-function RevokeDialog({ apiKey, onClose }: { apiKey: Target; onClose(): void }) {
-  const trpc = useTRPC();
-  const revoke = useNotifiedMutation(trpc.portal.keys.revoke.mutationOptions(), {
-    invalidate: [trpc.portal.pathKey()],
-    success: () => `${apiKey.prefix}… was revoked.`,
-    failure: "Could not revoke the key",
-  });
-  return (
-    <ConfirmDialog
-      onClose={onClose}
-      title={`Revoke "${apiKey.name}"?`}
-      message={`Requests with ${apiKey.prefix}… will be refused within 5 seconds. This cannot be undone.`}
-      confirmLabel="Revoke key"
-      onConfirm={() => revoke.mutateAsync({ id: apiKey.id })}
-    />
   );
 }

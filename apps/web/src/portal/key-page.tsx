@@ -1,9 +1,7 @@
 "use client";
 /** One key of the member's account: its settings and state, roll and revoke, and its recent requests. */
-import { Anchor } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
-import { Notice } from "@/ui/components/page";
+import { Notice, RouteLink } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { KeySummary } from "@/ui/keys/key-summary";
 import { RecentRequests } from "@/ui/keys/recent-requests";
@@ -23,9 +21,9 @@ export function KeyPage({ id }: { id: string }) {
     );
   return (
     <>
-      <Anchor component={Link} href="/portal" size="sm">
+      <RouteLink href="/portal" size="sm">
         ← Your account
-      </Anchor>
+      </RouteLink>
       <QueryState query={keys} errorTitle="Could not load this key" skeletonRows={3}>
         {() =>
           key ? (

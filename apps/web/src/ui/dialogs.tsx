@@ -1,11 +1,23 @@
 "use client";
 /**
- * The dialogs, each mounted only while open (a list of 100 rows holds no closed dialogs): one for a form, one to
- * confirm an action, and the button that opens a confirmation.
+ * The dialogs, each mounted only while open (a list of 100 rows holds no closed dialogs, nor their mutations): a
+ * form, a confirmation, a confirmed mutation; the button and the menu that open them.
  */
-import { Alert, Button, type ButtonProps, Group, Modal, type ModalProps, Stack, Text } from "@mantine/core";
+import {
+  Alert,
+  Button,
+  type ButtonProps,
+  Group,
+  Menu,
+  Modal,
+  type ModalProps,
+  Stack,
+  Text,
+} from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { type FormEvent, type ReactNode, useEffect, useState } from "react";
+import type { UseMutationOptions } from "@tanstack/react-query";
+import { type FormEvent, Fragment, type ReactNode, useEffect, useState } from "react";
+import { type MutationFeedback, useNotifiedMutation } from "./feedback";
 
 type DialogProps = Omit<ModalProps, "opened" | "centered">;
 
@@ -147,6 +159,74 @@ export function ConfirmAction({
         {label}
       </Button>
       {opened ? <ConfirmDialog onClose={close} {...dialog} /> : null}
+    </>
+  );
+}
+
+/** A confirmation that runs one mutation with `input`, giving the feedback of `feedback`. */
+export function ConfirmMutation<TData, TError, TInput>({
+  options,
+  input,
+  feedback,
+  ...dialog
+}: Omit<ConfirmDialogProps, "onConfirm"> & {
+  options: UseMutationOptions<TData, TError, TInput, unknown>;
+  input: TInput;
+  feedback: MutationFeedback<TData, TInput>;
+}) {
+  const mutation = useNotifiedMutation(options, feedback);
+  return <ConfirmDialog {...dialog} onConfirm={() => mutation.mutateAsync(input)} />;
+}
+
+export interface MenuAction {
+  /** The item's label, which also names the open dialog. */
+  label: string;
+  /** The dialog the item opens, mounted while open; `close` closes it. */
+  dialog?(close: () => void): ReactNode;
+  /** What the item does at once, without a dialog. */
+  run?(): void;
+  hidden?: boolean;
+  /** Red, after a divider: destructive. */
+  danger?: boolean;
+}
+
+/** A record's actions in an "Actions" menu (`name` is its accessible name); a dialog exists only while open. */
+export function ActionMenu({
+  name,
+  size,
+  actions,
+}: {
+  name: string;
+  size: "xs" | "sm";
+  actions: MenuAction[];
+}) {
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <>
+      <Menu position="bottom-end" withinPortal shadow="md">
+        <Menu.Target>
+          <Button size={size} variant="default" aria-label={name}>
+            Actions
+          </Button>
+        </Menu.Target>
+        <Menu.Dropdown>
+          {actions
+            .filter((a) => !a.hidden)
+            .map((a) => (
+              <Fragment key={a.label}>
+                {a.danger ? <Menu.Divider /> : null}
+                <Menu.Item
+                  color={a.danger ? "red.9" : undefined}
+                  onClick={() => (a.dialog ? setOpen(a.label) : a.run?.())}
+                >
+                  {a.label}
+                </Menu.Item>
+              </Fragment>
+            ))}
+        </Menu.Dropdown>
+      </Menu>
+      {/* Found among the hidden ones too: the change it confirms may hide the item before the dialog closes. */}
+      {actions.find((a) => a.label === open)?.dialog?.(() => setOpen(null))}
     </>
   );
 }

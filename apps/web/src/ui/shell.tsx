@@ -3,13 +3,14 @@
  * The frame of the dashboard and of the portal: a skip link, a header (menu toggle on phones, product name, who is
  * signed in, sign-out), and the navigation its layout gives as data; it provides the signed-in user to the pages.
  */
-import { AppShell, Badge, Burger, Button, Group, NavLink, ScrollArea, Text } from "@mantine/core";
+import { AppShell, Burger, Button, Group, NavLink, ScrollArea, Text } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { createContext, type ReactNode, useContext } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
+import { Hint, StateBadge } from "./components/page";
 import { notifyError } from "./feedback";
 import { leaveTo, useTRPC } from "./trpc";
 
@@ -92,13 +93,12 @@ export function Shell({
               <Text size="sm" truncate maw={200} visibleFrom="xs">
                 {user.name}
               </Text>
-              <Badge
-                variant="light"
+              <StateBadge
                 color={user.role === "admin" || user.role === "owner" ? "grape" : "blue"}
                 visibleFrom="xs"
               >
                 {user.role}
-              </Badge>
+              </StateBadge>
               <Button
                 variant="default"
                 size="xs"
@@ -126,9 +126,9 @@ export function Shell({
               ))}
             </nav>
           </AppShell.Section>
-          <Text size="xs" c="dimmed" truncate p="xs">
+          <Hint size="xs" truncate p="xs">
             Signed in as {user.email}
-          </Text>
+          </Hint>
         </AppShell.Navbar>
         <AppShell.Main id="main" tabIndex={-1}>
           {children}

@@ -3,10 +3,11 @@
  * Email and password sign-in, for staff and members alike, each sent on to their own side (`to`). A failure says
  * one thing whatever was wrong (the server's words reveal no email); throttling says when sign-in opens again.
  */
-import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from "@mantine/core";
 import { SignIn } from "@petstore/contracts";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
+import { Hint } from "./components/page";
 import { errorMessage, retryAfterSeconds } from "./feedback";
 import { formatTime } from "./format";
 import { useZodForm } from "./forms/use-zod-form";
@@ -48,9 +49,7 @@ export function SignInForm({
               <Title order={1} size="h2">
                 {title}
               </Title>
-              <Text c="dimmed" size="sm">
-                {intro}
-              </Text>
+              <Hint>{intro}</Hint>
             </div>
             {signIn.isError && !Object.keys(form.errors).length ? (
               <Alert color="red" role="alert" title="Sign-in failed">

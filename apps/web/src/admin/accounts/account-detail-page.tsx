@@ -3,15 +3,22 @@
  * One consumer account (admins): its plan, own limits and state, its figures, members and open invitations, its
  * keys (each linking its page), and its usage and request log as its members see them.
  */
-import { Alert, Anchor, Badge, Button, Code, Group, Paper, SimpleGrid, Text, Title } from "@mantine/core";
+import { Alert, Button, Code, Group, Paper, SimpleGrid } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { InviteDialog } from "@/ui/accounts/invite-dialog";
 import { InvitationsTable, MembersTable } from "@/ui/accounts/people";
 import { DataTable } from "@/ui/components/data-table";
-import { Field, NotFoundNotice, PageHeader } from "@/ui/components/page";
+import {
+  Field,
+  Hint,
+  NotFoundNotice,
+  PageHeader,
+  RouteLink,
+  SectionTitle,
+  StateBadge,
+} from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { STATE_COLORS } from "@/ui/keys/key-meta";
@@ -30,12 +37,12 @@ export function AccountDetailPage({ id }: { id: string }) {
   return (
     <>
       <Group justify="space-between">
-        <Anchor component={Link} href="/admin/accounts" size="sm">
+        <RouteLink href="/admin/accounts" size="sm">
           ← All accounts
-        </Anchor>
-        <Anchor component={Link} href={`/admin/audit?entity=account&id=${id}`} size="sm">
+        </RouteLink>
+        <RouteLink href={`/admin/audit?entity=account&id=${id}`} size="sm">
           Audit log of this account →
-        </Anchor>
+        </RouteLink>
       </Group>
       <QueryState query={account} errorTitle="Could not load this account" skeletonRows={4}>
         {(a) => (
@@ -44,9 +51,9 @@ export function AccountDetailPage({ id }: { id: string }) {
               title={
                 <Group gap="sm" component="span">
                   {a.name}
-                  <Badge variant="light" color={ACCOUNT_STATE_COLORS[a.state]} size="lg">
+                  <StateBadge color={ACCOUNT_STATE_COLORS[a.state]} size="lg">
                     {ACCOUNT_STATE_LABELS[a.state]}
-                  </Badge>
+                  </StateBadge>
                 </Group>
               }
               description={`${planLabel(a.plan)} plan`}
@@ -73,9 +80,7 @@ export function AccountDetailPage({ id }: { id: string }) {
                 <Field label="Requests today">{formatNumber(a.requestsToday)}</Field>
                 <Field label="Created">
                   {formatDateTime(a.createdAt)}
-                  <Text size="xs" c="dimmed">
-                    by {a.createdBy}
-                  </Text>
+                  <Hint size="xs">by {a.createdBy}</Hint>
                 </Field>
               </SimpleGrid>
               <Group mt="md">
@@ -85,25 +90,15 @@ export function AccountDetailPage({ id }: { id: string }) {
             <Paper withBorder p="md" mb="lg">
               <AccountLimitsEditor key={`${a.perMinute}/${a.perDay}`} account={a} />
             </Paper>
-            <Title order={2} size="h3" mb="sm">
-              Members
-            </Title>
+            <SectionTitle>Members</SectionTitle>
             <MembersTable members={a.memberList} manage={{ scope: "admin", accountId: a.id }} />
-            <Title order={2} size="h3" mt="xl" mb="sm">
-              Open invitations
-            </Title>
+            <SectionTitle mt="xl">Open invitations</SectionTitle>
             <InvitationsTable invitations={a.invitations} />
-            <Title order={2} size="h3" mt="xl" mb="sm">
-              API keys
-            </Title>
+            <SectionTitle mt="xl">API keys</SectionTitle>
             <AccountKeys keys={a.apiKeys} />
-            <Title order={2} size="h3" mt="xl" mb="sm">
-              Usage
-            </Title>
+            <SectionTitle mt="xl">Usage</SectionTitle>
             <AccountUsage account={a} />
-            <Title order={2} size="h3" mt="xl" mb="sm">
-              Request log
-            </Title>
+            <SectionTitle mt="xl">Request log</SectionTitle>
             <RequestLog accountId={a.id} keys={a.apiKeys} />
             {inviting ? <InviteDialog accountId={a.id} onClose={invite.close} /> : null}
           </>
@@ -115,11 +110,7 @@ export function AccountDetailPage({ id }: { id: string }) {
 
 function AccountKeys({ keys }: { keys: AccountDetail["apiKeys"] }) {
   if (keys.length === 0)
-    return (
-      <Text size="sm" c="dimmed">
-        No keys yet: the account&apos;s members create them in the developer portal.
-      </Text>
-    );
+    return <Hint>No keys yet: the account&apos;s members create them in the developer portal.</Hint>;
   return (
     <DataTable
       label="Keys of this account table"
@@ -132,20 +123,16 @@ function AccountKeys({ keys }: { keys: AccountDetail["apiKeys"] }) {
           header: "Name",
           title: true,
           cell: (k) => (
-            <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
+            <RouteLink href={`/admin/keys/${k.id}`} fw={500}>
               {k.name}
-            </Anchor>
+            </RouteLink>
           ),
         },
         { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
         {
           key: "state",
           header: "State",
-          cell: (k) => (
-            <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
-              {k.state}
-            </Badge>
-          ),
+          cell: (k) => <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>,
         },
         { key: "created", header: "Created", cell: (k) => formatDateTime(k.createdAt) },
         {

@@ -3,9 +3,10 @@
  * What admins change on an account (docs/contract.md section 7), each applying to all its keys within 5 s: its plan
  * (after confirming), its own limits, and suspension (every key then answers 401) or resumption.
  */
-import { Button, Group, Select, Stack, Text, Title } from "@mantine/core";
+import { Button, Group, Select, Stack, Title } from "@mantine/core";
 import { AccountLimitsChange } from "@petstore/contracts";
 import { useState } from "react";
+import { Hint } from "@/ui/components/page";
 import { ConfirmAction, ConfirmDialog } from "@/ui/dialogs";
 import { useNotifiedMutation } from "@/ui/feedback";
 import { formatNumber, planLabel } from "@/ui/format";
@@ -90,12 +91,12 @@ export function AccountLimitsEditor({
         <Title order={2} size="h4" id="own-limits">
           Own limits
         </Title>
-        <Text size="sm" c="dimmed">
+        <Hint>
           Shared by every key of the account instead of the plan's; leave both empty for the plan's.
           Enterprise has no plan-wide limits, so an Enterprise account needs its own. In force now:{" "}
           {inForce(account.limits.perMinute, "min")}, {inForce(account.limits.perDay, "day")}
           {own ? " (its own)" : " (the plan's)"}.
-        </Text>
+        </Hint>
         <LimitsFields perMinute={form.field("perMinute")} perDay={form.field("perDay")} required={false} />
         <Group>
           <Button type="submit" loading={save.isPending}>

@@ -3,14 +3,13 @@
  * Consumer accounts (admins): the organizations whose members manage their keys in the developer portal, searched,
  * filtered and sorted in the URL (use-accounts-query.ts); "New account" shows its owner's invitation link once.
  */
-import { Anchor, Badge, Button, Group, Select, Text, TextInput } from "@mantine/core";
+import { Button, Group, Select, TextInput } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { AccountListFilter, PlanName } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { PhoneSort, sortHeaders } from "@/admin/components/sort";
 import { type Column, DataTable } from "@/ui/components/data-table";
-import { PageHeader } from "@/ui/components/page";
+import { Hint, PageHeader, RouteLink, StateBadge } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { maxLengthOf } from "@/ui/forms/use-zod-form";
@@ -47,9 +46,9 @@ const COLUMNS: Column<AccountRow>[] = [
     title: true,
     minWidth: 180,
     cell: (a) => (
-      <Anchor component={Link} href={`/admin/accounts/${a.id}`} fw={500}>
+      <RouteLink href={`/admin/accounts/${a.id}`} fw={500}>
         {a.name}
-      </Anchor>
+      </RouteLink>
     ),
   },
   { key: "plan", header: "Plan", cell: (a) => planLabel(a.plan) },
@@ -57,9 +56,7 @@ const COLUMNS: Column<AccountRow>[] = [
     key: "state",
     header: "State",
     cell: (a) => (
-      <Badge variant="light" color={ACCOUNT_STATE_COLORS[a.state]} style={{ overflow: "visible" }}>
-        {ACCOUNT_STATE_LABELS[a.state]}
-      </Badge>
+      <StateBadge color={ACCOUNT_STATE_COLORS[a.state]}>{ACCOUNT_STATE_LABELS[a.state]}</StateBadge>
     ),
   },
   { key: "keys", header: "Live keys", align: "right", cell: (a) => keysOfCap(a.keys, a.maxKeys) },
@@ -144,11 +141,11 @@ export function AccountsPage() {
               minWidth={900}
               busy={accounts.isFetching}
             />
-            <Text size="sm" c="dimmed" mt="sm" role="status">
+            <Hint mt="sm" role="status">
               {rows.length >= LISTED_AT_MOST
                 ? `The first ${LISTED_AT_MOST} accounts are shown: narrow the search to see others.`
                 : `${rows.length} ${rows.length === 1 ? "account" : "accounts"}`}
-            </Text>
+            </Hint>
           </>
         )}
       </QueryState>

@@ -4,12 +4,11 @@
  * added and edited in a dialog, deleted after confirming, several given a status at once. Without a category,
  * "New animal" is disabled and says why.
  */
-import { Anchor, Button, Group, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Button, Group, Select, Stack, TextInput } from "@mantine/core";
 import { PetSearch } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useId, useState } from "react";
-import { PageHeader } from "@/ui/components/page";
+import { Hint, PageHeader, RouteLink } from "@/ui/components/page";
 import { Pager } from "@/ui/components/pager";
 import { QueryState } from "@/ui/components/query-state";
 import { STATUS_LABELS } from "@/ui/format";
@@ -51,12 +50,9 @@ function NewAnimalAction({
       <Button disabled aria-describedby={reasonId}>
         New animal
       </Button>
-      <Text id={reasonId} size="sm" c="dimmed">
-        Every animal has a category.{" "}
-        <Anchor component={Link} href="/admin/categories">
-          Create a category first
-        </Anchor>
-      </Text>
+      <Hint id={reasonId}>
+        Every animal has a category. <RouteLink href="/admin/categories">Create a category first</RouteLink>
+      </Hint>
     </Stack>
   );
 }

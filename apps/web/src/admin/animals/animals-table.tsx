@@ -4,11 +4,12 @@
  * selection from a context and the sort and "select all" headers are passed apart from the columns, so a checkbox
  * re-renders the checkboxes, not the rows (a selected row's tint is CSS, admin.css; docs/performance.md).
  */
-import { Badge, Button, Checkbox } from "@mantine/core";
+import { Button, Checkbox } from "@mantine/core";
 import { createContext, useContext } from "react";
 import { PhoneSort, sortHeaders } from "@/admin/components/sort";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { type Column, DataTable } from "@/ui/components/data-table";
+import { StateBadge } from "@/ui/components/page";
 import { ConfirmAction } from "@/ui/dialogs";
 import { notifySuccess, useNotifiedMutation } from "@/ui/feedback";
 import { formatDateTime, STATUS_COLORS, STATUS_LABELS } from "@/ui/format";
@@ -78,9 +79,7 @@ const COLUMNS: Column<Animal>[] = [
     key: "status",
     header: "Status",
     cell: (p) => (
-      <Badge variant="light" color={STATUS_COLORS[p.status ?? "none"]}>
-        {STATUS_LABELS[p.status ?? "none"]}
-      </Badge>
+      <StateBadge color={STATUS_COLORS[p.status ?? "none"]}>{STATUS_LABELS[p.status ?? "none"]}</StateBadge>
     ),
   },
   { key: "updated", header: "Updated", cell: (p) => formatDateTime(p.updatedAt) },

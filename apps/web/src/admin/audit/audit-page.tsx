@@ -3,15 +3,13 @@
  * The audit log (admins): every change made in the dashboard or the CLI, newest first, filtered in the URL by
  * actor, action, entity and days; each entry's changes in a dialog; the filtered log as a streamed CSV. Read-only.
  */
-import { Badge, Button, Code, Group, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Button, Code, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { AUDIT_ACTIONS, AuditLogFilter } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { DataTable } from "@/ui/components/data-table";
-import { PageHeader } from "@/ui/components/page";
-import { Pager } from "@/ui/components/pager";
-import { QueryState } from "@/ui/components/query-state";
+import { QueryTable } from "@/ui/components/data-table";
+import { PageHeader, StateBadge } from "@/ui/components/page";
 import { Dialog } from "@/ui/dialogs";
 import { notifySuccess } from "@/ui/feedback";
 import { formatDateTime } from "@/ui/format";
@@ -132,81 +130,63 @@ export function AuditPage() {
         />
         <AuditDays from={view.from} to={view.to} onChange={query.change} error={query.rangeError} />
       </Group>
-      <QueryState
+      <QueryTable<Entry>
         query={log}
         errorTitle="Could not load the audit log"
-        isEmpty={(d) => d.total === 0}
         empty={{
           title: query.filtered ? "No entries match" : "No changes yet",
           description: query.filtered ? "Try other filters." : "Changes appear here as they are made.",
         }}
-      >
-        {(data) => (
-          <>
-            <DataTable<Entry>
-              label="Audit log table"
-              rows={data.rows}
-              rowKey={(e) => e.id}
-              minWidth={880}
-              busy={log.isFetching}
-              columns={[
-                {
-                  key: "when",
-                  header: "When",
-                  cell: (e) => <span style={{ whiteSpace: "nowrap" }}>{formatDateTime(e.at)}</span>,
-                },
-                { key: "who", header: "Who", cell: (e) => who(e.actor) },
-                {
-                  key: "what",
-                  header: "What",
-                  minWidth: 170,
-                  title: true,
-                  cell: (e) => (
-                    <Badge variant="light" color="gray" tt="none">
-                      {e.action}
-                    </Badge>
-                  ),
-                },
-                {
-                  key: "entity",
-                  header: "Entity",
-                  cell: (e) => (
-                    <>
-                      {e.entityName ? (
-                        <Text span fw={500}>
-                          {e.entityName}{" "}
-                        </Text>
-                      ) : null}
-                      <Text span size="xs" c="dimmed">
-                        {e.entityType} <Code title={e.entityId}>{shortId(e.entityId)}</Code>
-                      </Text>
-                    </>
-                  ),
-                },
-              ]}
-              actions={(e) => (
-                <Button
-                  size="xs"
-                  variant="default"
-                  onClick={() => setViewing(e)}
-                  aria-label={`Changes of ${e.action} on ${e.entityType} ${e.entityName ?? e.entityId}`}
-                >
-                  Changes
-                </Button>
-              )}
-            />
-            <Pager
-              what="Entries"
-              page={query.input.page}
-              pageSize={AUDIT_PAGE_SIZE}
-              total={data.total}
-              totalExact={data.totalExact}
-              shown={data.rows.length}
-              onPage={query.goTo}
-            />
-          </>
+        label="Audit log table"
+        rowKey={(e) => e.id}
+        minWidth={880}
+        columns={[
+          {
+            key: "when",
+            header: "When",
+            cell: (e) => <span style={{ whiteSpace: "nowrap" }}>{formatDateTime(e.at)}</span>,
+          },
+          { key: "who", header: "Who", cell: (e) => who(e.actor) },
+          {
+            key: "what",
+            header: "What",
+            minWidth: 170,
+            title: true,
+            cell: (e) => (
+              <StateBadge color="gray" tt="none">
+                {e.action}
+              </StateBadge>
+            ),
+          },
+          {
+            key: "entity",
+            header: "Entity",
+            cell: (e) => (
+              <>
+                {e.entityName ? (
+                  <Text span fw={500}>
+                    {e.entityName}{" "}
+                  </Text>
+                ) : null}
+                <Text span size="xs" c="dimmed">
+                  {e.entityType} <Code title={e.entityId}>{shortId(e.entityId)}</Code>
+                </Text>
+              </>
+            ),
+          },
+        ]}
+        actions={(e) => (
+          <Button
+            size="xs"
+            variant="default"
+            onClick={() => setViewing(e)}
+            aria-label={`Changes of ${e.action} on ${e.entityType} ${e.entityName ?? e.entityId}`}
+          >
+            Changes
+          </Button>
         )}
-      </QueryState>
+        pager={{ what: "Entries", page: query.input.page, pageSize: AUDIT_PAGE_SIZE, onPage: query.goTo }}
+      />
       {viewing ? (
         <Dialog
           onClose={() => setViewing(null)}

@@ -10,7 +10,7 @@ import { useState } from "react";
 import { z } from "zod";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "@/ui/components/data-table";
-import { PageHeader } from "@/ui/components/page";
+import { Hint, PageHeader } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { ConfirmAction, FormModal } from "@/ui/dialogs";
 import { notifySuccess, useNotifiedMutation } from "@/ui/feedback";
@@ -183,13 +183,13 @@ export function CategoriesPage() {
           />
         )}
       </QueryState>
-      <Text size="xs" c="dimmed" mt="sm">
+      <Hint size="xs" mt="sm">
         Renaming a category does not change its id, so API clients keep working. Names are unique regardless
         of letter case.
         {categories.data?.some((c) => !c.petCountExact)
           ? ` Animals are counted up to ${formatNumber(COUNT_CAP)}; "${formatCappedCount(COUNT_CAP, false)}" means more.`
           : null}
-      </Text>
+      </Hint>
       {renaming ? <RenameDialog category={renaming} onClose={() => setRenaming(null)} /> : null}
     </>
   );

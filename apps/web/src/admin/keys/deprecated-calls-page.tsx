@@ -3,16 +3,14 @@
  * The keys that still call the deprecated getPet (docs/contract.md section 4 "API keys": admins chase them before its
  * sunset), server-paged, by most calls or latest call over 7 or 30 days (all in the URL), and as a streamed CSV.
  */
-import { Anchor, Badge, Button, Code, Group, Select } from "@mantine/core";
+import { Button, Code, Group, Select } from "@mantine/core";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { parseAsInteger, parseAsNumberLiteral, parseAsStringLiteral, useQueryStates } from "nuqs";
 import { sortHeaders } from "@/admin/components/sort";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { DataTable } from "@/ui/components/data-table";
-import { PageHeader } from "@/ui/components/page";
-import { PAGE_SIZES, Pager } from "@/ui/components/pager";
-import { QueryState } from "@/ui/components/query-state";
+import { QueryTable } from "@/ui/components/data-table";
+import { PageHeader, RouteLink, StateBadge } from "@/ui/components/page";
+import { PAGE_SIZES } from "@/ui/components/pager";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { useTRPC } from "@/ui/trpc";
 
@@ -75,68 +73,52 @@ export function DeprecatedCallsPage() {
           w={{ base: "100%", xs: 160 }}
         />
       </Group>
-      <QueryState
+      <QueryTable<Row>
         query={callers}
         errorTitle="Could not load the keys that call getPet"
-        isEmpty={(d) => d.total === 0}
         empty={{
           title: "No key called getPet",
           description: `No key called the deprecated getPet in the last ${view.days} days.`,
         }}
-      >
-        {(data) => (
-          <>
-            <DataTable<Row>
-              label="Keys calling getPet"
-              rows={data.rows}
-              rowKey={(k) => k.id}
-              minWidth={820}
-              busy={callers.isFetching}
-              columns={[
-                {
-                  key: "name",
-                  header: "Name",
-                  title: true,
-                  minWidth: 150,
-                  cell: (k) => (
-                    <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
-                      {k.name}
-                    </Anchor>
-                  ),
-                },
-                { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
-                { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
-                {
-                  key: "state",
-                  header: "State",
-                  cell: (k) => (
-                    <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
-                      {k.state}
-                    </Badge>
-                  ),
-                },
-                { key: "calls", header: calls, align: "right", cell: (k) => formatNumber(k.calls) },
-                {
-                  key: "lastCall",
-                  header: "Last call (hour)",
-                  minWidth: 150,
-                  cell: (k) => formatDateTime(k.lastCallAt),
-                },
-              ]}
-              headers={headers}
-            />
-            <Pager
-              what="Keys"
-              page={input.page}
-              pageSize={input.pageSize}
-              total={data.total}
-              shown={data.rows.length}
-              onPage={(page) => setView({ page }, { history: "push" })}
-              onPageSize={(size) => setView({ size: size as typeof view.size, page: null })}
-            />
-          </>
-        )}
-      </QueryState>
+        label="Keys calling getPet"
+        rowKey={(k) => k.id}
+        minWidth={820}
+        columns={[
+          {
+            key: "name",
+            header: "Name",
+            title: true,
+            minWidth: 150,
+            cell: (k) => (
+              <RouteLink href={`/admin/keys/${k.id}`} fw={500}>
+                {k.name}
+              </RouteLink>
+            ),
+          },
+          { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
+          { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
+          {
+            key: "state",
+            header: "State",
+            cell: (k) => <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>,
+          },
+          { key: "calls", header: calls, align: "right", cell: (k) => formatNumber(k.calls) },
+          {
+            key: "lastCall",
+            header: "Last call (hour)",
+            minWidth: 150,
+            cell: (k) => formatDateTime(k.lastCallAt),
+          },
+        ]}
+        headers={headers}
+        pager={{
+          what: "Keys",
+          page: input.page,
+          pageSize: input.pageSize,
+          onPage: (page) => setView({ page }, { history: "push" }),
+          onPageSize: (size) => setView({ size: size as typeof view.size, page: null }),
+        }}
+      />
     </>
   );
 }

@@ -3,11 +3,10 @@
  * An API key's actions, in a menu: roll, change plan or scopes, lift a ban, reset today's usage, revoke; only those
  * its state allows, destructive ones after confirming. A dialog and its mutation exist only while it is open.
  */
-import { Button, Menu, Select, Text } from "@mantine/core";
+import { Select } from "@mantine/core";
 import { ApiKeyPlanChange, ApiKeyScopesChange } from "@petstore/contracts";
-import type { UseMutationOptions } from "@tanstack/react-query";
-import { useState } from "react";
-import { ConfirmDialog, FormModal } from "@/ui/dialogs";
+import { Hint } from "@/ui/components/page";
+import { ActionMenu, ConfirmMutation, FormModal } from "@/ui/dialogs";
 import { useNotifiedMutation } from "@/ui/feedback";
 import { planLabel } from "@/ui/format";
 import { numberValue, useZodForm } from "@/ui/forms/use-zod-form";
@@ -31,129 +30,86 @@ export type KeyActionTarget = Pick<
   | "effectivePerDay"
 >;
 
-type Open = "roll" | "plan" | "scopes" | "unban" | "reset" | "revoke" | null;
-
 export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; size?: "xs" | "sm" }) {
-  const [open, setOpen] = useState<Open>(null);
+  const trpc = useTRPC();
   const usable = apiKey.state !== "revoked" && apiKey.state !== "expired";
-  return (
-    <>
-      <Menu position="bottom-end" withinPortal shadow="md">
-        <Menu.Target>
-          <Button size={size} variant="default" aria-label={`Actions for ${apiKey.name} (${apiKey.prefix}…)`}>
-            Actions
-          </Button>
-        </Menu.Target>
-        <Menu.Dropdown>
-          {/* A key is rolled once (docs/contract.md section 2): one in its grace period offers no second roll. */}
-          {usable && !apiKey.rolledToId ? (
-            <Menu.Item onClick={() => setOpen("roll")}>Roll key…</Menu.Item>
-          ) : null}
-          {usable ? <Menu.Item onClick={() => setOpen("plan")}>Change plan…</Menu.Item> : null}
-          {usable ? <Menu.Item onClick={() => setOpen("scopes")}>Change scopes…</Menu.Item> : null}
-          {apiKey.state === "banned" ? (
-            <Menu.Item onClick={() => setOpen("unban")}>Lift ban…</Menu.Item>
-          ) : null}
-          <Menu.Item onClick={() => setOpen("reset")}>Reset today&apos;s usage…</Menu.Item>
-          {apiKey.state !== "revoked" ? (
-            <>
-              <Menu.Divider />
-              <Menu.Item color="red.9" onClick={() => setOpen("revoke")}>
-                Revoke…
-              </Menu.Item>
-            </>
-          ) : null}
-        </Menu.Dropdown>
-      </Menu>
-      {open ? <KeyDialog open={open} apiKey={apiKey} onClose={() => setOpen(null)} /> : null}
-    </>
-  );
-}
-
-function KeyDialog({
-  open,
-  apiKey,
-  onClose,
-}: {
-  open: NonNullable<Open>;
-  apiKey: KeyActionTarget;
-  onClose(): void;
-}) {
-  const trpc = useTRPC();
   const label = `${apiKey.prefix}…`;
-  const confirm = { id: apiKey.id, onClose };
-  switch (open) {
-    case "roll":
-      return <RollKeyDialog scope="admin" keyInfo={apiKey} onClose={onClose} />;
-    case "plan":
-      return <ChangePlanDialog apiKey={apiKey} onClose={onClose} />;
-    case "scopes":
-      return <ChangeScopesDialog apiKey={apiKey} onClose={onClose} />;
-    case "revoke":
-      return (
-        <ConfirmMutation
-          {...confirm}
-          options={trpc.apiKeys.revoke.mutationOptions()}
-          success={`${label} was revoked.`}
-          failure="Could not revoke the key"
-          title={`Revoke "${apiKey.name}"?`}
-          message={`Requests with ${label} will be refused within 5 seconds, on every server. This cannot be undone.`}
-          confirmLabel="Revoke key"
-        />
-      );
-    case "unban":
-      return (
-        <ConfirmMutation
-          {...confirm}
-          options={trpc.apiKeys.liftBan.mutationOptions()}
-          success={`The ban on ${label} was lifted.`}
-          failure="Could not lift the ban"
-          title={`Lift the ban on "${apiKey.name}"?`}
-          message="The key can call the API again at once, within its normal limits."
-          confirmLabel="Lift ban"
-          confirmColor="blue"
-        />
-      );
-    case "reset":
-      return (
-        <ConfirmMutation
-          {...confirm}
-          options={trpc.apiKeys.resetUsage.mutationOptions()}
-          success={`Today's usage of ${label} was reset.`}
-          failure="Could not reset the usage"
-          title={`Reset today's usage of "${apiKey.name}"?`}
-          message="Today's request and 429 counts go back to zero, and so does the key's current daily quota."
-          confirmLabel="Reset usage"
-        />
-      );
-  }
-}
-
-/** A confirmation that runs one mutation on key `id`, then refreshes the keys and the overview. */
-function ConfirmMutation<TData, TError>({
-  id,
-  options,
-  success,
-  failure,
-  ...dialog
-}: {
-  id: string;
-  options: UseMutationOptions<TData, TError, { id: string }, unknown>;
-  success: string;
-  failure: string;
-  onClose(): void;
-  title: string;
-  message: string;
-  confirmLabel: string;
-  confirmColor?: string;
-}) {
-  const trpc = useTRPC();
-  const mutation = useNotifiedMutation(options, {
+  const feedback = (success: string, failure: string) => ({
     invalidate: [trpc.apiKeys.pathKey(), trpc.overview.pathKey()],
     success: () => success,
     failure,
   });
-  return <ConfirmDialog {...dialog} onConfirm={() => mutation.mutateAsync({ id })} />;
+  const input = { id: apiKey.id };
+  return (
+    <ActionMenu
+      name={`Actions for ${apiKey.name} (${label})`}
+      size={size}
+      actions={[
+        // A key is rolled once (docs/contract.md section 2): one in its grace period offers no second roll.
+        {
+          label: "Roll key…",
+          hidden: !usable || Boolean(apiKey.rolledToId),
+          dialog: (close) => <RollKeyDialog scope="admin" keyInfo={apiKey} onClose={close} />,
+        },
+        {
+          label: "Change plan…",
+          hidden: !usable,
+          dialog: (close) => <ChangePlanDialog apiKey={apiKey} onClose={close} />,
+        },
+        {
+          label: "Change scopes…",
+          hidden: !usable,
+          dialog: (close) => <ChangeScopesDialog apiKey={apiKey} onClose={close} />,
+        },
+        {
+          label: "Lift ban…",
+          hidden: apiKey.state !== "banned",
+          dialog: (close) => (
+            <ConfirmMutation
+              options={trpc.apiKeys.liftBan.mutationOptions()}
+              input={input}
+              feedback={feedback(`The ban on ${label} was lifted.`, "Could not lift the ban")}
+              onClose={close}
+              title={`Lift the ban on "${apiKey.name}"?`}
+              message="The key can call the API again at once, within its normal limits."
+              confirmLabel="Lift ban"
+              confirmColor="blue"
+            />
+          ),
+        },
+        {
+          label: "Reset today's usage…",
+          dialog: (close) => (
+            <ConfirmMutation
+              options={trpc.apiKeys.resetUsage.mutationOptions()}
+              input={input}
+              feedback={feedback(`Today's usage of ${label} was reset.`, "Could not reset the usage")}
+              onClose={close}
+              title={`Reset today's usage of "${apiKey.name}"?`}
+              message="Today's request and 429 counts go back to zero, and so does the key's current daily quota."
+              confirmLabel="Reset usage"
+            />
+          ),
+        },
+        {
+          label: "Revoke…",
+          hidden: apiKey.state === "revoked",
+          danger: true,
+          dialog: (close) => (
+            <ConfirmMutation
+              options={trpc.apiKeys.revoke.mutationOptions()}
+              input={input}
+              feedback={feedback(`${label} was revoked.`, "Could not revoke the key")}
+              onClose={close}
+              title={`Revoke "${apiKey.name}"?`}
+              message={`Requests with ${label} will be refused within 5 seconds, on every server. This cannot be undone.`}
+              confirmLabel="Revoke key"
+            />
+          ),
+        },
+      ]}
+    />
+  );
 }
 
 /** Enterprise needs custom limits, which start from the key's current ones; other plans use the plan's. */
@@ -219,10 +175,10 @@ function ChangeScopesDialog({ apiKey: k, onClose }: { apiKey: KeyActionTarget; o
       submitLabel="Save scopes"
     >
       <ScopesField {...form.field("scopes")} />
-      <Text size="sm" c="dimmed">
+      <Hint>
         Every server applies the change within 5 seconds. Calls of {k.prefix}… outside its scopes are then
         refused (403 insufficient_scope).
-      </Text>
+      </Hint>
     </FormModal>
   );
 }

@@ -3,10 +3,9 @@
  * One API key: its settings, state and lineage (the key it was rolled from and to), its actions, a link to its audit
  * trail, a chosen day by hour, its last 30 days, its traffic and its recent requests.
  */
-import { Anchor, Code, Group, Title } from "@mantine/core";
+import { Code, Group } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
-import { Field, NotFoundNotice } from "@/ui/components/page";
+import { Field, NotFoundNotice, RouteLink, SectionTitle } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { formatDateTime } from "@/ui/format";
 import { KeySummary } from "@/ui/keys/key-summary";
@@ -22,9 +21,7 @@ function AccountLink({ accountId }: { accountId: string }) {
   const trpc = useTRPC();
   const account = useQuery(trpc.accounts.get.queryOptions({ id: accountId }));
   return (
-    <Anchor component={Link} href={`/admin/accounts/${accountId}`}>
-      {account.data?.name ?? "Open the account"}
-    </Anchor>
+    <RouteLink href={`/admin/accounts/${accountId}`}>{account.data?.name ?? "Open the account"}</RouteLink>
   );
 }
 
@@ -32,9 +29,9 @@ function AccountLink({ accountId }: { accountId: string }) {
 function LineageLink({ link }: { link: { id: string; prefix: string } | null }) {
   if (!link) return "—";
   return (
-    <Anchor component={Link} href={`/admin/keys/${link.id}`}>
+    <RouteLink href={`/admin/keys/${link.id}`}>
       <Code>{link.prefix}…</Code>
-    </Anchor>
+    </RouteLink>
   );
 }
 
@@ -52,12 +49,12 @@ export function KeyDetailPage({ id }: { id: string }) {
   return (
     <>
       <Group justify="space-between">
-        <Anchor component={Link} href="/admin/keys" size="sm">
+        <RouteLink href="/admin/keys" size="sm">
           ← All API keys
-        </Anchor>
-        <Anchor component={Link} href={`/admin/audit?entity=apiKey&id=${id}`} size="sm">
+        </RouteLink>
+        <RouteLink href={`/admin/audit?entity=apiKey&id=${id}`} size="sm">
           Audit log of this key →
-        </Anchor>
+        </RouteLink>
       </Group>
       <QueryState query={key} errorTitle="Could not load this key" skeletonRows={3}>
         {(k) => (
@@ -84,19 +81,13 @@ export function KeyDetailPage({ id }: { id: string }) {
           />
         )}
       </QueryState>
-      <Title order={2} size="h3" mb="sm">
-        Usage by hour
-      </Title>
+      <SectionTitle>Usage by hour</SectionTitle>
       <DayByHour keyId={id} />
-      <Title order={2} size="h3" mt="xl" mb="sm">
-        Last 30 days
-      </Title>
+      <SectionTitle mt="xl">Last 30 days</SectionTitle>
       <QueryState query={usage} errorTitle="Could not load the usage" skeletonRows={4}>
         {(days) => <UsageCharts days={days} />}
       </QueryState>
-      <Title order={2} size="h3" mt="xl" mb="sm">
-        Traffic
-      </Title>
+      <SectionTitle mt="xl">Traffic</SectionTitle>
       <QueryState query={traffic} errorTitle="Could not load the traffic" skeletonRows={4}>
         {(t) => <TrafficCharts traffic={t} scope="This key" />}
       </QueryState>

@@ -3,16 +3,13 @@
  * API keys (admins): a server-paged list searched by name or prefix, filtered and sorted in the URL
  * (use-keys-query.ts), with each key's usage figures and actions; "Issue key" shows the new secret once.
  */
-import { Anchor, Badge, Button, Code, Group, Select, Text, TextInput } from "@mantine/core";
+import { Button, Code, Group, Select, TextInput } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { ApiKeySearch, PlanName } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { type Column, DataTable } from "@/ui/components/data-table";
-import { PageHeader } from "@/ui/components/page";
-import { Pager } from "@/ui/components/pager";
-import { QueryState } from "@/ui/components/query-state";
+import { type Column, QueryTable } from "@/ui/components/data-table";
+import { Hint, PageHeader, RouteLink, StateBadge } from "@/ui/components/page";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { maxLengthOf } from "@/ui/forms/use-zod-form";
 import { KeyDialog } from "@/ui/keys/key-dialog";
@@ -81,9 +78,9 @@ const COLUMNS: Column<Row>[] = [
     minWidth: 150,
     cell: (k) => (
       <>
-        <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
+        <RouteLink href={`/admin/keys/${k.id}`} fw={500}>
           {k.name}
-        </Anchor>
+        </RouteLink>
         <RestrictedScopes scopes={k.scopes} />
       </>
     ),
@@ -97,13 +94,9 @@ const COLUMNS: Column<Row>[] = [
     minWidth: 110,
     cell: (k) => (
       <>
-        <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
-          {k.state}
-        </Badge>
+        <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>
         {k.state === "expiring" && k.expiresAt ? (
-          <Text size="xs" c="dimmed">
-            until {formatDateTime(k.expiresAt)}
-          </Text>
+          <Hint size="xs">until {formatDateTime(k.expiresAt)}</Hint>
         ) : null}
       </>
     ),
@@ -184,10 +177,9 @@ export function KeysPage() {
           w={{ base: "100%", xs: 250 }}
         />
       </Group>
-      <QueryState
+      <QueryTable<Row>
         query={keys}
         errorTitle="Could not load the API keys"
-        isEmpty={(d) => d.total === 0}
         empty={{
           title: filtered ? "No keys match" : "No API keys",
           description: filtered
@@ -195,30 +187,19 @@ export function KeysPage() {
             : "Issue a key to let a client call the API.",
           action: filtered ? undefined : <Button onClick={issue.open}>Issue key</Button>,
         }}
-      >
-        {(data) => (
-          <>
-            <DataTable<Row>
-              label="API keys table"
-              rows={data.rows}
-              rowKey={(k) => k.id}
-              minWidth={1480}
-              busy={keys.isFetching}
-              columns={COLUMNS}
-              actions={keyActions}
-            />
-            <Pager
-              what="Keys"
-              page={input.page}
-              pageSize={input.pageSize}
-              total={data.total}
-              shown={data.rows.length}
-              onPage={goTo}
-              onPageSize={(size) => filter({ size: size as typeof view.size })}
-            />
-          </>
-        )}
-      </QueryState>
+        label="API keys table"
+        rowKey={(k) => k.id}
+        minWidth={1480}
+        columns={COLUMNS}
+        actions={keyActions}
+        pager={{
+          what: "Keys",
+          page: input.page,
+          pageSize: input.pageSize,
+          onPage: goTo,
+          onPageSize: (size) => filter({ size: size as typeof view.size }),
+        }}
+      />
       {issuing ? <KeyDialog scope="admin" onClose={issue.close} /> : null}
     </>
   );

@@ -1,9 +1,10 @@
 "use client";
 /** A key's last 30 days as four bar charts (requests, 429s, bans, deprecated getPet calls) and as a table. */
 import { BarChart } from "@mantine/charts";
-import { Paper, SimpleGrid, Text, Title } from "@mantine/core";
+import { Paper, SimpleGrid, Title } from "@mantine/core";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { FiguresTable } from "@/ui/components/figures-table";
+import { Hint } from "@/ui/components/page";
 import { formatNumber } from "@/ui/format";
 
 export type UsageDay = RouterOutputs["apiKeys"]["usage"][number];
@@ -54,9 +55,9 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
               <Title order={3} size="h5">
                 {s.title}: {formatNumber(total)}
               </Title>
-              <Text size="xs" c="dimmed" mb="sm">
+              <Hint size="xs" mb="sm">
                 {s.note}
-              </Text>
+              </Hint>
               <div
                 role="img"
                 aria-label={`${s.title} per day for the last 30 days, ${formatNumber(total)} in total. The numbers are in the table below.`}

@@ -4,23 +4,11 @@
  * and the whole API's traffic, the usage service's figures that every other screen shows.
  */
 import { BarChart, DonutChart } from "@mantine/charts";
-import {
-  Anchor,
-  Code,
-  ColorSwatch,
-  Group,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Title,
-} from "@mantine/core";
+import { Code, ColorSwatch, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import type { ReactNode } from "react";
-import { PageHeader, TableScroll } from "@/ui/components/page";
+import { Hint, PageHeader, RouteLink, SectionTitle, TableScroll } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { formatEstimate, formatNumber, formatShortCount, planLabel, STATUS_LABELS } from "@/ui/format";
 import { useCurrentUser } from "@/ui/shell";
@@ -49,11 +37,7 @@ function Stat({ label, value, hint }: { label: string; value: string; hint?: str
       <Text fz={28} fw={700}>
         {value}
       </Text>
-      {hint ? (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      ) : null}
+      {hint ? <Hint size="xs">{hint}</Hint> : null}
     </Paper>
   );
 }
@@ -105,9 +89,9 @@ function AnimalsCard() {
                           aria-hidden="true"
                           data-legend-swatch={s.status}
                         />
-                        <Anchor component={Link} href={`/admin/animals?status=${s.status}`} size="sm">
+                        <RouteLink href={`/admin/animals?status=${s.status}`} size="sm">
                           {STATUS_LABELS[s.status]}
-                        </Anchor>
+                        </RouteLink>
                       </Group>
                       <Text size="sm" fw={600}>
                         {formatEstimate(s.count, s.exact)}
@@ -117,9 +101,9 @@ function AnimalsCard() {
                 </Stack>
               </Group>
               {exact ? null : (
-                <Text size="xs" c="dimmed">
+                <Hint size="xs">
                   Counts above {formatNumber(COUNT_CAP)} are estimates from the database&apos;s statistics.
-                </Text>
+                </Hint>
               )}
             </Stack>
           );
@@ -169,15 +153,13 @@ function KeysSection() {
                   barChartProps={{ accessibilityLayer: false }}
                 />
               </div>
-              <Text size="xs" c="dimmed" mt="xs">
+              <Hint size="xs" mt="xs">
                 {data.keysByPlan.map((p) => `${planLabel(p.plan)}: ${p.count}`).join(" · ")}
-              </Text>
+              </Hint>
             </Card>
             <Card title="Top keys by requests today">
               {data.topKeys.length === 0 ? (
-                <Text size="sm" c="dimmed">
-                  No key has made requests today (UTC).
-                </Text>
+                <Hint>No key has made requests today (UTC).</Hint>
               ) : (
                 <TableScroll label="Top keys table" minWidth={320}>
                   <Table>
@@ -192,9 +174,9 @@ function KeysSection() {
                       {data.topKeys.map((k) => (
                         <Table.Tr key={k.id}>
                           <Table.Td>
-                            <Anchor component={Link} href={`/admin/keys/${k.id}`} size="sm">
+                            <RouteLink href={`/admin/keys/${k.id}`} size="sm">
                               {k.name}
-                            </Anchor>{" "}
+                            </RouteLink>{" "}
                             <Code>{k.prefix}…</Code>
                           </Table.Td>
                           <Table.Td>{planLabel(k.plan)}</Table.Td>
@@ -226,9 +208,9 @@ function DeprecatedCalls({ traffic }: { traffic: Traffic }) {
         <Text fz={28} fw={700}>
           {formatNumber(calls)}
         </Text>
-        <Anchor component={Link} href="/admin/keys/deprecated-calls" size="sm">
+        <RouteLink href="/admin/keys/deprecated-calls" size="sm">
           See the keys that call getPet
-        </Anchor>
+        </RouteLink>
       </Group>
     </Paper>
   );
@@ -239,9 +221,7 @@ function TrafficSection() {
   const traffic = useQuery({ ...trpc.overview.traffic.queryOptions(), refetchInterval: 60_000 });
   return (
     <Stack gap="sm">
-      <Title order={2} size="h3">
-        API traffic
-      </Title>
+      <SectionTitle mb={0}>API traffic</SectionTitle>
       <QueryState query={traffic} errorTitle="Could not load the API traffic" skeletonRows={4}>
         {(t) => (
           <>

@@ -8,7 +8,7 @@ import { PlanLimitsChange } from "@petstore/contracts";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import type { RouterInputs, RouterOutputs } from "@/server/trpc/router";
-import { PageHeader } from "@/ui/components/page";
+import { Hint, PageHeader } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { ConfirmDialog } from "@/ui/dialogs";
 import { notifyError, useNotifiedMutation } from "@/ui/feedback";
@@ -132,10 +132,10 @@ export function PlansPage() {
                 <Title order={2} size="h4" id="key-caps">
                   Keys per consumer account
                 </Title>
-                <Text size="sm" c="dimmed">
+                <Hint>
                   How many live keys the members of one account may hold on each plan. Keys admins issue
                   outside accounts are not counted.
-                </Text>
+                </Hint>
                 {data.map((p) => (
                   <KeyCapField key={`${p.name}-${p.maxKeys}`} plan={p} />
                 ))}

@@ -3,11 +3,11 @@
  * Your sessions: each browser where you are signed in (device, address, sign-in, last use, and when it ends at the
  * latest), with "Sign out" per session and "Sign out other sessions"; ending this one signs this browser out.
  */
-import { Badge, Text } from "@mantine/core";
+import { Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "@/ui/components/data-table";
-import { PageHeader } from "@/ui/components/page";
+import { PageHeader, StateBadge } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { ConfirmAction } from "@/ui/dialogs";
 import { useNotifiedMutation } from "@/ui/feedback";
@@ -68,9 +68,9 @@ export function SessionsPage() {
                   <Text span fw={500}>
                     {s.device}{" "}
                     {s.current ? (
-                      <Badge variant="light" color="teal" ml={4}>
+                      <StateBadge color="teal" ml={4}>
                         This browser
-                      </Badge>
+                      </StateBadge>
                     ) : null}
                   </Text>
                 ),

@@ -2,6 +2,7 @@
 /** A new staff member or admin, validated with the `UserCreate` contract (the CLI's rules). */
 import { PasswordInput, SegmentedControl, Stack, Text, TextInput } from "@mantine/core";
 import { UserCreate } from "@petstore/contracts";
+import { Hint } from "@/ui/components/page";
 import { FormModal } from "@/ui/dialogs";
 import { useNotifiedMutation } from "@/ui/feedback";
 import { useZodForm } from "@/ui/forms/use-zod-form";
@@ -37,9 +38,9 @@ export function UserDialog({ onClose }: { onClose(): void }) {
           value={form.values.role}
           onChange={(v) => form.setValue("role", v)}
         />
-        <Text size="xs" c="dimmed">
+        <Hint size="xs">
           Staff manage animals and categories; admins also manage API keys, plans, users and the audit log.
-        </Text>
+        </Hint>
       </Stack>
       <PasswordInput
         label="Initial password"

@@ -9,7 +9,7 @@ import type { UserSort } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { PhoneSort, sortHeaders } from "@/admin/components/sort";
 import { type Column, DataTable } from "@/ui/components/data-table";
-import { PageHeader, YouMarker } from "@/ui/components/page";
+import { PageHeader, StateBadge, YouMarker } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { formatDate } from "@/ui/format";
 import { useCurrentUser } from "@/ui/shell";
@@ -55,11 +55,7 @@ const columns = (meId: string): Column<User>[] => [
   {
     key: "role",
     header: "Role",
-    cell: (u) => (
-      <Badge variant="light" color={u.role === "admin" ? "grape" : "blue"}>
-        {u.role}
-      </Badge>
-    ),
+    cell: (u) => <StateBadge color={u.role === "admin" ? "grape" : "blue"}>{u.role}</StateBadge>,
   },
   {
     key: "state",

@@ -3,8 +3,9 @@
  * A member's actions, for admins and for the account's owners: make owner or developer, remove (signed out at once),
  * each after confirming; none for the only owner. Changing one's own role reloads the portal; leaving signs out.
  */
-import { Group, Text } from "@mantine/core";
+import { Group } from "@mantine/core";
 import type { MemberRole } from "@petstore/contracts";
+import { Hint } from "../components/page";
 import { ConfirmAction } from "../dialogs";
 import { useNotifiedMutation } from "../feedback";
 import { leaveTo, useTRPC } from "../trpc";
@@ -74,12 +75,7 @@ export function MemberActions({
       ? adminRemove.mutateAsync({ accountId: target.accountId, id: member.id })
       : portalRemove.mutateAsync({ id: member.id });
 
-  if (isLastOwner(member, members))
-    return (
-      <Text size="xs" c="dimmed">
-        The only owner
-      </Text>
-    );
+  if (isLastOwner(member, members)) return <Hint size="xs">The only owner</Hint>;
   const who = self ? "You" : member.name;
   const otherRole: MemberRole = member.role === "owner" ? "developer" : "owner";
   return (

@@ -1,16 +1,14 @@
 "use client";
 /** An account's members, with the actions on each where the viewer may manage them, and its open invitations. */
-import { Badge, Text } from "@mantine/core";
+
 import type { MemberRole } from "@petstore/contracts";
 import { DataTable } from "../components/data-table";
-import { YouMarker } from "../components/page";
+import { Hint, StateBadge, YouMarker } from "../components/page";
 import { formatDate, formatDateTime } from "../format";
 import { type AccountMember, MemberActions, type MemberScope } from "./member-actions";
 
 const roleBadge = (role: MemberRole) => (
-  <Badge variant="light" color={role === "owner" ? "grape" : "blue"}>
-    {role}
-  </Badge>
+  <StateBadge color={role === "owner" ? "grape" : "blue"}>{role}</StateBadge>
 );
 
 interface Invitation {
@@ -33,12 +31,7 @@ export function MembersTable({
   manage?: MemberScope;
   me?: string;
 }) {
-  if (members.length === 0)
-    return (
-      <Text size="sm" c="dimmed">
-        No members yet: they join by accepting an invitation.
-      </Text>
-    );
+  if (members.length === 0) return <Hint>No members yet: they join by accepting an invitation.</Hint>;
   return (
     <DataTable
       label="Members table"
@@ -63,9 +56,7 @@ export function MembersTable({
           key: "active",
           header: "State",
           cell: (m) => (
-            <Badge variant="light" color={m.active ? "teal" : "gray"}>
-              {m.active ? "Active" : "Deactivated"}
-            </Badge>
+            <StateBadge color={m.active ? "teal" : "gray"}>{m.active ? "Active" : "Deactivated"}</StateBadge>
           ),
         },
         { key: "joined", header: "Member since", cell: (m) => formatDate(m.createdAt) },
@@ -81,12 +72,7 @@ export function MembersTable({
 
 /** The invitations neither accepted nor expired, or a line saying there are none. */
 export function InvitationsTable({ invitations }: { invitations: Invitation[] }) {
-  if (invitations.length === 0)
-    return (
-      <Text size="sm" c="dimmed">
-        No open invitations.
-      </Text>
-    );
+  if (invitations.length === 0) return <Hint>No open invitations.</Hint>;
   const by = invitations.some((i) => i.createdBy !== undefined);
   return (
     <DataTable

@@ -8,6 +8,8 @@ import { useMediaQuery } from "@mantine/hooks";
 import { type ReactNode, useDeferredValue } from "react";
 import { CardRow, type Column, TableRow } from "./data-table-rows";
 import { TableScroll } from "./page";
+import { Pager, type PagerProps } from "./pager";
+import { QueryState, type QueryStateProps } from "./query-state";
 import { VIRTUAL_FROM, VirtualRows } from "./virtual-rows";
 
 export type { Column };
@@ -122,5 +124,47 @@ function useWideViewport(): boolean {
   const theme = useMantineTheme();
   return (
     useMediaQuery(`(min-width: ${theme.breakpoints.sm})`, true, { getInitialValueInEffect: false }) ?? true
+  );
+}
+
+type Page<Row> = { rows: Row[]; total: number; totalExact?: boolean };
+
+/**
+ * A query's rows as a DataTable, with the query's loading, failure and empty states: a list (`Row[]`), or with
+ * `pager` one page of a server-paged list (`{ rows, total }`), whose page past the last says so (pager.tsx).
+ */
+export function QueryTable<Row>({
+  query,
+  errorTitle,
+  empty,
+  pager,
+  footer,
+  ...table
+}: Omit<DataTableProps<Row>, "rows" | "busy"> & {
+  query: QueryStateProps<Row[] | Page<Row>>["query"];
+  errorTitle: string;
+  empty?: QueryStateProps<unknown>["empty"];
+  pager?: Omit<PagerProps, "total" | "totalExact" | "shown">;
+  /** Shown under the rows, e.g. their count. */
+  footer?(rows: Row[]): ReactNode;
+}) {
+  const rowsOf = (data: Row[] | Page<Row>) => (Array.isArray(data) ? data : data.rows);
+  return (
+    <QueryState
+      query={query}
+      errorTitle={errorTitle}
+      isEmpty={(data) => (Array.isArray(data) ? data.length === 0 : data.total === 0)}
+      empty={empty}
+    >
+      {(data) => (
+        <>
+          <DataTable rows={rowsOf(data)} busy={query.isFetching} {...table} />
+          {pager && !Array.isArray(data) ? (
+            <Pager total={data.total} totalExact={data.totalExact} shown={data.rows.length} {...pager} />
+          ) : null}
+          {footer?.(rowsOf(data))}
+        </>
+      )}
+    </QueryState>
   );
 }

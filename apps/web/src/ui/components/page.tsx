@@ -1,8 +1,44 @@
 "use client";
-/** The pieces of a page: its header, a labelled value, a scrolling frame for wide tables, and a notice page. */
-import { Button, Group, Stack, Table, Text, Title } from "@mantine/core";
+/** The pieces of every page: headings, links, hints, badges, labelled values, wide-table frames, notices. */
+import {
+  Anchor,
+  type AnchorProps,
+  Badge,
+  type BadgeProps,
+  Button,
+  type ElementProps,
+  Group,
+  Stack,
+  Table,
+  Text,
+  type TextProps,
+  Title,
+  type TitleProps,
+} from "@mantine/core";
 import Link from "next/link";
 import type { ReactNode } from "react";
+
+type WithChildren<P> = P & { children?: ReactNode };
+
+/** A link to another page of the app (next/link's client-side navigation), styled as Mantine's Anchor. */
+export const RouteLink = ({ href, ...props }: WithChildren<AnchorProps> & { href: string }) => (
+  <Anchor component={Link} href={href} {...props} />
+);
+
+/** A section's heading (h2) under the page's title. */
+export const SectionTitle = (props: WithChildren<TitleProps>) => (
+  <Title order={2} size="h3" mb="sm" {...props} />
+);
+
+/** Secondary text: an explanation, an empty list's line. */
+export const Hint = (props: WithChildren<TextProps & ElementProps<"p", "color">>) => (
+  <Text size="sm" c="dimmed" {...props} />
+);
+
+/** A state as a light badge (a key's, an account's, an animal's). */
+export const StateBadge = (props: WithChildren<BadgeProps>) => (
+  <Badge variant="light" style={{ overflow: "visible" }} {...props} />
+);
 
 /** The page's title (its one h1), with a description and actions, stacking on narrow screens. */
 export function PageHeader({

@@ -3,9 +3,10 @@
  * "21–40 of 132", the page size and the page buttons under a server-paged list; "10,000+" and one page more where
  * the server stopped counting, and a way back from a page past the last (docs/contract.md section 4).
  */
-import { Button, EmptyState, Group, Pagination, Select, Text } from "@mantine/core";
+import { Button, EmptyState, Group, Pagination, Select } from "@mantine/core";
 import { DEFAULT_PAGE_SIZE } from "@petstore/contracts";
 import { formatNumber } from "../format";
+import { Hint } from "./page";
 
 export const PAGE_SIZES = [10, 20, 50, 100] as const;
 
@@ -26,16 +27,7 @@ export function lastPageIfPast({
   return page > last ? last : null;
 }
 
-export function Pager({
-  what,
-  page,
-  pageSize,
-  total,
-  totalExact = true,
-  shown,
-  onPage,
-  onPageSize,
-}: {
+export interface PagerProps {
   /** Plural noun for the accessible name of the page-size select, e.g. "Animals". */
   what: string;
   page: number;
@@ -47,7 +39,18 @@ export function Pager({
   shown: number;
   onPage(page: number): void;
   onPageSize?(size: number): void;
-}) {
+}
+
+export function Pager({
+  what,
+  page,
+  pageSize,
+  total,
+  totalExact = true,
+  shown,
+  onPage,
+  onPageSize,
+}: PagerProps) {
   const last = lastPageIfPast({ page, pageSize, total, shown });
   if (last !== null) {
     return (
@@ -67,9 +70,9 @@ export function Pager({
   const of = totalExact ? formatNumber(total) : `${formatNumber(total)}+`;
   return (
     <Group justify="space-between" mt="md" gap="sm">
-      <Text size="sm" c="dimmed" aria-live="polite">
+      <Hint aria-live="polite">
         {shown > 0 ? `${formatNumber(first)}–${formatNumber(first + shown - 1)} of ${of}` : `${of} in total`}
-      </Text>
+      </Hint>
       <Group gap="sm">
         {onPageSize ? (
           <Select

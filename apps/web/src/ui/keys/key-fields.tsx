@@ -1,7 +1,8 @@
 "use client";
 /** A key's scopes (docs/contract.md section 2, "Scopes") and rate limits, as form fields and as they are shown. */
-import { Badge, Checkbox, Group, NumberInput, type NumberInputProps, Stack, Text } from "@mantine/core";
+import { Badge, Checkbox, Group, NumberInput, type NumberInputProps, Stack } from "@mantine/core";
 import { API_KEY_SCOPES, type ApiKeyScope, SCOPE_DESCRIPTIONS } from "@petstore/contracts";
+import { Hint } from "../components/page";
 import type { FieldProps } from "../forms/use-zod-form";
 
 /** One checkbox per scope, saying what it allows; the contract wants at least one. */
@@ -43,11 +44,7 @@ export function ScopeBadges({ scopes }: { scopes: readonly ApiKeyScope[] }) {
 /** For a key without every scope, a line saying which it has ("only pets:read"); nothing for the usual key. */
 export function RestrictedScopes({ scopes }: { scopes: readonly ApiKeyScope[] }) {
   if (scopes.length >= API_KEY_SCOPES.length) return null;
-  return (
-    <Text size="xs" c="dimmed">
-      only {scopes.join(", ")}
-    </Text>
-  );
+  return <Hint size="xs">only {scopes.join(", ")}</Hint>;
 }
 
 type LimitField = FieldProps<number | string>;

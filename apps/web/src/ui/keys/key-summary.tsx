@@ -1,8 +1,8 @@
 "use client";
 /** A key's page header and settings, on the admin's key page and the portal's; `more` adds fields. */
-import { Badge, Code, Group, Paper, SimpleGrid, Text } from "@mantine/core";
+import { Code, Group, Paper, SimpleGrid } from "@mantine/core";
 import type { ReactNode } from "react";
-import { Field, PageHeader } from "../components/page";
+import { Field, Hint, PageHeader, StateBadge } from "../components/page";
 import { formatDateTime, formatNumber, planLabel } from "../format";
 import { ScopeBadges } from "./key-fields";
 import { type ApiKey, STATE_COLORS, STATE_LABELS } from "./key-meta";
@@ -39,9 +39,9 @@ export function KeySummary({
         title={
           <Group gap="sm" component="span">
             {k.name}
-            <Badge variant="light" color={STATE_COLORS[k.state]} size="lg">
+            <StateBadge color={STATE_COLORS[k.state]} size="lg">
               {STATE_LABELS[k.state]}
-            </Badge>
+            </StateBadge>
           </Group>
         }
         description={<Code>{k.prefix}…</Code>}
@@ -60,11 +60,7 @@ export function KeySummary({
           <Field label="Requests today">{formatNumber(k.requestsToday)}</Field>
           <Field label="Created">
             {formatDateTime(k.createdAt)}
-            {k.createdBy ? (
-              <Text size="xs" c="dimmed">
-                by {k.createdBy}
-              </Text>
-            ) : null}
+            {k.createdBy ? <Hint size="xs">by {k.createdBy}</Hint> : null}
           </Field>
           <Field label="Last used">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"}</Field>
           <Field label="Expires">{k.expiresAt ? formatDateTime(k.expiresAt) : "Never"}</Field>

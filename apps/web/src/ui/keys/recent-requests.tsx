@@ -4,10 +4,10 @@
  * status (for a 429 what refused it), duration, the client IP (admins) and the request id, refreshed every few
  * seconds. A key used before the store last emptied says when it was last used instead of "No requests yet".
  */
-import { Badge, Button, Code, Group, Table, Text, Title } from "@mantine/core";
+import { Button, Code, Group, Table, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { TableScroll } from "../components/page";
+import { SectionTitle, StateBadge, TableScroll } from "../components/page";
 import { QueryState, type QueryStateProps } from "../components/query-state";
 import { formatDateTime } from "../format";
 import { useTRPC } from "../trpc";
@@ -44,9 +44,9 @@ export function RecentRequests({
   return (
     <section aria-labelledby="recent-heading">
       <Group justify="space-between" align="flex-end" mt="xl" mb="sm">
-        <Title order={2} size="h3" id="recent-heading">
+        <SectionTitle id="recent-heading" mb={0}>
           Recent requests
-        </Title>
+        </SectionTitle>
         <Button variant="default" size="xs" onClick={() => recent.refetch()}>
           Refresh
         </Button>
@@ -106,9 +106,7 @@ function RecentRequestsTable({
                     <Table.Td>{formatDateTime(r.at)}</Table.Td>
                     <Table.Td>{r.operation}</Table.Td>
                     <Table.Td>
-                      <Badge variant="light" color={statusColor(r.status)}>
-                        {r.status}
-                      </Badge>
+                      <StateBadge color={statusColor(r.status)}>{r.status}</StateBadge>
                       {r.refusedBy ? (
                         <Text span size="xs" c="dimmed" ml="xs">
                           {REFUSED_BY[r.refusedBy]}

@@ -4,10 +4,11 @@
  * by day, by outcome, latency p50/p95, and requests by operation; each with a summary and its figures as tables.
  */
 import { BarChart, type BarChartProps, LineChart } from "@mantine/charts";
-import { Paper, SimpleGrid, Text, Title } from "@mantine/core";
+import { Paper, SimpleGrid, Title } from "@mantine/core";
 import type { ReactNode } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { FiguresTable } from "../components/figures-table";
+import { Hint } from "../components/page";
 import { formatNumber } from "../format";
 
 export type Traffic = RouterOutputs["apiKeys"]["traffic"];
@@ -48,9 +49,9 @@ function ChartCard({ title, summary, children }: { title: string; summary: strin
       <Title order={3} size="h5">
         {title}
       </Title>
-      <Text size="xs" c="dimmed" mb="sm">
+      <Hint size="xs" mb="sm">
         {summary}
-      </Text>
+      </Hint>
       <div role="img" aria-label={`${title}. ${summary} The numbers are in the table below.`}>
         {children}
       </div>

@@ -4,8 +4,6 @@
  * on the portal's usage page and the admin's account page: limits, traffic, outcomes, requests per key, and CSV.
  */
 import {
-  Anchor,
-  Badge,
   Button,
   Code,
   Group,
@@ -17,11 +15,10 @@ import {
   Text,
   Title,
 } from "@mantine/core";
-import Link from "next/link";
 import Papa from "papaparse";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "../components/data-table";
-import { Field } from "../components/page";
+import { Field, Hint, RouteLink, StateBadge } from "../components/page";
 import { formatNumber, planLabel } from "../format";
 import { STATE_COLORS, STATE_LABELS } from "../keys/key-meta";
 import { OUTCOME_SERIES, type Traffic, TrafficCharts } from "./traffic-charts";
@@ -170,9 +167,9 @@ export function UsageView({
                 minWidth: 180,
                 cell: (k) => (
                   <Stack gap={0}>
-                    <Anchor component={Link} href={keyHref(k.id)} fw={500}>
+                    <RouteLink href={keyHref(k.id)} fw={500}>
                       {k.name}
-                    </Anchor>
+                    </RouteLink>
                     <Code fz="xs" w="fit-content">
                       {k.prefix}…
                     </Code>
@@ -182,11 +179,7 @@ export function UsageView({
               {
                 key: "state",
                 header: "State",
-                cell: (k) => (
-                  <Badge variant="light" color={STATE_COLORS[k.state]}>
-                    {STATE_LABELS[k.state]}
-                  </Badge>
-                ),
+                cell: (k) => <StateBadge color={STATE_COLORS[k.state]}>{STATE_LABELS[k.state]}</StateBadge>,
               },
               { key: "today", header: "Today", align: "right", cell: (k) => formatNumber(k.requestsToday) },
               { key: "7d", header: "Last 7 days", align: "right", cell: (k) => formatNumber(k.requests7d) },
@@ -199,9 +192,7 @@ export function UsageView({
             ]}
           />
         ) : (
-          <Text size="sm" c="dimmed">
-            The account has no keys yet.
-          </Text>
+          <Hint>The account has no keys yet.</Hint>
         )}
       </section>
     </Stack>

@@ -3,11 +3,11 @@
  * One webhook attempt as the delivery log and a message's page show it: its status, the start of its answer, and
  * "Details", a dialog with all the log keeps of it (the response excerpt, at most 1 KiB, and the headers sent).
  */
-import { Badge, Button, Code, SimpleGrid, Stack, Table, Text } from "@mantine/core";
+import { Button, Code, SimpleGrid, Stack, Table, Text } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import type { RouterOutputs } from "@/server/trpc/router";
 import type { Column } from "../components/data-table";
-import { Field } from "../components/page";
+import { Field, Hint, StateBadge } from "../components/page";
 import { Dialog } from "../dialogs";
 import { formatDateTimeSeconds, formatNumber } from "../format";
 
@@ -15,11 +15,7 @@ export type Attempt = RouterOutputs["webhooks"]["deliveryLog"]["rows"][number];
 
 /** A status badge (green 2xx, red otherwise) or "no answer". */
 function AttemptStatus({ attempt }: { attempt: Pick<Attempt, "succeeded" | "status"> }) {
-  return (
-    <Badge variant="light" color={attempt.succeeded ? "teal" : "red"}>
-      {attempt.status ?? "no answer"}
-    </Badge>
-  );
+  return <StateBadge color={attempt.succeeded ? "teal" : "red"}>{attempt.status ?? "no answer"}</StateBadge>;
 }
 
 /** The response excerpt, or why there was no answer, on one short line (the full text as its title). */
@@ -30,20 +26,13 @@ function AttemptResponse({ attempt }: { attempt: Pick<Attempt, "error" | "respon
       {text}
     </Text>
   ) : (
-    <Text size="xs" c="dimmed">
-      (empty)
-    </Text>
+    <Hint size="xs">(empty)</Hint>
   );
 }
 
 /** The request's headers, one row each, in the order sent; or why there are none. */
 function HeadersSent({ headers }: { headers: Attempt["requestHeaders"] }) {
-  if (!headers)
-    return (
-      <Text size="sm" c="dimmed">
-        Nothing was sent: the address was refused or the connection failed.
-      </Text>
-    );
+  if (!headers) return <Hint>Nothing was sent: the address was refused or the connection failed.</Hint>;
   return (
     <Table withTableBorder verticalSpacing={4} aria-label="Headers sent" layout="fixed">
       <Table.Thead>
@@ -104,9 +93,7 @@ export function AttemptDetails({ attempt }: { attempt: Attempt }) {
                     {attempt.responseExcerpt}
                   </Code>
                 ) : (
-                  <Text size="sm" c="dimmed">
-                    (empty)
-                  </Text>
+                  <Hint>(empty)</Hint>
                 )}
               </Field>
             ) : null}

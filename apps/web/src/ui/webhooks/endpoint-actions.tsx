@@ -3,7 +3,7 @@
  * A webhook endpoint's actions, in a menu, and their dialogs: add or edit, send a test message (or an example
  * event), rotate the secret, replay a period, enable or disable, delete; disabling, rotating and deleting ask first.
  */
-import { Button, Checkbox, Group, Menu, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Button, Checkbox, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import {
   MAX_WEBHOOK_URL_LENGTH,
   WEBHOOK_EVENT_TYPES,
@@ -15,7 +15,7 @@ import {
 } from "@petstore/contracts";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ConfirmDialog, Dialog, FormModal } from "../dialogs";
+import { ActionMenu, ConfirmMutation, Dialog, FormModal } from "../dialogs";
 import { useNotifiedMutation } from "../feedback";
 import { useZodForm } from "../forms/use-zod-form";
 import { attemptSummary, EVENT_TYPE_LABELS, useWebhookApi, WebhookSecretOnce } from "./scope";
@@ -219,8 +219,6 @@ function ReplayDialog({ endpoint, onClose }: { endpoint: EditedEndpoint; onClose
   );
 }
 
-type Open = "edit" | "test" | "rotate" | "disable" | "delete" | "replay" | null;
-
 export function EndpointActions({
   endpoint,
   size = "xs",
@@ -233,88 +231,87 @@ export function EndpointActions({
 }) {
   const api = useWebhookApi();
   const router = useRouter();
-  const [open, setOpen] = useState<Open>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const close = () => setOpen(null);
   const { url, id } = endpoint;
-  const notified = (success: string, failure: string) => ({
+  const feedback = (success: string, failure: string) => ({
     invalidate: api.invalidate,
     success: () => success,
     failure,
   });
   const enable = useNotifiedMutation(
     api.procedures.enable.mutationOptions(),
-    notified(`${url} is enabled again.`, "Could not enable the endpoint"),
+    feedback(`${url} is enabled again.`, "Could not enable the endpoint"),
   );
-  const disable = useNotifiedMutation(
-    api.procedures.disable.mutationOptions(),
-    notified(`${url} is disabled.`, "Could not disable the endpoint"),
-  );
-  const rotate = useNotifiedMutation(api.procedures.rotate.mutationOptions(), {
-    ...notified(`${url} has a new signing secret.`, "Could not rotate the secret"),
-    onDone: (r) => setSecret(r.secret),
-  });
-  const remove = useNotifiedMutation(api.procedures.remove.mutationOptions(), {
-    ...notified(`${url} was deleted.`, "Could not delete the endpoint"),
-    onDone: () => (afterDelete ? router.push(afterDelete) : undefined),
-  });
   return (
     <>
-      <Menu position="bottom-end" withinPortal shadow="md">
-        <Menu.Target>
-          <Button size={size} variant="default" aria-label={`Actions for ${url}`}>
-            Actions
-          </Button>
-        </Menu.Target>
-        <Menu.Dropdown>
-          <Menu.Item onClick={() => setOpen("edit")}>Edit…</Menu.Item>
-          <Menu.Item onClick={() => setOpen("test")}>Send test message…</Menu.Item>
-          <Menu.Item onClick={() => setOpen("rotate")}>Rotate secret…</Menu.Item>
-          {endpoint.enabled ? (
-            <Menu.Item onClick={() => setOpen("replay")}>Replay messages…</Menu.Item>
-          ) : null}
-          {endpoint.enabled ? (
-            <Menu.Item onClick={() => setOpen("disable")}>Disable…</Menu.Item>
-          ) : (
-            <Menu.Item onClick={() => enable.mutate({ id })}>Enable</Menu.Item>
-          )}
-          <Menu.Divider />
-          <Menu.Item color="red.9" onClick={() => setOpen("delete")}>
-            Delete…
-          </Menu.Item>
-        </Menu.Dropdown>
-      </Menu>
-      {open === "edit" ? <EndpointDialog endpoint={endpoint} onClose={close} /> : null}
-      {open === "test" ? <TestMessageDialog endpoint={endpoint} onClose={close} /> : null}
-      {open === "replay" ? <ReplayDialog endpoint={endpoint} onClose={close} /> : null}
-      {open === "rotate" ? (
-        <ConfirmDialog
-          onClose={close}
-          title={`Rotate the secret of ${url}?`}
-          message="A new signing secret is made and shown once. For 24 hours every delivery is signed with both the old and the new secret, so the receiver can switch without missing a message."
-          confirmLabel="Rotate secret"
-          confirmColor="blue"
-          onConfirm={() => rotate.mutateAsync({ id })}
-        />
-      ) : null}
-      {open === "disable" ? (
-        <ConfirmDialog
-          onClose={close}
-          title={`Disable ${url}?`}
-          message="Nothing more is sent to it, and the deliveries still waiting fail. After enabling it again, replay what it missed."
-          confirmLabel="Disable endpoint"
-          onConfirm={() => disable.mutateAsync({ id })}
-        />
-      ) : null}
-      {open === "delete" ? (
-        <ConfirmDialog
-          onClose={close}
-          title={`Delete ${url}?`}
-          message="The endpoint and its delivery log are deleted. This cannot be undone."
-          confirmLabel="Delete endpoint"
-          onConfirm={() => remove.mutateAsync({ id })}
-        />
-      ) : null}
+      <ActionMenu
+        name={`Actions for ${url}`}
+        size={size}
+        actions={[
+          { label: "Edit…", dialog: (close) => <EndpointDialog endpoint={endpoint} onClose={close} /> },
+          {
+            label: "Send test message…",
+            dialog: (close) => <TestMessageDialog endpoint={endpoint} onClose={close} />,
+          },
+          {
+            label: "Rotate secret…",
+            dialog: (close) => (
+              <ConfirmMutation
+                options={api.procedures.rotate.mutationOptions()}
+                input={{ id }}
+                feedback={{
+                  ...feedback(`${url} has a new signing secret.`, "Could not rotate the secret"),
+                  onDone: (r) => setSecret(r.secret),
+                }}
+                onClose={close}
+                title={`Rotate the secret of ${url}?`}
+                message="A new signing secret is made and shown once. For 24 hours every delivery is signed with both the old and the new secret, so the receiver can switch without missing a message."
+                confirmLabel="Rotate secret"
+                confirmColor="blue"
+              />
+            ),
+          },
+          {
+            label: "Replay messages…",
+            hidden: !endpoint.enabled,
+            dialog: (close) => <ReplayDialog endpoint={endpoint} onClose={close} />,
+          },
+          {
+            label: "Disable…",
+            hidden: !endpoint.enabled,
+            dialog: (close) => (
+              <ConfirmMutation
+                options={api.procedures.disable.mutationOptions()}
+                input={{ id }}
+                feedback={feedback(`${url} is disabled.`, "Could not disable the endpoint")}
+                onClose={close}
+                title={`Disable ${url}?`}
+                message="Nothing more is sent to it, and the deliveries still waiting fail. After enabling it again, replay what it missed."
+                confirmLabel="Disable endpoint"
+              />
+            ),
+          },
+          { label: "Enable", hidden: endpoint.enabled, run: () => enable.mutate({ id }) },
+          {
+            label: "Delete…",
+            danger: true,
+            dialog: (close) => (
+              <ConfirmMutation
+                options={api.procedures.remove.mutationOptions()}
+                input={{ id }}
+                feedback={{
+                  ...feedback(`${url} was deleted.`, "Could not delete the endpoint"),
+                  onDone: () => (afterDelete ? router.push(afterDelete) : undefined),
+                }}
+                onClose={close}
+                title={`Delete ${url}?`}
+                message="The endpoint and its delivery log are deleted. This cannot be undone."
+                confirmLabel="Delete endpoint"
+              />
+            ),
+          },
+        ]}
+      />
       {secret ? (
         <Dialog
           title="New signing secret"

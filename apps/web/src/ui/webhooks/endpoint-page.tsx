@@ -3,14 +3,12 @@
  * One webhook endpoint: its settings and state, the actions on it, and its delivery log (every attempt, newest
  * first, with its details), filtered by outcome and paged in the URL (`?outcome=failed&page=2`).
  */
-import { Anchor, Code, Group, Paper, SegmentedControl, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { Code, Group, Paper, SegmentedControl, SimpleGrid, Stack, Text } from "@mantine/core";
 import { WebhookAttemptOutcome } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { parseAsInteger, parseAsStringLiteral, useQueryStates } from "nuqs";
-import { DataTable } from "../components/data-table";
-import { Field, PageHeader } from "../components/page";
-import { Pager } from "../components/pager";
+import { QueryTable } from "../components/data-table";
+import { Field, Hint, PageHeader, RouteLink, SectionTitle } from "../components/page";
 import { QueryState } from "../components/query-state";
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from "../format";
 import { hasCode } from "../trpc";
@@ -46,9 +44,9 @@ export function EndpointPage({ id }: { id: string }) {
   if (hasCode(endpoint.error, "NOT_FOUND")) return api.notFound;
   return (
     <>
-      <Anchor component={Link} href={api.listHref} size="sm">
+      <RouteLink href={api.listHref} size="sm">
         ← All webhook endpoints
-      </Anchor>
+      </RouteLink>
       <QueryState query={endpoint} errorTitle="Could not load this endpoint" skeletonRows={3}>
         {(e) => (
           <>
@@ -69,9 +67,7 @@ export function EndpointPage({ id }: { id: string }) {
                 <Field label="Delivered, last 7 days">{successRate(e)}</Field>
                 <Field label="Created">
                   {formatDateTime(e.createdAt)}
-                  <Text size="xs" c="dimmed">
-                    by {e.createdBy}
-                  </Text>
+                  <Hint size="xs">by {e.createdBy}</Hint>
                 </Field>
                 {e.previousSecretExpiresAt ? (
                   <Field label="Old secret also signs until">
@@ -84,9 +80,7 @@ export function EndpointPage({ id }: { id: string }) {
         )}
       </QueryState>
       <Group justify="space-between" align="flex-end" mb="sm" gap="sm">
-        <Title order={2} size="h3">
-          Delivery log
-        </Title>
+        <SectionTitle mb={0}>Delivery log</SectionTitle>
         <Stack gap={4}>
           <Text size="sm" fw={500} id="outcome-filter">
             Outcome
@@ -103,62 +97,50 @@ export function EndpointPage({ id }: { id: string }) {
           />
         </Stack>
       </Group>
-      <QueryState
+      <QueryTable<Attempt>
         query={log}
         errorTitle="Could not load the delivery log"
-        isEmpty={(d) => d.total === 0}
         empty={{
           title: view.outcome ? `No ${view.outcome} attempts` : "Nothing delivered yet",
           description: view.outcome
             ? "Try another outcome."
             : "Attempts appear here as soon as an event the endpoint subscribes to happens, or after a test message.",
         }}
-      >
-        {(data) => (
-          <>
-            <DataTable<Attempt>
-              label="Delivery log table"
-              rows={data.rows}
-              rowKey={(a) => a.id}
-              minWidth={900}
-              busy={log.isFetching}
-              columns={[
-                {
-                  key: "time",
-                  header: "Time",
-                  minWidth: 150,
-                  title: true,
-                  cell: (a) => formatDateTimeSeconds(a.startedAt),
-                },
-                {
-                  key: "event",
-                  header: "Event",
-                  minWidth: 200,
-                  cell: (a) => (
-                    <Stack gap={0} align="flex-start">
-                      <Code>{a.eventType}</Code>
-                      <Anchor component={Link} href={api.messageHref(a.messageId)} size="xs">
-                        {a.messageId}
-                      </Anchor>
-                    </Stack>
-                  ),
-                },
-                { key: "attempt", header: "Attempt", align: "right", cell: (a) => a.number },
-                ...ATTEMPT_COLUMNS,
-              ]}
-              actions={(a) => <AttemptDetails attempt={a} />}
-            />
-            <Pager
-              what="Attempts"
-              page={input.page}
-              pageSize={LOG_PAGE_SIZE}
-              total={data.total}
-              shown={data.rows.length}
-              onPage={(page) => setView({ page }, { history: "push" })}
-            />
-          </>
-        )}
-      </QueryState>
+        label="Delivery log table"
+        rowKey={(a) => a.id}
+        minWidth={900}
+        columns={[
+          {
+            key: "time",
+            header: "Time",
+            minWidth: 150,
+            title: true,
+            cell: (a) => formatDateTimeSeconds(a.startedAt),
+          },
+          {
+            key: "event",
+            header: "Event",
+            minWidth: 200,
+            cell: (a) => (
+              <Stack gap={0} align="flex-start">
+                <Code>{a.eventType}</Code>
+                <RouteLink href={api.messageHref(a.messageId)} size="xs">
+                  {a.messageId}
+                </RouteLink>
+              </Stack>
+            ),
+          },
+          { key: "attempt", header: "Attempt", align: "right", cell: (a) => a.number },
+          ...ATTEMPT_COLUMNS,
+        ]}
+        actions={(a) => <AttemptDetails attempt={a} />}
+        pager={{
+          what: "Attempts",
+          page: input.page,
+          pageSize: LOG_PAGE_SIZE,
+          onPage: (page) => setView({ page }, { history: "push" }),
+        }}
+      />
     </>
   );
 }

@@ -3,24 +3,11 @@
  * One webhook message: its type, webhook-id, time and body as sent, and per endpoint it was queued for, the
  * delivery's state with every attempt and a button that sends it again with the same webhook-id.
  */
-import {
-  Anchor,
-  Badge,
-  Button,
-  Card,
-  Code,
-  Group,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Text,
-  Title,
-} from "@mantine/core";
+import { Button, Card, Code, Group, Paper, SimpleGrid, Stack } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "../components/data-table";
-import { Field, PageHeader } from "../components/page";
+import { Field, Hint, PageHeader, RouteLink, SectionTitle, StateBadge } from "../components/page";
 import { QueryState } from "../components/query-state";
 import { useNotifiedMutation } from "../feedback";
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from "../format";
@@ -50,22 +37,19 @@ function DeliveryCard({ messageId, delivery }: { messageId: string; delivery: De
     <Card withBorder padding="md" component="section" aria-label={`Delivery to ${delivery.url}`}>
       <Group justify="space-between" align="flex-start" mb="sm" gap="sm">
         <Stack gap={4}>
-          <Anchor
-            component={Link}
+          <RouteLink
             href={api.endpointHref(delivery.endpointId)}
             fw={500}
             style={{ overflowWrap: "anywhere" }}
           >
             {delivery.url}
-          </Anchor>
+          </RouteLink>
           <Group gap="xs">
-            <Badge variant="light" color={DELIVERY_STATE_COLORS[delivery.state]}>
-              {delivery.state}
-            </Badge>
-            <Text size="xs" c="dimmed">
+            <StateBadge color={DELIVERY_STATE_COLORS[delivery.state]}>{delivery.state}</StateBadge>
+            <Hint size="xs">
               {formatNumber(delivery.attempts)} attempt{delivery.attempts === 1 ? "" : "s"}
               {delivery.nextAttemptAt ? ` · next ${formatDateTime(delivery.nextAttemptAt)}` : ""}
-            </Text>
+            </Hint>
           </Group>
         </Stack>
         <Button
@@ -92,9 +76,7 @@ function DeliveryCard({ messageId, delivery }: { messageId: string; delivery: De
           actions={(a) => <AttemptDetails attempt={a} />}
         />
       ) : (
-        <Text size="sm" c="dimmed">
-          No attempt yet.
-        </Text>
+        <Hint>No attempt yet.</Hint>
       )}
     </Card>
   );
@@ -105,9 +87,9 @@ export function MessagePage({ id }: { id: string }) {
   const message = useQuery({ ...api.procedures.message.queryOptions({ id }), refetchInterval: 10_000 });
   return (
     <>
-      <Anchor component={Link} href={api.listHref} size="sm">
+      <RouteLink href={api.listHref} size="sm">
         ← All webhook endpoints
-      </Anchor>
+      </RouteLink>
       <QueryState query={message} errorTitle="Could not load this message" skeletonRows={4}>
         {(m) => (
           <>
@@ -126,9 +108,7 @@ export function MessagePage({ id }: { id: string }) {
                 </Code>
               </Field>
             </Paper>
-            <Title order={2} size="h3" mb="sm">
-              Deliveries
-            </Title>
+            <SectionTitle>Deliveries</SectionTitle>
             {m.deliveries.length ? (
               <Stack gap="md">
                 {m.deliveries.map((d) => (
@@ -136,9 +116,7 @@ export function MessagePage({ id }: { id: string }) {
                 ))}
               </Stack>
             ) : (
-              <Text size="sm" c="dimmed">
-                No endpoint was subscribed to this event when it happened.
-              </Text>
+              <Hint>No endpoint was subscribed to this event when it happened.</Hint>
             )}
           </>
         )}

@@ -3,14 +3,12 @@
  * Webhook endpoints (docs/contract.md section 6): each with its events, state (and why it is disabled), deliveries
  * waiting and success rate; add one (its secret shown once) and the actions on each.
  */
-import { Anchor, Badge, Button, Code, Group, Stack, Text } from "@mantine/core";
+import { Button, Code, Group, Stack } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { DataTable } from "../components/data-table";
-import { PageHeader } from "../components/page";
-import { QueryState } from "../components/query-state";
+import { QueryTable } from "../components/data-table";
+import { Hint, PageHeader, RouteLink, StateBadge } from "../components/page";
 import { formatDateTime, formatNumber } from "../format";
 import { EndpointActions, EndpointDialog } from "./endpoint-actions";
 import { useWebhookApi } from "./scope";
@@ -25,17 +23,13 @@ export function EndpointState({
 }) {
   return (
     <Stack gap={2}>
-      <Badge variant="light" color={endpoint.enabled ? (endpoint.failingSince ? "orange" : "teal") : "gray"}>
+      <StateBadge color={endpoint.enabled ? (endpoint.failingSince ? "orange" : "teal") : "gray"}>
         {endpoint.enabled ? (endpoint.failingSince ? "failing" : "enabled") : "disabled"}
-      </Badge>
+      </StateBadge>
       {!endpoint.enabled && endpoint.disabledReason ? (
-        <Text size="xs" c="dimmed">
-          {endpoint.disabledReason}
-        </Text>
+        <Hint size="xs">{endpoint.disabledReason}</Hint>
       ) : endpoint.failingSince ? (
-        <Text size="xs" c="dimmed">
-          failing since {formatDateTime(endpoint.failingSince)}
-        </Text>
+        <Hint size="xs">failing since {formatDateTime(endpoint.failingSince)}</Hint>
       ) : null}
     </Stack>
   );
@@ -61,81 +55,65 @@ export function WebhooksPage() {
   const api = useWebhookApi();
   const [adding, add] = useDisclosure(false);
   const endpoints = useQuery({ ...api.procedures.list.queryOptions(), refetchInterval: 15_000 });
+  const addButton = <Button onClick={add.open}>Add endpoint</Button>;
   return (
     <>
       <PageHeader
         title="Webhooks"
         description="Endpoints that receive signed events when animals or categories change."
-        actions={<Button onClick={add.open}>Add endpoint</Button>}
+        actions={addButton}
       />
-      <QueryState
+      <QueryTable<Row>
         query={endpoints}
         errorTitle="Could not load the webhook endpoints"
-        isEmpty={(rows) => rows.length === 0}
         empty={{
           title: "No webhook endpoints",
           description: "Add an endpoint to have events pushed to it instead of polling the API.",
-          action: <Button onClick={add.open}>Add endpoint</Button>,
+          action: addButton,
         }}
-      >
-        {(rows) => (
-          <DataTable<Row>
-            label="Webhook endpoints table"
-            rows={rows}
-            rowKey={(e) => e.id}
-            minWidth={1080}
-            busy={endpoints.isFetching}
-            columns={[
-              {
-                key: "url",
-                header: "URL",
-                title: true,
-                minWidth: 220,
-                cell: (e) => (
-                  <Stack gap={2}>
-                    <Anchor
-                      component={Link}
-                      href={api.endpointHref(e.id)}
-                      fw={500}
-                      style={{ overflowWrap: "anywhere" }}
-                    >
-                      {e.url}
-                    </Anchor>
-                    {e.description ? (
-                      <Text size="xs" c="dimmed">
-                        {e.description}
-                      </Text>
-                    ) : null}
-                  </Stack>
-                ),
-              },
-              {
-                key: "events",
-                header: "Events",
-                minWidth: 200,
-                cell: (e) => <EventTypes types={e.eventTypes} />,
-              },
-              { key: "state", header: "State", minWidth: 140, cell: (e) => <EndpointState endpoint={e} /> },
-              {
-                key: "pending",
-                header: "Waiting",
-                label: "Deliveries waiting",
-                align: "right",
-                cell: (e) => formatNumber(e.pending),
-              },
-              {
-                key: "success",
-                header: "Success (7 days)",
-                label: "Delivered in the last 7 days",
-                align: "right",
-                cell: (e) => successRate(e),
-              },
-              { key: "created", header: "Created", minWidth: 120, cell: (e) => formatDateTime(e.createdAt) },
-            ]}
-            actions={(e) => <EndpointActions endpoint={e} />}
-          />
-        )}
-      </QueryState>
+        label="Webhook endpoints table"
+        rowKey={(e) => e.id}
+        minWidth={1080}
+        columns={[
+          {
+            key: "url",
+            header: "URL",
+            title: true,
+            minWidth: 220,
+            cell: (e) => (
+              <Stack gap={2}>
+                <RouteLink href={api.endpointHref(e.id)} fw={500} style={{ overflowWrap: "anywhere" }}>
+                  {e.url}
+                </RouteLink>
+                {e.description ? <Hint size="xs">{e.description}</Hint> : null}
+              </Stack>
+            ),
+          },
+          {
+            key: "events",
+            header: "Events",
+            minWidth: 200,
+            cell: (e) => <EventTypes types={e.eventTypes} />,
+          },
+          { key: "state", header: "State", minWidth: 140, cell: (e) => <EndpointState endpoint={e} /> },
+          {
+            key: "pending",
+            header: "Waiting",
+            label: "Deliveries waiting",
+            align: "right",
+            cell: (e) => formatNumber(e.pending),
+          },
+          {
+            key: "success",
+            header: "Success (7 days)",
+            label: "Delivered in the last 7 days",
+            align: "right",
+            cell: (e) => successRate(e),
+          },
+          { key: "created", header: "Created", minWidth: 120, cell: (e) => formatDateTime(e.createdAt) },
+        ]}
+        actions={(e) => <EndpointActions endpoint={e} />}
+      />
       {adding ? <EndpointDialog onClose={add.close} /> : null}
     </>
   );
