@@ -8,7 +8,7 @@ import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import { InviteDialog } from "@/ui/accounts/invite-dialog";
 import { InvitationsTable, MembersTable } from "@/ui/accounts/people";
-import { type Column, DataTable } from "@/ui/components/data-table";
+import { type Column, QueryTable } from "@/ui/components/data-table";
 import { Field, Hint, PageHeader, RouteLink, SectionTitle, StateBadge } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
@@ -105,23 +105,16 @@ function KeysSection({ account }: { account: PortalAccount }) {
         </Button>
       </Group>
       {blocked ? <Hint mb="sm">{blocked}</Hint> : null}
-      <QueryState
+      <QueryTable<PortalKey>
         query={keys}
         errorTitle="Could not load the API keys"
-        isEmpty={(rows) => rows.length === 0}
         empty={{ title: "No API keys yet", description: "Create a key to call the Pet Store API." }}
-      >
-        {(rows) => (
-          <DataTable<PortalKey>
-            label="API keys table"
-            rows={rows}
-            rowKey={(k) => k.id}
-            minWidth={1000}
-            columns={KEY_COLUMNS}
-            actions={(k) => <KeyButtons apiKey={k} suspended={suspended} />}
-          />
-        )}
-      </QueryState>
+        label="API keys table"
+        rowKey={(k) => k.id}
+        minWidth={1000}
+        columns={KEY_COLUMNS}
+        actions={(k) => <KeyButtons apiKey={k} suspended={suspended} />}
+      />
       {creating ? <KeyDialog scope="portal" onClose={create.close} /> : null}
     </section>
   );

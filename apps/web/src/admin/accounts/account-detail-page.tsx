@@ -24,7 +24,7 @@ import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { STATE_COLORS } from "@/ui/keys/key-meta";
 import { hasCode, useTRPC } from "@/ui/trpc";
 import { RequestLog } from "@/ui/usage/request-log";
-import { type UsageDays, UsageToolbar, UsageView } from "@/ui/usage/usage-view";
+import { type UsageDays, UsageView } from "@/ui/usage/usage-view";
 import { ACCOUNT_STATE_COLORS, ACCOUNT_STATE_LABELS, type AccountDetail, keysOfCap } from "./account-meta";
 import { AccountLimitsEditor, AccountPlanSelect, SuspendButton } from "./account-settings";
 
@@ -155,23 +155,14 @@ function AccountUsage({ account }: { account: Pick<AccountDetail, "id" | "plan" 
     refetchInterval: 30_000,
   });
   return (
-    <>
-      <UsageToolbar
-        usage={usage.data}
-        days={days}
-        onDays={setDays}
-        fileName={`account-${account.id}-usage`}
-      />
-      <QueryState query={usage} errorTitle="Could not load the usage" skeletonRows={6}>
-        {(u) => (
-          <UsageView
-            usage={u}
-            limits={{ plan: account.plan, ...account.limits }}
-            scope="This account"
-            keyHref={(id) => `/admin/keys/${id}`}
-          />
-        )}
-      </QueryState>
-    </>
+    <UsageView
+      query={usage}
+      days={days}
+      onDays={setDays}
+      fileName={`account-${account.id}-usage`}
+      limits={{ plan: account.plan, ...account.limits }}
+      scope="This account"
+      keyHref={(id) => `/admin/keys/${id}`}
+    />
   );
 }

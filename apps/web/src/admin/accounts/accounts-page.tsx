@@ -3,25 +3,20 @@
  * Consumer accounts (admins): the organizations whose members manage their keys in the developer portal, searched,
  * filtered and sorted in the URL (use-accounts-query.ts); "New account" shows its owner's invitation link once.
  */
-import { Button, Group, Select, TextInput } from "@mantine/core";
+import { Button } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { AccountListFilter, PlanName } from "@petstore/contracts";
+import { AccountListFilter } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { FilterBar, FilterSelect, PLAN_FILTER, SearchFilter } from "@/admin/components/filters";
 import { PhoneSort, sortHeaders } from "@/admin/components/sort";
-import { type Column, DataTable } from "@/ui/components/data-table";
+import { type Column, QueryTable } from "@/ui/components/data-table";
 import { Hint, PageHeader, RouteLink, StateBadge } from "@/ui/components/page";
-import { QueryState } from "@/ui/components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
-import { maxLengthOf } from "@/ui/forms/use-zod-form";
 import { useTRPC } from "@/ui/trpc";
 import { ACCOUNT_STATE_COLORS, ACCOUNT_STATE_LABELS, type AccountRow, keysOfCap } from "./account-meta";
 import { NewAccountDialog } from "./new-account-dialog";
 import { type AccountSort, useAccountsQuery } from "./use-accounts-query";
 
-const PLAN_FILTER = [
-  { value: "", label: "Any plan" },
-  ...PlanName.options.map((p) => ({ value: p, label: planLabel(p) })),
-];
 const STATE_FILTER = [
   { value: "", label: "Any state" },
   ...(["active", "suspended"] as const).map((s) => ({ value: s, label: ACCOUNT_STATE_LABELS[s] })),
@@ -90,37 +85,33 @@ export function AccountsPage() {
         description="Organizations whose members manage their own API keys in the developer portal."
         actions={newAccount}
       />
-      <Group gap="sm" mb="md" align="flex-end" wrap="wrap">
-        <TextInput
+      <FilterBar>
+        <SearchFilter
           label="Search by name"
           placeholder="e.g. Acme"
-          type="search"
           value={view.q}
-          onChange={(e) => filter({ q: e.currentTarget.value })}
-          maxLength={maxLengthOf(AccountListFilter.shape.query)}
-          w={{ base: "100%", xs: 260 }}
+          onChange={(q) => filter({ q })}
+          schema={AccountListFilter.shape.query}
         />
-        <Select
+        <FilterSelect
           label="Plan"
           data={PLAN_FILTER}
-          value={view.plan ?? ""}
-          onChange={(v) => filter({ plan: (v || null) as typeof view.plan })}
-          allowDeselect={false}
+          value={view.plan}
+          onChange={(plan) => filter({ plan })}
           w={{ base: "47%", xs: 150 }}
         />
-        <Select
+        <FilterSelect
           label="State"
           data={STATE_FILTER}
-          value={view.state ?? ""}
-          onChange={(v) => filter({ state: (v || null) as typeof view.state })}
-          allowDeselect={false}
+          value={view.state}
+          onChange={(state) => filter({ state })}
           w={{ base: "47%", xs: 150 }}
         />
-      </Group>
-      <QueryState
+      </FilterBar>
+      <PhoneSort options={PHONE_SORTS} view={view} onChange={(sort, dir) => filter({ sort, dir })} />
+      <QueryTable
         query={accounts}
         errorTitle="Could not load the accounts"
-        isEmpty={(rows) => rows.length === 0}
         empty={{
           title: filtered ? "No accounts match" : "No accounts",
           description: filtered
@@ -128,27 +119,19 @@ export function AccountsPage() {
             : "Create an account to invite its owner to the developer portal.",
           action: filtered ? undefined : newAccount,
         }}
-      >
-        {(rows) => (
-          <>
-            <PhoneSort options={PHONE_SORTS} view={view} onChange={(sort, dir) => filter({ sort, dir })} />
-            <DataTable
-              label="Accounts table"
-              rows={rows}
-              rowKey={(a) => a.id}
-              columns={COLUMNS}
-              headers={sortHeaders(SORTABLE, view, sortBy)}
-              minWidth={900}
-              busy={accounts.isFetching}
-            />
-            <Hint mt="sm" role="status">
-              {rows.length >= LISTED_AT_MOST
-                ? `The first ${LISTED_AT_MOST} accounts are shown: narrow the search to see others.`
-                : `${rows.length} ${rows.length === 1 ? "account" : "accounts"}`}
-            </Hint>
-          </>
+        label="Accounts table"
+        rowKey={(a) => a.id}
+        columns={COLUMNS}
+        headers={sortHeaders(SORTABLE, view, sortBy)}
+        minWidth={900}
+        footer={(rows) => (
+          <Hint mt="sm" role="status">
+            {rows.length >= LISTED_AT_MOST
+              ? `The first ${LISTED_AT_MOST} accounts are shown: narrow the search to see others.`
+              : `${rows.length} ${rows.length === 1 ? "account" : "accounts"}`}
+          </Hint>
         )}
-      </QueryState>
+      />
       {creating ? <NewAccountDialog onClose={create.close} /> : null}
     </>
   );

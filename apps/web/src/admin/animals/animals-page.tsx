@@ -4,15 +4,15 @@
  * added and edited in a dialog, deleted after confirming, several given a status at once. Without a category,
  * "New animal" is disabled and says why.
  */
-import { Button, Group, Select, Stack, TextInput } from "@mantine/core";
+import { Button, Stack } from "@mantine/core";
 import { PetSearch } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
+import { FilterBar, FilterSelect, SearchFilter } from "@/admin/components/filters";
 import { Hint, PageHeader, RouteLink } from "@/ui/components/page";
 import { Pager } from "@/ui/components/pager";
 import { QueryState } from "@/ui/components/query-state";
 import { STATUS_LABELS } from "@/ui/format";
-import { maxLengthOf } from "@/ui/forms/use-zod-form";
 import { useTRPC } from "@/ui/trpc";
 import { AnimalDialog, type EditableAnimal } from "./animal-dialog";
 import { AnimalsTable } from "./animals-table";
@@ -90,34 +90,31 @@ export function AnimalsPage() {
         description="Every animal in the store. Changes show in the public API at once."
         actions={<NewAnimalAction categoryCount={categoryCount} onOpen={() => openForm(null)} />}
       />
-      <Group gap="sm" mb="md" align="flex-end" wrap="wrap">
-        <TextInput
+      <FilterBar>
+        <SearchFilter
           label="Search by name"
           placeholder="e.g. Rex"
           value={view.q}
-          onChange={(e) => filter({ q: e.currentTarget.value })}
-          maxLength={maxLengthOf(PetSearch.shape.query)}
+          onChange={(q) => filter({ q })}
+          schema={PetSearch.shape.query}
           w={{ base: "100%", xs: 220 }}
-          type="search"
         />
-        <Select
+        <FilterSelect
           label="Status"
           data={STATUS_FILTER}
-          value={view.status ?? ""}
-          onChange={(v) => filter({ status: (v || null) as typeof view.status })}
-          allowDeselect={false}
+          value={view.status}
+          onChange={(status) => filter({ status })}
           w={{ base: "47%", xs: 170 }}
         />
-        <Select
+        <FilterSelect
           label="Category"
           data={categoryOptions}
-          value={view.category ? String(view.category) : ""}
+          value={view.category ? String(view.category) : null}
           onChange={(v) => filter({ category: v ? Number(v) : null })}
-          allowDeselect={false}
           w={{ base: "47%", xs: 190 }}
           searchable
         />
-      </Group>
+      </FilterBar>
       <BulkStatusBar ids={selected} onDone={() => setSelected([])} />
       <QueryState
         query={pets}

@@ -3,10 +3,11 @@
  * The audit log (admins): every change made in the dashboard or the CLI, newest first, filtered in the URL by
  * actor, action, entity and days; each entry's changes in a dialog; the filtered log as a streamed CSV. Read-only.
  */
-import { Button, Code, Group, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Button, Code, Select, Stack, Text, TextInput } from "@mantine/core";
 import { AUDIT_ACTIONS, AuditLogFilter } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { FilterBar, FilterSelect } from "@/admin/components/filters";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { QueryTable } from "@/ui/components/data-table";
 import { PageHeader, StateBadge } from "@/ui/components/page";
@@ -89,7 +90,7 @@ export function AuditPage() {
         description="Every change made in this dashboard or with the petstore command. Entries are never changed or deleted."
         actions={<ExportButton filter={query.filter} />}
       />
-      <Group gap="sm" mb="md" align="flex-start" wrap="wrap">
+      <FilterBar align="flex-start">
         <Select
           label="Who"
           placeholder="Anyone"
@@ -112,12 +113,11 @@ export function AuditPage() {
           w={{ base: "100%", xs: 220 }}
           nothingFoundMessage="No such action"
         />
-        <Select
+        <FilterSelect
           label="Entity"
           data={ENTITY_OPTIONS}
-          value={view.entity ?? ""}
-          onChange={(v) => query.change({ entity: (v || null) as typeof view.entity })}
-          allowDeselect={false}
+          value={view.entity}
+          onChange={(entity) => query.change({ entity })}
           w={{ base: "47%", xs: 170 }}
         />
         <TextInput
@@ -129,7 +129,7 @@ export function AuditPage() {
           w={{ base: "47%", xs: 200 }}
         />
         <AuditDays from={view.from} to={view.to} onChange={query.change} error={query.rangeError} />
-      </Group>
+      </FilterBar>
       <QueryTable<Entry>
         query={log}
         errorTitle="Could not load the audit log"

@@ -9,9 +9,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { z } from "zod";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { DataTable } from "@/ui/components/data-table";
+import { QueryTable } from "@/ui/components/data-table";
 import { Hint, PageHeader } from "@/ui/components/page";
-import { QueryState } from "@/ui/components/query-state";
 import { ConfirmAction, FormModal } from "@/ui/dialogs";
 import { notifySuccess, useNotifiedMutation } from "@/ui/feedback";
 import { formatCappedCount, formatNumber } from "@/ui/format";
@@ -120,69 +119,62 @@ export function CategoriesPage() {
         description="Every animal belongs to one category; API clients send its id as categoryId. A category can be deleted once no animal uses it."
       />
       <CreateCategoryForm />
-      <QueryState
+      <QueryTable
         query={categories}
         errorTitle="Could not load the categories"
-        isEmpty={(d) => d.length === 0}
         empty={{ title: "No categories yet", description: "Create the first one above." }}
-      >
-        {(data) => (
-          <DataTable
-            label="Categories table"
-            rows={data}
-            rowKey={(c) => c.id}
-            minWidth={560}
-            columns={[
-              { key: "name", header: "Name", cell: (c) => <Text fw={500}>{c.name}</Text>, title: true },
-              { key: "id", header: "ID", cell: (c) => <CopyableId id={c.id} name={c.name} /> },
-              {
-                key: "animals",
-                header: "Animals",
-                align: "right",
-                cell: (c) => formatCappedCount(c.petCount, c.petCountExact),
-              },
-            ]}
-            actions={(c) => (
-              <>
+        label="Categories table"
+        rowKey={(c) => c.id}
+        minWidth={560}
+        columns={[
+          { key: "name", header: "Name", cell: (c) => <Text fw={500}>{c.name}</Text>, title: true },
+          { key: "id", header: "ID", cell: (c) => <CopyableId id={c.id} name={c.name} /> },
+          {
+            key: "animals",
+            header: "Animals",
+            align: "right",
+            cell: (c) => formatCappedCount(c.petCount, c.petCountExact),
+          },
+        ]}
+        actions={(c) => (
+          <>
+            <Button
+              size="xs"
+              variant="default"
+              aria-label={`Rename ${c.name}`}
+              onClick={() => setRenaming(c)}
+            >
+              Rename
+            </Button>
+            {c.petCount > 0 ? (
+              <Tooltip
+                label={`Used by ${formatCappedCount(c.petCount, c.petCountExact)} animal${c.petCount === 1 && c.petCountExact ? "" : "s"}: move or delete them first`}
+              >
                 <Button
                   size="xs"
-                  variant="default"
-                  aria-label={`Rename ${c.name}`}
-                  onClick={() => setRenaming(c)}
+                  color="red"
+                  variant="light"
+                  data-disabled
+                  aria-disabled="true"
+                  aria-label={`Delete ${c.name} (in use)`}
+                  onClick={(e) => e.preventDefault()}
                 >
-                  Rename
+                  Delete
                 </Button>
-                {c.petCount > 0 ? (
-                  <Tooltip
-                    label={`Used by ${formatCappedCount(c.petCount, c.petCountExact)} animal${c.petCount === 1 && c.petCountExact ? "" : "s"}: move or delete them first`}
-                  >
-                    <Button
-                      size="xs"
-                      color="red"
-                      variant="light"
-                      data-disabled
-                      aria-disabled="true"
-                      aria-label={`Delete ${c.name} (in use)`}
-                      onClick={(e) => e.preventDefault()}
-                    >
-                      Delete
-                    </Button>
-                  </Tooltip>
-                ) : (
-                  <ConfirmAction
-                    label="Delete"
-                    ariaLabel={`Delete ${c.name}`}
-                    title={`Delete "${c.name}"?`}
-                    message="No animal uses this category. Deleting it cannot be undone."
-                    confirmLabel="Delete category"
-                    onConfirm={() => deleteCategory(c)}
-                  />
-                )}
-              </>
+              </Tooltip>
+            ) : (
+              <ConfirmAction
+                label="Delete"
+                ariaLabel={`Delete ${c.name}`}
+                title={`Delete "${c.name}"?`}
+                message="No animal uses this category. Deleting it cannot be undone."
+                confirmLabel="Delete category"
+                onConfirm={() => deleteCategory(c)}
+              />
             )}
-          />
+          </>
         )}
-      </QueryState>
+      />
       <Hint size="xs" mt="sm">
         Renaming a category does not change its id, so API clients keep working. Names are unique regardless
         of letter case.

@@ -3,15 +3,15 @@
  * API keys (admins): a server-paged list searched by name or prefix, filtered and sorted in the URL
  * (use-keys-query.ts), with each key's usage figures and actions; "Issue key" shows the new secret once.
  */
-import { Button, Code, Group, Select, TextInput } from "@mantine/core";
+import { Button, Code } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { ApiKeySearch, PlanName } from "@petstore/contracts";
+import { ApiKeySearch } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { FilterBar, FilterSelect, PLAN_FILTER, SearchFilter } from "@/admin/components/filters";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { type Column, QueryTable } from "@/ui/components/data-table";
 import { Hint, PageHeader, RouteLink, StateBadge } from "@/ui/components/page";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
-import { maxLengthOf } from "@/ui/forms/use-zod-form";
 import { KeyDialog } from "@/ui/keys/key-dialog";
 import { RestrictedScopes } from "@/ui/keys/key-fields";
 import { STATE_COLORS, STATE_LABELS } from "@/ui/keys/key-meta";
@@ -43,10 +43,6 @@ const SORTS = [
   { value: "requests30d", label: "Requests (30 days)" },
   { value: "rateLimited7d", label: "429s (7 days)" },
   { value: "bans30d", label: "Bans (30 days)" },
-];
-const PLAN_FILTER = [
-  { value: "", label: "Any plan" },
-  ...PlanName.options.map((p) => ({ value: p, label: planLabel(p) })),
 ];
 
 type Row = RouterOutputs["apiKeys"]["list"]["rows"][number];
@@ -134,49 +130,43 @@ export function KeysPage() {
         description="Keys let server-to-server clients call the public API."
         actions={<Button onClick={issue.open}>Issue key</Button>}
       />
-      <Group gap="sm" mb="md" align="flex-end" wrap="wrap">
-        <TextInput
+      <FilterBar>
+        <SearchFilter
           label="Search by name or prefix"
           placeholder="e.g. Acme or pet_test_Ab1"
-          type="search"
           value={view.q}
-          onChange={(e) => filter({ q: e.currentTarget.value })}
-          maxLength={maxLengthOf(ApiKeySearch.shape.query)}
-          w={{ base: "100%", xs: 260 }}
+          onChange={(q) => filter({ q })}
+          schema={ApiKeySearch.shape.query}
         />
-        <Select
+        <FilterSelect
           label="Plan"
           data={PLAN_FILTER}
-          value={view.plan ?? ""}
-          onChange={(v) => filter({ plan: (v || null) as typeof view.plan })}
-          allowDeselect={false}
+          value={view.plan}
+          onChange={(plan) => filter({ plan })}
           w={{ base: "47%", xs: 150 }}
         />
-        <Select
+        <FilterSelect
           label="State"
           data={STATE_FILTER}
-          value={view.state ?? ""}
-          onChange={(v) => filter({ state: (v || null) as typeof view.state })}
-          allowDeselect={false}
+          value={view.state}
+          onChange={(state) => filter({ state })}
           w={{ base: "47%", xs: 250 }}
         />
-        <Select
+        <FilterSelect
           label="Activity"
           data={ACTIVITY_FILTER}
-          value={view.activity ?? ""}
-          onChange={(v) => filter({ activity: (v || null) as typeof view.activity })}
-          allowDeselect={false}
+          value={view.activity}
+          onChange={(activity) => filter({ activity })}
           w={{ base: "100%", xs: 250 }}
         />
-        <Select
+        <FilterSelect
           label="Sort by"
           data={SORTS}
           value={view.sort}
-          onChange={(v) => filter({ sort: (v ?? "created") as typeof view.sort })}
-          allowDeselect={false}
+          onChange={(sort) => filter({ sort: sort ?? "created" })}
           w={{ base: "100%", xs: 250 }}
         />
-      </Group>
+      </FilterBar>
       <QueryTable<Row>
         query={keys}
         errorTitle="Could not load the API keys"

@@ -4,11 +4,12 @@
  * and the whole API's traffic, the usage service's figures that every other screen shows.
  */
 import { BarChart, DonutChart } from "@mantine/charts";
-import { Code, ColorSwatch, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Code, ColorSwatch, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { Hint, PageHeader, RouteLink, SectionTitle, TableScroll } from "@/ui/components/page";
+import { DataTable } from "@/ui/components/data-table";
+import { Hint, PageHeader, RouteLink, SectionTitle } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { formatEstimate, formatNumber, formatShortCount, planLabel, STATUS_LABELS } from "@/ui/format";
 import { useCurrentUser } from "@/ui/shell";
@@ -161,31 +162,34 @@ function KeysSection() {
               {data.topKeys.length === 0 ? (
                 <Hint>No key has made requests today (UTC).</Hint>
               ) : (
-                <TableScroll label="Top keys table" minWidth={320}>
-                  <Table>
-                    <Table.Thead>
-                      <Table.Tr>
-                        <Table.Th>Key</Table.Th>
-                        <Table.Th>Plan</Table.Th>
-                        <Table.Th ta="right">Requests today</Table.Th>
-                      </Table.Tr>
-                    </Table.Thead>
-                    <Table.Tbody>
-                      {data.topKeys.map((k) => (
-                        <Table.Tr key={k.id}>
-                          <Table.Td>
-                            <RouteLink href={`/admin/keys/${k.id}`} size="sm">
-                              {k.name}
-                            </RouteLink>{" "}
-                            <Code>{k.prefix}…</Code>
-                          </Table.Td>
-                          <Table.Td>{planLabel(k.plan)}</Table.Td>
-                          <Table.Td ta="right">{formatNumber(k.requestsToday)}</Table.Td>
-                        </Table.Tr>
-                      ))}
-                    </Table.Tbody>
-                  </Table>
-                </TableScroll>
+                <DataTable
+                  label="Top keys table"
+                  rows={data.topKeys}
+                  rowKey={(k) => k.id}
+                  minWidth={320}
+                  columns={[
+                    {
+                      key: "key",
+                      header: "Key",
+                      title: true,
+                      cell: (k) => (
+                        <>
+                          <RouteLink href={`/admin/keys/${k.id}`} size="sm">
+                            {k.name}
+                          </RouteLink>{" "}
+                          <Code>{k.prefix}…</Code>
+                        </>
+                      ),
+                    },
+                    { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
+                    {
+                      key: "today",
+                      header: "Requests today",
+                      align: "right",
+                      cell: (k) => formatNumber(k.requestsToday),
+                    },
+                  ]}
+                />
               )}
             </Card>
           </SimpleGrid>

@@ -6,9 +6,8 @@
 import { Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { DataTable } from "@/ui/components/data-table";
+import { QueryTable } from "@/ui/components/data-table";
 import { PageHeader, StateBadge } from "@/ui/components/page";
-import { QueryState } from "@/ui/components/query-state";
 import { ConfirmAction } from "@/ui/dialogs";
 import { useNotifiedMutation } from "@/ui/feedback";
 import { formatDateTime, formatNumber } from "@/ui/format";
@@ -52,51 +51,48 @@ export function SessionsPage() {
           ) : null
         }
       />
-      <QueryState query={sessions} errorTitle="Could not load your sessions" skeletonRows={3}>
-        {(data) => (
-          <DataTable<Session>
-            label="Sessions table"
-            rows={data}
-            rowKey={(s) => s.id}
-            minWidth={900}
-            columns={[
-              {
-                key: "device",
-                header: "Device",
-                title: true,
-                cell: (s) => (
-                  <Text span fw={500}>
-                    {s.device}{" "}
-                    {s.current ? (
-                      <StateBadge color="teal" ml={4}>
-                        This browser
-                      </StateBadge>
-                    ) : null}
-                  </Text>
-                ),
-              },
-              { key: "ip", header: "Address", cell: (s) => s.ip ?? "Unknown" },
-              { key: "created", header: "Signed in", cell: (s) => formatDateTime(s.createdAt) },
-              { key: "seen", header: "Last seen", cell: (s) => formatDateTime(s.lastSeenAt) },
-              { key: "ends", header: "Ends at the latest", cell: (s) => formatDateTime(s.endsAt) },
-            ]}
-            actions={(s) => (
-              <ConfirmAction
-                label="Sign out"
-                ariaLabel={`Sign out ${s.device}${s.current ? " (this browser)" : ""}`}
-                title={s.current ? "Sign out this browser?" : `Sign out ${s.device}?`}
-                message={
-                  s.current
-                    ? "You will go back to the sign-in page."
-                    : "That browser will have to sign in again to use the dashboard."
-                }
-                confirmLabel="Sign out"
-                onConfirm={() => revoke.mutateAsync({ id: s.id })}
-              />
-            )}
+      <QueryTable<Session>
+        query={sessions}
+        errorTitle="Could not load your sessions"
+        label="Sessions table"
+        rowKey={(s) => s.id}
+        minWidth={900}
+        columns={[
+          {
+            key: "device",
+            header: "Device",
+            title: true,
+            cell: (s) => (
+              <Text span fw={500}>
+                {s.device}{" "}
+                {s.current ? (
+                  <StateBadge color="teal" ml={4}>
+                    This browser
+                  </StateBadge>
+                ) : null}
+              </Text>
+            ),
+          },
+          { key: "ip", header: "Address", cell: (s) => s.ip ?? "Unknown" },
+          { key: "created", header: "Signed in", cell: (s) => formatDateTime(s.createdAt) },
+          { key: "seen", header: "Last seen", cell: (s) => formatDateTime(s.lastSeenAt) },
+          { key: "ends", header: "Ends at the latest", cell: (s) => formatDateTime(s.endsAt) },
+        ]}
+        actions={(s) => (
+          <ConfirmAction
+            label="Sign out"
+            ariaLabel={`Sign out ${s.device}${s.current ? " (this browser)" : ""}`}
+            title={s.current ? "Sign out this browser?" : `Sign out ${s.device}?`}
+            message={
+              s.current
+                ? "You will go back to the sign-in page."
+                : "That browser will have to sign in again to use the dashboard."
+            }
+            confirmLabel="Sign out"
+            onConfirm={() => revoke.mutateAsync({ id: s.id })}
           />
         )}
-      </QueryState>
+      />
     </>
   );
 }

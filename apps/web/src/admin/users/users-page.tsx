@@ -8,9 +8,8 @@ import { useDisclosure } from "@mantine/hooks";
 import type { UserSort } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { PhoneSort, sortHeaders } from "@/admin/components/sort";
-import { type Column, DataTable } from "@/ui/components/data-table";
+import { type Column, QueryTable } from "@/ui/components/data-table";
 import { PageHeader, StateBadge, YouMarker } from "@/ui/components/page";
-import { QueryState } from "@/ui/components/query-state";
 import { formatDate } from "@/ui/format";
 import { useCurrentUser } from "@/ui/shell";
 import { useTRPC } from "@/ui/trpc";
@@ -83,28 +82,18 @@ export function UsersPage() {
         description="People who can sign in to this dashboard."
         actions={<Button onClick={create.open}>New user</Button>}
       />
-      <QueryState
+      <PhoneSort options={PHONE_SORTS} view={query.view} onChange={query.setSort} />
+      <QueryTable<User>
         query={users}
         errorTitle="Could not load the users"
-        isEmpty={(d) => d.length === 0}
         empty={{ title: "No users" }}
-      >
-        {(rows) => (
-          <>
-            <PhoneSort options={PHONE_SORTS} view={query.view} onChange={query.setSort} />
-            <DataTable<User>
-              label="Users table"
-              rows={rows}
-              rowKey={(u) => u.id}
-              minWidth={860}
-              busy={users.isFetching}
-              columns={columns(me.id)}
-              headers={sortHeaders(SORTABLE, query.view, query.sortBy)}
-              actions={(u) => (u.id === me.id ? null : <UserActions user={u} />)}
-            />
-          </>
-        )}
-      </QueryState>
+        label="Users table"
+        rowKey={(u) => u.id}
+        minWidth={860}
+        columns={columns(me.id)}
+        headers={sortHeaders(SORTABLE, query.view, query.sortBy)}
+        actions={(u) => (u.id === me.id ? null : <UserActions user={u} />)}
+      />
       {creating ? <UserDialog onClose={create.close} /> : null}
     </>
   );

@@ -19,6 +19,7 @@ import Papa from "papaparse";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "../components/data-table";
 import { Field, Hint, RouteLink, StateBadge } from "../components/page";
+import { QueryState, type QueryStateProps } from "../components/query-state";
 import { formatNumber, planLabel } from "../format";
 import { STATE_COLORS, STATE_LABELS } from "../keys/key-meta";
 import { OUTCOME_SERIES, type Traffic, TrafficCharts } from "./traffic-charts";
@@ -59,45 +60,57 @@ function downloadText(filename: string, text: string) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** The range picker and the CSV download (of the chosen range, once its figures are in), above the usage. */
-export function UsageToolbar({
-  usage,
+/** The usage of `query` (for `days` days, which the range picker changes), and its daily figures' CSV download. */
+export function UsageView({
+  query,
   days,
   onDays,
   fileName,
+  ...view
 }: {
-  usage: AccountUsage | undefined;
+  query: QueryStateProps<AccountUsage>["query"];
   days: UsageDays;
   onDays(days: UsageDays): void;
+  /** The CSV's name before `-30-days.csv`. */
   fileName: string;
+  limits: UsageLimits;
+  /** Names the account in chart titles ("Your account"). */
+  scope: string;
+  keyHref(id: string): string;
 }) {
+  const usage = query.data;
   return (
-    <Group justify="space-between" align="flex-end" mb="md" gap="sm">
-      <Stack gap={4}>
-        <Text size="sm" fw={500} id="usage-days">
-          Daily figures for
-        </Text>
-        <SegmentedControl
-          aria-labelledby="usage-days"
-          data={USAGE_DAYS.map((d) => ({ value: String(d), label: `${d} days` }))}
-          value={String(days)}
-          onChange={(v) => onDays(Number(v) as UsageDays)}
-        />
-      </Stack>
-      <Button
-        variant="default"
-        disabled={!usage || usage.traffic.daily.length !== days}
-        onClick={() =>
-          usage && downloadText(`${fileName}-${days}-days.csv`, dailyUsageCsv(usage.traffic.daily))
-        }
-      >
-        Download CSV
-      </Button>
-    </Group>
+    <>
+      <Group justify="space-between" align="flex-end" mb="md" gap="sm">
+        <Stack gap={4}>
+          <Text size="sm" fw={500} id="usage-days">
+            Daily figures for
+          </Text>
+          <SegmentedControl
+            aria-labelledby="usage-days"
+            data={USAGE_DAYS.map((d) => ({ value: String(d), label: `${d} days` }))}
+            value={String(days)}
+            onChange={(v) => onDays(Number(v) as UsageDays)}
+          />
+        </Stack>
+        <Button
+          variant="default"
+          disabled={usage?.traffic.daily.length !== days}
+          onClick={() =>
+            usage && downloadText(`${fileName}-${days}-days.csv`, dailyUsageCsv(usage.traffic.daily))
+          }
+        >
+          Download CSV
+        </Button>
+      </Group>
+      <QueryState query={query} errorTitle="Could not load the usage" skeletonRows={6}>
+        {(u) => <Usage usage={u} {...view} />}
+      </QueryState>
+    </>
   );
 }
 
-export function UsageView({
+function Usage({
   usage,
   limits,
   scope,
@@ -105,7 +118,6 @@ export function UsageView({
 }: {
   usage: AccountUsage;
   limits: UsageLimits;
-  /** Names the account in chart titles ("Your account"). */
   scope: string;
   keyHref(id: string): string;
 }) {
