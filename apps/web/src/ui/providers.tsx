@@ -26,9 +26,9 @@ z.config({ jitless: true });
 const PALE = new Set(["yellow", "orange", "lime"]);
 
 /**
- * Tuned so that text meets WCAG AA contrast (4.5:1): "light" and "dot" variants (badges, active links) get darker
- * text, dimmed text is gray 7, field errors red 9, links a darkened teal 9; dialogs' and toasts' close buttons
- * are named.
+ * Tuned so that text meets WCAG AA contrast (4.5:1): "light", "dot" and "subtle" variants (badges, active links,
+ * buttons on a hovered row) get darker text, dimmed text is gray 7, field errors red 9, links a darkened teal 9;
+ * the close buttons of dialogs and toasts are named.
  */
 const theme = createTheme({
   primaryColor: "teal",
@@ -37,7 +37,7 @@ const theme = createTheme({
   fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif",
   variantColorResolver: (input) => {
     const result = defaultVariantColorsResolver(input);
-    if (input.variant !== "light" && input.variant !== "dot") return result;
+    if (!["light", "dot", "subtle"].includes(input.variant ?? "")) return result;
     const parsed = parseThemeColor({ color: input.color ?? input.theme.primaryColor, theme: input.theme });
     if (!parsed.isThemeColor || !input.theme.colors[parsed.color]) return result;
     // Shade 9 on shade 1 is only ~4.3:1 for teal (2.7:1 for yellow); darkened it clears 4.5:1 everywhere.

@@ -4,7 +4,6 @@
  * choices or a calendar and kept in the URL (`?day=YYYY-MM-DD`, pushed): requests by outcome, the 429s split by
  * what refused them (the minute window, the day window, a ban, or a window not recorded), a summary and a table.
  */
-import { BarChart } from "@mantine/charts";
 import { Chip, Group, Paper, Text, Title } from "@mantine/core";
 import { DatePickerInput } from "@mantine/dates";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
@@ -14,6 +13,7 @@ import { FiguresTable } from "@/ui/components/figures-table";
 import { QueryState } from "@/ui/components/query-state";
 import { formatNumber } from "@/ui/format";
 import { useTRPC } from "@/ui/trpc";
+import { Bars } from "@/ui/usage/traffic-charts";
 
 /** Series of the chart and columns of the table, in display order: what reached the API, then each 429 cause. */
 const SERIES = [
@@ -115,19 +115,13 @@ function DayView({ day }: { day: Day }) {
         {summary}
       </Text>
       <div role="img" aria-label={`${summary} The numbers are in the table below.`}>
-        <BarChart
+        <Bars
           h={220}
           data={data}
-          dataKey="label"
           type="stacked"
           series={SERIES.map((s) => ({ ...s }))}
-          tickLine="y"
-          gridAxis="x"
           xAxisProps={{ interval: 2 }}
-          yAxisProps={{ allowDecimals: false, width: 48 }}
-          valueFormatter={(v) => formatNumber(v)}
           withLegend
-          barChartProps={{ accessibilityLayer: false }}
         />
       </div>
       <FiguresTable

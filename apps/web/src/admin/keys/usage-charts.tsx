@@ -1,11 +1,11 @@
 "use client";
 /** A key's last 30 days as four bar charts (requests, 429s, bans, deprecated getPet calls) and as a table. */
-import { BarChart } from "@mantine/charts";
 import { Paper, SimpleGrid, Title } from "@mantine/core";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { FiguresTable } from "@/ui/components/figures-table";
 import { Hint } from "@/ui/components/page";
 import { formatNumber } from "@/ui/format";
+import { Bars } from "@/ui/usage/traffic-charts";
 
 export type UsageDay = RouterOutputs["apiKeys"]["usage"][number];
 
@@ -62,17 +62,11 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
                 role="img"
                 aria-label={`${s.title} per day for the last 30 days, ${formatNumber(total)} in total. The numbers are in the table below.`}
               >
-                <BarChart
+                <Bars
                   h={180}
                   data={data}
-                  dataKey="label"
                   series={[{ name: s.key, label: s.title, color: s.color }]}
-                  tickLine="y"
-                  gridAxis="x"
                   xAxisProps={{ interval: 6 }}
-                  yAxisProps={{ allowDecimals: false, width: 48 }}
-                  valueFormatter={(v) => formatNumber(v)}
-                  barChartProps={{ accessibilityLayer: false }}
                 />
               </div>
             </Paper>

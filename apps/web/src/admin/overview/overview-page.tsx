@@ -3,7 +3,7 @@
  * Overview: animals by status (everyone), and for admins the working keys by plan, requests today, the busiest keys
  * and the whole API's traffic, the usage service's figures that every other screen shows.
  */
-import { BarChart, DonutChart } from "@mantine/charts";
+import { DonutChart } from "@mantine/charts";
 import { Code, ColorSwatch, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
@@ -14,7 +14,7 @@ import { QueryState } from "@/ui/components/query-state";
 import { formatEstimate, formatNumber, formatShortCount, planLabel, STATUS_LABELS } from "@/ui/format";
 import { useCurrentUser } from "@/ui/shell";
 import { useTRPC } from "@/ui/trpc";
-import { type Traffic, TrafficCharts } from "@/ui/usage/traffic-charts";
+import { Bars, type Traffic, TrafficCharts } from "@/ui/usage/traffic-charts";
 
 const DONUT_COLORS = { available: "teal.7", pending: "yellow.6", sold: "gray.6", none: "blue.6" } as const;
 
@@ -144,14 +144,10 @@ function KeysSection() {
                 role="img"
                 aria-label={data.keysByPlan.map((p) => `${planLabel(p.plan)}: ${p.count}`).join(", ")}
               >
-                <BarChart
-                  h={200}
-                  data={data.keysByPlan.map((p) => ({ plan: planLabel(p.plan), keys: p.count }))}
-                  dataKey="plan"
+                <Bars
+                  data={data.keysByPlan.map((p) => ({ label: planLabel(p.plan), keys: p.count }))}
                   series={[{ name: "keys", label: "Keys", color: "teal.7" }]}
                   yAxisProps={{ allowDecimals: false, width: 32 }}
-                  gridAxis="x"
-                  barChartProps={{ accessibilityLayer: false }}
                 />
               </div>
               <Hint size="xs" mt="xs">

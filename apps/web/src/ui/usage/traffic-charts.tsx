@@ -59,20 +59,26 @@ function ChartCard({ title, summary, children }: { title: string; summary: strin
   );
 }
 
-/** Requests stacked by outcome; the chart's own accessibility layer is off (its card is one image with a summary). */
-function OutcomeBars(props: Omit<BarChartProps, "h" | "dataKey" | "series" | "type">) {
+/**
+ * A bar chart of counts by `label`, bars along x unless said; the chart's own accessibility layer is off, as its
+ * card is one image with a summary and its figures are a table.
+ */
+export function Bars(props: Omit<BarChartProps, "dataKey">) {
   return (
     <BarChart
       h={200}
       dataKey="label"
-      type="stacked"
-      series={OUTCOME_SERIES.map((s) => ({ ...s }))}
+      yAxisProps={{ allowDecimals: false, width: 48 }}
       valueFormatter={(v) => formatNumber(v)}
       barChartProps={{ accessibilityLayer: false }}
       {...props}
     />
   );
 }
+
+const OutcomeBars = (props: Omit<BarChartProps, "dataKey" | "series" | "type">) => (
+  <Bars type="stacked" series={OUTCOME_SERIES.map((s) => ({ ...s }))} {...props} />
+);
 
 const FIGURE_COLUMNS = [
   { key: "total" as const, label: "Total" },
@@ -94,14 +100,7 @@ export function TrafficCharts({ traffic, scope }: { traffic: Traffic; scope: str
           title={`${scope}: requests, last 24 hours (UTC)`}
           summary={`${formatNumber(total24h)} requests in the last 24 hours, by hour and outcome.`}
         >
-          <OutcomeBars
-            data={hourly}
-            tickLine="y"
-            gridAxis="x"
-            xAxisProps={{ interval: 5 }}
-            yAxisProps={{ allowDecimals: false, width: 48 }}
-            withLegend
-          />
+          <OutcomeBars data={hourly} xAxisProps={{ interval: 5 }} withLegend />
         </ChartCard>
         <ChartCard
           title={`${scope}: latency, last 24 hours`}
@@ -131,10 +130,7 @@ export function TrafficCharts({ traffic, scope }: { traffic: Traffic; scope: str
         >
           <OutcomeBars
             data={daily}
-            tickLine="y"
-            gridAxis="x"
             xAxisProps={{ interval: Math.max(0, Math.round(daily.length / 5) - 1) }}
-            yAxisProps={{ allowDecimals: false, width: 48 }}
           />
         </ChartCard>
         <ChartCard
