@@ -3,10 +3,7 @@ import type { ReactNode } from "react";
 
 export const metadata = { title: "Pet Store", description: "Pet Store API and admin dashboard" };
 
-/**
- * Every page renders per request: the Content-Security-Policy nonce (proxy.ts) differs per response, and
- * Next can only put it on the scripts of a page it renders then.
- */
+/** Every page renders per request: the CSP nonce (proxy.ts) differs per response, and Next puts it on its scripts. */
 export default async function RootLayout({ children }: { children: ReactNode }) {
   await connection();
   return (

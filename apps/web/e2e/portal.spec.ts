@@ -90,7 +90,7 @@ test("an owner joins, creates a key, sees its request on the key's page, invites
   const developerEmail = `dev-${Date.now().toString(36)}@example.com`;
   await invite.getByLabel(/^Email/).fill(developerEmail);
   await invite.getByRole("button", { name: "Invite" }).click();
-  const linkDialog = page.getByRole("dialog", { name: "Invitation link" });
+  const linkDialog = page.getByRole("dialog", { name: "Send the invitation link" });
   await expect(linkDialog.getByLabel("Invitation link", { exact: true })).toHaveValue(
     /\/portal\/invitations\/[A-Za-z0-9_-]{43}$/,
   );

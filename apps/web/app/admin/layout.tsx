@@ -1,4 +1,4 @@
-/** Dashboard root: Mantine styles and the client providers (theme, toasts, tRPC). */
+/** The dashboard's root: Mantine's styles and the client providers. */
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
 import "@mantine/charts/styles.css";
@@ -7,8 +7,8 @@ import "./admin.css";
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import type { ReactNode } from "react";
-import { AdminProviders } from "@/admin/providers";
 import { NONCE_HEADER } from "@/server/security-headers";
+import { Providers } from "@/ui/providers";
 
 export const metadata: Metadata = {
   title: { template: "%s · Pet Store admin", default: "Pet Store admin" },
@@ -17,5 +17,9 @@ export const metadata: Metadata = {
 
 export default async function AdminLayout({ children }: { children: ReactNode }) {
   const nonce = (await headers()).get(NONCE_HEADER) ?? undefined;
-  return <AdminProviders nonce={nonce}>{children}</AdminProviders>;
+  return (
+    <Providers nonce={nonce} signInPath="/admin/sign-in">
+      {children}
+    </Providers>
+  );
 }

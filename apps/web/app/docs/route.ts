@@ -1,8 +1,6 @@
 /**
- * GET /docs: interactive API reference (Swagger UI) rendered from /v1/openapi.json, with "Try it out"
- * and bearer authorization. Swagger UI's bundle is served by this app (copied from node_modules at build
- * time by scripts/vendor-assets.mjs), so the page needs no CDN; it is started by public/swagger-ui-init.js,
- * not an inline script, so the page's Content-Security-Policy (proxy.ts) allows scripts from this origin only.
+ * GET /docs: the API reference (Swagger UI) from /v1/openapi.json, its bundle served by this app
+ * (scripts/vendor-assets.mjs) and started by public/swagger-ui-init.js, as the page's CSP allows (proxy.ts).
  */
 export const dynamic = "force-static";
 

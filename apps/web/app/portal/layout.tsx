@@ -1,4 +1,4 @@
-/** Developer portal root: the dashboard's Mantine styles and client providers, with the portal's own sign-in page. */
+/** The developer portal's root: the dashboard's styles and client providers, with the portal's own sign-in page. */
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
 import "@mantine/charts/styles.css";
@@ -6,8 +6,8 @@ import "../admin/admin.css";
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import type { ReactNode } from "react";
-import { AdminProviders } from "@/admin/providers";
 import { NONCE_HEADER } from "@/server/security-headers";
+import { Providers } from "@/ui/providers";
 
 export const metadata: Metadata = {
   title: { template: "%s · Pet Store developer portal", default: "Pet Store developer portal" },
@@ -17,8 +17,8 @@ export const metadata: Metadata = {
 export default async function PortalLayout({ children }: { children: ReactNode }) {
   const nonce = (await headers()).get(NONCE_HEADER) ?? undefined;
   return (
-    <AdminProviders nonce={nonce} signInPath="/portal/sign-in">
+    <Providers nonce={nonce} signInPath="/portal/sign-in">
       {children}
-    </AdminProviders>
+    </Providers>
   );
 }

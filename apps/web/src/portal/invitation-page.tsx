@@ -1,30 +1,17 @@
 "use client";
 /**
- * Accepting an invitation: the page names the account, the email and the role the link offers, and asks for the
- * new member's name and a password; accepting signs them in and opens the portal. A link that was used, expired
- * or mistyped gets a message saying so instead of the form.
+ * Accepting an invitation: the account, email and role the link offers, then the new member's name and password;
+ * accepting signs them in. A used, expired or mistyped link says so instead.
  */
-import {
-  Alert,
-  Anchor,
-  Button,
-  Center,
-  Paper,
-  PasswordInput,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
-import { InvitationAccept, Password, UserName } from "@petstore/contracts";
+import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
+import { InvitationAccept } from "@petstore/contracts";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
-import { errorMessage } from "@/admin/feedback";
-import { formatDateTime } from "@/admin/format";
-import { onValidSubmit } from "@/admin/forms/submit";
-import { hasCode, useTRPC } from "@/admin/trpc";
-import { maxLengthOf, useZodForm } from "@/admin/use-zod-form";
 import type { RouterOutputs } from "@/server/trpc/router";
+import { Hint, RouteLink } from "@/ui/components/page";
+import { errorMessage } from "@/ui/feedback";
+import { formatDateTime } from "@/ui/format";
+import { useZodForm } from "@/ui/forms/use-zod-form";
+import { hasCode, useTRPC } from "@/ui/trpc";
 
 type Preview = RouterOutputs["portal"]["invitation"];
 
@@ -62,10 +49,7 @@ function InvalidLink({ error }: { error: unknown }) {
           : errorMessage(error)}
       </Alert>
       <Text size="sm">
-        Already a member?{" "}
-        <Anchor component={Link} href="/portal/sign-in">
-          Sign in
-        </Anchor>
+        Already a member? <RouteLink href="/portal/sign-in">Sign in</RouteLink>
       </Text>
     </Stack>
   );
@@ -84,18 +68,17 @@ function AcceptForm({ token, preview }: { token: string; preview: Preview }) {
       onError: (error) => form.setServerErrors(error),
     }),
   );
-  const submit = onValidSubmit(form, (input) => accept.mutate(input));
   return (
-    <form onSubmit={submit} noValidate>
+    <form onSubmit={form.onSubmit((input) => accept.mutate(input))} noValidate>
       <Stack>
         <div>
           <Title order={1} size="h2">
             Join {preview.accountName}
           </Title>
-          <Text c="dimmed" size="sm">
+          <Hint>
             You are invited to {preview.accountName} on the Pet Store developer portal as{" "}
             {preview.role === "owner" ? "an owner" : "a developer"}.
-          </Text>
+          </Hint>
         </div>
         {accept.isError && !Object.keys(form.errors).length ? (
           <Alert color="red" role="alert" title="Could not accept the invitation">
@@ -103,32 +86,18 @@ function AcceptForm({ token, preview }: { token: string; preview: Preview }) {
           </Alert>
         ) : null}
         <TextInput label="Email" value={preview.email} readOnly autoComplete="username" />
-        <TextInput
-          label="Your name"
-          required
-          autoFocus
-          autoComplete="name"
-          value={form.values.name}
-          onChange={(e) => form.setValue("name", e.currentTarget.value)}
-          error={form.errors.name}
-          maxLength={maxLengthOf(UserName)}
-        />
+        <TextInput label="Your name" required autoFocus autoComplete="name" {...form.field("name")} />
         <PasswordInput
           label="Password"
           description="At least 12 characters."
           required
           autoComplete="new-password"
-          value={form.values.password}
-          onChange={(e) => form.setValue("password", e.currentTarget.value)}
-          error={form.errors.password}
-          maxLength={maxLengthOf(Password)}
+          {...form.field("password")}
         />
         <Button type="submit" loading={accept.isPending || accept.isSuccess} fullWidth>
           Accept and sign in
         </Button>
-        <Text size="xs" c="dimmed">
-          This link works until {formatDateTime(preview.expiresAt)}.
-        </Text>
+        <Hint size="xs">This link works until {formatDateTime(preview.expiresAt)}.</Hint>
       </Stack>
     </form>
   );

@@ -1,15 +1,14 @@
 "use client";
 /**
- * A key's actions in the portal: roll (a key that works and was not rolled yet, while the account is not suspended;
- * the new secret is shown once) and revoke (after a confirmation). Each dialog exists only while open.
+ * A key's actions in the portal: roll (a key that works and was not rolled, while the account is not suspended)
+ * and revoke (after confirming); each dialog exists only while open.
  */
 import { Button } from "@mantine/core";
 import { useState } from "react";
-import { ConfirmDialog } from "@/admin/components/confirm-action";
-import { RollKeyModal } from "@/admin/keys/roll-key-modal";
-import { useTRPC } from "@/admin/trpc";
-import { useNotifiedMutation } from "@/admin/use-notified-mutation";
-import { isUsable, type PortalKey } from "./portal-meta";
+import { ConfirmMutation } from "@/ui/dialogs";
+import { RollKeyDialog } from "@/ui/keys/roll-key-dialog";
+import { useTRPC } from "@/ui/trpc";
+import type { PortalKey } from "./portal-meta";
 
 type Target = Pick<PortalKey, "id" | "name" | "prefix" | "state" | "rolledToId">;
 
@@ -22,13 +21,15 @@ export function KeyButtons({
   suspended: boolean;
   size?: "xs" | "sm";
 }) {
-  const [dialog, setDialog] = useState<"roll" | "revoke" | null>(null);
-  const close = () => setDialog(null);
+  const trpc = useTRPC();
+  const [open, setOpen] = useState<"roll" | "revoke" | null>(null);
+  const close = () => setOpen(null);
   const label = `${apiKey.name} (${apiKey.prefix}…)`;
+  const usable = apiKey.state !== "revoked" && apiKey.state !== "expired";
   return (
     <>
-      {isUsable(apiKey) && !apiKey.rolledToId && !suspended ? (
-        <Button size={size} variant="default" aria-label={`Roll ${label}`} onClick={() => setDialog("roll")}>
+      {usable && !apiKey.rolledToId && !suspended ? (
+        <Button size={size} variant="default" aria-label={`Roll ${label}`} onClick={() => setOpen("roll")}>
           Roll
         </Button>
       ) : null}
@@ -38,45 +39,27 @@ export function KeyButtons({
           variant="light"
           color="red"
           aria-label={`Revoke ${label}`}
-          onClick={() => setDialog("revoke")}
+          onClick={() => setOpen("revoke")}
         >
           Revoke
         </Button>
       ) : null}
-      {dialog === "roll" ? <PortalRoll apiKey={apiKey} onClose={close} /> : null}
-      {dialog === "revoke" ? <RevokeDialog apiKey={apiKey} onClose={close} /> : null}
+      {open === "roll" ? <RollKeyDialog scope="portal" keyInfo={apiKey} onClose={close} /> : null}
+      {open === "revoke" ? (
+        <ConfirmMutation
+          options={trpc.portal.keys.revoke.mutationOptions()}
+          input={{ id: apiKey.id }}
+          feedback={{
+            invalidate: [trpc.portal.pathKey()],
+            success: () => `${apiKey.prefix}… was revoked.`,
+            failure: "Could not revoke the key",
+          }}
+          onClose={close}
+          title={`Revoke "${apiKey.name}"?`}
+          message={`Requests with ${apiKey.prefix}… will be refused within 5 seconds. This cannot be undone.`}
+          confirmLabel="Revoke key"
+        />
+      ) : null}
     </>
-  );
-}
-
-function PortalRoll({ apiKey, onClose }: { apiKey: Target; onClose(): void }) {
-  const trpc = useTRPC();
-  return (
-    <RollKeyModal
-      keyInfo={apiKey}
-      opened
-      onClose={onClose}
-      via={{ options: trpc.portal.keys.roll.mutationOptions(), invalidate: [trpc.portal.pathKey()] }}
-    />
-  );
-}
-
-function RevokeDialog({ apiKey, onClose }: { apiKey: Target; onClose(): void }) {
-  const trpc = useTRPC();
-  const label = `${apiKey.prefix}…`;
-  const revoke = useNotifiedMutation(trpc.portal.keys.revoke.mutationOptions(), {
-    invalidate: [trpc.portal.pathKey()],
-    success: () => `${label} was revoked.`,
-    failure: "Could not revoke the key",
-  });
-  return (
-    <ConfirmDialog
-      opened
-      onClose={onClose}
-      title={`Revoke "${apiKey.name}"?`}
-      message={`Requests with ${label} will be refused within 5 seconds. This cannot be undone.`}
-      confirmLabel="Revoke key"
-      onConfirm={() => revoke.mutateAsync({ id: apiKey.id })}
-    />
   );
 }

@@ -3,6 +3,3 @@ import type { RouterOutputs } from "@/server/trpc/router";
 
 export type PortalAccount = RouterOutputs["portal"]["account"];
 export type PortalKey = RouterOutputs["portal"]["keys"]["list"][number];
-
-/** A key that still works or will: neither revoked nor expired. */
-export const isUsable = (key: Pick<PortalKey, "state">) => key.state !== "revoked" && key.state !== "expired";

@@ -1,9 +1,9 @@
 "use client";
-/** The portal's request log page: every request of the account's keys in the last 7 days. */
+/** Every request of the account's keys in the last 7 days. */
 import { useQuery } from "@tanstack/react-query";
-import { PageHeader } from "@/admin/components/page-header";
-import { useTRPC } from "@/admin/trpc";
-import { RequestLog } from "./request-log";
+import { PageHeader } from "@/ui/components/page";
+import { useTRPC } from "@/ui/trpc";
+import { RequestLog } from "@/ui/usage/request-log";
 
 export function RequestsPage() {
   const trpc = useTRPC();

@@ -1,14 +1,10 @@
 "use client";
-/**
- * The portal's usage page: the account's usage against the limits its keys share, for 7, 30 or 90 days (in the
- * URL, `?days=90`), with the daily figures as CSV.
- */
+/** The account's usage against the limits its keys share, for 7, 30 or 90 days (`?days=90`), with a CSV. */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { parseAsNumberLiteral, useQueryState } from "nuqs";
-import { PageHeader } from "@/admin/components/page-header";
-import { QueryState } from "@/admin/components/query-state";
-import { useTRPC } from "@/admin/trpc";
-import { USAGE_DAYS, UsageToolbar, UsageView } from "./usage-view";
+import { PageHeader } from "@/ui/components/page";
+import { useTRPC } from "@/ui/trpc";
+import { USAGE_DAYS, UsageView } from "@/ui/usage/usage-view";
 
 const daysParam = parseAsNumberLiteral(USAGE_DAYS).withDefault(30);
 
@@ -27,26 +23,19 @@ export function UsagePage() {
         title="Usage"
         description="Requests of every key of the account, against the limits the keys share. Times are UTC."
       />
-      <UsageToolbar
-        usage={usage.data}
+      <UsageView
+        query={usage}
         days={days}
         onDays={(d) => setDays(d === 30 ? null : d)}
         fileName="usage"
+        limits={{
+          plan: account.data?.plan ?? "",
+          perMinute: account.data?.perMinute ?? null,
+          perDay: account.data?.perDay ?? null,
+        }}
+        scope="Your account"
+        keyHref={(id) => `/portal/keys/${id}`}
       />
-      <QueryState query={usage} errorTitle="Could not load the usage" skeletonRows={6}>
-        {(u) => (
-          <UsageView
-            usage={u}
-            limits={{
-              plan: account.data?.plan ?? "",
-              perMinute: account.data?.perMinute ?? null,
-              perDay: account.data?.perDay ?? null,
-            }}
-            scope="Your account"
-            keyHref={(id) => `/portal/keys/${id}`}
-          />
-        )}
-      </QueryState>
     </>
   );
 }

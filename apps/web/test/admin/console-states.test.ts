@@ -5,7 +5,7 @@
  */
 import { ApiKeyId, WebhookEndpointId } from "@petstore/contracts";
 import { describe, expect, it } from "vitest";
-import { lastPageIfPast } from "../../src/admin/components/pager";
+import { lastPageIfPast } from "../../src/ui/components/pager";
 
 describe("a page past the end of a list", () => {
   it("offers the last page when the page has nothing and the list has rows", () => {

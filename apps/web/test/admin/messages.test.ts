@@ -15,8 +15,8 @@ import {
 } from "@petstore/contracts";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { detailMessage, fieldMessages } from "../../src/admin/forms/messages";
-import { maxLengthOf, numberValue } from "../../src/admin/use-zod-form";
+import { detailMessage, fieldMessages } from "../../src/ui/forms/messages";
+import { maxLengthOf, numberValue } from "../../src/ui/forms/use-zod-form";
 
 const RAW = /Too big|Too small|Invalid input|expected (number|int|string)|<=|>=/;
 

@@ -13,9 +13,9 @@ import { loadConfig } from "@petstore/config";
 import { createLogger, type Runtime } from "@petstore/core";
 import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { shouldRetry } from "../../src/admin/trpc";
 import { createRouter } from "../../src/server/http/router.ts";
 import { unavailableAddress } from "../../src/server/http/unavailable-page.ts";
+import { shouldRetry } from "../../src/ui/trpc";
 
 const STAFF_COOKIE = "petstore_session=staff-session";
 

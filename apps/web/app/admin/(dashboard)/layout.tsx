@@ -1,17 +1,38 @@
-/**
- * Signed-in part of the dashboard: sends visitors without a live session to the sign-in page, and members of
- * consumer accounts to the developer portal.
- */
+/** The signed-in dashboard: visitors without a session go to sign in, members of consumer accounts to the portal. */
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { AdminShell } from "@/admin/shell";
 import { currentUser } from "@/server/trpc/page-auth";
+import { Shell } from "@/ui/shell";
 
 export const dynamic = "force-dynamic";
+
+const LINKS = [
+  { href: "/admin", label: "Overview" },
+  { href: "/admin/animals", label: "Animals" },
+  { href: "/admin/categories", label: "Categories" },
+  { href: "/admin/keys", label: "API keys", adminOnly: true },
+  { href: "/admin/accounts", label: "Accounts", adminOnly: true },
+  { href: "/admin/plans", label: "Plans", adminOnly: true },
+  { href: "/admin/users", label: "Users", adminOnly: true },
+  { href: "/admin/webhooks", label: "Webhooks", adminOnly: true },
+  { href: "/admin/audit", label: "Audit log", adminOnly: true },
+  { href: "/admin/sessions", label: "Your sessions" },
+];
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const user = await currentUser();
   if (!user) redirect("/admin/sign-in");
   if (user.accountId) redirect("/portal");
-  return <AdminShell user={user}>{children}</AdminShell>;
+  return (
+    <Shell
+      user={user}
+      product="Pet Store admin"
+      home="/admin"
+      signInPath="/admin/sign-in"
+      nav="Dashboard"
+      links={LINKS.filter((link) => !link.adminOnly || user.role === "admin")}
+    >
+      {children}
+    </Shell>
+  );
 }

@@ -1,6 +1,6 @@
-/** The dashboard's 404: inside the layout (navigation stays), with a way back. */
+/** The dashboard's 404, inside its frame (the navigation stays). */
 import type { Metadata } from "next";
-import { NotFoundNotice } from "@/admin/shell";
+import { NotFoundNotice } from "@/ui/components/page";
 
 export const metadata: Metadata = { title: "Page not found" };
 

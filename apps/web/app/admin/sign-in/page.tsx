@@ -1,27 +1,9 @@
-/**
- * Sign-in page; a visitor who is already signed in goes straight to the dashboard (a member of a consumer
- * account on to the developer portal, as after signing in here).
- */
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { SignInForm } from "@/admin/sign-in/sign-in-form";
-import { currentUser } from "@/server/trpc/page-auth";
+import { signInPage } from "@/ui/sign-in-page";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
-  const { next } = await searchParams;
-  // Only same-site dashboard paths: never an open redirect.
-  const target =
-    next && /^\/admin(\/[A-Za-z0-9/_-]*)?(\?[^\s]*)?$/.test(next) && !next.startsWith("//") ? next : "/admin";
-  const user = await currentUser();
-  if (user) redirect(user.accountId ? "/portal" : target);
-  return (
-    <SignInForm
-      title="Pet Store admin"
-      intro="Sign in with your staff account."
-      to={{ staff: target, member: "/portal" }}
-    />
-  );
+  return signInPage("admin", (await searchParams).next);
 }

@@ -1,17 +1,33 @@
-/**
- * Signed-in part of the developer portal: visitors without a live session go to its sign-in page, staff to the
- * admin dashboard.
- */
+/** The signed-in portal: visitors without a session go to its sign-in page, staff to the admin dashboard. */
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { PortalShell } from "@/portal/shell";
 import { currentUser } from "@/server/trpc/page-auth";
+import { Shell } from "@/ui/shell";
 
 export const dynamic = "force-dynamic";
+
+const LINKS = [
+  // The account page also stands for its keys' pages.
+  { href: "/portal", label: "Overview and keys", also: "/portal/keys/" },
+  { href: "/portal/usage", label: "Usage" },
+  { href: "/portal/requests", label: "Request log" },
+  { href: "/portal/webhooks", label: "Webhooks" },
+];
 
 export default async function MemberLayout({ children }: { children: ReactNode }) {
   const user = await currentUser();
   if (!user) redirect("/portal/sign-in");
   if (!user.accountId) redirect("/admin");
-  return <PortalShell user={user}>{children}</PortalShell>;
+  return (
+    <Shell
+      user={user}
+      product="Pet Store developer portal"
+      home="/portal"
+      signInPath="/portal/sign-in"
+      nav="Portal"
+      links={LINKS}
+    >
+      {children}
+    </Shell>
+  );
 }

@@ -1,4 +1,3 @@
-/** The member's account: its summary, keys and members. */
 import type { Metadata } from "next";
 import { AccountPage } from "@/portal/account-page";
 

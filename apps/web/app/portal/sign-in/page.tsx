@@ -1,29 +1,9 @@
-/**
- * The developer portal's sign-in page: members go on to the portal (or the portal page they came from), staff to
- * the admin dashboard; a visitor already signed in goes there at once.
- */
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { SignInForm } from "@/admin/sign-in/sign-in-form";
-import { currentUser } from "@/server/trpc/page-auth";
+import { signInPage } from "@/ui/sign-in-page";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
-  const { next } = await searchParams;
-  // Only same-site portal paths: never an open redirect.
-  const target =
-    next && /^\/portal(\/[A-Za-z0-9/_-]*)?(\?[^\s]*)?$/.test(next) && !next.startsWith("//")
-      ? next
-      : "/portal";
-  const user = await currentUser();
-  if (user) redirect(user.accountId ? target : "/admin");
-  return (
-    <SignInForm
-      title="Pet Store developer portal"
-      intro="Sign in to manage your account's API keys."
-      to={{ staff: "/admin", member: target }}
-    />
-  );
+  return signInPage("portal", (await searchParams).next);
 }

@@ -1,44 +1,48 @@
 "use client";
 /**
- * One consumer account (admins): its plan (changed after confirming), its own limits, state with Suspend or
- * Resume, figures, members (their role changed or removed after confirming), open invitations ("Invite member" shows the link once), its keys linking their pages,
- * its usage and request log as its members see them, and a link to its audit entries.
+ * One consumer account (admins): its plan, own limits and state, its figures, members and open invitations, its
+ * keys (each linking its page), and its usage and request log as its members see them.
  */
-import { Alert, Anchor, Badge, Button, Group, Paper, SimpleGrid, Text, Title } from "@mantine/core";
+import { Alert, Button, Code, Group, Paper, SimpleGrid } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
-import { RequestLog } from "@/portal/request-log";
-import { Field } from "../components/field";
-import { PageHeader } from "../components/page-header";
-import { QueryState } from "../components/query-state";
-import { formatDateTime, formatNumber, planLabel } from "../format";
-import { NotFoundNotice } from "../shell";
-import { hasCode, useTRPC } from "../trpc";
-import { AccountKeysTable } from "./account-keys";
-import { AccountLimitsEditor } from "./account-limits";
-import { ACCOUNT_STATE_COLORS, ACCOUNT_STATE_LABELS, keysOfCap } from "./account-meta";
-import { InvitationsTable, MembersTable } from "./account-people";
-import { AccountPlanSelect } from "./account-plan";
-import { AccountUsageSection } from "./account-usage";
-import { InviteMemberModal } from "./invite-member-modal";
-import { SuspendButton } from "./suspend-button";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { InviteDialog } from "@/ui/accounts/invite-dialog";
+import { InvitationsTable, MembersTable } from "@/ui/accounts/people";
+import { DataTable } from "@/ui/components/data-table";
+import {
+  Field,
+  Hint,
+  NotFoundNotice,
+  PageHeader,
+  RouteLink,
+  SectionTitle,
+  StateBadge,
+} from "@/ui/components/page";
+import { QueryState } from "@/ui/components/query-state";
+import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
+import { STATE_COLORS } from "@/ui/keys/key-meta";
+import { hasCode, useTRPC } from "@/ui/trpc";
+import { RequestLog } from "@/ui/usage/request-log";
+import { type UsageDays, UsageView } from "@/ui/usage/usage-view";
+import { ACCOUNT_STATE_COLORS, ACCOUNT_STATE_LABELS, type AccountDetail, keysOfCap } from "./account-meta";
+import { AccountLimitsEditor, AccountPlanSelect, SuspendButton } from "./account-settings";
 
 export function AccountDetailPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const account = useQuery(trpc.accounts.get.queryOptions({ id }));
-  const [inviteOpen, invite] = useDisclosure(false);
+  const [inviting, invite] = useDisclosure(false);
 
   if (hasCode(account.error, "NOT_FOUND")) return <NotFoundNotice />;
   return (
     <>
       <Group justify="space-between">
-        <Anchor component={Link} href="/admin/accounts" size="sm">
+        <RouteLink href="/admin/accounts" size="sm">
           ← All accounts
-        </Anchor>
-        <Anchor component={Link} href={`/admin/audit?entity=account&id=${id}`} size="sm">
+        </RouteLink>
+        <RouteLink href={`/admin/audit?entity=account&id=${id}`} size="sm">
           Audit log of this account →
-        </Anchor>
+        </RouteLink>
       </Group>
       <QueryState query={account} errorTitle="Could not load this account" skeletonRows={4}>
         {(a) => (
@@ -47,9 +51,9 @@ export function AccountDetailPage({ id }: { id: string }) {
               title={
                 <Group gap="sm" component="span">
                   {a.name}
-                  <Badge variant="light" color={ACCOUNT_STATE_COLORS[a.state]} size="lg">
+                  <StateBadge color={ACCOUNT_STATE_COLORS[a.state]} size="lg">
                     {ACCOUNT_STATE_LABELS[a.state]}
-                  </Badge>
+                  </StateBadge>
                 </Group>
               }
               description={`${planLabel(a.plan)} plan`}
@@ -76,9 +80,7 @@ export function AccountDetailPage({ id }: { id: string }) {
                 <Field label="Requests today">{formatNumber(a.requestsToday)}</Field>
                 <Field label="Created">
                   {formatDateTime(a.createdAt)}
-                  <Text size="xs" c="dimmed">
-                    by {a.createdBy}
-                  </Text>
+                  <Hint size="xs">by {a.createdBy}</Hint>
                 </Field>
               </SimpleGrid>
               <Group mt="md">
@@ -88,30 +90,79 @@ export function AccountDetailPage({ id }: { id: string }) {
             <Paper withBorder p="md" mb="lg">
               <AccountLimitsEditor key={`${a.perMinute}/${a.perDay}`} account={a} />
             </Paper>
-            <Title order={2} size="h3" mb="sm">
-              Members
-            </Title>
-            <MembersTable accountId={a.id} members={a.memberList} />
-            <Title order={2} size="h3" mt="xl" mb="sm">
-              Open invitations
-            </Title>
+            <SectionTitle>Members</SectionTitle>
+            <MembersTable members={a.memberList} manage={{ scope: "admin", accountId: a.id }} />
+            <SectionTitle mt="xl">Open invitations</SectionTitle>
             <InvitationsTable invitations={a.invitations} />
-            <Title order={2} size="h3" mt="xl" mb="sm">
-              API keys
-            </Title>
-            <AccountKeysTable keys={a.apiKeys} />
-            <Title order={2} size="h3" mt="xl" mb="sm">
-              Usage
-            </Title>
-            <AccountUsageSection account={a} />
-            <Title order={2} size="h3" mt="xl" mb="sm">
-              Request log
-            </Title>
+            <SectionTitle mt="xl">API keys</SectionTitle>
+            <AccountKeys keys={a.apiKeys} />
+            <SectionTitle mt="xl">Usage</SectionTitle>
+            <AccountUsage account={a} />
+            <SectionTitle mt="xl">Request log</SectionTitle>
             <RequestLog accountId={a.id} keys={a.apiKeys} />
-            <InviteMemberModal accountId={a.id} opened={inviteOpen} onClose={invite.close} />
+            {inviting ? <InviteDialog accountId={a.id} onClose={invite.close} /> : null}
           </>
         )}
       </QueryState>
     </>
+  );
+}
+
+function AccountKeys({ keys }: { keys: AccountDetail["apiKeys"] }) {
+  if (keys.length === 0)
+    return <Hint>No keys yet: the account&apos;s members create them in the developer portal.</Hint>;
+  return (
+    <DataTable
+      label="Keys of this account table"
+      rows={keys}
+      rowKey={(k) => k.id}
+      minWidth={720}
+      columns={[
+        {
+          key: "name",
+          header: "Name",
+          title: true,
+          cell: (k) => (
+            <RouteLink href={`/admin/keys/${k.id}`} fw={500}>
+              {k.name}
+            </RouteLink>
+          ),
+        },
+        { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
+        {
+          key: "state",
+          header: "State",
+          cell: (k) => <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>,
+        },
+        { key: "created", header: "Created", cell: (k) => formatDateTime(k.createdAt) },
+        {
+          key: "used",
+          header: "Last used",
+          cell: (k) => (k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"),
+        },
+      ]}
+    />
+  );
+}
+
+/** The usage as the account's members see it on the portal's usage page (`accounts.usage`). */
+function AccountUsage({ account }: { account: Pick<AccountDetail, "id" | "plan" | "limits"> }) {
+  const trpc = useTRPC();
+  const [days, setDays] = useState<UsageDays>(30);
+  const usage = useQuery({
+    ...trpc.accounts.usage.queryOptions({ accountId: account.id, days }),
+    placeholderData: keepPreviousData,
+    refetchInterval: 30_000,
+  });
+  return (
+    <UsageView
+      query={usage}
+      days={days}
+      onDays={setDays}
+      fileName={`account-${account.id}-usage`}
+      limits={{ plan: account.plan, ...account.limits }}
+      scope="This account"
+      keyHref={(id) => `/admin/keys/${id}`}
+    />
   );
 }

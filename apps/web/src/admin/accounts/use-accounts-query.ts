@@ -1,8 +1,5 @@
 "use client";
-/**
- * The Accounts list's view state, kept in the URL (`?q=acme&plan=pro&state=suspended&sort=keys&dir=desc`) so a
- * view can be shared and survives reload and Back; defaults are left out of the URL.
- */
+/** The Accounts list's view in the URL (`?q=acme&plan=pro&state=suspended&sort=keys&dir=desc`), defaults left out. */
 import { useDebouncedValue } from "@mantine/hooks";
 import { type AccountListFilter, AccountState, PlanName } from "@petstore/contracts";
 import { parseAsString, parseAsStringLiteral, useQueryStates } from "nuqs";
@@ -35,10 +32,7 @@ export function useAccountsQuery() {
     filtered: Boolean(q || view.plan || view.state),
     /** Changes filters or the sort. */
     filter: (change: Partial<typeof view>) => setView(change),
-    /**
-     * Sorts by `column`, flipping the direction when it already is the sort column; a new column starts with
-     * names A to Z and the other figures largest (or newest) first.
-     */
+    /** Sorts by `column`, flipping the direction of the sort column; names start A to Z, figures largest first. */
     sortBy: (column: AccountSort) =>
       setView({
         sort: column,

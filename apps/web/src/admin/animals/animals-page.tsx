@@ -1,23 +1,20 @@
 "use client";
 /**
- * Animals: a server-paged table (sort by id or name, filter by status and category, search by name; all
- * of it in the URL; the count stops at 10,000, shown as "10,000+"), create/edit in a dialog, delete after
- * confirmation, and status changes for several selected animals. An animal needs a category: while there is
- * none, "New animal" (in the header and in the empty state alike) is disabled, says why and links to the
- * categories page, and the form never opens.
+ * Animals: a server-paged list searched, filtered and sorted in the URL (the count stops at 10,000: "10,000+"),
+ * added and edited in a dialog, deleted after confirming, several given a status at once. Without a category,
+ * "New animal" is disabled and says why.
  */
-import { Anchor, Button, Group, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Button, Stack } from "@mantine/core";
 import { PetSearch } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useId, useState } from "react";
-import { PageHeader } from "../components/page-header";
-import { Pager } from "../components/pager";
-import { QueryState } from "../components/query-state";
-import { STATUS_LABELS } from "../format";
-import { useTRPC } from "../trpc";
-import { maxLengthOf } from "../use-zod-form";
-import { AnimalFormModal, type EditableAnimal } from "./animal-form-modal";
+import { FilterBar, FilterSelect, SearchFilter } from "@/admin/components/filters";
+import { Hint, PageHeader, RouteLink } from "@/ui/components/page";
+import { Pager } from "@/ui/components/pager";
+import { QueryState } from "@/ui/components/query-state";
+import { STATUS_LABELS } from "@/ui/format";
+import { useTRPC } from "@/ui/trpc";
+import { AnimalDialog, type EditableAnimal } from "./animal-dialog";
 import { AnimalsTable } from "./animals-table";
 import { BulkStatusBar } from "./bulk-status-bar";
 import { useAnimalQuery } from "./use-animal-query";
@@ -30,11 +27,7 @@ const STATUS_FILTER = [
   })),
 ];
 
-/**
- * "New animal": opens the form (`onOpen`) once `categoryCount` (undefined while loading) says there is a
- * category; without one, disabled, with the reason and a link to the categories page (`align`: where they sit,
- * at the end in the page header, centred in the empty state).
- */
+/** "New animal", once `categoryCount` (undefined while loading) says there is a category; else why it is disabled. */
 function NewAnimalAction({
   categoryCount,
   onOpen,
@@ -57,12 +50,9 @@ function NewAnimalAction({
       <Button disabled aria-describedby={reasonId}>
         New animal
       </Button>
-      <Text id={reasonId} size="sm" c="dimmed">
-        Every animal has a category.{" "}
-        <Anchor component={Link} href="/admin/categories">
-          Create a category first
-        </Anchor>
-      </Text>
+      <Hint id={reasonId}>
+        Every animal has a category. <RouteLink href="/admin/categories">Create a category first</RouteLink>
+      </Hint>
     </Stack>
   );
 }
@@ -72,8 +62,8 @@ export function AnimalsPage() {
   const query = useAnimalQuery();
   const { view } = query;
   const [selected, setSelected] = useState<number[]>([]);
-  const [editing, setEditing] = useState<EditableAnimal | null>(null);
-  const [formOpen, setFormOpen] = useState(false);
+  // The animal being edited, null for a new one, undefined while the dialog is closed.
+  const [editing, setEditing] = useState<EditableAnimal | null | undefined>(undefined);
 
   const pets = useQuery({ ...trpc.pets.search.queryOptions(query.input), placeholderData: keepPreviousData });
   const categories = useQuery(trpc.categories.list.queryOptions());
@@ -87,7 +77,6 @@ export function AnimalsPage() {
     // A new animal needs a category to choose: the form never opens with an empty list.
     if (!animal && !categoryCount) return;
     setEditing(animal);
-    setFormOpen(true);
   };
   const categoryOptions = [
     { value: "", label: "All categories" },
@@ -101,34 +90,31 @@ export function AnimalsPage() {
         description="Every animal in the store. Changes show in the public API at once."
         actions={<NewAnimalAction categoryCount={categoryCount} onOpen={() => openForm(null)} />}
       />
-      <Group gap="sm" mb="md" align="flex-end" wrap="wrap">
-        <TextInput
+      <FilterBar>
+        <SearchFilter
           label="Search by name"
           placeholder="e.g. Rex"
           value={view.q}
-          onChange={(e) => filter({ q: e.currentTarget.value })}
-          maxLength={maxLengthOf(PetSearch.shape.query)}
+          onChange={(q) => filter({ q })}
+          schema={PetSearch.shape.query}
           w={{ base: "100%", xs: 220 }}
-          type="search"
         />
-        <Select
+        <FilterSelect
           label="Status"
           data={STATUS_FILTER}
-          value={view.status ?? ""}
-          onChange={(v) => filter({ status: (v || null) as typeof view.status })}
-          allowDeselect={false}
+          value={view.status}
+          onChange={(status) => filter({ status })}
           w={{ base: "47%", xs: 170 }}
         />
-        <Select
+        <FilterSelect
           label="Category"
           data={categoryOptions}
-          value={view.category ? String(view.category) : ""}
+          value={view.category ? String(view.category) : null}
           onChange={(v) => filter({ category: v ? Number(v) : null })}
-          allowDeselect={false}
           w={{ base: "47%", xs: 190 }}
           searchable
         />
-      </Group>
+      </FilterBar>
       <BulkStatusBar ids={selected} onDone={() => setSelected([])} />
       <QueryState
         query={pets}
@@ -170,12 +156,13 @@ export function AnimalsPage() {
           </>
         )}
       </QueryState>
-      <AnimalFormModal
-        opened={formOpen}
-        onClose={() => setFormOpen(false)}
-        animal={editing}
-        categories={categories.data ?? []}
-      />
+      {editing !== undefined ? (
+        <AnimalDialog
+          animal={editing}
+          categories={categories.data ?? []}
+          onClose={() => setEditing(undefined)}
+        />
+      ) : null}
     </>
   );
 }

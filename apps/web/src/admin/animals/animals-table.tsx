@@ -1,27 +1,25 @@
 "use client";
 /**
- * One page of animals: select for bulk changes, sort by id or name, edit, delete after confirming. On phones, where
- * the rows are cards without a header row, "Select all on this page" and a "Sort by" choice stand above them.
- * The checkboxes read the selection from a context, and the sort and "select all" headers are passed apart from
- * the columns, so a checkbox or a keystroke in the search re-renders the checkboxes or the headers, not the 100
- * rows (a selected row's tint is CSS, admin.css); docs/performance.md "Console interactions".
+ * One page of animals: select for bulk changes, sort, edit, delete after confirming. The checkboxes read the
+ * selection from a context and the sort and "select all" headers are passed apart from the columns, so a checkbox
+ * re-renders the checkboxes, not the rows (a selected row's tint is CSS, admin.css; docs/performance.md).
  */
-import { Badge, Button, Checkbox, Group, Select } from "@mantine/core";
+import { Button, Checkbox } from "@mantine/core";
 import { createContext, useContext } from "react";
+import { PhoneSort, sortHeaders } from "@/admin/components/sort";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { ConfirmAction } from "../components/confirm-action";
-import { type Column, DataTable } from "../components/data-table";
-import { notifySuccess } from "../feedback";
-import { formatDateTime, STATUS_COLORS, STATUS_LABELS } from "../format";
-import { useTRPC } from "../trpc";
-import { useNotifiedMutation } from "../use-notified-mutation";
-import type { EditableAnimal } from "./animal-form-modal";
-import { ariaSort, SortButton } from "./sort-header";
+import { type Column, DataTable } from "@/ui/components/data-table";
+import { StateBadge } from "@/ui/components/page";
+import { ConfirmAction } from "@/ui/dialogs";
+import { notifySuccess, useNotifiedMutation } from "@/ui/feedback";
+import { formatDateTime, STATUS_COLORS, STATUS_LABELS } from "@/ui/format";
+import { useTRPC } from "@/ui/trpc";
+import type { EditableAnimal } from "./animal-dialog";
 import type { useAnimalQuery } from "./use-animal-query";
 
 type Animal = RouterOutputs["pets"]["search"]["rows"][number];
 
-const PHONE_SORTS = [
+const PHONE_SORTS: { value: `${"id" | "name"}-${"asc" | "desc"}`; label: string }[] = [
   { value: "id-asc", label: "ID, oldest first" },
   { value: "id-desc", label: "ID, newest first" },
   { value: "name-asc", label: "Name, A to Z" },
@@ -81,9 +79,7 @@ const COLUMNS: Column<Animal>[] = [
     key: "status",
     header: "Status",
     cell: (p) => (
-      <Badge variant="light" color={STATUS_COLORS[p.status ?? "none"]}>
-        {STATUS_LABELS[p.status ?? "none"]}
-      </Badge>
+      <StateBadge color={STATUS_COLORS[p.status ?? "none"]}>{STATUS_LABELS[p.status ?? "none"]}</StateBadge>
     ),
   },
   { key: "updated", header: "Updated", cell: (p) => formatDateTime(p.updatedAt) },
@@ -105,47 +101,25 @@ export function AnimalsTable({
   onEdit(animal: EditableAnimal): void;
 }) {
   const trpc = useTRPC();
-  // The mutation's result is a new object at every render; its `mutateAsync` is one function throughout, so the
-  // row actions that call it stay the same and the rows are not re-rendered.
+  // `mutateAsync` is one function throughout (the mutation's result is not), so the rows stay as they are.
   const { mutateAsync: removeAnimal } = useNotifiedMutation(trpc.pets.remove.mutationOptions(), {
     invalidate: [trpc.pets.pathKey(), trpc.categories.pathKey(), trpc.overview.pathKey()],
     failure: "Could not delete the animal",
   });
-  const { sort, dir } = query.view;
   const pageIds = rows.map((r) => r.id);
-  const sortHeader = (label: string, column: "id" | "name") => ({
-    header: (
-      <SortButton
-        label={label}
-        active={sort === column}
-        direction={dir}
-        onSort={() => query.sortBy(column)}
-      />
-    ),
-    headerProps: { "aria-sort": ariaSort(sort === column, dir) },
-  });
   const headers = {
     select: { header: <SelectAllBox pageIds={pageIds} />, headerProps: { w: 40 } },
-    id: sortHeader("ID", "id"),
-    name: sortHeader("Name", "name"),
+    ...sortHeaders({ id: "ID", name: "Name" }, query.view, query.sortBy),
   };
   return (
     <Selection.Provider value={{ selected, setSelected }}>
-      <Group hiddenFrom="sm" justify="space-between" align="flex-end" mb="sm" wrap="nowrap">
+      <PhoneSort
+        options={PHONE_SORTS}
+        view={query.view}
+        onChange={(sort, dir) => query.filter({ sort, dir })}
+      >
         <SelectAllBox pageIds={pageIds} labelled />
-        <Select
-          label="Sort by"
-          data={PHONE_SORTS}
-          value={`${sort}-${dir}`}
-          onChange={(v) => {
-            const [column, direction] = (v ?? "id-asc").split("-") as ["id" | "name", "asc" | "desc"];
-            query.filter({ sort: column, dir: direction });
-          }}
-          allowDeselect={false}
-          w={150}
-          size="xs"
-        />
-      </Group>
+      </PhoneSort>
       <DataTable
         label="Animals table"
         rows={rows}

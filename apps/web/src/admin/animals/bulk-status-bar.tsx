@@ -1,17 +1,15 @@
 "use client";
 /**
- * Appears when animals are selected: set (or clear) the status of all of them at once, after a confirmation naming
- * how many and to what; the notice that follows offers to undo it (each animal gets its status back unless it was
- * changed since).
+ * Shown while animals are selected: gives them all one status after a confirmation, and the notice that follows
+ * offers to undo it (each animal gets its status back unless it was changed since).
  */
 import { Button, Group, Paper, Select, Text } from "@mantine/core";
 import type { PetStatus } from "@petstore/contracts";
 import { useState } from "react";
-import { ConfirmDialog } from "../components/confirm-action";
-import { notifySuccessWithUndo } from "../feedback";
-import { STATUS_LABELS } from "../format";
-import { useTRPC } from "../trpc";
-import { useNotifiedMutation } from "../use-notified-mutation";
+import { ConfirmDialog } from "@/ui/dialogs";
+import { notifySuccessWithUndo, useNotifiedMutation } from "@/ui/feedback";
+import { STATUS_LABELS } from "@/ui/format";
+import { useTRPC } from "@/ui/trpc";
 
 const OPTIONS = (["available", "pending", "sold", "none"] as const).map((value) => ({
   value,
@@ -82,15 +80,16 @@ export function BulkStatusBar({ ids, onDone }: { ids: number[]; onDone(): void }
           Clear selection
         </Button>
       </Group>
-      <ConfirmDialog
-        opened={confirming}
-        onClose={() => setConfirming(false)}
-        title={`Change the status of ${animals(ids.length)}?`}
-        message={`${animals(ids.length)} get the status ${label}, replacing the status each has now. The notice that follows can undo it.`}
-        confirmLabel={`Set ${animals(ids.length)} to ${label}`}
-        confirmColor="blue"
-        onConfirm={() => change.mutateAsync({ ids, status: target })}
-      />
+      {confirming ? (
+        <ConfirmDialog
+          onClose={() => setConfirming(false)}
+          title={`Change the status of ${animals(ids.length)}?`}
+          message={`${animals(ids.length)} get the status ${label}, replacing the status each has now. The notice that follows can undo it.`}
+          confirmLabel={`Set ${animals(ids.length)} to ${label}`}
+          confirmColor="blue"
+          onConfirm={() => change.mutateAsync({ ids, status: target })}
+        />
+      ) : null}
     </Paper>
   );
 }

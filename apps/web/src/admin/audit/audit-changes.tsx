@@ -1,10 +1,10 @@
 "use client";
 /**
- * An audit entry's before and after, one row per field they record: the value before and after side by side,
- * the fields that changed marked and listed first. Values read as text (strings as they are, lists joined,
- * nested objects as compact JSON); a side that does not record the field shows a dash.
+ * An audit entry's before and after, field by field, the changed fields marked and first; values as text (lists
+ * joined, objects as compact JSON), a dash where a side does not record the field.
  */
-import { Badge, Code, Table, Text } from "@mantine/core";
+import { Code, Table, Text } from "@mantine/core";
+import { Hint, StateBadge } from "@/ui/components/page";
 
 type Fields = Record<string, unknown>;
 
@@ -32,12 +32,7 @@ function Value({ value, recorded }: { value: unknown; recorded: boolean }) {
 export function AuditChanges({ before, after }: { before: unknown; after: unknown }) {
   const b = fieldsOf(before);
   const a = fieldsOf(after);
-  if (!b && !a)
-    return (
-      <Text size="sm" c="dimmed">
-        This entry records no values.
-      </Text>
-    );
+  if (!b && !a) return <Hint>This entry records no values.</Hint>;
   const changed = (field: string) => JSON.stringify(b?.[field]) !== JSON.stringify(a?.[field]);
   const fields = [...new Set([...Object.keys(b ?? {}), ...Object.keys(a ?? {})])].sort(
     (x, y) => Number(changed(y)) - Number(changed(x)),
@@ -58,9 +53,9 @@ export function AuditChanges({ before, after }: { before: unknown; after: unknow
               <Table.Th scope="row" fw={500}>
                 {field}{" "}
                 {b && a && changed(field) ? (
-                  <Badge size="xs" variant="light" color="blue">
+                  <StateBadge size="xs" color="blue">
                     changed
-                  </Badge>
+                  </StateBadge>
                 ) : null}
               </Table.Th>
               <Table.Td>

@@ -1,8 +1,5 @@
 "use client";
-/**
- * The audit log's range of days: one picker of a first and a last day (the viewer's calendar days, both included),
- * shown as the dashboard prints dates, with presets for the ranges looked at most.
- */
+/** The audit log's range of days: the viewer's calendar days, both included, with presets for the usual ranges. */
 import { DatePickerInput, type DatePickerPreset } from "@mantine/dates";
 
 /** The viewer's calendar day `daysAgo` days before today, as `YYYY-MM-DD`. */

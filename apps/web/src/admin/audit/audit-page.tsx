@@ -1,22 +1,21 @@
 "use client";
 /**
- * Audit log (admins): every change made in the dashboard or the CLI, newest first, filtered by actor, action,
- * entity and a range of days (all in the URL), each entry's author and entity named, its changes field by field
- * in a dialog, and the filtered log as a streamed CSV download. Read-only.
+ * The audit log (admins): every change made in the dashboard or the CLI, newest first, filtered in the URL by
+ * actor, action, entity and days; each entry's changes in a dialog; the filtered log as a streamed CSV. Read-only.
  */
-import { Badge, Button, Code, Group, Modal, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Button, Code, Select, Stack, Text, TextInput } from "@mantine/core";
 import { AUDIT_ACTIONS, AuditLogFilter } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { FilterBar, FilterSelect } from "@/admin/components/filters";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { DataTable } from "../components/data-table";
-import { PageHeader } from "../components/page-header";
-import { Pager } from "../components/pager";
-import { QueryState } from "../components/query-state";
-import { notifySuccess } from "../feedback";
-import { formatDateTime } from "../format";
-import { useTRPC } from "../trpc";
-import { maxLengthOf } from "../use-zod-form";
+import { QueryTable } from "@/ui/components/data-table";
+import { PageHeader, StateBadge } from "@/ui/components/page";
+import { Dialog } from "@/ui/dialogs";
+import { notifySuccess } from "@/ui/feedback";
+import { formatDateTime } from "@/ui/format";
+import { maxLengthOf } from "@/ui/forms/use-zod-form";
+import { useTRPC } from "@/ui/trpc";
 import { AuditChanges } from "./audit-changes";
 import { AuditDays } from "./audit-days";
 import { AUDIT_PAGE_SIZE, useAuditQuery } from "./use-audit-query";
@@ -38,23 +37,14 @@ const ENTITY_OPTIONS = [
 
 const shortId = (id: string) => (id.length > 13 ? `${id.slice(0, 8)}…` : id);
 
-/** The export's address for `filter`: the streamed CSV download (GET /api/audit/export). */
-function exportUrl(filter: ReturnType<typeof useAuditQuery>["filter"]): string {
-  const params = new URLSearchParams(
-    Object.entries(filter).filter((e): e is [string, string] => Boolean(e[1])),
-  );
-  const query = params.toString();
-  return `/api/audit/export${query ? `?${query}` : ""}`;
-}
-
-/**
- * Downloads the filtered log as CSV. The server streams the file for any range as the browser saves it, so
- * the download starts at once and holds no more than a batch of entries in memory on either side.
- */
+/** Downloads the filtered log as CSV (GET /api/audit/export), which the server streams for any range. */
 function ExportButton({ filter }: { filter: ReturnType<typeof useAuditQuery>["filter"] }) {
   const download = () => {
-    const link = Object.assign(document.createElement("a"), { href: exportUrl(filter), download: "" });
-    link.click();
+    const query = new URLSearchParams(
+      Object.entries(filter).filter((e): e is [string, string] => Boolean(e[1])),
+    );
+    const href = `/api/audit/export${query.toString() ? `?${query}` : ""}`;
+    Object.assign(document.createElement("a"), { href, download: "" }).click();
     notifySuccess("Export started: your browser saves the CSV file as it arrives.");
   };
   return (
@@ -70,10 +60,7 @@ const ACTION_GROUPS = ENTITY_OPTIONS.filter((o) => o.value).map((o) => ({
   items: AUDIT_ACTIONS.filter((a) => a.startsWith(`${o.value}.`)),
 }));
 
-/**
- * The "Who" options: people (the users table) and the service and operators (system, cli:...), plus the actor
- * of the URL when neither lists it, so a shared link keeps its filter visible.
- */
+/** The "Who" options: people, then the service and operators, and the URL's actor when neither lists it. */
 function actorOptions(actors: { actor: string; label: string }[], current: string | null) {
   const people = actors.filter((a) => a.actor.startsWith("user:"));
   const others = actors.filter((a) => !a.actor.startsWith("user:"));
@@ -103,7 +90,7 @@ export function AuditPage() {
         description="Every change made in this dashboard or with the petstore command. Entries are never changed or deleted."
         actions={<ExportButton filter={query.filter} />}
       />
-      <Group gap="sm" mb="md" align="flex-start" wrap="wrap">
+      <FilterBar align="flex-start">
         <Select
           label="Who"
           placeholder="Anyone"
@@ -126,12 +113,11 @@ export function AuditPage() {
           w={{ base: "100%", xs: 220 }}
           nothingFoundMessage="No such action"
         />
-        <Select
+        <FilterSelect
           label="Entity"
           data={ENTITY_OPTIONS}
-          value={view.entity ?? ""}
-          onChange={(v) => query.change({ entity: (v || null) as typeof view.entity })}
-          allowDeselect={false}
+          value={view.entity}
+          onChange={(entity) => query.change({ entity })}
           w={{ base: "47%", xs: 170 }}
         />
         <TextInput
@@ -143,94 +129,70 @@ export function AuditPage() {
           w={{ base: "47%", xs: 200 }}
         />
         <AuditDays from={view.from} to={view.to} onChange={query.change} error={query.rangeError} />
-      </Group>
-      <QueryState
+      </FilterBar>
+      <QueryTable<Entry>
         query={log}
         errorTitle="Could not load the audit log"
-        isEmpty={(d) => d.total === 0}
         empty={{
           title: query.filtered ? "No entries match" : "No changes yet",
           description: query.filtered ? "Try other filters." : "Changes appear here as they are made.",
         }}
-      >
-        {(data) => (
-          <>
-            <DataTable<Entry>
-              label="Audit log table"
-              rows={data.rows}
-              rowKey={(e) => e.id}
-              minWidth={880}
-              busy={log.isFetching}
-              columns={[
-                {
-                  key: "when",
-                  header: "When",
-                  cell: (e) => <span style={{ whiteSpace: "nowrap" }}>{formatDateTime(e.at)}</span>,
-                },
-                { key: "who", header: "Who", cell: (e) => who(e.actor) },
-                {
-                  key: "what",
-                  header: "What",
-                  minWidth: 170,
-                  title: true,
-                  cell: (e) => (
-                    <Badge variant="light" color="gray" tt="none">
-                      {e.action}
-                    </Badge>
-                  ),
-                },
-                {
-                  key: "entity",
-                  header: "Entity",
-                  cell: (e) => (
-                    <>
-                      {e.entityName ? (
-                        <Text span fw={500}>
-                          {e.entityName}{" "}
-                        </Text>
-                      ) : null}
-                      <Text span size="xs" c="dimmed">
-                        {e.entityType} <Code title={e.entityId}>{shortId(e.entityId)}</Code>
-                      </Text>
-                    </>
-                  ),
-                },
-              ]}
-              actions={(e) => (
-                <Button
-                  size="xs"
-                  variant="default"
-                  onClick={() => setViewing(e)}
-                  aria-label={`Changes of ${e.action} on ${e.entityType} ${e.entityName ?? e.entityId}`}
-                >
-                  Changes
-                </Button>
-              )}
-            />
-            <Pager
-              what="Entries"
-              page={query.input.page}
-              pageSize={AUDIT_PAGE_SIZE}
-              total={data.total}
-              totalExact={data.totalExact}
-              shown={data.rows.length}
-              onPage={query.goTo}
-            />
-          </>
+        label="Audit log table"
+        rowKey={(e) => e.id}
+        minWidth={880}
+        columns={[
+          {
+            key: "when",
+            header: "When",
+            cell: (e) => <span style={{ whiteSpace: "nowrap" }}>{formatDateTime(e.at)}</span>,
+          },
+          { key: "who", header: "Who", cell: (e) => who(e.actor) },
+          {
+            key: "what",
+            header: "What",
+            minWidth: 170,
+            title: true,
+            cell: (e) => (
+              <StateBadge color="gray" tt="none">
+                {e.action}
+              </StateBadge>
+            ),
+          },
+          {
+            key: "entity",
+            header: "Entity",
+            cell: (e) => (
+              <>
+                {e.entityName ? (
+                  <Text span fw={500}>
+                    {e.entityName}{" "}
+                  </Text>
+                ) : null}
+                <Text span size="xs" c="dimmed">
+                  {e.entityType} <Code title={e.entityId}>{shortId(e.entityId)}</Code>
+                </Text>
+              </>
+            ),
+          },
+        ]}
+        actions={(e) => (
+          <Button
+            size="xs"
+            variant="default"
+            onClick={() => setViewing(e)}
+            aria-label={`Changes of ${e.action} on ${e.entityType} ${e.entityName ?? e.entityId}`}
+          >
+            Changes
+          </Button>
         )}
-      </QueryState>
-      <Modal
-        opened={viewing !== null}
-        onClose={() => setViewing(null)}
-        title={
-          viewing
-            ? `${viewing.action} · ${viewing.entityName ?? `${viewing.entityType} ${viewing.entityId}`}`
-            : ""
-        }
-        size="xl"
-        centered
-      >
-        {viewing ? (
+        pager={{ what: "Entries", page: query.input.page, pageSize: AUDIT_PAGE_SIZE, onPage: query.goTo }}
+      />
+      {viewing ? (
+        <Dialog
+          onClose={() => setViewing(null)}
+          title={`${viewing.action} · ${viewing.entityName ?? `${viewing.entityType} ${viewing.entityId}`}`}
+          size="xl"
+        >
           <Stack>
             <Text size="sm">
               By <strong>{who(viewing.actor)}</strong> on {formatDateTime(viewing.at)} · {viewing.entityType}{" "}
@@ -238,8 +200,8 @@ export function AuditPage() {
             </Text>
             <AuditChanges before={viewing.before} after={viewing.after} />
           </Stack>
-        ) : null}
-      </Modal>
+        </Dialog>
+      ) : null}
     </>
   );
 }

@@ -1,8 +1,7 @@
 "use client";
 /**
- * The audit log's view state in the URL (`?actor=user:a@b&action=apiKey.revoke&entity=apiKey&id=…
- * &from=2026-11-01&to=2026-11-23&page=3`). `from`/`to` are calendar days in the viewer's time zone, both included; the query sends
- * them as the instants `[start of from, start of the day after to)`.
+ * The audit log's view in the URL (`?actor=user:a@b&action=apiKey.revoke&entity=apiKey&id=…&from=2026-11-01
+ * &to=2026-11-23&page=3`); `from` and `to` are the viewer's calendar days, sent as `[start of from, day after to)`.
  */
 import { useDebouncedValue } from "@mantine/hooks";
 import { AUDIT_ACTIONS, AuditEntityType } from "@petstore/contracts";

@@ -1,38 +1,23 @@
 "use client";
 /**
- * Categories: list with ids (copyable: API clients send `categoryId`) and animal counts, create, rename
- * (dialog), delete when no animal uses it (after asking). Names are unique regardless of letter case.
+ * Categories: their ids (copyable: API clients send `categoryId`) and animal counts; create, rename, and delete
+ * one no animal uses (after asking). Names are unique regardless of letter case.
  */
-import {
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  Modal,
-  Paper,
-  Stack,
-  Text,
-  TextInput,
-  Tooltip,
-} from "@mantine/core";
+import { Button, Code, CopyButton, Group, Paper, Text, TextInput, Tooltip } from "@mantine/core";
 import { CategoryName, COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { z } from "zod";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { ConfirmAction } from "../components/confirm-action";
-import { DataTable } from "../components/data-table";
-import { PageHeader } from "../components/page-header";
-import { QueryState } from "../components/query-state";
-import { notifySuccess } from "../feedback";
-import { formatCappedCount, formatNumber } from "../format";
-import { onValidSubmit } from "../forms/submit";
-import { useTRPC } from "../trpc";
-import { useNotifiedMutation } from "../use-notified-mutation";
-import { maxLengthOf, useZodForm } from "../use-zod-form";
+import { QueryTable } from "@/ui/components/data-table";
+import { Hint, PageHeader } from "@/ui/components/page";
+import { ConfirmAction, FormModal } from "@/ui/dialogs";
+import { notifySuccess, useNotifiedMutation } from "@/ui/feedback";
+import { formatCappedCount, formatNumber } from "@/ui/format";
+import { useZodForm } from "@/ui/forms/use-zod-form";
+import { useTRPC } from "@/ui/trpc";
 
 const NameForm = z.object({ name: CategoryName });
-const NAME_MAX = maxLengthOf(CategoryName);
 
 type Category = RouterOutputs["categories"]["list"][number];
 
@@ -62,14 +47,13 @@ function CreateCategoryForm() {
     form,
     onDone: () => form.reset(),
   });
-  const submit = onValidSubmit(form, (input) => create.mutate(input));
   return (
     <Paper
       withBorder
       p="md"
       mb="lg"
       component="form"
-      onSubmit={submit}
+      onSubmit={form.onSubmit((input) => create.mutate(input))}
       noValidate
       aria-label="Create a category"
     >
@@ -77,10 +61,7 @@ function CreateCategoryForm() {
         <TextInput
           label="New category"
           placeholder="e.g. hamsters"
-          value={form.values.name}
-          onChange={(e) => form.setValue("name", e.currentTarget.value)}
-          error={form.errors.name}
-          maxLength={NAME_MAX}
+          {...form.field("name")}
           style={{ flex: 1, minWidth: 200 }}
         />
         <Button type="submit" loading={create.isPending} mt={{ base: 0, xs: 25 }}>
@@ -91,20 +72,7 @@ function CreateCategoryForm() {
   );
 }
 
-function RenameDialog({ category, onClose }: { category: Category | null; onClose(): void }) {
-  return (
-    <Modal
-      opened={category !== null}
-      onClose={onClose}
-      title={category ? `Rename "${category.name}"` : ""}
-      centered
-    >
-      {category ? <RenameForm key={category.id} category={category} onDone={onClose} /> : null}
-    </Modal>
-  );
-}
-
-function RenameForm({ category, onDone }: { category: Category; onDone(): void }) {
+function RenameDialog({ category, onClose }: { category: Category; onClose(): void }) {
   const trpc = useTRPC();
   const form = useZodForm(NameForm, { name: category.name }, (v) => v);
   const rename = useNotifiedMutation(trpc.categories.rename.mutationOptions(), {
@@ -112,31 +80,21 @@ function RenameForm({ category, onDone }: { category: Category; onDone(): void }
     success: (renamed) => `"${category.name}" is now "${renamed.name}".`,
     failure: "Could not rename the category",
     form,
-    onDone,
+    onDone: onClose,
   });
-  const submit = onValidSubmit(form, (input) => rename.mutate({ id: category.id, name: input.name }));
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <TextInput
-          label="Name"
-          required
-          value={form.values.name}
-          onChange={(e) => form.setValue("name", e.currentTarget.value)}
-          error={form.errors.name}
-          maxLength={NAME_MAX}
-          data-autofocus
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={rename.isPending}>
-            Rename
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormModal
+      title={`Rename "${category.name}"`}
+      onClose={onClose}
+      form={form}
+      mutation={{
+        mutate: (input) => rename.mutate({ id: category.id, name: input.name }),
+        isPending: rename.isPending,
+      }}
+      submitLabel="Rename"
+    >
+      <TextInput label="Name" required {...form.field("name")} data-autofocus />
+    </FormModal>
   );
 }
 
@@ -161,77 +119,70 @@ export function CategoriesPage() {
         description="Every animal belongs to one category; API clients send its id as categoryId. A category can be deleted once no animal uses it."
       />
       <CreateCategoryForm />
-      <QueryState
+      <QueryTable
         query={categories}
         errorTitle="Could not load the categories"
-        isEmpty={(d) => d.length === 0}
         empty={{ title: "No categories yet", description: "Create the first one above." }}
-      >
-        {(data) => (
-          <DataTable
-            label="Categories table"
-            rows={data}
-            rowKey={(c) => c.id}
-            minWidth={560}
-            columns={[
-              { key: "name", header: "Name", cell: (c) => <Text fw={500}>{c.name}</Text>, title: true },
-              { key: "id", header: "ID", cell: (c) => <CopyableId id={c.id} name={c.name} /> },
-              {
-                key: "animals",
-                header: "Animals",
-                align: "right",
-                cell: (c) => formatCappedCount(c.petCount, c.petCountExact),
-              },
-            ]}
-            actions={(c) => (
-              <>
+        label="Categories table"
+        rowKey={(c) => c.id}
+        minWidth={560}
+        columns={[
+          { key: "name", header: "Name", cell: (c) => <Text fw={500}>{c.name}</Text>, title: true },
+          { key: "id", header: "ID", cell: (c) => <CopyableId id={c.id} name={c.name} /> },
+          {
+            key: "animals",
+            header: "Animals",
+            align: "right",
+            cell: (c) => formatCappedCount(c.petCount, c.petCountExact),
+          },
+        ]}
+        actions={(c) => (
+          <>
+            <Button
+              size="xs"
+              variant="default"
+              aria-label={`Rename ${c.name}`}
+              onClick={() => setRenaming(c)}
+            >
+              Rename
+            </Button>
+            {c.petCount > 0 ? (
+              <Tooltip
+                label={`Used by ${formatCappedCount(c.petCount, c.petCountExact)} animal${c.petCount === 1 && c.petCountExact ? "" : "s"}: move or delete them first`}
+              >
                 <Button
                   size="xs"
-                  variant="default"
-                  aria-label={`Rename ${c.name}`}
-                  onClick={() => setRenaming(c)}
+                  color="red"
+                  variant="light"
+                  data-disabled
+                  aria-disabled="true"
+                  aria-label={`Delete ${c.name} (in use)`}
+                  onClick={(e) => e.preventDefault()}
                 >
-                  Rename
+                  Delete
                 </Button>
-                {c.petCount > 0 ? (
-                  <Tooltip
-                    label={`Used by ${formatCappedCount(c.petCount, c.petCountExact)} animal${c.petCount === 1 && c.petCountExact ? "" : "s"}: move or delete them first`}
-                  >
-                    <Button
-                      size="xs"
-                      color="red"
-                      variant="light"
-                      data-disabled
-                      aria-disabled="true"
-                      aria-label={`Delete ${c.name} (in use)`}
-                      onClick={(e) => e.preventDefault()}
-                    >
-                      Delete
-                    </Button>
-                  </Tooltip>
-                ) : (
-                  <ConfirmAction
-                    label="Delete"
-                    ariaLabel={`Delete ${c.name}`}
-                    title={`Delete "${c.name}"?`}
-                    message="No animal uses this category. Deleting it cannot be undone."
-                    confirmLabel="Delete category"
-                    onConfirm={() => deleteCategory(c)}
-                  />
-                )}
-              </>
+              </Tooltip>
+            ) : (
+              <ConfirmAction
+                label="Delete"
+                ariaLabel={`Delete ${c.name}`}
+                title={`Delete "${c.name}"?`}
+                message="No animal uses this category. Deleting it cannot be undone."
+                confirmLabel="Delete category"
+                onConfirm={() => deleteCategory(c)}
+              />
             )}
-          />
+          </>
         )}
-      </QueryState>
-      <Text size="xs" c="dimmed" mt="sm">
+      />
+      <Hint size="xs" mt="sm">
         Renaming a category does not change its id, so API clients keep working. Names are unique regardless
         of letter case.
         {categories.data?.some((c) => !c.petCountExact)
           ? ` Animals are counted up to ${formatNumber(COUNT_CAP)}; "${formatCappedCount(COUNT_CAP, false)}" means more.`
           : null}
-      </Text>
-      <RenameDialog category={renaming} onClose={() => setRenaming(null)} />
+      </Hint>
+      {renaming ? <RenameDialog category={renaming} onClose={() => setRenaming(null)} /> : null}
     </>
   );
 }

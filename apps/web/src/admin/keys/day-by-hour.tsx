@@ -1,21 +1,19 @@
 "use client";
 /**
- * A key's chosen UTC day by hour (docs/contract.md section 4, "Usage and analytics"): the day is picked from
- * quick choices (today, yesterday and the five days before) or any day the hourly rows still cover, and lives in
- * the URL (`?day=YYYY-MM-DD`, pushed, so reload and Back keep it). Each hour shows its requests by outcome with
- * the 429s split by what refused them: the minute window, the day window, a ban, or a window not recorded
- * (requests counted before the window was). A summary names the day's 429s by cause; the numbers are also a table.
+ * A key's chosen UTC day by hour (docs/contract.md section 4, "Usage and analytics"), the day picked from quick
+ * choices or a calendar and kept in the URL (`?day=YYYY-MM-DD`, pushed): requests by outcome, the 429s split by
+ * what refused them (the minute window, the day window, a ban, or a window not recorded), a summary and a table.
  */
-import { BarChart } from "@mantine/charts";
 import { Chip, Group, Paper, Text, Title } from "@mantine/core";
 import { DatePickerInput } from "@mantine/dates";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { parseAsIsoDate, useQueryState } from "nuqs";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { FiguresTable } from "../components/figures-table";
-import { QueryState } from "../components/query-state";
-import { formatNumber } from "../format";
-import { useTRPC } from "../trpc";
+import { FiguresTable } from "@/ui/components/figures-table";
+import { QueryState } from "@/ui/components/query-state";
+import { formatNumber } from "@/ui/format";
+import { useTRPC } from "@/ui/trpc";
+import { Bars } from "@/ui/usage/traffic-charts";
 
 /** Series of the chart and columns of the table, in display order: what reached the API, then each 429 cause. */
 const SERIES = [
@@ -117,28 +115,29 @@ function DayView({ day }: { day: Day }) {
         {summary}
       </Text>
       <div role="img" aria-label={`${summary} The numbers are in the table below.`}>
-        <BarChart
+        <Bars
           h={220}
           data={data}
-          dataKey="label"
           type="stacked"
           series={SERIES.map((s) => ({ ...s }))}
-          tickLine="y"
-          gridAxis="x"
           xAxisProps={{ interval: 2 }}
-          yAxisProps={{ allowDecimals: false, width: 48 }}
-          valueFormatter={(v) => formatNumber(v)}
           withLegend
-          barChartProps={{ accessibilityLayer: false }}
         />
       </div>
       <FiguresTable
         toggle="Show the hours as a table"
-        label={`Requests by hour on ${day.day}`}
         minWidth={720}
-        first="Hour (UTC)"
-        columns={[{ key: "total", label: "Total" }, ...SERIES.map((s) => ({ key: s.name, label: s.label }))]}
-        rows={data.map((h) => ({ ...h, key: h.start, name: h.label }))}
+        tables={[
+          {
+            label: `Requests by hour on ${day.day}`,
+            first: "Hour (UTC)",
+            columns: [
+              { key: "total", label: "Total" },
+              ...SERIES.map((s) => ({ key: s.name, label: s.label })),
+            ],
+            rows: data.map((h) => ({ ...h, key: h.start, name: h.label })),
+          },
+        ]}
       />
     </Paper>
   );

@@ -1,23 +1,18 @@
 "use client";
 /**
- * The keys that still call the deprecated getPet (docs/contract.md section 4 "API keys": admins chase its users
- * before the sunset of section 1), a page of its own beside the key list rather than a mode of it: its rows are
- * the keys with calls in a window and its columns and sort are the calls, which the list's filters do not have.
- * Server-paged, most calls first or latest call first, over the last 7 or 30 days (all in the URL:
- * `?days=7&sort=lastCall&page=2&size=50`), with the whole view as a streamed CSV download.
+ * The keys that still call the deprecated getPet (docs/contract.md section 4 "API keys": admins chase them before its
+ * sunset), server-paged, by most calls or latest call over 7 or 30 days (all in the URL), and as a streamed CSV.
  */
-import { Anchor, Badge, Button, Code, Group, Select } from "@mantine/core";
+import { Button, Code, Group, Select } from "@mantine/core";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { parseAsInteger, parseAsNumberLiteral, parseAsStringLiteral, useQueryStates } from "nuqs";
+import { sortHeaders } from "@/admin/components/sort";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { ariaSort, SortButton } from "../animals/sort-header";
-import { DataTable } from "../components/data-table";
-import { PageHeader } from "../components/page-header";
-import { PAGE_SIZES, Pager } from "../components/pager";
-import { QueryState } from "../components/query-state";
-import { formatDateTime, formatNumber, planLabel } from "../format";
-import { useTRPC } from "../trpc";
+import { QueryTable } from "@/ui/components/data-table";
+import { PageHeader, RouteLink, StateBadge } from "@/ui/components/page";
+import { PAGE_SIZES } from "@/ui/components/pager";
+import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
+import { useTRPC } from "@/ui/trpc";
 
 type Row = RouterOutputs["apiKeys"]["deprecatedCalls"]["rows"][number];
 
@@ -30,10 +25,6 @@ const params = {
   size: parseAsNumberLiteral(PAGE_SIZES).withDefault(20),
 };
 
-/** The download's address for the view's window and order (GET /api/keys/deprecated-calls/export). */
-const exportUrl = (days: number, sort: string) =>
-  `/api/keys/deprecated-calls/export?${new URLSearchParams({ days: String(days), sort })}`;
-
 export function DeprecatedCallsPage() {
   const trpc = useTRPC();
   const [view, setView] = useQueryStates(params, { history: "replace" });
@@ -43,24 +34,19 @@ export function DeprecatedCallsPage() {
     placeholderData: keepPreviousData,
     refetchInterval: 60_000,
   });
-  const sortable = (label: string, column: typeof view.sort) => ({
-    header: (
-      <SortButton
-        label={label}
-        active={view.sort === column}
-        direction="desc"
-        onSort={() => setView({ sort: column, page: null })}
-      />
-    ),
-    label,
-    headerProps: { "aria-sort": ariaSort(view.sort === column, "desc") },
-  });
+  const calls = `getPet calls (${view.days} days)`;
+  const headers = sortHeaders(
+    { calls, lastCall: "Last call (hour)" },
+    { sort: view.sort, dir: "desc" },
+    (sort) => setView({ sort, page: null }),
+  );
+  // The whole view as CSV, streamed by GET /api/keys/deprecated-calls/export.
   const download = () => {
-    const link = Object.assign(document.createElement("a"), {
-      href: exportUrl(view.days, view.sort),
+    const query = new URLSearchParams({ days: String(view.days), sort: view.sort });
+    Object.assign(document.createElement("a"), {
+      href: `/api/keys/deprecated-calls/export?${query}`,
       download: "",
-    });
-    link.click();
+    }).click();
   };
 
   return (
@@ -87,72 +73,52 @@ export function DeprecatedCallsPage() {
           w={{ base: "100%", xs: 160 }}
         />
       </Group>
-      <QueryState
+      <QueryTable<Row>
         query={callers}
         errorTitle="Could not load the keys that call getPet"
-        isEmpty={(d) => d.total === 0}
         empty={{
           title: "No key called getPet",
           description: `No key called the deprecated getPet in the last ${view.days} days.`,
         }}
-      >
-        {(data) => (
-          <>
-            <DataTable<Row>
-              label="Keys calling getPet"
-              rows={data.rows}
-              rowKey={(k) => k.id}
-              minWidth={820}
-              busy={callers.isFetching}
-              columns={[
-                {
-                  key: "name",
-                  header: "Name",
-                  title: true,
-                  minWidth: 150,
-                  cell: (k) => (
-                    <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
-                      {k.name}
-                    </Anchor>
-                  ),
-                },
-                { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
-                { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
-                {
-                  key: "state",
-                  header: "State",
-                  cell: (k) => (
-                    <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
-                      {k.state}
-                    </Badge>
-                  ),
-                },
-                {
-                  key: "calls",
-                  ...sortable(`getPet calls (${view.days} days)`, "calls"),
-                  align: "right",
-                  cell: (k) => formatNumber(k.calls),
-                },
-                {
-                  key: "last",
-                  ...sortable("Last call (hour)", "lastCall"),
-                  minWidth: 150,
-                  cell: (k) => formatDateTime(k.lastCallAt),
-                },
-              ]}
-            />
-            <Pager
-              what="Keys"
-              page={input.page}
-              pageSize={input.pageSize}
-              total={data.total}
-              shown={data.rows.length}
-              onPage={(page) => setView({ page }, { history: "push" })}
-              onPageSize={(size) => setView({ size: size as typeof view.size, page: null })}
-            />
-          </>
-        )}
-      </QueryState>
+        label="Keys calling getPet"
+        rowKey={(k) => k.id}
+        minWidth={820}
+        columns={[
+          {
+            key: "name",
+            header: "Name",
+            title: true,
+            minWidth: 150,
+            cell: (k) => (
+              <RouteLink href={`/admin/keys/${k.id}`} fw={500}>
+                {k.name}
+              </RouteLink>
+            ),
+          },
+          { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
+          { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
+          {
+            key: "state",
+            header: "State",
+            cell: (k) => <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>,
+          },
+          { key: "calls", header: calls, align: "right", cell: (k) => formatNumber(k.calls) },
+          {
+            key: "lastCall",
+            header: "Last call (hour)",
+            minWidth: 150,
+            cell: (k) => formatDateTime(k.lastCallAt),
+          },
+        ]}
+        headers={headers}
+        pager={{
+          what: "Keys",
+          page: input.page,
+          pageSize: input.pageSize,
+          onPage: (page) => setView({ page }, { history: "push" }),
+          onPageSize: (size) => setView({ size: size as typeof view.size, page: null }),
+        }}
+      />
     </>
   );
 }

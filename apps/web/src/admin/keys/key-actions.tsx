@@ -1,163 +1,184 @@
 "use client";
 /**
- * The actions on one API key, in a menu: roll, change plan, change scopes, lift a ban, reset today's usage,
- * revoke.
- * Only actions that make sense for the key's state are offered (no second roll of a key already rolled);
- * destructive ones ask first. A dialog and its mutation exist only while it is open: a page of 100 keys holds 100
- * menus, not 700 closed dialogs and 300 mutations to render at every change of the page.
+ * An API key's actions, in a menu: roll, change plan or scopes, lift a ban, reset today's usage, revoke; only those
+ * its state allows, destructive ones after confirming. A dialog and its mutation exist only while it is open.
  */
-import { Button, Menu } from "@mantine/core";
-import type { UseMutationOptions } from "@tanstack/react-query";
-import { useState } from "react";
-import { ConfirmDialog } from "../components/confirm-action";
-import { useTRPC } from "../trpc";
-import { useNotifiedMutation } from "../use-notified-mutation";
-import { ChangePlanModal, type PlanChangeTarget } from "./change-plan-modal";
-import { ChangeScopesModal } from "./change-scopes-modal";
-import type { ApiKey } from "./key-meta";
-import { RollKeyModal } from "./roll-key-modal";
+import { Select } from "@mantine/core";
+import { ApiKeyPlanChange, ApiKeyScopesChange } from "@petstore/contracts";
+import { Hint } from "@/ui/components/page";
+import { ActionMenu, ConfirmMutation, FormModal } from "@/ui/dialogs";
+import { useNotifiedMutation } from "@/ui/feedback";
+import { planLabel } from "@/ui/format";
+import { numberValue, useZodForm } from "@/ui/forms/use-zod-form";
+import { LimitsFields, ScopesField } from "@/ui/keys/key-fields";
+import { type ApiKey, PLAN_OPTIONS } from "@/ui/keys/key-meta";
+import { RollKeyDialog } from "@/ui/keys/roll-key-dialog";
+import { useTRPC } from "@/ui/trpc";
 
-export type KeyActionTarget = PlanChangeTarget & Pick<ApiKey, "prefix" | "state" | "rolledToId" | "scopes">;
-
-type Dialog = "roll" | "plan" | "scopes" | "unban" | "reset" | "revoke" | null;
+export type KeyActionTarget = Pick<
+  ApiKey,
+  | "id"
+  | "name"
+  | "prefix"
+  | "state"
+  | "rolledToId"
+  | "scopes"
+  | "plan"
+  | "perMinute"
+  | "perDay"
+  | "effectivePerMinute"
+  | "effectivePerDay"
+>;
 
 export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; size?: "xs" | "sm" }) {
-  const [dialog, setDialog] = useState<Dialog>(null);
+  const trpc = useTRPC();
   const usable = apiKey.state !== "revoked" && apiKey.state !== "expired";
   const label = `${apiKey.prefix}…`;
-  return (
-    <>
-      <Menu position="bottom-end" withinPortal shadow="md">
-        <Menu.Target>
-          <Button size={size} variant="default" aria-label={`Actions for ${apiKey.name} (${label})`}>
-            Actions
-          </Button>
-        </Menu.Target>
-        <Menu.Dropdown>
-          {/* A key is rolled once (docs/contract.md section 2): one in its grace period offers no second roll. */}
-          {usable && !apiKey.rolledToId ? (
-            <Menu.Item onClick={() => setDialog("roll")}>Roll key…</Menu.Item>
-          ) : null}
-          {usable ? <Menu.Item onClick={() => setDialog("plan")}>Change plan…</Menu.Item> : null}
-          {usable ? <Menu.Item onClick={() => setDialog("scopes")}>Change scopes…</Menu.Item> : null}
-          {apiKey.state === "banned" ? (
-            <Menu.Item onClick={() => setDialog("unban")}>Lift ban…</Menu.Item>
-          ) : null}
-          <Menu.Item onClick={() => setDialog("reset")}>Reset today&apos;s usage…</Menu.Item>
-          {apiKey.state !== "revoked" ? (
-            <>
-              <Menu.Divider />
-              <Menu.Item color="red.9" onClick={() => setDialog("revoke")}>
-                Revoke…
-              </Menu.Item>
-            </>
-          ) : null}
-        </Menu.Dropdown>
-      </Menu>
-      {dialog ? <KeyDialog dialog={dialog} apiKey={apiKey} onClose={() => setDialog(null)} /> : null}
-    </>
-  );
-}
-
-/** The open dialog `dialog` of `apiKey`'s actions. */
-function KeyDialog({
-  dialog,
-  apiKey,
-  onClose,
-}: {
-  dialog: NonNullable<Dialog>;
-  apiKey: KeyActionTarget;
-  onClose(): void;
-}) {
-  const trpc = useTRPC();
-  const label = `${apiKey.prefix}…`;
-  switch (dialog) {
-    case "roll":
-      return <RollKeyModal keyInfo={apiKey} opened onClose={onClose} />;
-    case "plan":
-      return <ChangePlanModal keyInfo={apiKey} opened onClose={onClose} />;
-    case "scopes":
-      return <ChangeScopesModal keyInfo={apiKey} opened onClose={onClose} />;
-    case "revoke":
-      return (
-        <ConfirmMutation
-          id={apiKey.id}
-          options={trpc.apiKeys.revoke.mutationOptions()}
-          success={`${label} was revoked.`}
-          failure="Could not revoke the key"
-          onClose={onClose}
-          title={`Revoke "${apiKey.name}"?`}
-          message={`Requests with ${label} will be refused within 5 seconds, on every server. This cannot be undone.`}
-          confirmLabel="Revoke key"
-        />
-      );
-    case "unban":
-      return (
-        <ConfirmMutation
-          id={apiKey.id}
-          options={trpc.apiKeys.liftBan.mutationOptions()}
-          success={`The ban on ${label} was lifted.`}
-          failure="Could not lift the ban"
-          onClose={onClose}
-          title={`Lift the ban on "${apiKey.name}"?`}
-          message="The key can call the API again at once, within its normal limits."
-          confirmLabel="Lift ban"
-          confirmColor="blue"
-        />
-      );
-    case "reset":
-      return (
-        <ConfirmMutation
-          id={apiKey.id}
-          options={trpc.apiKeys.resetUsage.mutationOptions()}
-          success={`Today's usage of ${label} was reset.`}
-          failure="Could not reset the usage"
-          onClose={onClose}
-          title={`Reset today's usage of "${apiKey.name}"?`}
-          message="Today's request and 429 counts go back to zero, and so does the key's current daily quota."
-          confirmLabel="Reset usage"
-        />
-      );
-  }
-}
-
-/** A confirmation that runs one mutation on key `id`, then refreshes the keys and the overview. */
-function ConfirmMutation<TData, TError>({
-  id,
-  options,
-  success,
-  failure,
-  onClose,
-  title,
-  message,
-  confirmLabel,
-  confirmColor,
-}: {
-  id: string;
-  options: UseMutationOptions<TData, TError, { id: string }, unknown>;
-  success: string;
-  failure: string;
-  onClose(): void;
-  title: string;
-  message: string;
-  confirmLabel: string;
-  confirmColor?: string;
-}) {
-  const trpc = useTRPC();
-  const mutation = useNotifiedMutation(options, {
+  const feedback = (success: string, failure: string) => ({
     invalidate: [trpc.apiKeys.pathKey(), trpc.overview.pathKey()],
     success: () => success,
     failure,
   });
+  const input = { id: apiKey.id };
   return (
-    <ConfirmDialog
-      opened
-      onClose={onClose}
-      title={title}
-      message={message}
-      confirmLabel={confirmLabel}
-      confirmColor={confirmColor}
-      onConfirm={() => mutation.mutateAsync({ id })}
+    <ActionMenu
+      name={`Actions for ${apiKey.name} (${label})`}
+      size={size}
+      actions={[
+        // A key is rolled once (docs/contract.md section 2): one in its grace period offers no second roll.
+        {
+          label: "Roll key…",
+          hidden: !usable || Boolean(apiKey.rolledToId),
+          dialog: (close) => <RollKeyDialog scope="admin" keyInfo={apiKey} onClose={close} />,
+        },
+        {
+          label: "Change plan…",
+          hidden: !usable,
+          dialog: (close) => <ChangePlanDialog apiKey={apiKey} onClose={close} />,
+        },
+        {
+          label: "Change scopes…",
+          hidden: !usable,
+          dialog: (close) => <ChangeScopesDialog apiKey={apiKey} onClose={close} />,
+        },
+        {
+          label: "Lift ban…",
+          hidden: apiKey.state !== "banned",
+          dialog: (close) => (
+            <ConfirmMutation
+              options={trpc.apiKeys.liftBan.mutationOptions()}
+              input={input}
+              feedback={feedback(`The ban on ${label} was lifted.`, "Could not lift the ban")}
+              onClose={close}
+              title={`Lift the ban on "${apiKey.name}"?`}
+              message="The key can call the API again at once, within its normal limits."
+              confirmLabel="Lift ban"
+              confirmColor="blue"
+            />
+          ),
+        },
+        {
+          label: "Reset today's usage…",
+          dialog: (close) => (
+            <ConfirmMutation
+              options={trpc.apiKeys.resetUsage.mutationOptions()}
+              input={input}
+              feedback={feedback(`Today's usage of ${label} was reset.`, "Could not reset the usage")}
+              onClose={close}
+              title={`Reset today's usage of "${apiKey.name}"?`}
+              message="Today's request and 429 counts go back to zero, and so does the key's current daily quota."
+              confirmLabel="Reset usage"
+            />
+          ),
+        },
+        {
+          label: "Revoke…",
+          hidden: apiKey.state === "revoked",
+          danger: true,
+          dialog: (close) => (
+            <ConfirmMutation
+              options={trpc.apiKeys.revoke.mutationOptions()}
+              input={input}
+              feedback={feedback(`${label} was revoked.`, "Could not revoke the key")}
+              onClose={close}
+              title={`Revoke "${apiKey.name}"?`}
+              message={`Requests with ${label} will be refused within 5 seconds, on every server. This cannot be undone.`}
+              confirmLabel="Revoke key"
+            />
+          ),
+        },
+      ]}
     />
+  );
+}
+
+/** Enterprise needs custom limits, which start from the key's current ones; other plans use the plan's. */
+function ChangePlanDialog({ apiKey: k, onClose }: { apiKey: KeyActionTarget; onClose(): void }) {
+  const trpc = useTRPC();
+  const form = useZodForm(
+    ApiKeyPlanChange,
+    {
+      plan: k.plan as string,
+      perMinute: (k.perMinute ?? k.effectivePerMinute ?? "") as number | string,
+      perDay: (k.perDay ?? k.effectivePerDay ?? "") as number | string,
+    },
+    (v) => ({
+      id: k.id,
+      plan: v.plan,
+      perMinute: v.plan === "enterprise" ? numberValue(v.perMinute) : null,
+      perDay: v.plan === "enterprise" ? numberValue(v.perDay) : null,
+    }),
+  );
+  const change = useNotifiedMutation(trpc.apiKeys.changePlan.mutationOptions(), {
+    invalidate: [trpc.apiKeys.pathKey(), trpc.overview.pathKey()],
+    success: (key) => `"${key.name}" is now on the ${planLabel(key.plan)} plan.`,
+    failure: "Could not change the plan",
+    form,
+    onDone: onClose,
+  });
+  return (
+    <FormModal
+      title={`Change the plan of "${k.name}"`}
+      onClose={onClose}
+      form={form}
+      mutation={change}
+      submitLabel="Save plan"
+    >
+      <Select label="Plan" data={PLAN_OPTIONS} allowDeselect={false} {...form.field("plan")} data-autofocus />
+      {form.values.plan === "enterprise" ? (
+        <LimitsFields perMinute={form.field("perMinute")} perDay={form.field("perDay")} />
+      ) : null}
+    </FormModal>
+  );
+}
+
+/** New scopes (docs/contract.md section 2, "Scopes"), which every server applies within 5 s. */
+function ChangeScopesDialog({ apiKey: k, onClose }: { apiKey: KeyActionTarget; onClose(): void }) {
+  const trpc = useTRPC();
+  const form = useZodForm(ApiKeyScopesChange, { scopes: [...k.scopes] as string[] }, (v) => ({
+    id: k.id,
+    scopes: v.scopes,
+  }));
+  const change = useNotifiedMutation(trpc.apiKeys.changeScopes.mutationOptions(), {
+    invalidate: [trpc.apiKeys.pathKey()],
+    success: (key) => `"${key.name}" now has the scopes ${key.scopes.join(", ")}.`,
+    failure: "Could not change the scopes",
+    form,
+    onDone: onClose,
+  });
+  return (
+    <FormModal
+      title={`Change the scopes of "${k.name}"`}
+      onClose={onClose}
+      form={form}
+      mutation={change}
+      submitLabel="Save scopes"
+    >
+      <ScopesField {...form.field("scopes")} />
+      <Hint>
+        Every server applies the change within 5 seconds. Calls of {k.prefix}… outside its scopes are then
+        refused (403 insufficient_scope).
+      </Hint>
+    </FormModal>
   );
 }

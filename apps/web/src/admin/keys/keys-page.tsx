@@ -1,27 +1,22 @@
 "use client";
 /**
- * API keys (admins): a server-paged list searched by name or prefix (the best matches first), filtered by plan
- * and state and sorted by creation, last use or getPet calls (all in the URL, use-keys-query.ts), with today's
- * requests and the last 30 days' getPet calls from the usage service; issue
- * (secret shown once), and per-key actions.
+ * API keys (admins): a server-paged list searched by name or prefix, filtered and sorted in the URL
+ * (use-keys-query.ts), with each key's usage figures and actions; "Issue key" shows the new secret once.
  */
-import { Anchor, Badge, Button, Code, Group, Select, Text, TextInput } from "@mantine/core";
+import { Button, Code } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { ApiKeySearch, PlanName } from "@petstore/contracts";
+import { ApiKeySearch } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
+import { FilterBar, FilterSelect, PLAN_FILTER, SearchFilter } from "@/admin/components/filters";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { type Column, DataTable } from "../components/data-table";
-import { PageHeader } from "../components/page-header";
-import { Pager } from "../components/pager";
-import { QueryState } from "../components/query-state";
-import { formatDateTime, formatNumber, planLabel } from "../format";
-import { useTRPC } from "../trpc";
-import { maxLengthOf } from "../use-zod-form";
-import { IssueKeyModal } from "./issue-key-modal";
+import { type Column, QueryTable } from "@/ui/components/data-table";
+import { Hint, PageHeader, RouteLink, StateBadge } from "@/ui/components/page";
+import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
+import { KeyDialog } from "@/ui/keys/key-dialog";
+import { RestrictedScopes } from "@/ui/keys/key-fields";
+import { STATE_COLORS, STATE_LABELS } from "@/ui/keys/key-meta";
+import { useTRPC } from "@/ui/trpc";
 import { KeyActions } from "./key-actions";
-import { STATE_COLORS, STATE_LABELS } from "./key-meta";
-import { RestrictedScopes } from "./scopes-field";
 import { useKeysQuery } from "./use-keys-query";
 
 const STATE_FILTER = [
@@ -49,10 +44,6 @@ const SORTS = [
   { value: "rateLimited7d", label: "429s (7 days)" },
   { value: "bans30d", label: "Bans (30 days)" },
 ];
-const PLAN_FILTER = [
-  { value: "", label: "Any plan" },
-  ...PlanName.options.map((p) => ({ value: p, label: planLabel(p) })),
-];
 
 type Row = RouterOutputs["apiKeys"]["list"]["rows"][number];
 
@@ -74,7 +65,7 @@ const USAGE_COLUMNS: Column<Row>[] = USAGE_FIGURES.map(([key, field, header, lab
   cell: (k: Row) => formatNumber(k[field]),
 }));
 
-/** The keys table's columns and row actions, defined once so the rows are not drawn again when the page is. */
+/** Defined once, so that the rows are not drawn again when the page is. */
 const COLUMNS: Column<Row>[] = [
   {
     key: "name",
@@ -83,9 +74,9 @@ const COLUMNS: Column<Row>[] = [
     minWidth: 150,
     cell: (k) => (
       <>
-        <Anchor component={Link} href={`/admin/keys/${k.id}`} fw={500}>
+        <RouteLink href={`/admin/keys/${k.id}`} fw={500}>
           {k.name}
-        </Anchor>
+        </RouteLink>
         <RestrictedScopes scopes={k.scopes} />
       </>
     ),
@@ -99,13 +90,9 @@ const COLUMNS: Column<Row>[] = [
     minWidth: 110,
     cell: (k) => (
       <>
-        <Badge variant="light" color={STATE_COLORS[k.state]} style={{ overflow: "visible" }}>
-          {k.state}
-        </Badge>
+        <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>
         {k.state === "expiring" && k.expiresAt ? (
-          <Text size="xs" c="dimmed">
-            until {formatDateTime(k.expiresAt)}
-          </Text>
+          <Hint size="xs">until {formatDateTime(k.expiresAt)}</Hint>
         ) : null}
       </>
     ),
@@ -128,7 +115,7 @@ const keyActions = (k: Row) => <KeyActions apiKey={k} />;
 
 export function KeysPage() {
   const trpc = useTRPC();
-  const [issueOpen, issue] = useDisclosure(false);
+  const [issuing, issue] = useDisclosure(false);
   const { view, input, filtered, filter, goTo } = useKeysQuery();
   const keys = useQuery({
     ...trpc.apiKeys.list.queryOptions(input),
@@ -143,53 +130,46 @@ export function KeysPage() {
         description="Keys let server-to-server clients call the public API."
         actions={<Button onClick={issue.open}>Issue key</Button>}
       />
-      <Group gap="sm" mb="md" align="flex-end" wrap="wrap">
-        <TextInput
+      <FilterBar>
+        <SearchFilter
           label="Search by name or prefix"
           placeholder="e.g. Acme or pet_test_Ab1"
-          type="search"
           value={view.q}
-          onChange={(e) => filter({ q: e.currentTarget.value })}
-          maxLength={maxLengthOf(ApiKeySearch.shape.query)}
-          w={{ base: "100%", xs: 260 }}
+          onChange={(q) => filter({ q })}
+          schema={ApiKeySearch.shape.query}
         />
-        <Select
+        <FilterSelect
           label="Plan"
           data={PLAN_FILTER}
-          value={view.plan ?? ""}
-          onChange={(v) => filter({ plan: (v || null) as typeof view.plan })}
-          allowDeselect={false}
+          value={view.plan}
+          onChange={(plan) => filter({ plan })}
           w={{ base: "47%", xs: 150 }}
         />
-        <Select
+        <FilterSelect
           label="State"
           data={STATE_FILTER}
-          value={view.state ?? ""}
-          onChange={(v) => filter({ state: (v || null) as typeof view.state })}
-          allowDeselect={false}
+          value={view.state}
+          onChange={(state) => filter({ state })}
           w={{ base: "47%", xs: 250 }}
         />
-        <Select
+        <FilterSelect
           label="Activity"
           data={ACTIVITY_FILTER}
-          value={view.activity ?? ""}
-          onChange={(v) => filter({ activity: (v || null) as typeof view.activity })}
-          allowDeselect={false}
+          value={view.activity}
+          onChange={(activity) => filter({ activity })}
           w={{ base: "100%", xs: 250 }}
         />
-        <Select
+        <FilterSelect
           label="Sort by"
           data={SORTS}
           value={view.sort}
-          onChange={(v) => filter({ sort: (v ?? "created") as typeof view.sort })}
-          allowDeselect={false}
+          onChange={(sort) => filter({ sort: sort ?? "created" })}
           w={{ base: "100%", xs: 250 }}
         />
-      </Group>
-      <QueryState
+      </FilterBar>
+      <QueryTable<Row>
         query={keys}
         errorTitle="Could not load the API keys"
-        isEmpty={(d) => d.total === 0}
         empty={{
           title: filtered ? "No keys match" : "No API keys",
           description: filtered
@@ -197,31 +177,20 @@ export function KeysPage() {
             : "Issue a key to let a client call the API.",
           action: filtered ? undefined : <Button onClick={issue.open}>Issue key</Button>,
         }}
-      >
-        {(data) => (
-          <>
-            <DataTable<Row>
-              label="API keys table"
-              rows={data.rows}
-              rowKey={(k) => k.id}
-              minWidth={1480}
-              busy={keys.isFetching}
-              columns={COLUMNS}
-              actions={keyActions}
-            />
-            <Pager
-              what="Keys"
-              page={input.page}
-              pageSize={input.pageSize}
-              total={data.total}
-              shown={data.rows.length}
-              onPage={goTo}
-              onPageSize={(size) => filter({ size: size as typeof view.size })}
-            />
-          </>
-        )}
-      </QueryState>
-      <IssueKeyModal opened={issueOpen} onClose={issue.close} />
+        label="API keys table"
+        rowKey={(k) => k.id}
+        minWidth={1480}
+        columns={COLUMNS}
+        actions={keyActions}
+        pager={{
+          what: "Keys",
+          page: input.page,
+          pageSize: input.pageSize,
+          onPage: goTo,
+          onPageSize: (size) => filter({ size: size as typeof view.size }),
+        }}
+      />
+      {issuing ? <KeyDialog scope="admin" onClose={issue.close} /> : null}
     </>
   );
 }

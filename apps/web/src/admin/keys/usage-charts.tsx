@@ -1,13 +1,11 @@
 "use client";
-/**
- * A key's last 30 days as four bar charts (requests, 429s, bans, calls to the deprecated getPet), each
- * with its total, and the same numbers as a table for screen readers and copying.
- */
-import { BarChart } from "@mantine/charts";
-import { Paper, SimpleGrid, Text, Title } from "@mantine/core";
+/** A key's last 30 days as four bar charts (requests, 429s, bans, deprecated getPet calls) and as a table. */
+import { Paper, SimpleGrid, Title } from "@mantine/core";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { FiguresTable } from "../components/figures-table";
-import { formatNumber } from "../format";
+import { FiguresTable } from "@/ui/components/figures-table";
+import { Hint } from "@/ui/components/page";
+import { formatNumber } from "@/ui/format";
+import { Bars } from "@/ui/usage/traffic-charts";
 
 export type UsageDay = RouterOutputs["apiKeys"]["usage"][number];
 
@@ -57,24 +55,18 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
               <Title order={3} size="h5">
                 {s.title}: {formatNumber(total)}
               </Title>
-              <Text size="xs" c="dimmed" mb="sm">
+              <Hint size="xs" mb="sm">
                 {s.note}
-              </Text>
+              </Hint>
               <div
                 role="img"
                 aria-label={`${s.title} per day for the last 30 days, ${formatNumber(total)} in total. The numbers are in the table below.`}
               >
-                <BarChart
+                <Bars
                   h={180}
                   data={data}
-                  dataKey="label"
                   series={[{ name: s.key, label: s.title, color: s.color }]}
-                  tickLine="y"
-                  gridAxis="x"
                   xAxisProps={{ interval: 6 }}
-                  yAxisProps={{ allowDecimals: false, width: 48 }}
-                  valueFormatter={(v) => formatNumber(v)}
-                  barChartProps={{ accessibilityLayer: false }}
                 />
               </div>
             </Paper>
@@ -83,11 +75,15 @@ export function UsageCharts({ days }: { days: UsageDay[] }) {
       </SimpleGrid>
       <FiguresTable
         toggle="Show the numbers as a table"
-        label="Daily usage table"
         minWidth={520}
-        first="Day (UTC)"
-        columns={SERIES.map((s) => ({ key: s.key, label: s.title }))}
-        rows={[...days].reverse().map((d) => ({ ...d, key: d.day, name: d.day }))}
+        tables={[
+          {
+            label: "Daily usage table",
+            first: "Day (UTC)",
+            columns: SERIES.map((s) => ({ key: s.key, label: s.title })),
+            rows: [...days].reverse().map((d) => ({ ...d, key: d.day, name: d.day })),
+          },
+        ]}
       />
     </>
   );

@@ -1,8 +1,5 @@
 "use client";
-/**
- * The API keys list's view state, kept in the URL (`?q=acme&plan=pro&state=working&activity=refused7d&sort=lastUsed&page=2&size=50`) so a view
- * can be shared and survives reload and Back; defaults are left out of the URL.
- */
+/** The API keys list's view in the URL (`?q=acme&plan=pro&state=working&activity=refused7d&sort=lastUsed&page=2`). */
 import { useDebouncedValue } from "@mantine/hooks";
 import { ApiKeyActivityFilter, ApiKeySort, ApiKeyStateFilter, PlanName } from "@petstore/contracts";
 import {
@@ -12,7 +9,7 @@ import {
   parseAsStringLiteral,
   useQueryStates,
 } from "nuqs";
-import { PAGE_SIZES } from "../components/pager";
+import { PAGE_SIZES } from "@/ui/components/pager";
 
 const params = {
   q: parseAsString.withDefault(""),

@@ -1,33 +1,20 @@
 "use client";
 /**
- * Overview: animals by status (everyone), and for admins the working keys by plan, requests today and the
- * busiest keys today, and the whole API's traffic charts: the usage service's numbers, the same the key list
- * and key pages show.
+ * Overview: animals by status (everyone), and for admins the working keys by plan, requests today, the busiest keys
+ * and the whole API's traffic, the usage service's figures that every other screen shows.
  */
-import { BarChart, DonutChart } from "@mantine/charts";
-import {
-  Anchor,
-  Code,
-  ColorSwatch,
-  Group,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Title,
-} from "@mantine/core";
+import { DonutChart } from "@mantine/charts";
+import { Code, ColorSwatch, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { COUNT_CAP } from "@petstore/contracts";
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import type { ReactNode } from "react";
-import { type Traffic, TrafficCharts } from "../analytics/traffic-charts";
-import { PageHeader } from "../components/page-header";
-import { QueryState } from "../components/query-state";
-import { TableScroll } from "../components/table-scroll";
-import { useCurrentUser } from "../current-user";
-import { formatEstimate, formatNumber, formatShortCount, planLabel, STATUS_LABELS } from "../format";
-import { useTRPC } from "../trpc";
+import { DataTable } from "@/ui/components/data-table";
+import { Hint, PageHeader, RouteLink, SectionTitle } from "@/ui/components/page";
+import { QueryState } from "@/ui/components/query-state";
+import { formatEstimate, formatNumber, formatShortCount, planLabel, STATUS_LABELS } from "@/ui/format";
+import { useCurrentUser } from "@/ui/shell";
+import { useTRPC } from "@/ui/trpc";
+import { Bars, type Traffic, TrafficCharts } from "@/ui/usage/traffic-charts";
 
 const DONUT_COLORS = { available: "teal.7", pending: "yellow.6", sold: "gray.6", none: "blue.6" } as const;
 
@@ -51,11 +38,7 @@ function Stat({ label, value, hint }: { label: string; value: string; hint?: str
       <Text fz={28} fw={700}>
         {value}
       </Text>
-      {hint ? (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      ) : null}
+      {hint ? <Hint size="xs">{hint}</Hint> : null}
     </Paper>
   );
 }
@@ -107,9 +90,9 @@ function AnimalsCard() {
                           aria-hidden="true"
                           data-legend-swatch={s.status}
                         />
-                        <Anchor component={Link} href={`/admin/animals?status=${s.status}`} size="sm">
+                        <RouteLink href={`/admin/animals?status=${s.status}`} size="sm">
                           {STATUS_LABELS[s.status]}
-                        </Anchor>
+                        </RouteLink>
                       </Group>
                       <Text size="sm" fw={600}>
                         {formatEstimate(s.count, s.exact)}
@@ -119,9 +102,9 @@ function AnimalsCard() {
                 </Stack>
               </Group>
               {exact ? null : (
-                <Text size="xs" c="dimmed">
+                <Hint size="xs">
                   Counts above {formatNumber(COUNT_CAP)} are estimates from the database&apos;s statistics.
-                </Text>
+                </Hint>
               )}
             </Stack>
           );
@@ -161,51 +144,48 @@ function KeysSection() {
                 role="img"
                 aria-label={data.keysByPlan.map((p) => `${planLabel(p.plan)}: ${p.count}`).join(", ")}
               >
-                <BarChart
-                  h={200}
-                  data={data.keysByPlan.map((p) => ({ plan: planLabel(p.plan), keys: p.count }))}
-                  dataKey="plan"
+                <Bars
+                  data={data.keysByPlan.map((p) => ({ label: planLabel(p.plan), keys: p.count }))}
                   series={[{ name: "keys", label: "Keys", color: "teal.7" }]}
                   yAxisProps={{ allowDecimals: false, width: 32 }}
-                  gridAxis="x"
-                  barChartProps={{ accessibilityLayer: false }}
                 />
               </div>
-              <Text size="xs" c="dimmed" mt="xs">
+              <Hint size="xs" mt="xs">
                 {data.keysByPlan.map((p) => `${planLabel(p.plan)}: ${p.count}`).join(" · ")}
-              </Text>
+              </Hint>
             </Card>
             <Card title="Top keys by requests today">
               {data.topKeys.length === 0 ? (
-                <Text size="sm" c="dimmed">
-                  No key has made requests today (UTC).
-                </Text>
+                <Hint>No key has made requests today (UTC).</Hint>
               ) : (
-                <TableScroll label="Top keys table" minWidth={320}>
-                  <Table>
-                    <Table.Thead>
-                      <Table.Tr>
-                        <Table.Th>Key</Table.Th>
-                        <Table.Th>Plan</Table.Th>
-                        <Table.Th ta="right">Requests today</Table.Th>
-                      </Table.Tr>
-                    </Table.Thead>
-                    <Table.Tbody>
-                      {data.topKeys.map((k) => (
-                        <Table.Tr key={k.id}>
-                          <Table.Td>
-                            <Anchor component={Link} href={`/admin/keys/${k.id}`} size="sm">
-                              {k.name}
-                            </Anchor>{" "}
-                            <Code>{k.prefix}…</Code>
-                          </Table.Td>
-                          <Table.Td>{planLabel(k.plan)}</Table.Td>
-                          <Table.Td ta="right">{formatNumber(k.requestsToday)}</Table.Td>
-                        </Table.Tr>
-                      ))}
-                    </Table.Tbody>
-                  </Table>
-                </TableScroll>
+                <DataTable
+                  label="Top keys table"
+                  rows={data.topKeys}
+                  rowKey={(k) => k.id}
+                  minWidth={320}
+                  columns={[
+                    {
+                      key: "key",
+                      header: "Key",
+                      title: true,
+                      cell: (k) => (
+                        <>
+                          <RouteLink href={`/admin/keys/${k.id}`} size="sm">
+                            {k.name}
+                          </RouteLink>{" "}
+                          <Code>{k.prefix}…</Code>
+                        </>
+                      ),
+                    },
+                    { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
+                    {
+                      key: "today",
+                      header: "Requests today",
+                      align: "right",
+                      cell: (k) => formatNumber(k.requestsToday),
+                    },
+                  ]}
+                />
               )}
             </Card>
           </SimpleGrid>
@@ -215,10 +195,7 @@ function KeysSection() {
   );
 }
 
-/**
- * The deprecated getPet's calls of the whole API in the traffic's days (those that reached the API, as the
- * deprecated-calls page counts them), linking to the keys that made them.
- */
+/** The deprecated getPet's calls that reached the API in the traffic's days, linking to the keys that made them. */
 function DeprecatedCalls({ traffic }: { traffic: Traffic }) {
   const getPet = traffic.byOperation.find((o) => o.operation === "getPet");
   const calls = getPet ? getPet["2xx"] + getPet["4xx"] + getPet["5xx"] : 0;
@@ -231,9 +208,9 @@ function DeprecatedCalls({ traffic }: { traffic: Traffic }) {
         <Text fz={28} fw={700}>
           {formatNumber(calls)}
         </Text>
-        <Anchor component={Link} href="/admin/keys/deprecated-calls" size="sm">
+        <RouteLink href="/admin/keys/deprecated-calls" size="sm">
           See the keys that call getPet
-        </Anchor>
+        </RouteLink>
       </Group>
     </Paper>
   );
@@ -244,9 +221,7 @@ function TrafficSection() {
   const traffic = useQuery({ ...trpc.overview.traffic.queryOptions(), refetchInterval: 60_000 });
   return (
     <Stack gap="sm">
-      <Title order={2} size="h3">
-        API traffic
-      </Title>
+      <SectionTitle mb={0}>API traffic</SectionTitle>
       <QueryState query={traffic} errorTitle="Could not load the API traffic" skeletonRows={4}>
         {(t) => (
           <>

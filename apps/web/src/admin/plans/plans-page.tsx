@@ -1,23 +1,21 @@
 "use client";
 /**
- * Plans (admins): per-minute and per-day limits of Free, Pro and Business; Enterprise limits are set per
- * key. Saving asks first, saying how many working keys the change affects (they pick it up within 5 s).
+ * Plans (admins): the per-minute and per-day limits of Free, Pro and Business (Enterprise limits are per key or
+ * account), saved after a confirmation naming the working keys it affects; and each plan's cap on an account's keys.
  */
-import { Alert, Button, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { Alert, Button, Group, NumberInput, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { PlanLimitsChange } from "@petstore/contracts";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import type { RouterInputs, RouterOutputs } from "@/server/trpc/router";
-import { ConfirmDialog } from "../components/confirm-action";
-import { PageHeader } from "../components/page-header";
-import { QueryState } from "../components/query-state";
-import { notifyError } from "../feedback";
-import { formatNumber, planLabel } from "../format";
-import { LimitsFields } from "../keys/limits-fields";
-import { useTRPC } from "../trpc";
-import { useNotifiedMutation } from "../use-notified-mutation";
-import { numberValue, useZodForm } from "../use-zod-form";
-import { KeyCaps } from "./key-caps";
+import { Hint, PageHeader } from "@/ui/components/page";
+import { QueryState } from "@/ui/components/query-state";
+import { ConfirmDialog } from "@/ui/dialogs";
+import { notifyError, useNotifiedMutation } from "@/ui/feedback";
+import { formatNumber, planLabel } from "@/ui/format";
+import { numberValue, useZodForm } from "@/ui/forms/use-zod-form";
+import { LimitsFields } from "@/ui/keys/key-fields";
+import { useTRPC } from "@/ui/trpc";
 
 type Plan = RouterOutputs["plans"]["list"][number];
 type EditablePlan = Plan & { name: RouterInputs["plans"]["update"]["plan"] };
@@ -31,10 +29,10 @@ function PlanCard({ plan }: { plan: EditablePlan }) {
   const [pending, setPending] = useState<{ change: Change; keys: number } | null>(null);
   const form = useZodForm(
     PlanLimitsChange,
-    { perMinute: plan.perMinute ?? "", perDay: plan.perDay ?? "" } as {
-      perMinute: number | string;
-      perDay: number | string;
-    },
+    { perMinute: plan.perMinute ?? "", perDay: plan.perDay ?? "" } as Record<
+      "perMinute" | "perDay",
+      number | string
+    >,
     (v) => ({ plan: plan.name, perMinute: numberValue(v.perMinute), perDay: numberValue(v.perDay) }),
   );
   const update = useNotifiedMutation(trpc.plans.update.mutationOptions(), {
@@ -79,9 +77,8 @@ function PlanCard({ plan }: { plan: EditablePlan }) {
           {label}
         </Title>
         <LimitsFields
-          values={form.values}
-          errors={form.errors}
-          onChange={(k, v) => form.setValue(k, v)}
+          perMinute={form.field("perMinute")}
+          perDay={form.field("perDay")}
           dayLabel="Requests per day (UTC)"
           required={false}
           stacked
@@ -92,23 +89,18 @@ function PlanCard({ plan }: { plan: EditablePlan }) {
           </Button>
         </Group>
       </Stack>
-      <ConfirmDialog
-        opened={pending !== null}
-        onClose={() => setPending(null)}
-        title={`Change the ${label} plan's limits?`}
-        message={
-          pending
-            ? `${formatNumber(pending.change.perMinute)} per minute and ${formatNumber(pending.change.perDay)} per day will apply to ${
-                pending.keys === 1 ? "1 working key" : `${formatNumber(pending.keys)} working keys`
-              } on the ${label} plan within 5 seconds${pending.keys === 0 ? " (no key uses these limits now)" : ""}. Keys with custom limits keep theirs.`
-            : ""
-        }
-        confirmLabel={`Change limits of ${pending?.keys === 1 ? "1 key" : `${formatNumber(pending?.keys ?? 0)} keys`}`}
-        confirmColor="blue"
-        onConfirm={async () => {
-          if (pending) await update.mutateAsync(pending.change);
-        }}
-      />
+      {pending ? (
+        <ConfirmDialog
+          onClose={() => setPending(null)}
+          title={`Change the ${label} plan's limits?`}
+          message={`${formatNumber(pending.change.perMinute)} per minute and ${formatNumber(pending.change.perDay)} per day will apply to ${
+            pending.keys === 1 ? "1 working key" : `${formatNumber(pending.keys)} working keys`
+          } on the ${label} plan within 5 seconds${pending.keys === 0 ? " (no key uses these limits now)" : ""}. Keys with custom limits keep theirs.`}
+          confirmLabel={`Change limits of ${pending.keys === 1 ? "1 key" : `${formatNumber(pending.keys)} keys`}`}
+          confirmColor="blue"
+          onConfirm={() => update.mutateAsync(pending.change)}
+        />
+      ) : null}
     </Paper>
   );
 }
@@ -135,10 +127,60 @@ export function PlansPage() {
                 Enterprise keys have their own limits, set when the key is issued or on the key&apos;s page.
               </Text>
             </Alert>
-            <KeyCaps plans={data} />
+            <Paper withBorder p="md" aria-labelledby="key-caps">
+              <Stack gap="sm">
+                <Title order={2} size="h4" id="key-caps">
+                  Keys per consumer account
+                </Title>
+                <Hint>
+                  How many live keys the members of one account may hold on each plan. Keys admins issue
+                  outside accounts are not counted.
+                </Hint>
+                {data.map((p) => (
+                  <KeyCapField key={`${p.name}-${p.maxKeys}`} plan={p} />
+                ))}
+              </Stack>
+            </Paper>
           </Stack>
         )}
       </QueryState>
     </>
+  );
+}
+
+/** A plan's cap on the live keys one account may hold; empty means no cap. Accounts over a lowered cap keep theirs. */
+function KeyCapField({ plan }: { plan: Plan }) {
+  const trpc = useTRPC();
+  const [value, setValue] = useState<number | string>(plan.maxKeys ?? "");
+  const maxKeys = value === "" ? null : Number(value);
+  const save = useNotifiedMutation(trpc.plans.setKeyCap.mutationOptions(), {
+    invalidate: [trpc.plans.pathKey(), trpc.accounts.pathKey()],
+    success: (saved) =>
+      `${planLabel(saved.name)}: ${saved.maxKeys === null ? "no cap on keys" : `${formatNumber(saved.maxKeys)} keys per account`}.`,
+    failure: `Could not save the ${planLabel(plan.name)} plan's key cap`,
+  });
+  return (
+    <Group
+      component="form"
+      align="flex-end"
+      onSubmit={(event) => {
+        event.preventDefault();
+        save.mutate({ plan: plan.name, maxKeys });
+      }}
+    >
+      <NumberInput
+        label={`${planLabel(plan.name)}: keys per account`}
+        description="Empty: no cap"
+        min={1}
+        max={10_000}
+        allowDecimal={false}
+        value={value}
+        onChange={setValue}
+        w={220}
+      />
+      <Button type="submit" variant="default" loading={save.isPending} disabled={maxKeys === plan.maxKeys}>
+        Save
+      </Button>
+    </Group>
   );
 }

@@ -1,19 +1,17 @@
 "use client";
 /**
- * Your sessions (every signed-in user): where you are signed in (device, address, sign-in, last use, and when
- * the session ends at the latest: SESSION_MAX_DAYS after sign-in, however much it is used), with "Sign out"
- * per session and "Sign out other sessions". Ending the current session signs this browser out.
+ * Your sessions: each browser where you are signed in (device, address, sign-in, last use, and when it ends at the
+ * latest), with "Sign out" per session and "Sign out other sessions"; ending this one signs this browser out.
  */
-import { Badge, Text } from "@mantine/core";
+import { Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@/server/trpc/router";
-import { ConfirmAction } from "../components/confirm-action";
-import { DataTable } from "../components/data-table";
-import { PageHeader } from "../components/page-header";
-import { QueryState } from "../components/query-state";
-import { formatDateTime, formatNumber } from "../format";
-import { useTRPC } from "../trpc";
-import { useNotifiedMutation } from "../use-notified-mutation";
+import { QueryTable } from "@/ui/components/data-table";
+import { PageHeader, StateBadge } from "@/ui/components/page";
+import { ConfirmAction } from "@/ui/dialogs";
+import { useNotifiedMutation } from "@/ui/feedback";
+import { formatDateTime, formatNumber } from "@/ui/format";
+import { useTRPC } from "@/ui/trpc";
 
 type Session = RouterOutputs["sessions"]["list"][number];
 
@@ -53,51 +51,48 @@ export function SessionsPage() {
           ) : null
         }
       />
-      <QueryState query={sessions} errorTitle="Could not load your sessions" skeletonRows={3}>
-        {(data) => (
-          <DataTable<Session>
-            label="Sessions table"
-            rows={data}
-            rowKey={(s) => s.id}
-            minWidth={900}
-            columns={[
-              {
-                key: "device",
-                header: "Device",
-                title: true,
-                cell: (s) => (
-                  <Text span fw={500}>
-                    {s.device}{" "}
-                    {s.current ? (
-                      <Badge variant="light" color="teal" ml={4}>
-                        This browser
-                      </Badge>
-                    ) : null}
-                  </Text>
-                ),
-              },
-              { key: "ip", header: "Address", cell: (s) => s.ip ?? "Unknown" },
-              { key: "created", header: "Signed in", cell: (s) => formatDateTime(s.createdAt) },
-              { key: "seen", header: "Last seen", cell: (s) => formatDateTime(s.lastSeenAt) },
-              { key: "ends", header: "Ends at the latest", cell: (s) => formatDateTime(s.endsAt) },
-            ]}
-            actions={(s) => (
-              <ConfirmAction
-                label="Sign out"
-                ariaLabel={`Sign out ${s.device}${s.current ? " (this browser)" : ""}`}
-                title={s.current ? "Sign out this browser?" : `Sign out ${s.device}?`}
-                message={
-                  s.current
-                    ? "You will go back to the sign-in page."
-                    : "That browser will have to sign in again to use the dashboard."
-                }
-                confirmLabel="Sign out"
-                onConfirm={() => revoke.mutateAsync({ id: s.id })}
-              />
-            )}
+      <QueryTable<Session>
+        query={sessions}
+        errorTitle="Could not load your sessions"
+        label="Sessions table"
+        rowKey={(s) => s.id}
+        minWidth={900}
+        columns={[
+          {
+            key: "device",
+            header: "Device",
+            title: true,
+            cell: (s) => (
+              <Text span fw={500}>
+                {s.device}{" "}
+                {s.current ? (
+                  <StateBadge color="teal" ml={4}>
+                    This browser
+                  </StateBadge>
+                ) : null}
+              </Text>
+            ),
+          },
+          { key: "ip", header: "Address", cell: (s) => s.ip ?? "Unknown" },
+          { key: "created", header: "Signed in", cell: (s) => formatDateTime(s.createdAt) },
+          { key: "seen", header: "Last seen", cell: (s) => formatDateTime(s.lastSeenAt) },
+          { key: "ends", header: "Ends at the latest", cell: (s) => formatDateTime(s.endsAt) },
+        ]}
+        actions={(s) => (
+          <ConfirmAction
+            label="Sign out"
+            ariaLabel={`Sign out ${s.device}${s.current ? " (this browser)" : ""}`}
+            title={s.current ? "Sign out this browser?" : `Sign out ${s.device}?`}
+            message={
+              s.current
+                ? "You will go back to the sign-in page."
+                : "That browser will have to sign in again to use the dashboard."
+            }
+            confirmLabel="Sign out"
+            onConfirm={() => revoke.mutateAsync({ id: s.id })}
           />
         )}
-      </QueryState>
+      />
     </>
   );
 }

@@ -1,8 +1,5 @@
 "use client";
-/**
- * The Users list's sort, kept in the URL (`?sort=createdAt&dir=desc`) so a view can be shared and survives reload
- * and Back; the default (role, admins first) is left out of the URL.
- */
+/** The Users list's sort in the URL (`?sort=createdAt&dir=desc`); the default, role (admins first), left out. */
 import { type UserListSort, UserSort } from "@petstore/contracts";
 import { parseAsStringLiteral, useQueryStates } from "nuqs";
 
@@ -23,10 +20,7 @@ export function useUsersQuery() {
     input,
     /** Sets the sort and its direction (the phones' "Sort by" choice). */
     setSort: (sort: UserSort, dir: "asc" | "desc") => setView({ sort, dir }),
-    /**
-     * Sorts by `column`, flipping the direction when it already is the sort column; a new column starts with
-     * names A to Z, admins and active users first, and the most sessions or the newest first.
-     */
+    /** Sorts by `column`, flipping the direction of the sort column; sessions and dates start largest first. */
     sortBy: (column: UserSort) =>
       setView({
         sort: column,

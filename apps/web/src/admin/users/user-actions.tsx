@@ -1,14 +1,13 @@
 "use client";
-/**
- * A user's actions on the Users page: make admin or staff, end every session, deactivate (after confirming) or
- * reactivate; each change refreshes the list.
- */
+/** A user's actions: make admin or staff, end every session, deactivate (after confirming) or reactivate. */
 import { Button } from "@mantine/core";
-import { ConfirmAction } from "../components/confirm-action";
-import { formatNumber } from "../format";
-import { useTRPC } from "../trpc";
-import { useNotifiedMutation } from "../use-notified-mutation";
-import type { User } from "./users-table";
+import type { RouterOutputs } from "@/server/trpc/router";
+import { ConfirmAction } from "@/ui/dialogs";
+import { useNotifiedMutation } from "@/ui/feedback";
+import { formatNumber } from "@/ui/format";
+import { useTRPC } from "@/ui/trpc";
+
+export type User = RouterOutputs["users"]["list"][number];
 
 /** The actions of `user` (never shown on one's own row). */
 export function UserActions({ user }: { user: User }) {

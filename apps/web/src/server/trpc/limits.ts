@@ -1,6 +1,6 @@
 /**
  * Size limits of the dashboard's tRPC endpoint, shared by the server (handler.ts) and the browser client
- * (src/admin/trpc.tsx keeps its batches within them). No imports: safe in both bundles.
+ * (src/ui/trpc.tsx keeps its batches within them). No imports: safe in both bundles.
  */
 
 /** Most procedure calls one HTTP request may batch; a larger batch is refused (400) before any call runs. */

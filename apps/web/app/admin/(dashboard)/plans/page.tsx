@@ -1,12 +1,9 @@
-/** Admins only: staff who reach this address see a notice instead. */
 import type { Metadata } from "next";
+import { adminsOnly } from "@/admin/admins-only";
 import { PlansPage } from "@/admin/plans/plans-page";
-import { AdminOnlyNotice } from "@/admin/shell";
-import { currentUser } from "@/server/trpc/page-auth";
 
 export const metadata: Metadata = { title: "Plans" };
 
-export default async function Page() {
-  const user = await currentUser();
-  return user?.role === "admin" ? <PlansPage /> : <AdminOnlyNotice />;
+export default function Page() {
+  return adminsOnly(<PlansPage />);
 }

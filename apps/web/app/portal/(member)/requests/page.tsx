@@ -1,4 +1,3 @@
-/** The account's request log. */
 import type { Metadata } from "next";
 import { RequestsPage } from "@/portal/requests-page";
 

@@ -1,4 +1,3 @@
-/** The account's usage against its limits. */
 import type { Metadata } from "next";
 import { UsagePage } from "@/portal/usage-page";
 

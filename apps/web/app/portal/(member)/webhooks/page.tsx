@@ -1,9 +1,8 @@
-/** The account's webhook endpoints. */
 import type { Metadata } from "next";
-import { PortalWebhooksPage } from "@/portal/webhook-pages";
+import { WebhooksPage } from "@/ui/webhooks/webhooks-page";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
 export default function Page() {
-  return <PortalWebhooksPage />;
+  return <WebhooksPage />;
 }

@@ -1,0 +1,73 @@
+"use client";
+/** A key's page header and settings, on the admin's key page and the portal's; `more` adds fields. */
+import { Code, Group, Paper, SimpleGrid } from "@mantine/core";
+import type { ReactNode } from "react";
+import { Field, Hint, PageHeader, StateBadge } from "../components/page";
+import { formatDateTime, formatNumber, planLabel } from "../format";
+import { ScopeBadges } from "./key-fields";
+import { type ApiKey, STATE_COLORS, STATE_LABELS } from "./key-meta";
+
+type Summarized = Pick<
+  ApiKey,
+  | "name"
+  | "state"
+  | "prefix"
+  | "plan"
+  | "perMinute"
+  | "effectivePerMinute"
+  | "effectivePerDay"
+  | "scopes"
+  | "requestsToday"
+  | "createdAt"
+  | "lastUsedAt"
+  | "expiresAt"
+  | "revokedAt"
+> & { createdBy?: string };
+
+export function KeySummary({
+  apiKey: k,
+  actions,
+  more,
+}: {
+  apiKey: Summarized;
+  actions: ReactNode;
+  more?: ReactNode;
+}) {
+  return (
+    <>
+      <PageHeader
+        title={
+          <Group gap="sm" component="span">
+            {k.name}
+            <StateBadge color={STATE_COLORS[k.state]} size="lg">
+              {STATE_LABELS[k.state]}
+            </StateBadge>
+          </Group>
+        }
+        description={<Code>{k.prefix}…</Code>}
+        actions={actions}
+      />
+      <Paper withBorder p="md" mb="lg">
+        <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="md">
+          <Field label="Plan">{planLabel(k.plan)}</Field>
+          <Field label="Limits">
+            {formatNumber(k.effectivePerMinute)}/min · {formatNumber(k.effectivePerDay)}/day
+            {k.perMinute !== null ? " (custom)" : ""}
+          </Field>
+          <Field label="Scopes">
+            <ScopeBadges scopes={k.scopes} />
+          </Field>
+          <Field label="Requests today">{formatNumber(k.requestsToday)}</Field>
+          <Field label="Created">
+            {formatDateTime(k.createdAt)}
+            {k.createdBy ? <Hint size="xs">by {k.createdBy}</Hint> : null}
+          </Field>
+          <Field label="Last used">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"}</Field>
+          <Field label="Expires">{k.expiresAt ? formatDateTime(k.expiresAt) : "Never"}</Field>
+          {k.revokedAt ? <Field label="Revoked">{formatDateTime(k.revokedAt)}</Field> : null}
+          {more}
+        </SimpleGrid>
+      </Paper>
+    </>
+  );
+}
