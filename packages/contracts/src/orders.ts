@@ -5,7 +5,7 @@
  */
 
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./defaults.ts";
-import { CategoryId, PageCursor, PageLimit, PetIdParam, PetName, PetStatus } from "./pets.ts";
+import { CategoryId, MAX_PET_ID, PageCursor, PageLimit, PetIdParam, PetName, PetStatus } from "./pets.ts";
 import { typeMessage, z } from "./zod.ts";
 
 /** An order's states, in their one order: `placed` holds the animal; the others are final. */
@@ -94,7 +94,8 @@ export const ListOrdersQuery = z.object({
     type: "integer",
     format: "int64",
     minimum: 1,
-    description: "Only the orders of this animal: decimal without leading zeros.",
+    maximum: Number(MAX_PET_ID),
+    description: "Only the orders of this animal: decimal without leading zeros, 1 to 9223372036854775807.",
   }),
   cursor: PageCursor.optional().meta({
     param: { name: "cursor", in: "query" },

@@ -15,7 +15,7 @@ export * from "./core.ts";
 export type { DatabaseOperations, SeedResult } from "./database/operations.ts";
 export * from "./dependency-status.ts";
 export * from "./deps.ts";
-export * from "./entity-tag.ts";
+
 export * from "./error-translator.ts";
 export * from "./first-start.ts";
 export * from "./housekeeping.ts";

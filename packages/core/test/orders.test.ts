@@ -86,7 +86,13 @@ describe.each(["pglite", "postgres"] as const)("orders on %s", (kind) => {
     ] as const) {
       endpoints[name] = (
         await db().webhookEndpoint.create({
-          data: { url: `http://127.0.0.1:9/${name}`, eventTypes, secret: "whsec_x", createdBy: "test", accountId },
+          data: {
+            url: `http://127.0.0.1:9/${name}`,
+            eventTypes,
+            secret: "whsec_x",
+            createdBy: "test",
+            accountId,
+          },
         })
       ).id;
     }
@@ -168,13 +174,17 @@ describe.each(["pglite", "postgres"] as const)("orders on %s", (kind) => {
     const cancelled = await rt.orders.cancel(placed.id, "user:staff@example.com");
     expect(cancelled.status).toBe("cancelled");
     expect(await statusOf(petId)).toBe("available");
-    const audit = await db().auditLog.findMany({ where: { entityType: "order", entityId: String(placed.id) } });
+    const audit = await db().auditLog.findMany({
+      where: { entityType: "order", entityId: String(placed.id) },
+    });
     expect(audit).toEqual([
       expect.objectContaining({ action: "order.cancel", actor: "user:staff@example.com" }),
     ]);
     // A retry by the API client is answered as the first, and is not audited again.
     expect(await ofA().cancel(placed.id)).toEqual(cancelled);
-    expect(await db().auditLog.count({ where: { entityType: "order", entityId: String(placed.id) } })).toBe(1);
+    expect(await db().auditLog.count({ where: { entityType: "order", entityId: String(placed.id) } })).toBe(
+      1,
+    );
   });
 
   it("sends an order of a key outside accounts to the store's endpoints only, and keeps it that key's", async () => {
@@ -184,14 +194,19 @@ describe.each(["pglite", "postgres"] as const)("orders on %s", (kind) => {
     expect((await eventsOf(order)).map((e) => e.to)).toEqual([["store"]]);
     expect(await own.get(order.id)).toEqual(order);
     await expect(ofA().get(order.id)).rejects.toMatchObject({ code: "not_found" });
-    await expect(rt.orders.of({ apiKeyId: keys.a }).get(order.id)).rejects.toMatchObject({ code: "not_found" });
+    await expect(rt.orders.of({ apiKeyId: keys.a }).get(order.id)).rejects.toMatchObject({
+      code: "not_found",
+    });
   });
 
   it("answers another account's order as not found everywhere, and lists an owner's orders only", async () => {
     const order = await placeA(await addPet());
     const ofB = rt.orders.of({ accountId: accounts.b });
     for (const call of [() => ofB.get(order.id), () => ofB.complete(order.id), () => ofB.cancel(order.id)])
-      await expect(call()).rejects.toMatchObject({ code: "not_found", message: `No order with id ${order.id}.` });
+      await expect(call()).rejects.toMatchObject({
+        code: "not_found",
+        message: `No order with id ${order.id}.`,
+      });
     await expect(ofB.view(order.id)).rejects.toMatchObject({ code: "not_found" });
     expect((await ofB.list({ limit: 100 })).items).toEqual([]);
     expect((await ofB.search({ page: 1, pageSize: 20 })).rows).toEqual([]);
@@ -237,7 +252,9 @@ describe.each(["pglite", "postgres"] as const)("orders on %s", (kind) => {
     const petId = await addPet();
     const first = await placeA(petId, 1);
     now = new Date(now.getTime() + 2 * MINUTE);
-    const second = await rt.orders.of({ accountId: accounts.b }).create({ petId: Number(petId) }, { apiKeyId: keys.b });
+    const second = await rt.orders
+      .of({ accountId: accounts.b })
+      .create({ petId: Number(petId) }, { apiKeyId: keys.b });
     expect(second.status).toBe("placed");
     expect((await ofA().get(first.id)).status).toBe("expired");
     expect((await eventsOf(second)).map((e) => e.to)).toEqual([["b", "store"]]);
@@ -266,11 +283,15 @@ describe.each(["pglite", "postgres"] as const)("orders on %s", (kind) => {
       code: "conflict",
       message: refusal,
     });
-    await expect(rt.pets.setStatus([Number(petId)], "available", "user:a@example.com")).rejects.toMatchObject({
+    await expect(rt.pets.setStatus([Number(petId)], "available", "user:a@example.com")).rejects.toMatchObject(
+      {
+        code: "conflict",
+        message: refusal,
+      },
+    );
+    await expect(rt.pets.remove(Number(petId), "user:a@example.com")).rejects.toMatchObject({
       code: "conflict",
-      message: refusal,
     });
-    await expect(rt.pets.remove(Number(petId), "user:a@example.com")).rejects.toMatchObject({ code: "conflict" });
     expect(await rt.pets.update({ id: petId, name: "Rexy", status: "pending" })).toMatchObject({
       name: "Rexy",
       status: "pending",
@@ -284,7 +305,9 @@ describe.each(["pglite", "postgres"] as const)("orders on %s", (kind) => {
   it("compares If-Match with the animal's tag as stored, and writes nothing for a change that changes nothing", async () => {
     const petId = await addPet();
     const stored = await rt.pets.get(petId);
-    await expect(rt.pets.update({ id: petId, name: "Other" }, undefined, { ifMatch: () => false })).rejects.toMatchObject({
+    await expect(
+      rt.pets.update({ id: petId, name: "Other" }, undefined, { ifMatch: () => false }),
+    ).rejects.toMatchObject({
       code: "precondition_failed",
       status: 412,
     });
@@ -295,7 +318,9 @@ describe.each(["pglite", "postgres"] as const)("orders on %s", (kind) => {
     expect(seen).toEqual([animalTag(stored)]);
     expect(updated.name).toBe("Other");
     const before = await db().webhookEvent.count();
-    expect(await rt.pets.update({ id: petId, name: "Other", categoryId: Number(categoryId) })).toEqual(updated);
+    expect(await rt.pets.update({ id: petId, name: "Other", categoryId: Number(categoryId) })).toEqual(
+      updated,
+    );
     expect(await db().webhookEvent.count()).toBe(before);
   });
 
@@ -308,7 +333,10 @@ describe.each(["pglite", "postgres"] as const)("orders on %s", (kind) => {
       })),
     });
     await expectInventoryExact();
-    await db().pet.updateMany({ where: { name: { startsWith: "bulk" }, status: null }, data: { status: "sold" } });
+    await db().pet.updateMany({
+      where: { name: { startsWith: "bulk" }, status: null },
+      data: { status: "sold" },
+    });
     await db().pet.deleteMany({ where: { name: { startsWith: "bulk" }, status: "pending" } });
     await expectInventoryExact();
     expect(await foldInventory(db())).toBeGreaterThan(0);

@@ -140,7 +140,8 @@ describe("REST over HTTP on PGlite", () => {
     expectUnavailable(await create());
     expectUnavailable(await create({ "idempotency-key": "outage-1" }));
     expectUnavailable(await t.call("getPet", `/v1/pets/${seeded[0]}`, { headers: t.auth() }));
-    expectUnavailable(await t.call("listStoreOrders", "/v1/store/orders", { headers: t.auth() }));
+    expectUnavailable(await t.call("listOrders", "/v1/store/orders", { headers: t.auth() }));
+    expectUnavailable(await t.call("getInventory", "/v1/store/inventory", { headers: t.auth() }));
     expectUnavailable(await t.call("listCategories", "/v1/categories", { headers: t.auth() }));
     expectUnavailable(await t.call("getMe", "/v1/me", { headers: t.auth() }));
     // Without a key no database is needed to answer: still 401.
