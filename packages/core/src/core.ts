@@ -75,7 +75,7 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     /** The store's webhook endpoints (every one), delivery log, replay; delivery in this process. */
     webhooks,
     /** One consumer account's services, refusing other accounts' ids (accounts/scope.ts). */
-    forAccount: createAccountScopes({ accounts, invitations, apiKeys, usage, requestLog, webhooks }),
+    forAccount: createAccountScopes({ accounts, invitations, apiKeys, usage, requestLog, webhooks, orders }),
     /** `petstore db seed --scale`: the scale data set in a new PostgreSQL database (scale-seed.ts). */
     seedScale: createScaleSeeder(deps),
   };
