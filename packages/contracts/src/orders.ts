@@ -1,7 +1,6 @@
 /**
- * The store section (docs/contract.md section 1, "The store section"): Order, its states, createOrder's body, the
- * listOrders query, updatePet's merge patch and the inventory. Shared by the REST routes, the OpenAPI document,
- * the dashboard's and the portal's procedures and the CLI.
+ * The store section's schemas (docs/contract.md section 1, "The store section"): Order, createOrder's body, the
+ * listOrders query, updatePet's merge patch, the inventory, and the people's order search.
  */
 
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./defaults.ts";

@@ -1,7 +1,6 @@
 /**
- * Strong entity tags (RFC 9110 section 8.8.3) of JSON answers (docs/contract.md section 1, "Conditional requests
- * and compression"), defined once: the REST app tags its answers with them, and core compares updatePet's
- * `If-Match` with the tag of the animal as stored, in the transaction that changes it.
+ * Strong entity tags of JSON answers (docs/contract.md section 1, "Conditional requests and compression"): REST tags
+ * its answers with them, and core compares updatePet's `If-Match` with an animal's.
  */
 import { hash } from "node:crypto";
 import type { Animal } from "@petstore/contracts";

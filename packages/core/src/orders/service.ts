@@ -1,9 +1,6 @@
 /**
- * Orders (docs/contract.md section 1, "The store section"; docs/architecture.md "Orders"): placing, listing,
- * completing and cancelling, the lapse of holds, and the store's view of every order. `of(owner)` is the view of
- * one owner (a consumer account, or a key outside accounts): every read and write filters by the owner, so
- * another owner's order is the same `not_found` as a missing one. The REST API uses the calling key's owner;
- * the dashboard and the CLI use the store's view (the service itself).
+ * Orders (docs/contract.md section 1, "The store section"; docs/architecture.md "Orders"): the store's view of every
+ * order, and `of(owner)`, one owner's orders only (another owner's id is the same not_found as a missing one).
  */
 import {
   AppError,

@@ -1,8 +1,6 @@
 /**
- * The statements of the store section (docs/contract.md section 1, "The store section"): each change of an order
- * and of its animal is one SQL statement carrying its webhook events (webhooks/outbox.ts), so neither is ever
- * committed without the other. Rows are locked orders first, then animals, in every statement and transaction
- * that takes both (docs/architecture.md "Orders"), so none waits on another in a cycle.
+ * The store section's statements (docs/architecture.md "Orders"): each change of an order and its animal is one
+ * statement carrying its webhook events; orders are locked before animals everywhere.
  */
 import type { Order, OrderStatus } from "@petstore/contracts";
 import { Prisma, type QueryRows } from "@petstore/db";

@@ -1,10 +1,6 @@
 /**
- * The sweep of lapsed holds (docs/contract.md section 1, "Holds that lapse"; docs/architecture.md "Orders"): every
- * instance expires the placed orders whose hold lapsed, once a second and once at start, by one bounded statement
- * that skips rows other transactions hold (`FOR UPDATE SKIP LOCKED`), so instances share the work and each hold is
- * expired once; the database's rows, not a timer of one process, say what lapsed. Each tick also folds the
- * inventory's count rows (pets/inventory.ts). A failing tick is logged once per outage (a database outage through
- * the dependency status), and the next tick tries again.
+ * The sweep of lapsed holds (docs/contract.md section 1, "Holds that lapse"; docs/architecture.md "Orders"): once a
+ * second and at start, one bounded `SKIP LOCKED` statement per tick, then the inventory's fold.
  */
 import type { CoreDeps } from "../deps.ts";
 import { isDatabaseUnavailable } from "../error-translator.ts";
@@ -16,6 +12,10 @@ export const SWEEP_INTERVAL_MS = 1_000;
 /** Most holds one tick expires: a backlog takes a few ticks, never one long statement. */
 export const SWEEP_LIMIT = 1_000;
 
+/**
+ * The sweeper of one instance: `start()` ticks now and every `intervalMs`, `stop()` ends it. A failing tick is
+ * logged once until one succeeds (a database outage through the dependency status) and never throws.
+ */
 export function createOrderSweeper(
   deps: Pick<CoreDeps, "prisma" | "logger" | "dependencies">,
   orders: Pick<OrdersService, "sweep">,

@@ -1,9 +1,6 @@
 /**
- * The inventory (docs/contract.md section 1, "GET /v1/store/inventory (getInventory)"): the number of animals in
- * each state, exact as of the statement that reads it. Triggers on Pet (migration orders) append a row of
- * `PetStatusCount` per status each statement changed; the count of a status is the sum of its rows, so a read
- * costs the rows written since the last fold, whatever the number of animals (docs/performance.md), and `fold`
- * (run by every instance's orders sweep, once a second) replaces them by one row per status.
+ * getInventory's counts (docs/contract.md section 1; docs/architecture.md "Orders"): sums of the `PetStatusCount`
+ * rows the Pet triggers append, folded into one row per status by the sweep.
  */
 import type { Inventory } from "@petstore/contracts";
 import type { PrismaClient, QueryRows } from "@petstore/db";

@@ -1,7 +1,6 @@
 /**
- * `Idempotency-Key` of the creating operations, createPet and createOrder (docs/contract.md section 1, "POST /v1/pets
- * (createPet)"; draft-ietf-httpapi-idempotency-key-header): the header's schema, and the run of a creation through
- * core's idempotency service (the effect and the remembered answer in one transaction).
+ * `Idempotency-Key` of createPet and createOrder (docs/contract.md section 1, "POST /v1/pets (createPet)"): the
+ * header's schema, and a creation run through core's idempotency service.
  */
 import { z } from "@hono/zod-openapi";
 import { typeMessage } from "@petstore/contracts";

@@ -1,7 +1,6 @@
 /**
- * What the store section's operations share (docs/contract.md section 1, "The store section"): whose orders a call
- * reaches (the calling key's account, or the key alone outside accounts), the `orderId` path parameter, and the
- * declaration of completeOrder and cancelOrder, which differ only in what they do.
+ * What the store section's operations share (docs/contract.md section 1, "The store section"): the caller's owner,
+ * the `orderId` parameter, and the declaration of completeOrder and cancelOrder.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { IdParam, MAX_PET_ID, Order } from "@petstore/contracts";

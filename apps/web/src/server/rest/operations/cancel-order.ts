@@ -1,8 +1,6 @@
 /**
- * POST /v1/store/orders/{orderId}/cancel (cancelOrder): the order `cancelled`, its animal `available` again
- * (docs/contract.md section 1, "POST /v1/store/orders/{orderId}/complete (completeOrder) and .../cancel
- * (cancelOrder)"). A repeat of the call that closed the order is answered as the first; any other closed order is
- * 409 `conflict`.
+ * POST /v1/store/orders/{orderId}/cancel (cancelOrder; docs/contract.md section 1): the order `cancelled`, its
+ * animal `available` again; a repeat is answered as the first, another closed order is 409.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Order } from "@petstore/contracts";

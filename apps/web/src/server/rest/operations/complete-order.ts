@@ -1,7 +1,6 @@
 /**
- * POST /v1/store/orders/{orderId}/complete (completeOrder): the order `completed`, its animal `sold` (docs/contract.md section 1,
- * "POST /v1/store/orders/{orderId}/complete (completeOrder) and .../cancel (cancelOrder)"). A repeat of the call
- * that closed the order is answered as the first; any other closed order is 409 `conflict`.
+ * POST /v1/store/orders/{orderId}/complete (completeOrder; docs/contract.md section 1): the order `completed`, its
+ * animal `sold`; a repeat is answered as the first, another closed order is 409.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Order } from "@petstore/contracts";

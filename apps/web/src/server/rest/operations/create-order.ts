@@ -1,8 +1,6 @@
 /**
- * POST /v1/store/orders (createOrder): orders an available animal, which is then held for the caller (`pending`)
- * until the order is completed or cancelled or its hold lapses (docs/contract.md section 1, "POST /v1/store/orders
- * (createOrder)"). Body rules and `Idempotency-Key` as createPet; 201 with Location; 409 `conflict` for an animal
- * that is not available, also to all but one of concurrent orders for one animal (the database decides).
+ * POST /v1/store/orders (createOrder; docs/contract.md section 1): orders an available animal, held for the caller;
+ * 201 with Location, 409 for an animal that is not available; Idempotency-Key as createPet.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { Order, OrderCreate } from "@petstore/contracts";

@@ -1,7 +1,6 @@
 /**
- * GET /v1/store/inventory (getInventory): the number of animals in each state, exact as of the request, at the
- * same cost for ten animals as for a million (docs/contract.md section 1, "GET /v1/store/inventory
- * (getInventory)"; core's pets/inventory.ts).
+ * GET /v1/store/inventory (getInventory; docs/contract.md section 1): the number of animals in each state, exact,
+ * at the same cost at a million animals as at ten (core's pets/inventory.ts).
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { Inventory } from "@petstore/contracts";

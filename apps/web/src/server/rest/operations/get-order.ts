@@ -1,6 +1,6 @@
 /**
- * GET /v1/store/orders/{orderId} (getOrder): one of the caller's orders; another owner's is 404 like a missing one
- * (docs/contract.md section 1, "GET /v1/store/orders/{orderId} (getOrder)").
+ * GET /v1/store/orders/{orderId} (getOrder; docs/contract.md section 1): one of the caller's orders; another owner's
+ * is 404 like a missing one.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { Order } from "@petstore/contracts";

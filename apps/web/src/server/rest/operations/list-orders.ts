@@ -1,6 +1,6 @@
 /**
- * GET /v1/store/orders (listOrders): the caller's orders, newest first, filtered by status and animal, paged as
- * listPets with signed cursors of their own (docs/contract.md section 1, "GET /v1/store/orders (listOrders)").
+ * GET /v1/store/orders (listOrders; docs/contract.md section 1): the caller's orders, newest first, filtered by
+ * status and animal, paged as listPets with cursors of their own.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { DEFAULT_PAGE_SIZE, ListOrdersQuery, MAX_PAGE_SIZE, Order } from "@petstore/contracts";

@@ -1,8 +1,6 @@
 /**
- * PATCH /v1/pets/{petId} (updatePet): a JSON merge patch (RFC 7396) of an animal's name, category and status, with
- * an optional `If-Match` naming the ETag the client read (412 when the animal changed since; RFC 9110 section
- * 13.1.1). A status change of an animal a placed order holds is 409 `conflict` (docs/contract.md section 1,
- * "PATCH /v1/pets/{petId} (updatePet)"). 200 with the animal and its new ETag.
+ * PATCH /v1/pets/{petId} (updatePet; docs/contract.md section 1): a JSON merge patch with an optional `If-Match`
+ * (412 when stale); 409 for a status change of a held animal; 200 with the animal and its ETag.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { Animal, MAX_PET_ID, PetIdParam, PetPatch } from "@petstore/contracts";
