@@ -58,7 +58,7 @@ export function createOrderSweeper(
       }
       return tick();
     },
-    /** One tick now (tests, `petstore db purge`). */
+    /** One tick now (what the timer runs; tests call it). */
     tick,
     /** Stops the ticks and waits for one under way. */
     async stop(): Promise<void> {
