@@ -22,15 +22,16 @@ export const USAGE = `Usage: npm run petstore -- <command>
   accounts suspend|resume <id> [--json]   every key of the account answers 401 (or works again) within 5 s
   keys create --name N --plan free|pro|business|enterprise
               [--per-minute N --per-day N] [--expires-in 30d]
-              [--scopes pets:read,pets:write] [--json]
+              [--scopes pets:read,pets:write,orders:read,orders:write] [--json]
                                           issue an API key; prints the secret once. Scopes: pets:read
-                                          (list and fetch animals), pets:write (add animals); default both
+                                          (list and fetch animals), pets:write (add and change animals),
+                                          orders:read, orders:write (its orders); default all
   keys list [--json]                      list keys with state, plan and bans
   keys revoke <id|prefix>                 revoke a key (effective within 5 s everywhere)
   keys roll <id|prefix> [--grace 24h] [--json]
                                           issue a replacement (same plan, limits and scopes); the old key
                                           works for the grace period
-  keys scopes <id|prefix> --scopes pets:read[,pets:write] [--json]
+  keys scopes <id|prefix> --scopes pets:read[,pets:write,...] [--json]
                                           replace a key's scopes (effective within 5 s everywhere)
   keys unban <id|prefix>                  lift a temporary rate-limit ban
   plans list [--json]                     show the rate limits of each plan

@@ -32,7 +32,7 @@ describe("petstore command on PostgreSQL", () => {
     expect(Object.keys(key).sort()).toEqual(["id", "key", "plan", "prefix", "scopes"]);
     expect(key.key).toMatch(/^pet_test_/);
     expect(key.plan).toBe("pro");
-    expect(key.scopes).toEqual(["pets:read", "pets:write"]);
+    expect(key.scopes).toEqual(["pets:read", "pets:write", "orders:read", "orders:write"]);
 
     const listed = JSON.parse((await petstore(["keys", "list", "--json"], env)).stdout);
     const row = listed.find((k: { id: string }) => k.id === key.id);
@@ -41,7 +41,7 @@ describe("petstore command on PostgreSQL", () => {
       plan: "pro",
       state: "active",
       prefix: key.prefix,
-      scopes: ["pets:read", "pets:write"],
+      scopes: ["pets:read", "pets:write", "orders:read", "orders:write"],
       requestsToday: 0,
     });
     expect(JSON.stringify(listed)).not.toContain(key.key);

@@ -24,7 +24,14 @@ declare module "autocannon" {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
-    requests?: Array<RawRequest & { setupRequest?: (request: RawRequest) => RawRequest }>;
+    requests?: Array<
+      RawRequest & {
+        /** Builds the request from the connection's context; undefined starts the sequence over. */
+        setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest | undefined;
+        /** Sees each answer with the connection's context (which is emptied when the sequence starts over). */
+        onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+      }
+    >;
     /** Runs the load in this many worker threads (then no `response` events, and no function options). */
     workers?: number;
   }

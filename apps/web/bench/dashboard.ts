@@ -420,6 +420,40 @@ async function main(): Promise<void> {
     const expectedExport = await prisma.auditLog.count({ where: { at: { gte: new Date(exportFrom) } } });
     const exported = await exportAudit(base, cookie, exportFrom);
 
+    const statuses = (timed: Timed[]) => {
+      const bad = timed.filter((t) => t.status !== 200).map((t) => t.status);
+      return bad.length ? [...new Set(bad)].join(",") : "";
+    };
+    log(`GET /v1/store/inventory (getInventory) at ${counts.animals} animals, ${options.samples} times ...`);
+    const inventoryCalls: Timed[] = [];
+    let inventoryCpu = 0;
+    let answered: Record<string, number> = {};
+    for (let i = 0; i < options.samples + 2; i++) {
+      const before = cpuMs(apiServer.pid);
+      const started = performance.now();
+      const response = await fetch(`${apiServer.baseUrl}/v1/store/inventory`, {
+        headers: { authorization: `Bearer ${key}` },
+        signal: AbortSignal.timeout(60_000),
+      });
+      answered = (await response.json()) as Record<string, number>;
+      // The first two warm the route up.
+      if (i < 2) continue;
+      inventoryCalls.push({ ms: performance.now() - started, status: response.status });
+      inventoryCpu += cpuMs(apiServer.pid) - before;
+    }
+    const byStatus = await prisma.pet.groupBy({ by: ["status"], _count: true });
+    const counted = Object.fromEntries(byStatus.map((r) => [r.status ?? "unset", r._count]));
+    const inventory = {
+      animals: counts.animals,
+      medianMs: round(median(inventoryCalls.map((t) => t.ms)), 1),
+      maxMs: round(max(inventoryCalls.map((t) => t.ms)), 1),
+      serverCpuMs: round(inventoryCpu / Math.max(1, inventoryCalls.length), 2),
+      samples: inventoryCalls.length,
+      errors: statuses(inventoryCalls),
+      exact: Object.entries(counted).every(([status, n]) => answered[status] === n),
+      answered,
+    };
+
     let interactions: Awaited<ReturnType<typeof measureConsoleInteractions>> = [];
     if (options.browser) {
       log(`The console's interactions in Chromium, ${options.samples} rounds ...`);
@@ -510,10 +544,6 @@ async function main(): Promise<void> {
       ["page", "call", "alone: median ms", "max ms", "server CPU ms", "errors"],
       rows.map((r) => [r.page, r.call, ms(r.quietMedianMs), ms(r.quietMaxMs), ms(r.serverCpuMs), r.errors]),
     );
-    const statuses = (timed: Timed[]) => {
-      const bad = timed.filter((t) => t.status !== 200).map((t) => t.status);
-      return bad.length ? [...new Set(bad)].join(",") : "";
-    };
     const documentRows = [...documentsAlone].map(([page, { loads, cpuMs: cpu }]) => ({
       page,
       document: documents.get(page) ?? "",
@@ -598,6 +628,21 @@ async function main(): Promise<void> {
           .join(" "),
       ]),
     );
+    log("");
+    table(
+      ["/v1 at scale", "animals", "median ms", "max ms", "server CPU ms", "exact", "errors"],
+      [
+        [
+          "getInventory",
+          String(inventory.animals),
+          ms(inventory.medianMs),
+          ms(inventory.maxMs),
+          String(inventory.serverCpuMs),
+          inventory.exact ? "yes" : `no: ${JSON.stringify(inventory.answered)} vs ${JSON.stringify(counted)}`,
+          inventory.errors,
+        ],
+      ],
+    );
     if (interactions.length) {
       log("");
       table(
@@ -633,6 +678,7 @@ async function main(): Promise<void> {
           documentsAlone: documentRows,
           pagesInTheAdminLoops: pageRows,
           export: { ...exported, expectedRows: expectedExport },
+          inventory,
           v1: v1Results,
           v1P99Ratio: p99Ratio,
           interactions,

@@ -27,6 +27,8 @@ export interface Scenario {
   options(baseUrl: string, reference?: boolean): Parameters<typeof autocannon>[0];
   /** Sends one such request (fetch) and returns its status. */
   once(baseUrl: string): Promise<number>;
+  /** Gets what the scenario consumes ready on every target before it is measured (the order scenario's animals). */
+  prepare?(targets: Target[]): Promise<void>;
 }
 
 /** A server under measurement. */

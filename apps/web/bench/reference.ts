@@ -1,8 +1,10 @@
 /**
- * The bench's reference: a bare `node:http` + `pg` + `ioredis` server doing the work of the four benched
- * requests and nothing else (docs/interface.md, `/v1/pets`): bearer key -> SHA-256 -> key look-up cached in
- * process for 4 s, per-minute and per-day fixed windows (or the per-IP minute window without a key) in one Redis
- * Lua script, one indexed statement (listPets: filtered by status, after an id), a JSON body. It is the ceiling `npm run bench` compares the project with
+ * The bench's reference: a bare `node:http` + `pg` + `ioredis` server doing the work of the benched requests and
+ * nothing else (docs/interface.md, `/v1/pets`; createOrder and completeOrder, docs/contract.md section 1): bearer
+ * key -> SHA-256 -> key look-up cached in process for 4 s, per-minute and per-day fixed windows (or the per-IP
+ * minute window without a key) in one Redis Lua script, one statement (listPets: filtered by status, after an id;
+ * an order's placement and completion: the statements of packages/core/src/orders/statements.ts, their webhook
+ * events included), a JSON body. It is the ceiling `npm run bench` compares the project with
  * (docs/performance.md). Not part of the product.
  * Usage: `tsx bench/reference.ts` with PORT, DATABASE_URL, REDIS_URL and RATE_LIMIT_PREFIX in the environment.
  */
@@ -107,6 +109,59 @@ async function readBody(req: http.IncomingMessage): Promise<string> {
   return text;
 }
 
+/** A timestamp as JavaScript's `toISOString` writes it, in SQL. */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const ORDER_COLUMNS = (o: string) =>
+  `${o}."id", ${o}."petId", ${o}."status"::text AS "status", ${iso(`${o}."createdAt"`)} AS "createdAt",
+   ${iso(`${o}."holdUntil"`)} AS "holdUntil", CASE WHEN ${o}."closedAt" IS NULL THEN NULL ELSE ${iso(`${o}."closedAt"`)} END AS "closedAt"`;
+const ORDER_JSON = (o: string) =>
+  `format('{"id":%s,"petId":%s,"status":%s,"createdAt":%s,"holdUntil":%s,"closedAt":%s}', ${o}."id", ${o}."petId",
+   to_json(${o}."status"::text), to_json(${iso(`${o}."createdAt"`)}), to_json(${iso(`${o}."holdUntil"`)}),
+   CASE WHEN ${o}."closedAt" IS NULL THEN 'null' ELSE to_json(${iso(`${o}."closedAt"`)})::text END)`;
+const ANIMAL_CHANGED_JSON = (r: string, previous: string) =>
+  `left(format('{"id":%s,"name":%s,"categoryId":%s%s}', ${r}."id", to_json(${r}."name"::text), ${r}."categoryId",
+   CASE WHEN ${r}."status" IS NULL THEN '' ELSE format(',"status":%s', to_json(${r}."status"::text)) END), -1)
+   || ',"previous":{"status":"${previous}"}}'`;
+/** The outbox's two CTEs (webhooks/outbox.ts) after an `events` CTE of `type`, `data`, `accountId`. */
+const OUTBOX = `webhook_events AS (
+    INSERT INTO "WebhookEvent" ("type", "data", "accountId")
+    SELECT s."type", s."data", s."accountId" FROM events s
+    WHERE EXISTS (SELECT 1 FROM "WebhookEndpoint" ep WHERE s."type" = ANY (ep."eventTypes")
+      AND (s."type" NOT LIKE 'order.%' OR ep."accountId" IS NULL OR ep."accountId" = s."accountId"))
+    RETURNING "id", "type", "accountId"
+  ), webhook_queued AS (
+    INSERT INTO "WebhookDelivery" ("eventId", "endpointId")
+    SELECT e."id", ep."id" FROM webhook_events e
+    JOIN "WebhookEndpoint" ep ON ep."enabled" AND e."type" = ANY (ep."eventTypes")
+      AND (e."type" NOT LIKE 'order.%' OR ep."accountId" IS NULL OR ep."accountId" = e."accountId")
+    RETURNING 1
+  )`;
+const PLACE_ORDER = `WITH held AS (
+    UPDATE "Pet" SET "status" = 'pending', "updatedAt" = now() WHERE "id" = $1 AND "status" = 'available'
+    RETURNING "id", "name", "categoryId", "status"
+  ), placed AS (
+    INSERT INTO "Order" ("petId", "accountId", "apiKeyId", "status", "createdAt", "holdUntil")
+    SELECT "id", NULL, $2::uuid, 'placed', now(), now() + interval '30 minutes' FROM held RETURNING *
+  ), events AS (
+    SELECT 'order.placed' AS "type", ${ORDER_JSON("placed")} AS "data", placed."accountId" FROM placed
+    UNION ALL SELECT 'pet.updated', ${ANIMAL_CHANGED_JSON("held", "available")}, NULL::uuid FROM held
+  ), ${OUTBOX}
+  SELECT ${ORDER_COLUMNS("placed")}, (SELECT count(*) FROM webhook_queued)::int AS "queued" FROM placed`;
+const COMPLETE_ORDER = `WITH closed AS (
+    UPDATE "Order" o SET "status" = 'completed', "closedAt" = now()
+    WHERE o."id" = $1 AND o."apiKeyId" = $2::uuid AND o."accountId" IS NULL AND o."status" = 'placed' AND o."holdUntil" > now()
+    RETURNING o.*
+  ), moved AS (
+    UPDATE "Pet" p SET "status" = 'sold', "updatedAt" = now() FROM closed WHERE p."id" = closed."petId" AND p."status" = 'pending'
+    RETURNING p."id", p."name", p."categoryId", p."status"
+  ), events AS (
+    SELECT 'order.completed'::text AS "type", ${ORDER_JSON("closed")} AS "data", closed."accountId" FROM closed
+    UNION ALL SELECT 'pet.updated', ${ANIMAL_CHANGED_JSON("moved", "pending")}, NULL::uuid FROM moved
+  ), ${OUTBOX}
+  SELECT ${ORDER_COLUMNS("closed")}, (SELECT count(*) FROM webhook_queued)::int AS "queued" FROM closed`;
+type OrderRow = { id: string; petId: string; queued: number } & Record<string, unknown>;
+const order = ({ queued: _queued, ...r }: OrderRow) => ({ ...r, id: Number(r.id), petId: Number(r.petId) });
+
 async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://reference");
   if (url.pathname === "/readyz") return send(res, 200, { status: "ready" });
@@ -144,6 +199,20 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse): Prom
       [input.name, input.categoryId],
     );
     return send(res, 201, animal(rows[0] as Row));
+  }
+  if (req.method === "POST" && url.pathname === "/v1/store/orders") {
+    const input = JSON.parse(await readBody(req)) as { petId: number };
+    const { rows } = await pool.query(PLACE_ORDER, [input.petId, key.id]);
+    return rows[0]
+      ? send(res, 201, order(rows[0] as OrderRow), {
+          Location: `/v1/store/orders/${(rows[0] as OrderRow).id}`,
+        })
+      : send(res, 409, { code: "conflict" });
+  }
+  const completed = /^\/v1\/store\/orders\/(\d+)\/complete$/.exec(url.pathname)?.[1];
+  if (req.method === "POST" && completed) {
+    const { rows } = await pool.query(COMPLETE_ORDER, [completed, key.id]);
+    return rows[0] ? send(res, 200, order(rows[0] as OrderRow)) : send(res, 409, { code: "conflict" });
   }
   send(res, 404, { code: "not_found" });
 }

@@ -258,6 +258,7 @@ async function main(): Promise<void> {
     );
     const tallies = runs.map(() => targets.map(() => new Tally()));
     for (const [i, { scenario, connections }] of runs.entries()) {
+      await scenario.prepare?.(targets);
       await measureRounds(scenario, targets, tallies[i] as Tally[], {
         seconds: DURATION,
         rounds: ROUNDS,
@@ -374,12 +375,21 @@ async function manyKeyPopulation(
     prisma.category.findMany({ select: { id: true } }),
     collectPages(baseUrl, key),
   ]);
+  const categoryId = BigInt(categories[0]?.id ?? 1);
   return {
     keys,
     keysByUrl,
     animalIds: animals.map((a) => Number(a.id)),
     categoryIds: categories.map((c) => Number(c.id)),
     pages,
+    // Added when the order scenario starts, after the pages above were walked: listPets' pages stay the 1,000's.
+    orderable: async (url, count) =>
+      (
+        await prisma.$queryRaw<{ id: bigint }[]>`
+          INSERT INTO "Pet" ("name", "categoryId", "status", "updatedAt")
+          SELECT ${`orderable ${url} `} || g, ${categoryId}, 'available', now() FROM generate_series(1, ${count}) g
+          RETURNING "id"`
+      ).map((r) => Number(r.id)),
   };
 }
 

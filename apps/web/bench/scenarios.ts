@@ -1,8 +1,8 @@
 /**
  * The benched requests (docs/performance.md "How to reproduce"): the many-key mix real traffic looks like (1,000
  * keys chosen per request uniformly or Zipf-distributed, random animals, listPets pages of every filter and
- * depth, creates), and the hot-key case (one key, one animal, one page: a page of 20 and a full page of 100,
- * where the representation work weighs most), plus an anonymous request answered 401.
+ * depth, creates, and orders placed and completed), and the hot-key case (one key, one animal, one page: a page of
+ * 20 and a full page of 100, where the representation work weighs most), plus an anonymous request answered 401.
  */
 import { randomInt } from "node:crypto";
 import { type Scenario, status } from "./measure.ts";
@@ -82,6 +82,71 @@ export interface Population {
   animalIds: number[];
   categoryIds: number[];
   pages: Page[];
+  /** Adds `count` available animals for the server at a base URL to order, and returns their ids. */
+  orderable(url: string, count: number): Promise<number[]>;
+}
+
+/** Available animals the order scenario adds for each server before each measurement (more than a run orders). */
+export const ORDERABLE_PER_RUN = 25_000;
+
+/**
+ * createOrder then completeOrder of that order, by each connection in turn, with a key drawn per pair (for the
+ * server at `url`): every order takes an animal of that server's own, so that no server meets another's orders.
+ */
+function orderPairs(name: string, nextKey: (url: string) => string, population: Population): Scenario {
+  const animals = new Map<string, number[]>();
+  const nextAnimal = (url: string) => {
+    const left = animals.get(url);
+    // A pool used up: the orders are 409s from then on, which the results' status counts show.
+    return left?.pop() ?? 1;
+  };
+  const post = (path: string, key: string, body?: string) => ({
+    method: "POST",
+    path,
+    headers: { ...auth(key), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body }),
+  });
+  return {
+    name,
+    prepare: async (targets) => {
+      for (const t of targets)
+        animals.set(t.baseUrl, (await population.orderable(t.baseUrl, ORDERABLE_PER_RUN)).reverse());
+    },
+    options: (url) => ({
+      url,
+      requests: [
+        {
+          method: "POST",
+          setupRequest: (request, context) => {
+            context.key = nextKey(url);
+            const body = JSON.stringify({ petId: nextAnimal(url) });
+            return { ...request, ...post("/v1/store/orders", context.key as string, body) };
+          },
+          onResponse: (status, body, context) => {
+            if (status === 201) context.order = (JSON.parse(body) as { id: number }).id;
+          },
+        },
+        {
+          method: "POST",
+          setupRequest: (request, context) =>
+            context.order === undefined
+              ? undefined
+              : { ...request, ...post(`/v1/store/orders/${context.order}/complete`, context.key as string) },
+        },
+      ],
+    }),
+    once: async (url) => {
+      const key = nextKey(url);
+      const placed = await fetch(`${url}/v1/store/orders`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...auth(key) },
+        body: JSON.stringify({ petId: nextAnimal(url) }),
+      });
+      if (placed.status !== 201) return status(Promise.resolve(placed));
+      const { id } = (await placed.json()) as { id: number };
+      return status(fetch(`${url}/v1/store/orders/${id}/complete`, { method: "POST", headers: auth(key) }));
+    },
+  };
 }
 
 /** The many-key scenarios over `population`. */
@@ -108,6 +173,7 @@ export function manyKeyScenarios(population: Population): Scenario[] {
       })),
     ),
     drawnCreate(`createPet, ${n} keys Zipf`, keyOf(zipf(n)), categoryIds),
+    orderPairs(`createOrder + completeOrder, ${n} keys Zipf`, keyOf(zipf(n)), population),
   ];
 }
 

@@ -4,6 +4,7 @@
  * new key's pages (docs/contract.md section 2, "Roll"), and a key already rolled offers no second roll. A key
  * issued with fewer scopes is refused what they leave out, and its page changes them (section 2, "Scopes").
  */
+
 import { expect, test } from "@playwright/test";
 import { e2e } from "./support/accounts";
 import { expectAccessible, openSignedIn, restGet, snap, unique } from "./support/helpers";
@@ -123,13 +124,12 @@ test("issue a read-only key, see the API refuse it creation, then give it pets:w
   await page.getByRole("button", { name: "Issue key" }).first().click();
   const dialog = page.getByRole("dialog", { name: "Issue an API key" });
   await dialog.getByLabel(/^Name/).fill(name);
-  // Both scopes are ticked by default; at least one must stay.
+  // Every scope is ticked by default; at least one must stay.
   const read = dialog.getByRole("checkbox", { name: "pets:read" });
-  const write = dialog.getByRole("checkbox", { name: "pets:write" });
-  await expect(read).toBeChecked();
-  await expect(write).toBeChecked();
-  await read.uncheck();
-  await write.uncheck();
+  for (const scope of ["pets:read", "pets:write", "orders:read", "orders:write"]) {
+    await expect(dialog.getByRole("checkbox", { name: scope })).toBeChecked();
+    await dialog.getByRole("checkbox", { name: scope }).uncheck();
+  }
   await dialog.getByRole("button", { name: "Issue key" }).click();
   await expect(dialog.getByText("Choose at least one.")).toBeVisible();
   await read.check();

@@ -11,8 +11,10 @@ import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/v1.js";
 import {
   type ListCategoriesQuery,
+  type ListOrdersQuery,
   type ListPetsQuery,
   nextCategoriesQuery,
+  nextOrdersQuery,
   nextPageQuery,
 } from "./paging.js";
 import { type RateLimitState, rateLimitOf } from "./rate-limit.js";
@@ -25,7 +27,15 @@ export type PetStatus = components["schemas"]["PetStatus"];
 export type Category = components["schemas"]["Category"];
 /** What `me()` answers: the calling key, its plan and limits, and its rate-limit windows after that call. */
 export type Me = components["schemas"]["Me"];
-export type { ListCategoriesQuery, ListPetsQuery };
+/** A JSON merge patch of an animal (`pets.update`): the fields given change; `status: null` removes it. */
+export type PetPatch = components["schemas"]["PetPatch"];
+export type Order = components["schemas"]["Order"];
+export type OrderStatus = components["schemas"]["OrderStatus"];
+/** What `orders.create` sends: the animal, and optionally the hold in minutes (1 to 1440). */
+export type NewOrder = components["schemas"]["OrderCreate"];
+/** What `inventory()` answers: the number of animals in each state. */
+export type Inventory = components["schemas"]["Inventory"];
+export type { ListCategoriesQuery, ListOrdersQuery, ListPetsQuery };
 
 // Optional options also accept `undefined`, so that callers compiled with `exactOptionalPropertyTypes` can
 // pass a value they may not have (`{ timeoutMs: settings.timeout }`).
@@ -68,6 +78,35 @@ export interface PetPage {
   next?: ListPetsQuery | undefined;
 }
 
+export interface OrderPage {
+  /** The orders of this page, newest first. */
+  orders: Order[];
+  /** The query of the next page (from `Link: rel="next"`) for `orders.list`; undefined on the last page. */
+  next?: ListOrdersQuery | undefined;
+}
+
+export interface UpdatePetOptions extends CallOptions {
+  /**
+   * The ETag the animal was read with (`pets.update`'s or `createPet`'s `etag`, or getPet's): the change applies
+   * only if nobody changed the animal since, else it throws `precondition_failed` (412). A retried attempt whose
+   * first try did apply meets its own change: read the animal again on a 412.
+   */
+  ifMatch?: string | undefined;
+}
+
+/** What `pets.update` answers: the animal after the change and its ETag (for the next `ifMatch`). */
+export interface UpdatedPet {
+  pet: Pet;
+  etag: string;
+}
+
+/** What `orders.create` answers: the order, and whether the API replayed an earlier placement. */
+export interface CreatedOrder {
+  order: Order;
+  /** True when an earlier request with the same Idempotency-Key placed `order` (this call placed nothing). */
+  replayed: boolean;
+}
+
 export interface CategoryPage {
   /** The categories of this page, in ascending id order. */
   categories: Category[];
@@ -86,6 +125,8 @@ export interface CreatedPet {
    * answer was lost (a timeout or a dropped connection) before the client retried it.
    */
   replayed: boolean;
+  /** The animal's ETag, for a later `pets.update`'s `ifMatch`. */
+  etag: string;
 }
 
 export interface PetStoreClient {
@@ -116,7 +157,45 @@ export interface PetStoreClient {
      * @throws PetStoreError, PetStoreNetworkError from the page that failed.
      */
     all(query?: Omit<ListPetsQuery, "cursor">, options?: CallOptions): AsyncGenerator<Pet, void, undefined>;
+    /**
+     * updatePet: changes an animal by a JSON merge patch (RFC 7396). Needs the `pets:write` scope.
+     * @returns `{ pet, etag }`: the animal after the change and its ETag.
+     * @throws PetStoreError (`precondition_failed` when `ifMatch` is stale, `conflict` for a status change of
+     *   an animal an order holds, `not_found`, `validation_failed`), PetStoreNetworkError
+     */
+    update(petId: number, patch: PetPatch, options?: UpdatePetOptions): Promise<UpdatedPet>;
   };
+  /** The store section: orders of animals (docs/contract.md section 1, "The store section"). */
+  orders: {
+    /**
+     * createOrder: orders an available animal, held for the caller until the order is completed or cancelled
+     * or its hold lapses, with an Idempotency-Key (generated unless given) reused by every retry. Needs
+     * `orders:write`.
+     * @throws PetStoreError (`conflict` when the animal is not available, `validation_failed`), PetStoreNetworkError
+     */
+    create(order: NewOrder, options?: CreatePetOptions): Promise<CreatedOrder>;
+    /**
+     * listOrders: one page of the caller's orders, newest first. Needs `orders:read`.
+     * @param query `limit`, `status`, `petId`, and `cursor` (from the previous page's `next`).
+     */
+    list(query?: ListOrdersQuery, options?: CallOptions): Promise<OrderPage>;
+    /** Every matching order, page after page, each exactly once. */
+    all(
+      query?: Omit<ListOrdersQuery, "cursor">,
+      options?: CallOptions,
+    ): AsyncGenerator<Order, void, undefined>;
+    /** getOrder. @throws PetStoreError (`not_found`, also for another owner's order), PetStoreNetworkError */
+    get(orderId: number, options?: CallOptions): Promise<Order>;
+    /**
+     * completeOrder: the order `completed`, its animal `sold`. Safe to retry (a repeat answers the same order).
+     * @throws PetStoreError (`conflict` when the order is no longer placed), PetStoreNetworkError
+     */
+    complete(orderId: number, options?: CallOptions): Promise<Order>;
+    /** cancelOrder: the order `cancelled`, its animal `available`. Safe to retry. @throws as `complete`. */
+    cancel(orderId: number, options?: CallOptions): Promise<Order>;
+  };
+  /** getInventory: the number of animals in each state. Needs `pets:read`. */
+  inventory(options?: CallOptions): Promise<Inventory>;
   /**
    * listCategories (an addition to the interface): one page of categories in ascending id order; their ids are
    * the `categoryId` of `createPet`. Needs the `pets:read` scope.
@@ -219,6 +298,30 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     return next ? { categories: data, next } : { categories: data };
   };
 
+  const listOrders = async (query: ListOrdersQuery = {}, call: CallOptions = {}): Promise<OrderPage> => {
+    const { data, response } = await retryingCall(
+      env,
+      "listOrders",
+      (signal) => api.GET("/store/orders", { params: { query }, signal }),
+      call.signal,
+    );
+    const next = nextOrdersQuery(response.headers);
+    return next ? { orders: data, next } : { orders: data };
+  };
+
+  const closeOrder = async (orderId: number, action: "complete" | "cancel", call: CallOptions) => {
+    const { data } = await retryingCall(
+      env,
+      action === "complete" ? "completeOrder" : "cancelOrder",
+      (signal) =>
+        action === "complete"
+          ? api.POST("/store/orders/{orderId}/complete", { params: { path: { orderId } }, signal })
+          : api.POST("/store/orders/{orderId}/cancel", { params: { path: { orderId } }, signal }),
+      call.signal,
+    );
+    return data;
+  };
+
   return {
     listPets,
     async createPet(pet, call = {}) {
@@ -230,7 +333,11 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
           api.POST("/pets", { body: pet, params: { header: { "idempotency-key": idempotencyKey } }, signal }),
         call.signal,
       );
-      return { pet: data, replayed: response.headers.get("idempotent-replayed") === "true" };
+      return {
+        pet: data,
+        replayed: response.headers.get("idempotent-replayed") === "true",
+        etag: response.headers.get("etag") ?? "",
+      };
     },
     async getPet(petId, call = {}) {
       const { data } = await retryingCall(
@@ -250,6 +357,67 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
           next = page.next;
         }
       },
+      async update(petId, patch, call = {}) {
+        const header = call.ifMatch === undefined ? undefined : { "If-Match": call.ifMatch };
+        const { data, response } = await retryingCall(
+          env,
+          "updatePet",
+          (signal) =>
+            api.PATCH("/pets/{petId}", {
+              params: { path: { petId }, ...(header ? { header } : {}) },
+              body: patch,
+              signal,
+            }),
+          call.signal,
+        );
+        return { pet: data, etag: response.headers.get("etag") ?? "" };
+      },
+    },
+    orders: {
+      async create(order, call = {}) {
+        const idempotencyKey = call.idempotencyKey ?? newIdempotencyKey();
+        const { data, response } = await retryingCall(
+          env,
+          "createOrder",
+          (signal) =>
+            api.POST("/store/orders", {
+              body: order,
+              params: { header: { "idempotency-key": idempotencyKey } },
+              signal,
+            }),
+          call.signal,
+        );
+        return { order: data, replayed: response.headers.get("idempotent-replayed") === "true" };
+      },
+      list: listOrders,
+      async *all(query = {}, call = {}) {
+        let next: ListOrdersQuery | undefined = query;
+        while (next) {
+          const page: OrderPage = await listOrders(next, call);
+          yield* page.orders;
+          next = page.next;
+        }
+      },
+      async get(orderId, call = {}) {
+        const { data } = await retryingCall(
+          env,
+          "getOrder",
+          (signal) => api.GET("/store/orders/{orderId}", { params: { path: { orderId } }, signal }),
+          call.signal,
+        );
+        return data;
+      },
+      complete: (orderId, call = {}) => closeOrder(orderId, "complete", call),
+      cancel: (orderId, call = {}) => closeOrder(orderId, "cancel", call),
+    },
+    async inventory(call = {}) {
+      const { data } = await retryingCall(
+        env,
+        "getInventory",
+        (signal) => api.GET("/store/inventory", { signal }),
+        call.signal,
+      );
+      return data;
     },
     listCategories,
     categories: {

@@ -1,12 +1,14 @@
 /**
- * Paging by `Link: <…>; rel="next"` (RFC 8288; docs/contract.md section 1 "GET /v1/pets (listPets)" and "GET
- * /v1/categories (listCategories)"): the next page's query is read from the link's URL.
+ * Paging by `Link: <…>; rel="next"` (RFC 8288; docs/contract.md section 1 "GET /v1/pets (listPets)", "GET
+ * /v1/categories (listCategories)" and "GET /v1/store/orders (listOrders)"): the next page's query is read from the
+ * link's URL.
  */
 import LinkHeader from "http-link-header";
 import type { operations } from "./generated/v1.js";
 
 export type ListPetsQuery = NonNullable<operations["listPets"]["parameters"]["query"]>;
 export type ListCategoriesQuery = NonNullable<operations["listCategories"]["parameters"]["query"]>;
+export type ListOrdersQuery = NonNullable<operations["listOrders"]["parameters"]["query"]>;
 
 /**
  * The query of the `Link: rel="next"` URL in `headers` with its cursor; undefined without a next link.
@@ -47,5 +49,19 @@ export function nextCategoriesQuery(headers: Headers): ListCategoriesQuery | und
   const limit = next.params.get("limit");
   const query: ListCategoriesQuery = { cursor: next.cursor };
   if (limit) query.limit = Number(limit);
+  return query;
+}
+
+/** As `nextPageQuery`, for a page of listOrders (`limit`, `status`, `petId` and `cursor`). */
+export function nextOrdersQuery(headers: Headers): ListOrdersQuery | undefined {
+  const next = nextLinkQuery(headers);
+  if (!next) return undefined;
+  const query: ListOrdersQuery = { cursor: next.cursor };
+  const limit = next.params.get("limit");
+  const status = next.params.get("status");
+  const petId = next.params.get("petId");
+  if (limit) query.limit = Number(limit);
+  if (status) query.status = status as NonNullable<ListOrdersQuery["status"]>;
+  if (petId) query.petId = Number(petId);
   return query;
 }

@@ -175,7 +175,7 @@ describe("client against a scripted server", () => {
     server.script(after(2_000, json(201, rex)), json(201, rex, { "idempotent-replayed": "true" }));
     const c = client({ timeoutMs: 600 });
     // The answer that got through replays the first attempt's creation, and says so.
-    expect(await c.createPet({ name: "Rex", categoryId: 1 })).toEqual({ pet: rex, replayed: true });
+    expect(await c.createPet({ name: "Rex", categoryId: 1 })).toEqual({ pet: rex, replayed: true, etag: "" });
     expect(server.requests).toHaveLength(2);
     const [first, second] = server.requests.map((r) => r.headers["idempotency-key"]);
     expect(first).toMatch(/^[0-9a-f-]{32,36}$/);
@@ -183,7 +183,11 @@ describe("client against a scripted server", () => {
     expect(JSON.parse(server.requests[1]?.body ?? "")).toEqual({ name: "Rex", categoryId: 1 });
 
     server.script(json(201, rex), json(201, rex));
-    expect(await c.createPet({ name: "Rex", categoryId: 1 })).toEqual({ pet: rex, replayed: false });
+    expect(await c.createPet({ name: "Rex", categoryId: 1 })).toEqual({
+      pet: rex,
+      replayed: false,
+      etag: "",
+    });
     await c.createPet({ name: "Rex", categoryId: 1 });
     const keys = server.requests.slice(2).map((r) => r.headers["idempotency-key"]);
     expect(new Set([...keys, first]).size).toBe(3);
@@ -285,6 +289,87 @@ describe("client against a scripted server", () => {
       "/v1/categories?limit=2",
       "/v1/categories?cursor=k1&limit=2",
       "/v1/me",
+    ]);
+  });
+
+  it("changes an animal with If-Match and returns its new ETag; a stale tag is a precondition_failed at once", async () => {
+    server.script(
+      json(200, { ...rex, name: "Max" }, { etag: '"new"' }),
+      apiError(412, "precondition_failed"),
+    );
+    expect(await client().pets.update(7, { name: "Max" }, { ifMatch: '"old"' })).toEqual({
+      pet: { ...rex, name: "Max" },
+      etag: '"new"',
+    });
+    expect(server.requests[0]).toMatchObject({
+      method: "PATCH",
+      url: "/v1/pets/7",
+      headers: { "if-match": '"old"' },
+    });
+    expect(JSON.parse(server.requests[0]?.body ?? "")).toEqual({ name: "Max" });
+    const error = await client()
+      .pets.update(7, { status: null })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "precondition_failed", status: 412, attempts: 1 });
+    expect(server.requests[1]?.headers["if-match"]).toBeUndefined();
+  });
+
+  it("places an order with an Idempotency-Key kept across retries, and never retries a conflict", async () => {
+    const order = {
+      id: 3,
+      petId: 7,
+      status: "placed",
+      createdAt: "2026-11-29T10:00:00.000Z",
+      holdUntil: "2026-11-29T10:30:00.000Z",
+      closedAt: null,
+    };
+    server.script(apiError(503, "service_unavailable", { "retry-after": "1" }), json(201, order));
+    expect(await client().orders.create({ petId: 7 })).toEqual({ order, replayed: false });
+    const [first, second] = server.requests.map((r) => r.headers["idempotency-key"]);
+    expect(first).toBeTruthy();
+    expect(second).toBe(first);
+    server.script(apiError(409, "conflict"));
+    const error = await client()
+      .orders.create({ petId: 7, holdMinutes: 5 })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "conflict", status: 409, attempts: 1 });
+    server.script(
+      json(200, { ...order, status: "completed" }),
+      json(200, { ...order, status: "cancelled" }),
+      json(200, order),
+    );
+    expect((await client().orders.complete(3)).status).toBe("completed");
+    expect((await client().orders.cancel(3)).status).toBe("cancelled");
+    expect(await client().orders.get(3)).toEqual(order);
+    expect(server.requests.slice(-3).map((r) => `${r.method} ${r.url}`)).toEqual([
+      "POST /v1/store/orders/3/complete",
+      "POST /v1/store/orders/3/cancel",
+      "GET /v1/store/orders/3",
+    ]);
+  });
+
+  it("follows listOrders' Link rel=next with its filters, and reads the inventory", async () => {
+    const link = {
+      link: '<https://api.elsewhere.example/v1/store/orders?limit=1&status=placed&petId=7&cursor=o1>; rel="next"',
+    };
+    const order = (id: number) => ({
+      id,
+      petId: 7,
+      status: "placed",
+      createdAt: "2026-11-29T10:00:00.000Z",
+      holdUntil: "2026-11-29T10:30:00.000Z",
+      closedAt: null,
+    });
+    const inventory = { available: 3, pending: 1, sold: 2, unset: 0 };
+    server.script(json(200, [order(2)], link), json(200, [order(1)]), json(200, inventory));
+    const ids: number[] = [];
+    for await (const o of client().orders.all({ limit: 1, status: "placed", petId: 7 })) ids.push(o.id);
+    expect(ids).toEqual([2, 1]);
+    expect(await client().inventory()).toEqual(inventory);
+    expect(server.requests.map((r) => r.url)).toEqual([
+      "/v1/store/orders?limit=1&status=placed&petId=7",
+      "/v1/store/orders?cursor=o1&limit=1&status=placed&petId=7",
+      "/v1/store/inventory",
     ]);
   });
 });

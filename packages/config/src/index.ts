@@ -237,6 +237,7 @@ const envSchema = z
     PASSWORD_HASH_CONCURRENCY: positiveInt.max(64).default(1),
     PASSWORD_HASH_QUEUE: nonNegativeInt.max(1000).default(8),
     CURSOR_SECRET: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
+    ORDER_HOLD_MINUTES: positiveInt.max(1440).default(30),
     METRICS_ENABLED: booleanFlag.default(true),
     METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
     ANALYTICS_ENABLED: booleanFlag.default(true),
@@ -430,6 +431,11 @@ export interface Config {
    */
   cursorSecret?: string;
   /**
+   * The store section (docs/contract.md section 1): how long an order holds its animal unless the order asks
+   * otherwise (ORDER_HOLD_MINUTES, 1 to 1440, default 30).
+   */
+  orders: { holdMinutes: number };
+  /**
    * GET /metrics (Prometheus text format): `enabled` false turns off both the endpoint (404) and the per-request
    * recording; with `token` set a scrape must send `Authorization: Bearer <token>`.
    */
@@ -601,6 +607,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordHashCost: e.PASSWORD_HASH_COST,
     passwordHashing: { concurrency: e.PASSWORD_HASH_CONCURRENCY, queue: e.PASSWORD_HASH_QUEUE },
     ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
+    orders: { holdMinutes: e.ORDER_HOLD_MINUTES },
     metrics: { enabled: e.METRICS_ENABLED, ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}) },
     analytics: {
       enabled: e.ANALYTICS_ENABLED,

@@ -63,6 +63,8 @@ describe("loadConfig", () => {
     ["TRUST_PROXY", "10.0.0.0/8,,loopback"],
     ["RATE_LIMIT_STORE_TIMEOUT_MS", "-5"],
     ["CURSOR_SECRET", "too short"],
+    ["ORDER_HOLD_MINUTES", "0"],
+    ["ORDER_HOLD_MINUTES", "1441"],
     ["METRICS_TOKEN", "short"],
     ["METRICS_ENABLED", "perhaps"],
     ["ANALYTICS_ENABLED", "sometimes"],
@@ -145,6 +147,11 @@ describe("loadConfig", () => {
     );
     expect(() => loadConfig({ OTEL_TRACES_SAMPLER: "jaeger_remote" })).toThrow(/OTEL_TRACES_SAMPLER/);
     expect(() => loadConfig({ OTEL_TRACES_SAMPLER_ARG: "2" })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+  });
+
+  it("holds an order's animal ORDER_HOLD_MINUTES, 30 by default", () => {
+    expect(loadConfig({}).orders.holdMinutes).toBe(30);
+    expect(loadConfig({ ORDER_HOLD_MINUTES: "5" }).orders.holdMinutes).toBe(5);
   });
 
   it("takes the cursor secret from CURSOR_SECRET, else leaves it to the database", () => {

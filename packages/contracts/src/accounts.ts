@@ -96,9 +96,15 @@ export const LoggedOperation = z.enum([
   "listPets",
   "createPet",
   "getPet",
-  "store.orders",
+  "updatePet",
   "listCategories",
   "getMe",
+  "createOrder",
+  "listOrders",
+  "getOrder",
+  "completeOrder",
+  "cancelOrder",
+  "getInventory",
   "other",
 ]);
 

@@ -58,6 +58,7 @@ export const AuditEntityType = z.enum([
   "webhookEndpoint",
   "account",
   "invitation",
+  "order",
 ]);
 export type AuditEntityType = z.infer<typeof AuditEntityType>;
 
@@ -109,6 +110,8 @@ export const AUDIT_ACTIONS = [
   "account.removeMember",
   "invitation.create",
   "invitation.accept",
+  "order.complete",
+  "order.cancel",
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS, { error: "must be an action the audit log records" });
 export type AuditAction = z.infer<typeof AuditAction>;

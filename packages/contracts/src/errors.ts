@@ -15,6 +15,8 @@ export const errorStatusByCode = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   header_too_large: 431,
+  conflict: 409,
+  precondition_failed: 412,
   idempotency_key_in_use: 409,
   idempotency_key_reused: 422,
   rate_limited: 429,
@@ -25,7 +27,6 @@ export const errorStatusByCode = {
   internal_error: 500,
   // Dashboard-only codes (never sent by the REST API).
   forbidden: 403,
-  conflict: 409,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatusByCode;
@@ -42,6 +43,8 @@ export const restErrorCodes = [
   "payload_too_large",
   "unsupported_media_type",
   "header_too_large",
+  "conflict",
+  "precondition_failed",
   "idempotency_key_in_use",
   "idempotency_key_reused",
   "rate_limited",

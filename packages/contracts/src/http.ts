@@ -49,9 +49,9 @@ export const problems = {
     code: "payload_too_large",
     message: `The request body is larger than ${kib(limitBytes)}.`,
   }),
-  unsupportedMediaType: (): Problem => ({
+  unsupportedMediaType: (accepted = "application/json"): Problem => ({
     code: "unsupported_media_type",
-    message: "Send the request body as application/json.",
+    message: `Send the request body as ${accepted}.`,
   }),
   headerTooLarge: (): Problem => ({
     code: "header_too_large",

@@ -7,6 +7,7 @@ export * from "./errors.ts";
 export * from "./http.ts";
 export * from "./limits.ts";
 export * from "./me.ts";
+export * from "./orders.ts";
 export * from "./pets.ts";
 export * from "./scopes.ts";
 export * from "./text.ts";

@@ -1,12 +1,13 @@
 /**
  * API key scopes (docs/contract.md section 2, "Scopes"): what a key may do. `pets:read` lists and fetches
- * animals, `pets:write` adds them; neither implies the other, and a key holds one or both (both by default).
- * A call outside the key's scopes is 403 `insufficient_scope` (RFC 6750 section 3.1).
+ * animals and the inventory, `pets:write` adds and changes them, `orders:read` lists and fetches the key's orders,
+ * `orders:write` places, completes and cancels them; none implies another, and a key holds one or more (all by
+ * default). A call outside the key's scopes is 403 `insufficient_scope` (RFC 6750 section 3.1).
  */
 import { typeMessage, z } from "./zod.ts";
 
 /** Every scope, in the one order lists and forms show them in. */
-export const API_KEY_SCOPES = ["pets:read", "pets:write"] as const;
+export const API_KEY_SCOPES = ["pets:read", "pets:write", "orders:read", "orders:write"] as const;
 export const ApiKeyScope = z.enum(API_KEY_SCOPES, {
   error: typeMessage(`must be one of ${API_KEY_SCOPES.join(", ")}`),
 });
@@ -18,7 +19,9 @@ export const DEFAULT_API_KEY_SCOPES: readonly ApiKeyScope[] = API_KEY_SCOPES;
 /** What each scope allows, in plain words (forms, the CLI's usage text, the OpenAPI document). */
 export const SCOPE_DESCRIPTIONS: Record<ApiKeyScope, string> = {
   "pets:read": "list and fetch animals",
-  "pets:write": "add animals",
+  "pets:write": "add and change animals",
+  "orders:read": "list and fetch its orders",
+  "orders:write": "place, complete and cancel orders",
 };
 
 /**

@@ -13,6 +13,8 @@ import { createCategoryService } from "./categories.ts";
 import type { CoreDeps } from "./deps.ts";
 import { createIdempotencyService } from "./idempotency.ts";
 import { createMailer } from "./mail.ts";
+import { createOrdersService } from "./orders/service.ts";
+import { createOrderSweeper } from "./orders/sweep.ts";
 import { createPetService } from "./pets/service.ts";
 import { createPlanService } from "./plans.ts";
 import { createScaleSeeder } from "./scale-seed.ts";
@@ -25,7 +27,10 @@ import { createPasswordWork } from "./users/password.ts";
 import { createUserService } from "./users/service.ts";
 import { createWebhooks } from "./webhooks/index.ts";
 
-/** `cursorSecret` signs listPets' and listCategories' cursors; `usageSources`: the recorder's unflushed counts. */
+/**
+ * `cursorSecret` signs the cursors of listPets, listCategories and listOrders; `usageSources`: the recorder's
+ * unflushed counts.
+ */
 export function createCore(deps: CoreDeps, options: { cursorSecret: string; usageSources?: UsageSources }) {
   // The services that write webhook events tell delivery when a change queued some (webhooks/outbox.ts).
   const webhooks = createWebhooks(deps);
@@ -40,9 +45,17 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
   const invitations = createInvitationService(deps, passwords, mailer);
   const usage = createUsageService(deps, options.usageSources);
   const requestLog = createRequestLogService(deps);
+  const orders = createOrdersService(deps, options.cursorSecret, webhooks.queued);
   return {
     pets: createPetService(deps, options.cursorSecret, webhooks.queued),
     categories: createCategoryService(deps, webhooks.queued, options.cursorSecret),
+    /**
+     * Orders (orders/service.ts): the store's view of every order; `orders.of(owner)` one account's (or one
+     * key's) orders only.
+     */
+    orders,
+    /** Expires lapsed holds and folds the inventory's counts, once a second (orders/sweep.ts). */
+    orderSweeper: createOrderSweeper(deps, orders),
     apiKeys: {
       ...apiKeys,
       search: createApiKeySearch(deps),
@@ -62,7 +75,7 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     /** The store's webhook endpoints (every one), delivery log, replay; delivery in this process. */
     webhooks,
     /** One consumer account's services, refusing other accounts' ids (accounts/scope.ts). */
-    forAccount: createAccountScopes({ accounts, invitations, apiKeys, usage, requestLog, webhooks }),
+    forAccount: createAccountScopes({ accounts, invitations, apiKeys, usage, requestLog, webhooks, orders }),
     /** `petstore db seed --scale`: the scale data set in a new PostgreSQL database (scale-seed.ts). */
     seedScale: createScaleSeeder(deps),
   };

@@ -15,11 +15,14 @@ export * from "./core.ts";
 export type { DatabaseOperations, SeedResult } from "./database/operations.ts";
 export * from "./dependency-status.ts";
 export * from "./deps.ts";
+
 export * from "./error-translator.ts";
 export * from "./first-start.ts";
 export * from "./housekeeping.ts";
 export * from "./idempotency.ts";
 export * from "./logger.ts";
+export * from "./orders/service.ts";
+export { SWEEP_INTERVAL_MS } from "./orders/sweep.ts";
 export * from "./pets/service.ts";
 export * from "./plans.ts";
 export * from "./ratelimit/index.ts";

@@ -132,6 +132,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       setUpFirstStart({ prisma: db.prisma, config }, { database, apiKeys: core.apiKeys, users: core.users }),
     async close() {
       await core.webhooks.stop();
+      await core.orderSweeper.stop();
       await analytics?.close();
       await analytics?.recentStore.close();
       await housekeeping.stop();

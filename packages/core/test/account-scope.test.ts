@@ -12,7 +12,7 @@ import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
-type Kind = "key" | "endpoint" | "message" | "member";
+type Kind = "key" | "endpoint" | "message" | "member" | "order";
 
 /** Own ids the calls below need besides the id under test. */
 const own = { endpoint: "", message: "" };
@@ -59,6 +59,8 @@ const BY_ID: Record<string, { kind: Kind; call: (a: AccountScope, id: string) =>
   "webhooks.message": { kind: "message", call: (a, id) => a.webhooks.message(id) },
   setMemberRole: { kind: "member", call: (a, id) => a.setMemberRole({ id, role: "developer" }, "test") },
   removeMember: { kind: "member", call: (a, id) => a.removeMember(id, "test") },
+  "orders.get": { kind: "order", call: (a, id) => a.orders.get(Number(id)) },
+  "orders.cancel": { kind: "order", call: (a, id) => a.orders.cancel(Number(id), "test") },
 };
 /** The scope's members that take no id of another object. */
 const WITHOUT_ID = [
@@ -70,6 +72,7 @@ const WITHOUT_ID = [
   "webhooks.create",
   "usage",
   "invite",
+  "orders.search",
 ];
 
 /** The scope's members by dotted path (one level of nesting: `keys.get`). */
@@ -89,7 +92,14 @@ describe.each(["pglite", "postgres"] as const)("an account's scope on %s", (kind
   let rt: Runtime;
   let database: TestDatabase | undefined;
   let a: AccountScope;
-  const foreign: Record<Kind, Record<string, string>> = { key: {}, endpoint: {}, message: {}, member: {} };
+  const foreign: Record<Kind, Record<string, string>> = {
+    key: {},
+    endpoint: {},
+    message: {},
+    member: {},
+    order: {},
+  };
+  let ownOrder = 0;
 
   /** Creates an account with its owner signed up; @returns its id and the owner's user id. */
   async function account(name: string, plan: "free" | "pro" = "pro") {
@@ -117,6 +127,8 @@ describe.each(["pglite", "postgres"] as const)("an account's scope on %s", (kind
         orderBy: [{ eventId: "asc" }, { endpointId: "asc" }],
       }),
       users: await prisma.user.findMany({ orderBy: { id: "asc" } }),
+      orders: await prisma.order.findMany({ orderBy: { id: "asc" } }),
+      pets: await prisma.pet.findMany({ orderBy: { id: "asc" } }),
     };
   };
 
@@ -161,6 +173,36 @@ describe.each(["pglite", "postgres"] as const)("an account's scope on %s", (kind
       "test",
     );
     foreign.member = { ofB: shopB.ownerId, staff: staff.id, unknown: randomUUID() };
+    // Orders: the account's own, B's (whose event reaches B's endpoint and the store's only) and a store key's.
+    const { prisma } = databaseOf(rt);
+    const category = await prisma.category.create({ data: { name: "Scoped dogs" } });
+    const pet = async () =>
+      Number(
+        (await prisma.pet.create({ data: { name: "Rex", categoryId: category.id, status: "available" } })).id,
+      );
+    const ordersOfB = (await b.webhooks.create({ ...target, eventTypes: ["order.placed"] }, "test")).id;
+    const keyOf = async (accountId: string) =>
+      (await prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id;
+    ownOrder = (
+      await rt.orders
+        .of({ accountId: shopA.id })
+        .create({ petId: await pet() }, { apiKeyId: await keyOf(shopA.id) })
+    ).id;
+    const orderOfB = await rt.orders
+      .of({ accountId: shopB.id })
+      .create({ petId: await pet() }, { apiKeyId: await keyOf(shopB.id) });
+    const storeKey = foreign.key.ofTheStore as string;
+    const orderOfTheStore = await rt.orders
+      .of({ apiKeyId: storeKey })
+      .create({ petId: await pet() }, { apiKeyId: storeKey });
+    foreign.order = {
+      ofB: String(orderOfB.id),
+      ofTheStore: String(orderOfTheStore.id),
+      unknown: "999999999",
+    };
+    const placed = await prisma.webhookEvent.findFirstOrThrow({ where: { type: "order.placed" } });
+    expect((await rt.webhooks.message(placed.id)).deliveries.map((d) => d.endpointId)).toEqual([ordersOfB]);
+    foreign.message.orderOfB = placed.id;
   });
   afterAll(async () => {
     await rt?.close();
@@ -209,6 +251,11 @@ describe.each(["pglite", "postgres"] as const)("an account's scope on %s", (kind
     expect(await a.webhooks.replayMessage({ messageId }, "test")).toBe(1);
     expect((await rt.webhooks.message(messageId)).deliveries).toHaveLength(3);
     expect(await rt.webhooks.replayMessage({ messageId }, "test")).toBe(3);
+  });
+
+  it("lists the account's own orders only, and cancels its own", async () => {
+    expect((await a.orders.search({ page: 1, pageSize: 20 })).rows.map((o) => o.id)).toEqual([ownOrder]);
+    expect((await a.orders.cancel(ownOrder, "user:owner@shop-a.example")).status).toBe("cancelled");
   });
 
   it("refuses to create or roll keys of a suspended account, also to the store's key service", async () => {

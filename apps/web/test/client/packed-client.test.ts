@@ -55,12 +55,14 @@ const run = async (command: string, args: string[], cwd: string, env = consumerE
   }
 };
 
-/** What the consumer's scripts exercise: every operation, the replay flag and the typed errors. */
+/** What the consumer's scripts exercise: the operations (the store section's too), the replay flag and the typed errors. */
 const ESM_SCRIPT = `import {
   createPetStoreClient,
   PetStoreError,
   type CreatedPet,
+  type Inventory,
   type NewPet,
+  type Order,
   type Pet,
   type PetStoreClientOptions,
 } from "@petstore/client";
@@ -90,6 +92,10 @@ const stranger = createPetStoreClient({ ...options, apiKey: "pet_test_notakey" }
 const refused = await stranger.listPets().catch((error: unknown) => error);
 const all: number[] = [];
 for await (const pet of client.pets.all({ limit: 5 })) all.push(pet.id);
+const changed = await client.pets.update(first.pet.id, { status: "available" }, { ifMatch: first.etag });
+const placed = await client.orders.create({ petId: first.pet.id, holdMinutes: 5 });
+const completed: Order = await client.orders.complete(placed.order.id);
+const inventory: Inventory = await client.inventory();
 
 const describeError = (error: unknown) =>
   error instanceof PetStoreError
@@ -105,6 +111,9 @@ console.log(
     failure: describeError(failure),
     refused: describeError(refused),
     all: all.length,
+    changed: [changed.pet.status, changed.etag === first.etag],
+    order: [placed.order.status, completed.status, (await client.orders.list({ petId: first.pet.id })).orders.length],
+    sold: inventory.sold > 0,
     rateLimit: client.rateLimit !== undefined,
   }),
 );
@@ -361,6 +370,9 @@ describe("@petstore/client packed and installed outside the workspace", () => {
       failure: { instance: true, code: "validation_failed", status: 400, paths: ["name"] },
       refused: { instance: true, code: "unauthorized", status: 401, paths: [] },
       all: await databaseOf(db.rt).prisma.pet.count(),
+      changed: ["available", true],
+      order: ["placed", "completed", 1],
+      sold: true,
       rateLimit: true,
     });
 

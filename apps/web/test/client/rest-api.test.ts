@@ -3,7 +3,8 @@
  * handler mounted as server.ts mounts it) on PostgreSQL (reached through a proxy the test can cut) and Redis,
  * with `Date` frozen where a rate-limit window must turn: paging through 250 animals, getPet and typed errors,
  * retries through a forced 429 and a cut database (503), no retry of a ban that outlasts the budget, and one
- * animal created although a timed-out createPet was retried (a proxy holds its reply back). The packed client
+ * animal created although a timed-out createPet was retried (a proxy holds its reply back), the store section
+ * (an order placed, listed, completed; a change with the ETag createPet gave; the inventory). The packed client
  * against the production server: packed-client.test.ts.
  */
 import { randomUUID } from "node:crypto";
@@ -148,6 +149,44 @@ describe("@petstore/client against the REST API", () => {
 
     const stranger = recordingClient({ apiKey: "pet_test_notakey" }).client;
     await expect(stranger.listPets()).rejects.toMatchObject({ code: "unauthorized", status: 401 });
+  });
+
+  it("orders an animal, lists, completes it, changes an animal by its ETag and reads the inventory", async () => {
+    const { client } = recordingClient();
+    const { pet, etag } = await client.createPet({
+      name: `Orderable ${randomUUID()}`,
+      categoryId,
+      status: "available",
+    });
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    const renamed = await client.pets.update(pet.id, { name: "Renamed by tag" }, { ifMatch: etag });
+    expect(renamed.pet).toMatchObject({ id: pet.id, name: "Renamed by tag" });
+    const stale = await client.pets
+      .update(pet.id, { name: "Late" }, { ifMatch: etag })
+      .catch((e: unknown) => e);
+    expect(stale).toMatchObject({ code: "precondition_failed", status: 412 });
+    const before = await client.inventory();
+    const { order, replayed } = await client.orders.create({ petId: pet.id, holdMinutes: 10 });
+    expect({ status: order.status, petId: order.petId, replayed }).toEqual({
+      status: "placed",
+      petId: pet.id,
+      replayed: false,
+    });
+    const taken = await client.orders.create({ petId: pet.id }).catch((e: unknown) => e);
+    expect(taken).toMatchObject({ code: "conflict", status: 409, attempts: 1 });
+    expect((await client.orders.list({ petId: pet.id })).orders).toEqual([order]);
+    expect(await client.orders.get(order.id)).toEqual(order);
+    const completed = await client.orders.complete(order.id);
+    expect(completed).toMatchObject({ id: order.id, status: "completed" });
+    expect(await client.orders.complete(order.id)).toEqual(completed);
+    expect(await client.inventory()).toEqual({
+      ...before,
+      available: before.available - 1,
+      sold: before.sold + 1,
+    });
+    const ids: number[] = [];
+    for await (const o of client.orders.all({ status: "completed", limit: 1 })) ids.push(o.id);
+    expect(ids).toContain(order.id);
   });
 
   it("creates one animal although the first createPet timed out and was retried", async () => {

@@ -147,9 +147,9 @@ describe("restricted keys, browsers and conditional GET", () => {
         });
         expect(r.status).toBe(204);
         expect(r.headers.get("access-control-allow-origin")).toBe("*");
-        expect(r.headers.get("access-control-allow-methods")).toBe("GET,HEAD,POST");
+        expect(r.headers.get("access-control-allow-methods")).toBe("GET,HEAD,POST,PATCH");
         expect(r.headers.get("access-control-allow-headers")).toBe(
-          "Authorization,Content-Type,Idempotency-Key,X-Request-Id,If-None-Match",
+          "Authorization,Content-Type,Idempotency-Key,X-Request-Id,If-None-Match,If-Match",
         );
         expect(r.headers.get("access-control-max-age")).toBe("7200");
         expect(r.headers.get("x-request-id")).not.toBeNull();

@@ -33,9 +33,14 @@ const OPERATIONS: Operation[] = [
   },
   { id: "getPet", ok: 200, send: (t, headers) => t.call("getPet", `/v1/pets/${petId}`, { headers }) },
   {
-    id: "listStoreOrders",
-    ok: 501,
-    send: (t, headers) => t.call("listStoreOrders", "/v1/store/orders", { headers }),
+    id: "listOrders",
+    ok: 200,
+    send: (t, headers) => t.call("listOrders", "/v1/store/orders", { headers }),
+  },
+  {
+    id: "getInventory",
+    ok: 200,
+    send: (t, headers) => t.call("getInventory", "/v1/store/inventory", { headers }),
   },
 ];
 

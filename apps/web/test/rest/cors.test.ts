@@ -28,18 +28,26 @@ describe("CORS, any origin (postgres)", () => {
   const t = useServer("postgres", { env: { ANONYMOUS_PER_MINUTE: "50" } });
 
   it("answers a preflight 204 with the methods, the request headers the API reads and a Max-Age", async () => {
-    for (const path of ["/v1/pets", "/v1/pets/1", "/v1/openapi.json", "/v1/store/orders"]) {
+    for (const path of [
+      "/v1/pets",
+      "/v1/pets/1",
+      "/v1/openapi.json",
+      "/v1/store/orders",
+      "/v1/store/orders/1/cancel",
+      "/v1/store/inventory",
+    ]) {
       const r = await preflight(t, path);
       expect(r.status, path).toBe(204);
       expect(await r.text()).toBe("");
       expect(r.headers.get("access-control-allow-origin")).toBe("*");
-      expect(r.headers.get("access-control-allow-methods")).toBe("GET,HEAD,POST");
+      expect(r.headers.get("access-control-allow-methods")).toBe("GET,HEAD,POST,PATCH");
       expect(r.headers.get("access-control-allow-headers")?.toLowerCase().split(",")).toEqual([
         "authorization",
         "content-type",
         "idempotency-key",
         "x-request-id",
         "if-none-match",
+        "if-match",
       ]);
       expect(r.headers.get("access-control-max-age")).toBe("7200");
       expect(r.headers.get("access-control-allow-credentials")).toBeNull();
@@ -93,7 +101,12 @@ describe("CORS, any origin (postgres)", () => {
     const left = await remaining();
     for (const [path, allow] of [
       ["/v1/pets", "GET, HEAD, POST"],
-      ["/v1/pets/1", "GET, HEAD"],
+      ["/v1/pets/1", "GET, HEAD, PATCH"],
+      ["/v1/store/orders", "GET, HEAD, POST"],
+      ["/v1/store/orders/7", "GET, HEAD"],
+      ["/v1/store/orders/7/complete", "POST"],
+      ["/v1/store/orders/7/cancel", "POST"],
+      ["/v1/store/inventory", "GET, HEAD"],
       ["/v1/openapi.json", "GET, HEAD"],
     ]) {
       const plain = await t.s.fetch(path as string, { method: "OPTIONS" });

@@ -46,7 +46,20 @@ describe("errors (postgres)", () => {
     createPet: (headers: Record<string, string> = {}) =>
       t.create({ name: "During failure", categoryId: t.s.categoryIds[0] }, headers),
     getPet: () => t.call("getPet", `/v1/pets/${petId}`, { headers: t.auth() }),
-    listStoreOrders: () => t.call("listStoreOrders", "/v1/store/orders", { headers: t.auth() }),
+    listOrders: () => t.call("listOrders", "/v1/store/orders", { headers: t.auth() }),
+    createOrder: () =>
+      t.call("createOrder", "/v1/store/orders", {
+        method: "POST",
+        headers: { ...t.auth(), "content-type": "application/json" },
+        body: JSON.stringify({ petId }),
+      }),
+    updatePet: () =>
+      t.call("updatePet", `/v1/pets/${petId}`, {
+        method: "PATCH",
+        headers: { ...t.auth(), "content-type": "application/merge-patch+json" },
+        body: JSON.stringify({ name: "During failure" }),
+      }),
+    getInventory: () => t.call("getInventory", "/v1/store/inventory", { headers: t.auth() }),
   };
 
   describe("unexpected errors", () => {
@@ -109,7 +122,10 @@ describe("errors (postgres)", () => {
       expectUnavailable(await send.createPet());
       expectUnavailable(await send.createPet({ "idempotency-key": "outage-1" }));
       expectUnavailable(await send.getPet());
-      expectUnavailable(await send.listStoreOrders());
+      expectUnavailable(await send.listOrders());
+      expectUnavailable(await send.createOrder());
+      expectUnavailable(await send.updatePet());
+      expectUnavailable(await send.getInventory());
       // Without a key no database is needed to answer: still 401.
       expectError(await t.call("listPets", "/v1/pets", {}), 401, "unauthorized");
       expectError(await t.call(null, "/v1/nowhere"), 404, "not_found");

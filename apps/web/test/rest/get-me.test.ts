@@ -31,7 +31,7 @@ const remainingOf = (r: CallResult) =>
 
 describe("getMe (postgres)", () => {
   const t = useServer("postgres");
-  /** A Pro key that expires, reading only, and an Enterprise key with both scopes and custom limits. */
+  /** A Pro key that expires, reading only, and an Enterprise key with every scope and custom limits. */
   const keys = { pro: { id: "", key: "", prefix: "" }, enterprise: { id: "", key: "", prefix: "" } };
   let expiresAt = "";
 
@@ -82,7 +82,7 @@ describe("getMe (postgres)", () => {
       key: {
         prefix: keys.enterprise.prefix,
         name: "Warehouse",
-        scopes: ["pets:read", "pets:write"],
+        scopes: ["pets:read", "pets:write", "orders:read", "orders:write"],
         expiresAt: null,
       },
       plan: { name: "enterprise", limits: { perMinute: 500, perDay: 20_000 } },

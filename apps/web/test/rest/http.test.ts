@@ -1,7 +1,7 @@
 /**
  * Conventions of every /v1 response (docs/contract.md section 1): X-Request-Id, Cache-Control (no-store but for
- * the answers with an ETag) and the JSON content type on every status; 404 for unknown paths, 405 with Allow for other methods; the
- * store-orders placeholder (501); and the served OpenAPI document.
+ * the answers with an ETag) and the JSON content type on every status; 404 for unknown paths, 405 with Allow for other
+ * methods; and the served OpenAPI document.
  */
 import { loadConfig } from "@petstore/config";
 import { problems, restErrorCodes } from "@petstore/contracts";
@@ -23,6 +23,8 @@ const ERROR_CODES = [
   "payload_too_large",
   "unsupported_media_type",
   "header_too_large",
+  "conflict",
+  "precondition_failed",
   "idempotency_key_in_use",
   "idempotency_key_reused",
   "rate_limited",
@@ -31,6 +33,20 @@ const ERROR_CODES = [
   "not_implemented",
   "service_unavailable",
   "internal_error",
+];
+
+/** The operations on animals and of the store section. */
+const STORE_AND_PETS = [
+  "listPets",
+  "createPet",
+  "getPet",
+  "updatePet",
+  "listOrders",
+  "createOrder",
+  "getOrder",
+  "completeOrder",
+  "cancelOrder",
+  "getInventory",
 ];
 
 // biome-ignore lint/suspicious/noExplicitAny: walking a parsed OpenAPI document
@@ -71,7 +87,7 @@ describe("HTTP conventions (postgres)", () => {
           body: JSON.stringify({ name: "Req", categoryId: t.s.categoryIds[0] }),
         }),
       () => t.call("getPet", `/v1/pets/${petId}`, { headers: { ...t.auth(), ...headers } }),
-      () => t.call("listStoreOrders", "/v1/store/orders", { headers: { ...t.auth(), ...headers } }),
+      () => t.call("listOrders", "/v1/store/orders", { headers: { ...t.auth(), ...headers } }),
       () => t.call("listPets", "/v1/pets", { headers }),
       () => t.call(null, "/v1/nowhere", { headers }),
       () => t.call(null, "/v1/pets", { method: "DELETE", headers }),
@@ -161,7 +177,14 @@ describe("HTTP conventions (postgres)", () => {
     const key = `ck-pg-${Date.now()}`;
     record(await t.create({ name: "A", categoryId: c }, { "idempotency-key": key }));
     record(await t.create({ name: "B", categoryId: c }, { "idempotency-key": key }));
-    record(await t.call("listStoreOrders", "/v1/store/orders", { headers: t.auth() }));
+    record(await t.call("listOrders", "/v1/store/orders", { headers: t.auth() }));
+    record(
+      await t.call("updatePet", `/v1/pets/${petId}`, {
+        method: "PATCH",
+        headers: { ...t.auth(), "content-type": "application/merge-patch+json", "if-match": '"stale"' },
+        body: "{}",
+      }),
+    );
     // An Idempotency-Key whose first request is still in flight (reserved, not completed).
     const caller = await t.s.rt.apiKeys.authenticate(t.s.key);
     const body = { name: "In flight", categoryId: c };
@@ -178,7 +201,7 @@ describe("HTTP conventions (postgres)", () => {
     expect(inFlight.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
     t.s.setNow(new Date("2031-01-01T00:00:00Z"));
     record(await t.call("getPet", `/v1/pets/${petId}`, { headers: t.auth() }));
-    expect([...statuses].sort()).toEqual([200, 201, 400, 401, 404, 405, 409, 410, 413, 415, 422, 501]);
+    expect([...statuses].sort()).toEqual([200, 201, 400, 401, 404, 405, 409, 410, 412, 413, 415, 422]);
   });
 
   describe("unknown paths", () => {
@@ -188,8 +211,9 @@ describe("HTTP conventions (postgres)", () => {
       "/v1/pets/",
       "/v1/PETS",
       "/v1/store",
-      "/v1/store/orders/1",
-      "/v1/store/inventory",
+      "/v1/store/orders/1/photos",
+      "/v1/store/orders/1/complete/now",
+      "/v1/store/inventory/1",
       "/v1/user/login",
       "/v1/openapi.yaml",
       "/v1/",
@@ -225,12 +249,12 @@ describe("HTTP conventions (postgres)", () => {
       },
     );
 
-    it.each(["PUT", "DELETE", "PATCH", "POST"])(
-      "%s /v1/pets/{id} answers 405 with Allow: GET, HEAD",
+    it.each(["PUT", "DELETE", "POST"])(
+      "%s /v1/pets/{id} answers 405 with Allow: GET, HEAD, PATCH",
       async (method) => {
         const r = await t.call(null, `/v1/pets/${petId}`, { method, headers: t.auth() });
         expectError(r, 405, "method_not_allowed");
-        expect(allowOf(r)).toEqual(["GET", "HEAD"]);
+        expect(allowOf(r)).toEqual(["GET", "HEAD", "PATCH"]);
         expect(methodNotAllowedProblems(t.v, r)).toEqual([]);
         expect(
           await databaseOf(t.s.rt).prisma.pet.findUnique({ where: { id: BigInt(petId) } }),
@@ -238,35 +262,18 @@ describe("HTTP conventions (postgres)", () => {
       },
     );
 
-    it("answers 405 on the store orders and the document paths too, without a key", async () => {
-      for (const path of ["/v1/store/orders", "/v1/openapi.json"]) {
-        const r = await t.call(null, path, { method: "POST" });
-        expectError(r, 405, "method_not_allowed");
-        expect(allowOf(r)).toEqual(["GET", "HEAD"]);
-        expect(methodNotAllowedProblems(t.v, r)).toEqual([]);
-      }
-    });
-  });
-
-  describe("GET /v1/store/orders", () => {
-    it("answers 501 not_implemented saying the contract is not published", async () => {
-      const r = await t.call("listStoreOrders", "/v1/store/orders", { headers: t.auth() });
-      const e = expectError(r, 501, "not_implemented");
-      expect(e.message).toMatch(/not published/);
-    });
-
-    it("requires a key first", async () => {
-      const r = await t.call("listStoreOrders", "/v1/store/orders", {});
-      expectError(r, 401, "unauthorized");
-      expect(r.headers.get("www-authenticate")).toBe('Bearer realm="petstore"');
-    });
-
-    it("ignores query parameters", async () => {
-      expectError(
-        await t.call("listStoreOrders", "/v1/store/orders?limit=abc&status=x", { headers: t.auth() }),
-        501,
-        "not_implemented",
-      );
+    it.each([
+      ["PUT", "/v1/store/orders", ["GET", "HEAD", "POST"]],
+      ["DELETE", "/v1/store/orders/1", ["GET", "HEAD"]],
+      ["GET", "/v1/store/orders/1/complete", ["POST"]],
+      ["PATCH", "/v1/store/orders/1/cancel", ["POST"]],
+      ["POST", "/v1/store/inventory", ["GET", "HEAD"]],
+      ["POST", "/v1/openapi.json", ["GET", "HEAD"]],
+    ])("%s %s answers 405 with its Allow, without a key", async (method, path, allowed) => {
+      const r = await t.call(null, path, { method });
+      expectError(r, 405, "method_not_allowed");
+      expect(allowOf(r)).toEqual(allowed);
+      expect(methodNotAllowedProblems(t.v, r)).toEqual([]);
     });
   });
 
@@ -359,13 +366,19 @@ describe("HTTP conventions (postgres)", () => {
       expect(doc.paths["/pets"]?.get?.operationId).toBe("listPets");
       expect(doc.paths["/pets"]?.post?.operationId).toBe("createPet");
       expect(doc.paths["/pets/{petId}"]?.get?.operationId).toBe("getPet");
-      expect(doc.paths["/store/orders"]?.get?.operationId).toBe("listStoreOrders");
+      expect(doc.paths["/pets/{petId}"]?.patch?.operationId).toBe("updatePet");
+      expect(doc.paths["/store/orders"]?.get?.operationId).toBe("listOrders");
+      expect(doc.paths["/store/orders"]?.post?.operationId).toBe("createOrder");
+      expect(doc.paths["/store/orders/{orderId}"]?.get?.operationId).toBe("getOrder");
+      expect(doc.paths["/store/orders/{orderId}/complete"]?.post?.operationId).toBe("completeOrder");
+      expect(doc.paths["/store/orders/{orderId}/cancel"]?.post?.operationId).toBe("cancelOrder");
+      expect(doc.paths["/store/inventory"]?.get?.operationId).toBe("getInventory");
       for (const path of Object.keys(doc.paths)) expect(path.startsWith("/v1/")).toBe(false);
     });
 
     it("marks getPet, and only getPet, deprecated", () => {
       expect(operation("getPet").deprecated).toBe(true);
-      for (const id of ["listPets", "createPet", "listStoreOrders"])
+      for (const id of STORE_AND_PETS.filter((id) => id !== "getPet"))
         expect(operation(id).deprecated).toBeFalsy();
     });
 
@@ -374,7 +387,7 @@ describe("HTTP conventions (postgres)", () => {
       const bearer = Object.entries(schemes).filter(([, s]) => s.type === "http" && s.scheme === "bearer");
       expect(bearer).toHaveLength(1);
       const [name] = bearer[0] ?? [];
-      for (const id of ["listPets", "createPet", "getPet", "listStoreOrders"]) {
+      for (const id of STORE_AND_PETS) {
         const security = (operation(id).security ?? doc.security) as Json[];
         expect(security.some((req) => name !== undefined && name in req)).toBe(true);
       }
@@ -413,7 +426,17 @@ describe("HTTP conventions (postgres)", () => {
       expect(statuses("getPet")).toEqual(
         expect.arrayContaining(["200", "400", "401", "404", "410", "429", "500", "503"]),
       );
-      expect(statuses("listStoreOrders")).toEqual(expect.arrayContaining(["401", "429", "501"]));
+      expect(statuses("updatePet")).toEqual(
+        expect.arrayContaining(["200", "400", "401", "403", "404", "409", "412", "415", "429", "500", "503"]),
+      );
+      expect(statuses("createOrder")).toEqual(
+        expect.arrayContaining(["201", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503"]),
+      );
+      expect(statuses("listOrders")).toEqual(expect.arrayContaining(["200", "304", "400", "401", "403"]));
+      expect(statuses("getOrder")).toEqual(expect.arrayContaining(["200", "304", "400", "404"]));
+      for (const id of ["completeOrder", "cancelOrder"])
+        expect(statuses(id)).toEqual(expect.arrayContaining(["200", "400", "404", "409", "415"]));
+      expect(statuses("getInventory")).toEqual(expect.arrayContaining(["200", "304", "401", "403"]));
     });
 
     it("documents the parameters as the interface types them", () => {
@@ -438,7 +461,7 @@ describe("HTTP conventions (postgres)", () => {
     it("documents the headers: request id, no-store, Location, lifecycle, challenge, Retry-After", () => {
       const headersOf = (id: string, status: string) =>
         Object.keys(operation(id).responses[status]?.headers ?? {});
-      for (const id of ["listPets", "createPet", "getPet", "listStoreOrders"]) {
+      for (const id of STORE_AND_PETS) {
         for (const status of Object.keys(operation(id).responses)) {
           expect(headersOf(id, status)).toEqual(expect.arrayContaining(["X-Request-Id", "Cache-Control"]));
         }
@@ -447,8 +470,19 @@ describe("HTTP conventions (postgres)", () => {
         expect(headersOf(id, "503")).toContain("Retry-After");
       }
       expect(headersOf("createPet", "201")).toEqual(
+        expect.arrayContaining(["Location", "Idempotent-Replayed", "ETag"]),
+      );
+      expect(headersOf("createOrder", "201")).toEqual(
         expect.arrayContaining(["Location", "Idempotent-Replayed"]),
       );
+      expect(headersOf("updatePet", "200")).toContain("ETag");
+      // Only the 409 of an Idempotency-Key in flight carries Retry-After; a conflict's repeats meet the same state.
+      expect(operation("createOrder").responses["409"].headers["Retry-After"]).toEqual({
+        $ref: "#/components/headers/RetryAfterWhenInUse",
+      });
+      expect(operation("createPet").responses["409"].headers["Retry-After"]).toEqual({
+        $ref: "#/components/headers/Retry-After",
+      });
       expect(headersOf("listPets", "200")).toContain("Link");
       for (const status of Object.keys(operation("getPet").responses)) {
         expect(headersOf("getPet", status)).toEqual(

@@ -1,11 +1,13 @@
 /**
  * The REST API on the embedded database (PGlite, what a deployment without DATABASE_URL runs on), end to end over
  * HTTP through the socket: list with paging, create, get, the errors, an idempotent retry, a conditional GET, the
- * categories and the calling key, and a database closed under the running server (503 with Retry-After). Every
+ * categories and the calling key, the store section (one order of concurrent ones placed, completed, changing the
+ * inventory; a merge patch with If-Match), and a database closed under the running server (503 with Retry-After). Every
  * other REST suite runs on PostgreSQL; the services run on both databases in core's tests.
  */
 import { databaseOf } from "@petstore/core/testing";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { closeOrder, type Order, patchPet, placeOrder } from "./store-support.ts";
 import {
   type CallResult,
   expectError,
@@ -109,6 +111,41 @@ describe("REST over HTTP on PGlite", () => {
     expect(changed.text).toContain("renamed lite");
   });
 
+  it("places one of concurrent orders for an animal, completes it, and counts it in the inventory", async () => {
+    const inventory = async () =>
+      (await t.call("getInventory", "/v1/store/inventory", { headers: t.auth() })).body as Record<
+        string,
+        number
+      >;
+    const before = await inventory();
+    const petId = available()[0] ?? 0;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => placeOrder(t, { petId })));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    const order = answers.find((r) => r.status === 201)?.body as Order;
+    expect(await inventory()).toEqual({
+      ...before,
+      available: (before.available ?? 0) - 1,
+      pending: (before.pending ?? 0) + 1,
+    });
+    const completed = await closeOrder(t, order.id, "complete");
+    expect(completed.body).toMatchObject({ id: order.id, status: "completed" });
+    expect(await inventory()).toEqual({
+      ...before,
+      available: (before.available ?? 0) - 1,
+      sold: (before.sold ?? 0) + 1,
+    });
+    const listed = await t.call("listOrders", "/v1/store/orders", { headers: t.auth() });
+    expect(listed.body).toEqual([completed.body]);
+  });
+
+  it("changes an animal by a merge patch with If-Match, and refuses an earlier tag", async () => {
+    const id = available()[1] ?? 0;
+    const tag = (await t.call("getPet", `/v1/pets/${id}`, { headers: t.auth() })).headers.get("etag") ?? "";
+    const r = await patchPet(t, id, { name: "Patched lite" }, { "if-match": tag });
+    expect(r.body).toMatchObject({ id, name: "Patched lite" });
+    expectError(await patchPet(t, id, { name: "Late" }, { "if-match": tag }), 412, "precondition_failed");
+  });
+
   it("lists the categories page by page and describes the calling key (the additions to the interface)", async () => {
     const first = await t.call("listCategories", "/v1/categories?limit=2", { headers: t.auth() });
     expect(first.body).toEqual([
@@ -140,7 +177,8 @@ describe("REST over HTTP on PGlite", () => {
     expectUnavailable(await create());
     expectUnavailable(await create({ "idempotency-key": "outage-1" }));
     expectUnavailable(await t.call("getPet", `/v1/pets/${seeded[0]}`, { headers: t.auth() }));
-    expectUnavailable(await t.call("listStoreOrders", "/v1/store/orders", { headers: t.auth() }));
+    expectUnavailable(await t.call("listOrders", "/v1/store/orders", { headers: t.auth() }));
+    expectUnavailable(await t.call("getInventory", "/v1/store/inventory", { headers: t.auth() }));
     expectUnavailable(await t.call("listCategories", "/v1/categories", { headers: t.auth() }));
     expectUnavailable(await t.call("getMe", "/v1/me", { headers: t.auth() }));
     // Without a key no database is needed to answer: still 401.

@@ -1,10 +1,11 @@
 /**
- * Key scopes on every operation (docs/contract.md section 2, "Scopes"): `pets:read` lists and fetches, `pets:write`
- * creates, neither implies the other; a call outside them is 403 `insufficient_scope` with the RFC 6750 challenge
- * naming the scope and the rate-limit headers, counts like any request that reached the API, and changes
- * nothing. The store-orders placeholder needs no scope.
+ * Key scopes on every operation (docs/contract.md section 2, "Scopes"): `pets:read` lists and fetches animals and
+ * the inventory, `pets:write` creates and changes animals, `orders:read` lists and fetches orders, `orders:write`
+ * places, completes and cancels them; none implies another; a call outside them is 403 `insufficient_scope` with
+ * the RFC 6750 challenge naming the scope and the rate-limit headers, counts like any request that reached the
+ * API, and changes nothing.
  */
-import { type ApiKeyScope, SCOPE_DESCRIPTIONS } from "@petstore/contracts";
+import { API_KEY_SCOPES, type ApiKeyScope, SCOPE_DESCRIPTIONS } from "@petstore/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type CallResult, type Ctx, expectError, seedPets, useServer } from "./support.ts";
 
@@ -47,9 +48,14 @@ describe("key scopes (postgres)", () => {
       body: JSON.stringify(body),
     });
 
-  it("gives a key both scopes unless it names fewer", async () => {
+  it("gives a key every scope unless it names fewer", async () => {
     const keys = await t.s.rt.apiKeys.list();
-    expect(keys.find((k) => k.name === "test")?.scopes).toEqual(["pets:read", "pets:write"]);
+    expect(keys.find((k) => k.name === "test")?.scopes).toEqual([
+      "pets:read",
+      "pets:write",
+      "orders:read",
+      "orders:write",
+    ]);
     expect(keys.find((k) => k.name === "scopes pets:read")?.scopes).toEqual(["pets:read"]);
   });
 
@@ -78,13 +84,87 @@ describe("key scopes (postgres)", () => {
     expect(refused.headers.get("deprecation")).not.toBeNull();
   });
 
-  it("answers the store-orders placeholder 501 to a key of either scope", async () => {
-    for (const key of [readOnly, writeOnly])
-      expectError(
-        await t.call("listStoreOrders", "/v1/store/orders", { headers: t.auth(key) }),
-        501,
-        "not_implemented",
-      );
+  /** Every operation that needs a scope, with the scope and a request of it (ids of nothing: 404 and 400 are fine). */
+  const TABLE: [string, ApiKeyScope, (key: string) => Promise<CallResult>][] = [
+    ["listPets", "pets:read", (key) => t.call("listPets", "/v1/pets", { headers: t.auth(key) })],
+    ["getPet", "pets:read", (key) => t.call("getPet", `/v1/pets/${petId}`, { headers: t.auth(key) })],
+    [
+      "listCategories",
+      "pets:read",
+      (key) => t.call("listCategories", "/v1/categories", { headers: t.auth(key) }),
+    ],
+    [
+      "getInventory",
+      "pets:read",
+      (key) => t.call("getInventory", "/v1/store/inventory", { headers: t.auth(key) }),
+    ],
+    ["createPet", "pets:write", (key) => create(key)],
+    [
+      "updatePet",
+      "pets:write",
+      (key) =>
+        t.call("updatePet", `/v1/pets/${petId}`, {
+          method: "PATCH",
+          headers: { ...t.auth(key), "content-type": "application/merge-patch+json" },
+          body: "{}",
+        }),
+    ],
+    [
+      "listOrders",
+      "orders:read",
+      (key) => t.call("listOrders", "/v1/store/orders", { headers: t.auth(key) }),
+    ],
+    [
+      "getOrder",
+      "orders:read",
+      (key) => t.call("getOrder", "/v1/store/orders/999999", { headers: t.auth(key) }),
+    ],
+    [
+      "createOrder",
+      "orders:write",
+      (key) =>
+        t.call("createOrder", "/v1/store/orders", {
+          method: "POST",
+          headers: { ...t.auth(key), "content-type": "application/json" },
+          body: JSON.stringify({ petId: 999_999 }),
+        }),
+    ],
+    [
+      "completeOrder",
+      "orders:write",
+      (key) =>
+        t.call("completeOrder", "/v1/store/orders/999999/complete", { method: "POST", headers: t.auth(key) }),
+    ],
+    [
+      "cancelOrder",
+      "orders:write",
+      (key) =>
+        t.call("cancelOrder", "/v1/store/orders/999999/cancel", { method: "POST", headers: t.auth(key) }),
+    ],
+  ];
+
+  it("answers each operation to a key holding its scope alone, and 403 to a key holding every other scope", async () => {
+    const only = new Map<ApiKeyScope, string>();
+    const allBut = new Map<ApiKeyScope, string>();
+    for (const scope of API_KEY_SCOPES) {
+      only.set(scope, await issue([scope]));
+      allBut.set(scope, await issue(API_KEY_SCOPES.filter((s) => s !== scope)));
+    }
+    for (const [id, scope, send] of TABLE) {
+      const allowed = await send(only.get(scope) ?? "");
+      expect(allowed.status, `${id} with ${scope}`).not.toBe(403);
+      expect(allowed.status, `${id} with ${scope}`).toBeLessThan(500);
+      expectInsufficientScope(await send(allBut.get(scope) ?? ""), scope);
+    }
+    // The document names each operation's scope in its security requirement.
+    for (const [id, scope] of TABLE) {
+      const op = Object.values(
+        t.doc.paths as Record<string, Record<string, { operationId?: string; security?: unknown }>>,
+      )
+        .flatMap((item) => Object.values(item))
+        .find((o) => o.operationId === id);
+      expect(op?.security, id).toEqual([{ bearerAuth: [scope] }]);
+    }
   });
 
   it("counts a refusal against the key's limits and in its usage, like any request", async () => {

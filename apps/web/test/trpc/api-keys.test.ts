@@ -168,9 +168,9 @@ describe("apiKeys procedures (admin)", () => {
     ).toMatchObject({ plan: "pro", perMinute: null, effectivePerMinute: 300 });
   });
 
-  it("issues a key with the scopes asked for (both by default) and changes them, audited", async () => {
-    const both = await admin.apiKeys.create({ name: "Everything", plan: "free" });
-    expect(both.scopes).toEqual(["pets:read", "pets:write"]);
+  it("issues a key with the scopes asked for (all by default) and changes them, audited", async () => {
+    const all = await admin.apiKeys.create({ name: "Everything", plan: "free" });
+    expect(all.scopes).toEqual(["pets:read", "pets:write", "orders:read", "orders:write"]);
     const reader = await admin.apiKeys.create({ name: "Shop window", plan: "free", scopes: ["pets:read"] });
     expect(reader.scopes).toEqual(["pets:read"]);
     expect(await h.rt.apiKeys.authenticate(reader.key)).toMatchObject({ scopes: ["pets:read"] });
@@ -200,14 +200,17 @@ describe("apiKeys procedures (admin)", () => {
       "BAD_REQUEST",
     );
     expect(shapeOf(none).data.details).toEqual([
-      { path: "scopes", message: "must name at least one scope (pets:read, pets:write)" },
+      {
+        path: "scopes",
+        message: "must name at least one scope (pets:read, pets:write, orders:read, orders:write)",
+      },
     ]);
     const unknown = await expectTrpcError(
       admin.apiKeys.create({ name: "Admin", plan: "free", scopes: ["pets:admin" as "pets:read"] }),
       "BAD_REQUEST",
     );
     expect(shapeOf(unknown).data.details).toEqual([
-      { path: "scopes.0", message: "must be one of pets:read, pets:write" },
+      { path: "scopes.0", message: "must be one of pets:read, pets:write, orders:read, orders:write" },
     ]);
     expect((await admin.apiKeys.get({ id: reader.id })).scopes).toEqual(["pets:read", "pets:write"]);
   });
@@ -220,7 +223,12 @@ describe("apiKeys procedures (admin)", () => {
     await expect(
       prisma.$executeRawUnsafe(`UPDATE "ApiKey" SET "scopes" = NULL WHERE "id" = '${key.id}'`),
     ).rejects.toThrow();
-    expect((await admin.apiKeys.get({ id: key.id })).scopes).toEqual(["pets:read", "pets:write"]);
+    expect((await admin.apiKeys.get({ id: key.id })).scopes).toEqual([
+      "pets:read",
+      "pets:write",
+      "orders:read",
+      "orders:write",
+    ]);
   });
 
   it("audits a ban with the system as actor, lifts it and audits that", async () => {

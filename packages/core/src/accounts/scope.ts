@@ -2,6 +2,7 @@
 import type { MemberRole, RequestLogFilter } from "@petstore/contracts";
 import type { ApiKeyService } from "../api-keys/service.ts";
 import type { Actor } from "../deps.ts";
+import type { OrdersService } from "../orders/service.ts";
 import type { RequestLogService } from "../usage/request-log.ts";
 import type { UsageService } from "../usage/service.ts";
 import type { Webhooks } from "../webhooks/index.ts";
@@ -15,6 +16,7 @@ export interface ScopedServices {
   usage: UsageService;
   requestLog: RequestLogService;
   webhooks: Webhooks;
+  orders: OrdersService;
 }
 
 /** A row as an account sees it: without who made it (a store admin's address, for what the store made). */
@@ -24,8 +26,20 @@ const withoutAuthor = <R extends { createdBy: string }>({ createdBy: _, ...row }
 export function createAccountScopes(s: ScopedServices) {
   return function forAccount(accountId: string) {
     const keys = s.apiKeys.forAccount(accountId);
+    const orders = s.orders.of({ accountId });
     return {
       id: accountId,
+
+      /**
+       * The account's orders (orders/service.ts): a page newest first (`search`), one order (`get`), and a placed one
+       * cancelled, audited with the member as actor (`cancel`); completing is the API client's step.
+       * @throws not_found for another account's order, conflict for one no longer placed.
+       */
+      orders: {
+        search: orders.search,
+        get: orders.view,
+        cancel: (id: number, actor: Actor) => orders.cancel(id, actor),
+      },
 
       /** The account: plan and limits, state, live keys, members, open invitations. @throws not_found. */
       async get() {

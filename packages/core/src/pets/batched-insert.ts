@@ -16,7 +16,7 @@ export type InsertedPet = Pick<Pet, "id" | "name" | "categoryId" | "status" | "c
 
 /** The `pet.created` events of the rows of the CTE `inserted`, and their deliveries (webhooks/outbox.ts). */
 const createdEvents = outboxCtes(
-  Prisma.sql`SELECT 'pet.created' AS "type", ${animalJsonSql("inserted")} AS "data" FROM inserted`,
+  Prisma.sql`SELECT 'pet.created' AS "type", ${animalJsonSql("inserted")} AS "data", NULL::uuid AS "accountId" FROM inserted`,
   "pet.created",
 );
 

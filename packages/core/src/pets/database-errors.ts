@@ -43,3 +43,6 @@ export const isForeignKeyViolation = (error: unknown) =>
 
 /** The database refused the statement for the data it carried, so it wrote nothing. */
 export const isRefusedForData = (error: unknown) => REFUSED_FOR_DATA.has(refusalKind(error) ?? "");
+
+/** A unique index refused the statement (for orders: another placed order holds the animal). */
+export const isUniqueViolation = (error: unknown) => refusalKind(error) === "UniqueConstraintViolation";

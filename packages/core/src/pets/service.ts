@@ -4,17 +4,23 @@
  *
  * Edits and deletions lock the animals' rows first (`SELECT ... FOR UPDATE`) and read them after the lock, so
  * an animal deleted by a concurrent call is answered 404 `not_found`, never a database error
- * (docs/contract.md section 4, "Invariants under concurrency").
+ * (docs/contract.md section 4, "Invariants under concurrency"). Before the animals they lock the placed orders
+ * that hold them (orders/statements.ts: orders first, then animals, everywhere): a held animal's status does not
+ * change and it is not deleted (409 `conflict`), and a hold that lapsed is expired first (docs/contract.md
+ * section 1, "The store section").
  */
 import { type Animal, AppError, type NewPet, type PetStatus, type PetUpdate } from "@petstore/contracts";
 import type { Prisma } from "@petstore/db";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
+import { animalTag } from "../entity-tag.ts";
+import { expireHolds, lockHolds, placedHolds } from "../orders/statements.ts";
 import { petUpdatedData, type QueuedListener, recordEvents } from "../webhooks/outbox.ts";
 import { createPetInserter, insertPet } from "./batched-insert.ts";
 import { createPageLoader, createPetLoader } from "./batched-reads.ts";
 import { createCursorCodec } from "./cursor.ts";
 import { isForeignKeyViolation } from "./database-errors.ts";
+import { readInventory } from "./inventory.ts";
 import { toAnimal } from "./mapping.ts";
 import { createPetSearch } from "./search.ts";
 
@@ -36,6 +42,48 @@ async function lockPets(tx: Prisma.TransactionClient, ids: bigint[]) {
   if (ids.length === 0) return [];
   await tx.$queryRaw`SELECT "id" FROM "Pet" WHERE "id" = ANY(${ids}::bigint[]) ORDER BY "id" FOR UPDATE`;
   return tx.pet.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
+}
+
+/**
+ * Locks the placed orders of the animals `ids`, then the animals, expires the holds that lapsed by `now` (their
+ * events queued in `tx`), and returns the animals as they are then, with the orders that still hold them.
+ * `inspect` sees the animals as stored, before any expiry.
+ */
+async function lockWithHolds(
+  tx: Prisma.TransactionClient,
+  ids: bigint[],
+  now: Date,
+  inspect: (stored: LockedPet[]) => void = () => {},
+) {
+  const holds = await lockHolds(tx, ids);
+  let pets = await lockPets(tx, ids);
+  inspect(pets);
+  // An order placed after the orders were locked and before the animals were holds its animal all the same.
+  if (pets.some((pet) => pet.status === "pending" && !holds.has(pet.id)))
+    for (const [petId, hold] of await placedHolds(tx, ids)) if (!holds.has(petId)) holds.set(petId, hold);
+  let queued = 0;
+  const lapsed = [...holds].filter(([, hold]) => hold.holdUntil <= now).map(([petId]) => petId);
+  if (lapsed.length) {
+    queued = (await expireHolds((query) => tx.$queryRaw(query), { petIds: lapsed }, now)).queued;
+    for (const petId of lapsed) holds.delete(petId);
+    pets = await tx.pet.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
+  }
+  return { pets, holds, queued };
+}
+
+/** The 409 of a change an order's hold forbids on animal `petId`. */
+const heldBy = (petId: bigint, orderId: bigint) =>
+  new AppError(
+    "conflict",
+    `Animal ${petId} is held by order ${orderId}: complete or cancel the order first.`,
+  );
+
+/** A change of an animal: createPet's fields, each optional; `status: null` removes the status. */
+export interface PetChange {
+  id: number | bigint;
+  name?: string | undefined;
+  categoryId?: number | undefined;
+  status?: PetStatus | null | undefined;
 }
 
 /** One animal's status at a moment: what a bulk status change returns, and what its undo puts back. */
@@ -88,7 +136,7 @@ const unknownCategory = (categoryId: number) =>
  * its own transaction (webhooks/outbox.ts) and tells `onQueued` how many deliveries it queued.
  */
 export function createPetService(
-  { prisma, queryRows }: PrismaLike,
+  { prisma, queryRows, clock }: PrismaLike & Pick<CoreDeps, "clock">,
   cursorSecret: string,
   onQueued: QueuedListener = () => {},
 ) {
@@ -158,30 +206,56 @@ export function createPetService(
     /** Dashboard table: one page with sort, filters, a case-insensitive name search and a capped count (search.ts). */
     search: createPetSearch(prisma),
 
-    /** Edits name, category and/or status. @throws AppError not_found, validation_failed. */
-    async update(input: PetUpdate, actor: Actor): Promise<Animal> {
+    /** The number of animals in each state, exact (getInventory; inventory.ts). */
+    inventory: () => readInventory(queryRows),
+
+    /**
+     * Edits name, category and/or status (the dashboard's edit, REST updatePet's merge patch); a change that
+     * changes nothing writes nothing. `actor` (a person) is audited. `ifMatch`, when given, is asked whether the
+     * animal's entity tag as stored (before a lapsed hold is expired) is one the client named.
+     * @throws AppError not_found, validation_failed (path categoryId), precondition_failed (ifMatch said no),
+     *   conflict (a status change of an animal a placed order holds).
+     */
+    async update(
+      input: PetUpdate | PetChange,
+      actor?: Actor,
+      options: { ifMatch?: (etag: string) => boolean } = {},
+    ): Promise<Animal> {
+      const id = BigInt(input.id);
       try {
         const updated = await prisma.$transaction(async (tx) => {
-          const [before] = await lockPets(tx, [BigInt(input.id)]);
-          if (!before) throw new AppError("not_found", `No animal with id ${input.id}.`);
-          const pet = await tx.pet.update({
-            where: { id: before.id },
-            data: {
-              ...(input.name !== undefined ? { name: input.name } : {}),
-              ...(input.categoryId !== undefined ? { categoryId: BigInt(input.categoryId) } : {}),
-              ...(input.status !== undefined ? { status: input.status } : {}),
-            },
+          const locked = await lockWithHolds(tx, [id], clock(), ([stored]) => {
+            if (stored && options.ifMatch && !options.ifMatch(animalTag(toAnimal(stored))))
+              throw new AppError(
+                "precondition_failed",
+                `Animal ${id} has changed since the version If-Match names; read it again and repeat the change.`,
+              );
           });
-          await writeAudit(tx, {
-            actor,
-            action: "pet.update",
-            entityType: "pet",
-            entityId: String(pet.id),
-            before,
-            after: pet,
-          });
-          const data = petUpdatedData(toAnimal(pet), toAnimal(before));
-          const queued = data ? await recordEvents(tx, [{ type: "pet.updated", data }]) : 0;
+          const [before] = locked.pets;
+          if (!before) throw new AppError("not_found", `No animal with id ${id}.`);
+          let queued = locked.queued;
+          const hold = locked.holds.get(id);
+          if (hold && input.status !== undefined && input.status !== before.status) throw heldBy(id, hold.id);
+          const data = {
+            ...(input.name !== undefined && input.name !== before.name ? { name: input.name } : {}),
+            ...(input.categoryId !== undefined && BigInt(input.categoryId) !== before.categoryId
+              ? { categoryId: BigInt(input.categoryId) }
+              : {}),
+            ...(input.status !== undefined && input.status !== before.status ? { status: input.status } : {}),
+          };
+          if (Object.keys(data).length === 0) return { animal: toAnimal(before), queued };
+          const pet = await tx.pet.update({ where: { id }, data });
+          if (actor)
+            await writeAudit(tx, {
+              actor,
+              action: "pet.update",
+              entityType: "pet",
+              entityId: String(pet.id),
+              before,
+              after: pet,
+            });
+          const changed = petUpdatedData(toAnimal(pet), toAnimal(before));
+          if (changed) queued += await recordEvents(tx, [{ type: "pet.updated", data: changed }]);
           return { animal: toAnimal(pet), queued };
         });
         onQueued(updated.queued);
@@ -193,11 +267,14 @@ export function createPetService(
       }
     },
 
-    /** Deletes one animal. @throws AppError not_found. */
+    /** Deletes one animal. @throws AppError not_found, conflict (a placed order holds it). */
     async remove(id: number, actor: Actor): Promise<void> {
       const queued = await prisma.$transaction(async (tx) => {
-        const [before] = await lockPets(tx, [BigInt(id)]);
+        const locked = await lockWithHolds(tx, [BigInt(id)], clock());
+        const [before] = locked.pets;
         if (!before) throw new AppError("not_found", `No animal with id ${id}.`);
+        const hold = locked.holds.get(before.id);
+        if (hold) throw heldBy(before.id, hold.id);
         await tx.pet.delete({ where: { id: before.id } });
         await writeAudit(tx, {
           actor,
@@ -206,7 +283,7 @@ export function createPetService(
           entityId: String(id),
           before,
         });
-        return recordEvents(tx, [{ type: "pet.deleted", data: toAnimal(before) }]);
+        return locked.queued + (await recordEvents(tx, [{ type: "pet.deleted", data: toAnimal(before) }]));
       });
       onQueued(queued);
     },
@@ -215,6 +292,7 @@ export function createPetService(
      * Sets the status (null clears it) of the animals `ids` that exist, audited per animal, one `pet.updated`
      * event per animal whose status changed.
      * @returns how many animals it set, and each one's status before (what `restoreStatus` puts back).
+     * @throws AppError conflict when it would change the status of an animal a placed order holds (nothing is set).
      */
     async setStatus(
       ids: number[],
@@ -222,8 +300,22 @@ export function createPetService(
       actor: Actor,
     ): Promise<{ count: number; previous: StatusChange[] }> {
       const { previous, queued } = await prisma.$transaction(async (tx) => {
-        const before = await lockPets(tx, [...new Set(ids)].map(BigInt));
-        const queued = await applyStatuses(tx, before, () => status, actor);
+        const locked = await lockWithHolds(tx, [...new Set(ids)].map(BigInt), clock());
+        const before = locked.pets;
+        const held = before.flatMap((pet) => {
+          const hold = locked.holds.get(pet.id);
+          return hold && pet.status !== status ? [{ petId: pet.id, orderId: hold.id }] : [];
+        });
+        if (held.length === 1 && held[0]) throw heldBy(held[0].petId, held[0].orderId);
+        if (held.length > 1)
+          throw new AppError(
+            "conflict",
+            `${held.length} of these animals are held by placed orders (${held
+              .slice(0, 5)
+              .map((h) => h.petId)
+              .join(", ")}${held.length > 5 ? ", …" : ""}): complete or cancel their orders first.`,
+          );
+        const queued = locked.queued + (await applyStatuses(tx, before, () => status, actor));
         return { previous: before.map((pet) => ({ id: Number(pet.id), status: pet.status })), queued };
       });
       onQueued(queued);
@@ -242,8 +334,14 @@ export function createPetService(
     ): Promise<{ restored: number; skipped: number }> {
       const wanted = new Map(previous.map((change) => [BigInt(change.id), change.status]));
       const { restored, queued } = await prisma.$transaction(async (tx) => {
-        const unchanged = (await lockPets(tx, [...wanted.keys()])).filter((pet) => pet.status === from);
-        const queued = await applyStatuses(tx, unchanged, (pet) => wanted.get(pet.id) ?? null, actor);
+        const locked = await lockWithHolds(tx, [...wanted.keys()], clock());
+        // An animal an order holds now is left as it is, like one changed since.
+        const unchanged = locked.pets.filter(
+          (pet) =>
+            pet.status === from && (!locked.holds.has(pet.id) || (wanted.get(pet.id) ?? null) === pet.status),
+        );
+        const queued =
+          locked.queued + (await applyStatuses(tx, unchanged, (pet) => wanted.get(pet.id) ?? null, actor));
         return { restored: unchanged.length, queued };
       });
       onQueued(queued);

@@ -16,9 +16,15 @@ export type Operation =
   | "listPets"
   | "createPet"
   | "getPet"
-  | "store.orders"
+  | "updatePet"
   | "listCategories"
   | "getMe"
+  | "createOrder"
+  | "listOrders"
+  | "getOrder"
+  | "completeOrder"
+  | "cancelOrder"
+  | "getInventory"
   | "unauthenticated"
   | "other";
 /** How it ended: status class, with the two kinds of 429 told apart. */
@@ -70,9 +76,15 @@ export const OPERATIONS: readonly Operation[] = [
   "listPets",
   "createPet",
   "getPet",
-  "store.orders",
+  "updatePet",
   "listCategories",
   "getMe",
+  "createOrder",
+  "listOrders",
+  "getOrder",
+  "completeOrder",
+  "cancelOrder",
+  "getInventory",
   "unauthenticated",
   "other",
 ];

@@ -19,12 +19,15 @@ import { type Actor, type CoreDeps, SYSTEM_ACTOR } from "../deps.ts";
 import type { AttemptSummary, AutomaticDisable, Dispatcher } from "./dispatcher.ts";
 import { messageBody } from "./dispatcher.ts";
 import { testMessageData } from "./examples.ts";
-import { messageIdFloor } from "./outbox.ts";
+import { messageIdFloor, reaches } from "./outbox.ts";
 import { failPendingOf } from "./queue.ts";
 import { checkTarget } from "./targets.ts";
 
-/** SQL: message `e` may go to endpoint `ep` (a test message only to the endpoint it was sent to). */
-const deliverable = Prisma.sql`(CASE WHEN e."testEndpointId" IS NULL THEN e."type" = ANY (ep."eventTypes")
+/**
+ * SQL: message `e` may go to endpoint `ep`: a test message only to the endpoint it was sent to, any other to the
+ * subscribed endpoints it may reach (outbox.ts `reaches`: an order's events, its account's and the store's).
+ */
+const deliverable = Prisma.sql`(CASE WHEN e."testEndpointId" IS NULL THEN e."type" = ANY (ep."eventTypes") AND ${reaches("e", "ep")}
                                      ELSE e."testEndpointId" = ep."id" END)`;
 
 /** How long a rotated-out secret still signs deliveries (docs/contract.md section 6). */
@@ -261,11 +264,14 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
   /** @throws AppError validation_failed (path endpointId) unless `endpoint` may get `event` now. */
   function requireSubscribed(
     endpoint: WebhookEndpoint,
-    event: { type: string; testEndpointId: string | null },
+    event: { type: string; testEndpointId: string | null; accountId: string | null },
   ) {
     if (
       event.testEndpointId === null
-        ? endpoint.eventTypes.includes(event.type)
+        ? endpoint.eventTypes.includes(event.type) &&
+          (!event.type.startsWith("order.") ||
+            endpoint.accountId === null ||
+            endpoint.accountId === event.accountId)
         : event.testEndpointId === endpoint.id
     )
       return;
@@ -570,8 +576,9 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
                        JOIN "WebhookEndpoint" ep ON ep."id" = d."endpointId"
                        WHERE d."endpointId" = ${endpoint.id}::uuid AND d."state" = 'failed'
                          AND d."eventId" >= ${from} AND d."eventId" < ${to} AND ${deliverable}`
-          : Prisma.sql`SELECT e."id" AS "eventId", ${endpoint.id}::uuid AS "endpointId" FROM "WebhookEvent" e
-                       WHERE e."type" = ANY (${endpoint.eventTypes}::text[]) AND e."testEndpointId" IS NULL
+          : Prisma.sql`SELECT e."id" AS "eventId", ep."id" AS "endpointId" FROM "WebhookEvent" e
+                       JOIN "WebhookEndpoint" ep ON ep."id" = ${endpoint.id}::uuid
+                       WHERE e."type" = ANY (ep."eventTypes") AND e."testEndpointId" IS NULL AND ${reaches("e", "ep")}
                          AND e."id" >= ${from} AND e."id" < ${to}`;
         return queueReplays(pairs, actor, {
           since: since.toISOString(),

@@ -7,6 +7,14 @@ import { WEBHOOK_TEST_EVENT_TYPE, type WebhookTestType } from "@petstore/contrac
 
 const ANIMAL = { id: 0, name: "Example animal", categoryId: 0, status: "available" };
 const CATEGORY = { id: 0, name: "Example category" };
+const ORDER = {
+  id: 0,
+  petId: 0,
+  status: "placed",
+  createdAt: "2026-01-01T12:00:00.000Z",
+  holdUntil: "2026-01-01T12:30:00.000Z",
+  closedAt: null,
+};
 
 /**
  * The `data` of a test message of `type` sent to endpoint `endpointId`.
@@ -21,6 +29,13 @@ export function testMessageData(type: WebhookTestType, endpointId: string): Reco
       return { ...ANIMAL };
     case "pet.updated":
       return { ...ANIMAL, previous: { status: "pending" } };
+    case "order.placed":
+      return { ...ORDER };
+    case "order.completed":
+    case "order.cancelled":
+      return { ...ORDER, status: type.slice("order.".length), closedAt: "2026-01-01T12:10:00.000Z" };
+    case "order.expired":
+      return { ...ORDER, status: "expired", closedAt: ORDER.holdUntil };
     case "category.created":
     case "category.deleted":
       return { ...CATEGORY };

@@ -4,17 +4,30 @@
  * itself, so that neither is ever committed without the other. With the event, one delivery row is queued
  * per enabled endpoint subscribed to its type; the dispatcher (dispatcher.ts) sends them after the commit.
  *
- * An event is stored only when at least one endpoint, enabled or disabled, subscribes to its type: a
- * deployment without webhooks writes nothing more per change, and a disabled endpoint can still replay what
- * it missed (replay.ts).
+ * An event is stored only when at least one endpoint, enabled or disabled, that it may reach subscribes to its
+ * type: a deployment without webhooks writes nothing more per change, and a disabled endpoint can still replay
+ * what it missed (endpoints.ts). The events of an order (`order.*`) reach the endpoints of the order's consumer
+ * account and the store's own, never another account's (`reaches`); every other event reaches every endpoint.
  */
 import type { Animal, WebhookEventType } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
 
-/** An event to store: its type and the body's `data` (docs/contract.md section 6, "Events"). */
+/** An event to store: its type, the body's `data` (docs/contract.md section 6, "Events"), and for an `order.*`
+ * event the consumer account of its order (null or absent: an order of a key outside accounts). */
 export interface OutboxEvent {
   type: WebhookEventType | "webhook.test";
   data: Record<string, unknown>;
+  accountId?: string | null;
+}
+
+/**
+ * SQL condition: the event `e` (a `WebhookEvent` row, or a row with `type` and `accountId`) may reach the endpoint
+ * `ep`: an `order.*` event only the store's endpoints and those of its order's account, any other event every
+ * endpoint (docs/contract.md section 6, "Events"). Subscription is checked apart.
+ */
+export function reaches(e: string, ep: string): Prisma.Sql {
+  const [event, endpoint] = [Prisma.raw(e), Prisma.raw(ep)];
+  return Prisma.sql`(${event}."type" NOT LIKE 'order.%' OR ${endpoint}."accountId" IS NULL OR ${endpoint}."accountId" = ${event}."accountId")`;
 }
 
 /** What can run a raw statement: the Prisma client or an interactive transaction. */
@@ -47,24 +60,25 @@ export function messageIdFloor(at: Date): string {
 
 /**
  * Common table expressions to splice into a `WITH` list after `source`, a query (or CTE name) yielding
- * `type` and `data` (compact JSON text) columns: `webhook_events` inserts the events whose type someone subscribes to,
- * `webhook_queued` queues their deliveries to the enabled subscribers. The statement's result can read
- * `(SELECT count(*) FROM webhook_queued)`. `type`, when every row has that one type, lets the database ask
- * whether anyone subscribes once per statement rather than once per row.
+ * `type`, `data` (compact JSON text) and `accountId` (uuid: an `order.*` event's account; null otherwise)
+ * columns: `webhook_events` inserts the events that some endpoint they may reach subscribes to, `webhook_queued`
+ * queues their deliveries to the enabled ones. The statement's result can read
+ * `(SELECT count(*) FROM webhook_queued)`. `type`, when every row has that one type (and is no `order.*`
+ * type), lets the database ask whether anyone subscribes once per statement rather than once per row.
  */
 export function outboxCtes(source: Prisma.Sql, type?: OutboxEvent["type"]): Prisma.Sql {
   const subscribed = type
     ? Prisma.sql`EXISTS (SELECT 1 FROM "WebhookEndpoint" ep WHERE ${type}::text = ANY (ep."eventTypes"))`
-    : Prisma.sql`EXISTS (SELECT 1 FROM "WebhookEndpoint" ep WHERE s."type" = ANY (ep."eventTypes"))`;
+    : Prisma.sql`EXISTS (SELECT 1 FROM "WebhookEndpoint" ep WHERE s."type" = ANY (ep."eventTypes") AND ${reaches("s", "ep")})`;
   return Prisma.sql`webhook_events AS (
-      INSERT INTO "WebhookEvent" ("type", "data")
-      SELECT s."type", s."data" FROM (${source}) AS s
+      INSERT INTO "WebhookEvent" ("type", "data", "accountId")
+      SELECT s."type", s."data", s."accountId" FROM (${source}) AS s
       WHERE ${subscribed}
-      RETURNING "id", "type"
+      RETURNING "id", "type", "accountId"
     ), webhook_queued AS (
       INSERT INTO "WebhookDelivery" ("eventId", "endpointId")
       SELECT e."id", ep."id" FROM webhook_events e
-      JOIN "WebhookEndpoint" ep ON ep."enabled" AND e."type" = ANY (ep."eventTypes")
+      JOIN "WebhookEndpoint" ep ON ep."enabled" AND e."type" = ANY (ep."eventTypes") AND ${reaches("e", "ep")}
       RETURNING 1
     )`;
 }
@@ -88,9 +102,10 @@ export async function recordEvents(db: RawQuerier, events: readonly OutboxEvent[
   if (events.length === 0) return 0;
   const [row] = await db.$queryRaw<{ queued: number }[]>`
     WITH ${outboxCtes(Prisma.sql`
-      SELECT t."type", t."data"
-      FROM unnest(${events.map((e) => e.type)}::text[], ${events.map((e) => JSON.stringify(e.data))}::text[])
-        AS t("type", "data")`)}
+      SELECT t."type", t."data", t."accountId"
+      FROM unnest(${events.map((e) => e.type)}::text[], ${events.map((e) => JSON.stringify(e.data))}::text[],
+                  ${events.map((e) => e.accountId ?? null)}::uuid[])
+        AS t("type", "data", "accountId")`)}
     SELECT (SELECT count(*) FROM webhook_queued)::int AS "queued"`;
   return row?.queued ?? 0;
 }

@@ -17,12 +17,18 @@ import { crossOrigin } from "./middleware/cors.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { registerOpenApiDocument } from "./openapi-document.ts";
 import { registerSharedComponents } from "./openapi-shared.ts";
+import { registerCancelOrder } from "./operations/cancel-order.ts";
+import { registerCompleteOrder } from "./operations/complete-order.ts";
+import { registerCreateOrder } from "./operations/create-order.ts";
 import { registerCreatePet } from "./operations/create-pet.ts";
+import { registerGetInventory } from "./operations/get-inventory.ts";
 import { registerGetMe } from "./operations/get-me.ts";
+import { registerGetOrder } from "./operations/get-order.ts";
 import { getPetLifecycle, registerGetPet } from "./operations/get-pet.ts";
 import { registerListCategories } from "./operations/list-categories.ts";
+import { registerListOrders } from "./operations/list-orders.ts";
 import { registerListPets } from "./operations/list-pets.ts";
-import { registerListStoreOrders } from "./operations/list-store-orders.ts";
+import { registerUpdatePet } from "./operations/update-pet.ts";
 import { problemFromError, respondProblem } from "./respond.ts";
 
 /**
@@ -91,7 +97,14 @@ export function createRestApp(rt: Runtime) {
   registerListPets(app, rt);
   registerCreatePet(app, rt);
   registerGetPet(app, rt);
-  registerListStoreOrders(app);
+  registerUpdatePet(app, rt);
+  // The store section (docs/contract.md section 1): orders, and the inventory.
+  registerListOrders(app, rt);
+  registerCreateOrder(app, rt);
+  registerGetOrder(app, rt);
+  registerCompleteOrder(app, rt);
+  registerCancelOrder(app, rt);
+  registerGetInventory(app, rt);
   // Additions to the interface (docs/contract.md section 1): what a client needs to call the three operations.
   registerListCategories(app, rt);
   registerGetMe(app);

@@ -1,16 +1,16 @@
 /**
- * Conditional GET (docs/contract.md section 1, "Conditional requests and compression"): the answers of
- * listPets, getPet and the OpenAPI document carry a strong `ETag`, and a GET or HEAD whose `If-None-Match`
- * names it is answered 304 Not Modified without a body, with the headers the 200 would have had (RFC 9110
- * sections 13.1.2 and 15.4.5). The 304 is still a request that reached the API: it counts against the key's
- * limits and in its usage like the 200 it replaces.
+ * Conditional requests (docs/contract.md section 1, "Conditional requests and compression"): the answers of
+ * the lists, getPet, getOrder, getInventory and the OpenAPI document carry a strong `ETag`, and a GET or HEAD whose
+ * `If-None-Match` names it is answered 304 Not Modified without a body, with the headers the 200 would have had
+ * (RFC 9110 sections 13.1.2 and 15.4.5). The 304 is still a request that reached the API: it counts against the
+ * key's limits and in its usage like the 200 it replaces. updatePet's `If-Match` is read here too (`ifMatch`).
  *
  * The ETag is the SHA-1 of the JSON text and of the headers the operation sets for it (listPets' `Link`: the
- * same page can gain a next link when animals are added after it), so it changes exactly when the answer does.
- * It is computed from the string the app already holds; Hono's `etag` middleware would read the finished
- * Response's body back as a web stream instead (docs/performance.md, "Where the time goes").
+ * same page can gain a next link when animals are added after it), so it changes exactly when the answer does
+ * (core's entity-tag.ts). It is computed from the string the app already holds; Hono's `etag` middleware would
+ * read the finished Response's body back as a web stream instead (docs/performance.md, "Where the time goes").
  */
-import { hash } from "node:crypto";
+import { entityTag } from "@petstore/core/entity-tag";
 import type { Context, TypedResponse } from "hono";
 import { describeCoding, negotiatedCoding } from "./content-coding.ts";
 import type { RestEnv } from "./env.ts";
@@ -24,17 +24,19 @@ import { mergeHeaders, respondJson } from "./respond.ts";
  */
 export const REVALIDATE = "private, no-cache, must-revalidate";
 
-/**
- * A strong entity tag (RFC 9110 section 8.8.3) for `json` sent with the operation's own `headers`:
- * `"<27 base64url characters of SHA-1>"`.
- */
-export function entityTag(json: string, headers?: Record<string, string>): string {
-  let input = json;
-  if (headers) for (const name in headers) input += `\n${name}: ${headers[name]}`;
-  return `"${hash("sha1", input, "base64url")}"`;
-}
-
 const ENTITY_TAGS = /(?:W\/)?"[^"]*"/g;
+
+/**
+ * The test of `If-Match` (RFC 9110 section 13.1.1) as core's updatePet asks it, or undefined without the header:
+ * `*` matches any current tag, a list of tags the one it lists by the strong comparison (a weak tag never
+ * matches); a header that lists no well-formed tag matches nothing.
+ */
+export function ifMatch(header: string | undefined): ((etag: string) => boolean) | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === "*") return () => true;
+  const tags = (header.match(ENTITY_TAGS) ?? []).filter((tag) => !tag.startsWith("W/"));
+  return (etag) => tags.includes(etag);
+}
 
 /**
  * Whether `ifNoneMatch` (the request's If-None-Match, RFC 9110 section 13.1.2) matches `etag` by the weak

@@ -6,34 +6,50 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { MAX_PET_ID } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
-import { cacheableJsonResponse, entityTag } from "./conditional.ts";
+import { entityTag } from "@petstore/core/entity-tag";
+import { cacheableJsonResponse } from "./conditional.ts";
 import { precompressed } from "./content-coding.ts";
 import type { RestEnv } from "./env.ts";
 import { registerSharedComponents } from "./openapi-shared.ts";
+import { cancelOrderRoute } from "./operations/cancel-order.ts";
+import { completeOrderRoute } from "./operations/complete-order.ts";
+import { createOrderRoute } from "./operations/create-order.ts";
 import { createPetRoute } from "./operations/create-pet.ts";
+import { getInventoryRoute } from "./operations/get-inventory.ts";
 import { getMeRoute } from "./operations/get-me.ts";
+import { getOrderRoute } from "./operations/get-order.ts";
 import { getPetRoute } from "./operations/get-pet.ts";
 import { listCategoriesRoute } from "./operations/list-categories.ts";
+import { listOrdersRoute } from "./operations/list-orders.ts";
 import { listPetsRoute } from "./operations/list-pets.ts";
-import { listStoreOrdersRoute } from "./operations/list-store-orders.ts";
+import { updatePetRoute } from "./operations/update-pet.ts";
 
 /** The operations' declarations, in the order `createRestApp` registers them (the document lists them so). */
 const documentedOperations = [
   listPetsRoute,
   createPetRoute,
   getPetRoute,
-  listStoreOrdersRoute,
+  updatePetRoute,
+  listOrdersRoute,
+  createOrderRoute,
+  getOrderRoute,
+  completeOrderRoute,
+  cancelOrderRoute,
+  getInventoryRoute,
   listCategoriesRoute,
   getMeRoute,
 ];
 
 const DESCRIPTION = `Inventory of the animals offered by the pet store.
 
-Every call is authenticated with an API key sent as a bearer token; a key holds the scopes \`pets:read\` and/or
-\`pets:write\`, and an operation outside them answers 403 \`insufficient_scope\`. Every response with a body is
-JSON, and every response carries X-Request-Id, Cache-Control and the rate-limit headers (X-RateLimit-*, RateLimit-Policy, RateLimit). Pages and
-animals carry an ETag: send it back in If-None-Match to get 304 Not Modified while they are unchanged (a 304
-counts like any request). Bodies over 1 KiB are compressed (gzip or br) when Accept-Encoding allows it. Browsers
+Every call is authenticated with an API key sent as a bearer token; a key holds one or more of the scopes
+\`pets:read\`, \`pets:write\`, \`orders:read\` and \`orders:write\`, and an operation outside them answers 403
+\`insufficient_scope\`. Every response with a body is
+JSON, and every response carries X-Request-Id, Cache-Control and the rate-limit headers (X-RateLimit-*, RateLimit-Policy, RateLimit). Pages, animals,
+orders and the inventory carry an ETag: send it back in If-None-Match to get 304 Not Modified while they are
+unchanged (a 304 counts like any request), or an animal's in If-Match to change it only if nobody did since.
+The store section: an API client orders an available animal, which is held for it (\`pending\`) until the order
+is completed (\`sold\`) or cancelled, or its hold lapses (\`available\` again). Bodies over 1 KiB are compressed (gzip or br) when Accept-Encoding allows it. Browsers
 may call the API (CORS, from any origin unless the deployment lists the allowed ones), with the key as a bearer
 token; preflight requests are answered 204 and never counted.
 Errors use the Error body: \`{"code", "message", "status"}\` (+ \`details\` on validation errors, each naming the
@@ -80,7 +96,7 @@ function documentObject(config: DocumentConfig) {
     servers: documentServers(config),
     tags: [
       { name: "pets", description: "Animals of the inventory" },
-      { name: "store", description: "Store operations" },
+      { name: "store", description: "Orders of animals, and the inventory" },
       { name: "categories", description: "Categories animals belong to (an addition to the interface)" },
       { name: "keys", description: "The calling API key and its quota (an addition to the interface)" },
     ],

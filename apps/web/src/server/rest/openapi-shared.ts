@@ -85,7 +85,7 @@ export const extraHeaders: Record<string, HeaderObject> = {
     schema: text,
   },
   Location: {
-    description: "Absolute URL of the created animal.",
+    description: "Absolute URL of the created animal or order.",
     required: true,
     schema: { type: "string", format: "uri" },
   },
@@ -127,6 +127,21 @@ export function cacheableResponseHeaders(...extra: (keyof typeof extraHeaders)[]
   return { ...responseHeaders(...extra), "Cache-Control": ref("CacheControlRevalidate"), ETag: ref("ETag") };
 }
 
+/** As `responseHeaders`, for an animal a write answers with: its ETag (updatePet's `If-Match`), not kept by caches. */
+export function taggedResponseHeaders(...extra: (keyof typeof extraHeaders)[]) {
+  return { ...responseHeaders(...extra), ETag: ref("ETag") };
+}
+
+/** updatePet's precondition (RFC 9110 section 13.1.1), documented; the operation reads it itself. */
+export const ifMatchParameter = {
+  name: "If-Match",
+  in: "header" as const,
+  required: false,
+  description:
+    "ETags of the animal as the client last read it (or `*`): when none is the animal's current ETag (strong comparison), nothing is written and the answer is 412 `precondition_failed`.",
+  schema: { type: "string" as const },
+};
+
 /** The request header of a conditional GET (RFC 9110 section 13.1.2), documented; the operation reads it itself. */
 export const ifNoneMatchParameter = {
   name: "If-None-Match",
@@ -155,22 +170,30 @@ const errorHeadersByCode: Partial<Record<ErrorCode, (keyof typeof extraHeaders)[
   idempotency_key_in_use: ["Retry-After"],
 };
 
+/** A header some codes of a status group carry and others do not: documented as optional there. */
+const OPTIONAL_HEADER_COMPONENT: Partial<Record<keyof typeof extraHeaders, string>> = {
+  "Retry-After": "RetryAfterWhenInUse",
+};
+
 const errorMeaning: Partial<Record<ErrorCode, string>> = {
   unauthorized: "API key missing, malformed, unknown, revoked, expired, or of the other deployment",
   insufficient_scope:
     "the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other",
   invalid_request: "the body is not UTF-8, not valid JSON, or not a JSON object",
   validation_failed: "a query, path, header or body value breaks the schema (see `details`)",
-  not_found: "no such animal",
+  not_found: "no such animal or order (another owner's order is answered as one that does not exist)",
   method_not_allowed: "the path exists, but not with this method (`Allow` lists its methods)",
   payload_too_large: "the body is over 16 KiB",
-  unsupported_media_type: "the body is not application/json",
+  unsupported_media_type: "the body's media type is not one the operation takes (application/json)",
+  conflict:
+    "the request conflicts with the state of what it names: an animal that is not available to order, an order that is no longer placed, a status change of an animal an order holds",
+  precondition_failed: "`If-Match` names an earlier version of the animal: nothing was written",
   idempotency_key_in_use: "a request with the same Idempotency-Key is still being processed",
   idempotency_key_reused: "the Idempotency-Key was used with a different body",
   rate_limited: "a rate-limit window is exhausted",
   key_banned: "the key is temporarily banned for calling while denied",
   gone: "the operation was removed at its sunset",
-  not_implemented: "the operation's contract is not published",
+  not_implemented: "the server does not implement the method",
   service_unavailable: "the database is unreachable",
   internal_error: "an unexpected error, logged with the request id",
 };
@@ -181,14 +204,26 @@ export function errorResponses(...codes: ErrorCode[]) {
   for (const code of codes)
     byStatus.set(errorStatusByCode[code], [...(byStatus.get(errorStatusByCode[code]) ?? []), code]);
   return Object.fromEntries(
-    [...byStatus].map(([status, group]) => [
-      status,
-      {
-        description: group.map((code) => `\`${code}\`: ${errorMeaning[code] ?? code}`).join("; "),
-        headers: responseHeaders(...new Set(group.flatMap((code) => errorHeadersByCode[code] ?? []))),
-        content: { "application/json": { schema: ErrorBody } },
-      },
-    ]),
+    [...byStatus].map(([status, group]) => {
+      const names = new Set(group.flatMap((code) => errorHeadersByCode[code] ?? []));
+      const everyCode = [...names].filter((name) =>
+        group.every((code) => errorHeadersByCode[code]?.includes(name)),
+      );
+      const headers: Record<string, { $ref: string }> = responseHeaders(...everyCode);
+      for (const name of names) {
+        const optional = OPTIONAL_HEADER_COMPONENT[name];
+        if (!everyCode.includes(name) && optional)
+          headers[name] = { $ref: `#/components/headers/${optional}` };
+      }
+      return [
+        status,
+        {
+          description: group.map((code) => `\`${code}\`: ${errorMeaning[code] ?? code}`).join("; "),
+          headers,
+          content: { "application/json": { schema: ErrorBody } },
+        },
+      ];
+    }),
   );
 }
 
@@ -212,6 +247,12 @@ export function registerSharedComponents(app: OpenAPIHono<RestEnv>): void {
   for (const [name, header] of Object.entries({ ...commonHeaders, ...extraHeaders, ...cacheableHeaders })) {
     app.openAPIRegistry.registerComponent("headers", name, header as never);
   }
+  app.openAPIRegistry.registerComponent("headers", "RetryAfterWhenInUse", {
+    description:
+      "With `idempotency_key_in_use`: whole seconds (>= 1) to wait before retrying. Absent on other 409s (`conflict`): repeating the same request meets the same state.",
+    required: false,
+    schema: { type: "integer", minimum: 1 },
+  } as never);
   app.openAPIRegistry.register("Error", ErrorBody);
   // A request no operation declares cannot have a response of its own: the 405 every path answers to a method
   // it does not list is described once, here, and the document's description points to it.
@@ -224,8 +265,8 @@ export function registerSharedComponents(app: OpenAPIHono<RestEnv>): void {
     type: "http",
     scheme: "bearer",
     description:
-      "API key as the bearer token: `pet_live_…` (production) or `pet_test_…` (staging). A key holds one or both scopes, " +
-      `${API_KEY_SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join(" and ")}; each operation's security ` +
+      "API key as the bearer token: `pet_live_…` (production) or `pet_test_…` (staging). A key holds one or more of the scopes " +
+      `${API_KEY_SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join(", ")}; each operation's security ` +
       "requirement names the scope it needs, and a key without it gets 403 `insufficient_scope`.",
   });
 }

@@ -1,8 +1,9 @@
 /**
- * Keyset paging of the /v1 lists, listPets and listCategories (docs/contract.md section 1, "GET /v1/pets
- * (listPets)" and "GET /v1/categories (listCategories)"): a page is a JSON array, and when more items follow the
- * answer carries an RFC 8288 `Link: <…>; rel="next"` built from the configured public base URL, never from the
- * Host header. The page is a cacheable answer (conditional.ts) whose ETag covers that link.
+ * Keyset paging of the /v1 lists, listPets, listCategories and listOrders (docs/contract.md section 1, "GET /v1/pets
+ * (listPets)", "GET /v1/categories (listCategories)" and "GET /v1/store/orders (listOrders)"): a page is a JSON
+ * array, and when more items follow the answer carries an RFC 8288 `Link: <…>; rel="next"` built from the
+ * configured public base URL, never from the Host header. The page is a cacheable answer (conditional.ts) whose
+ * ETag covers that link.
  */
 import type { Context } from "hono";
 import { cacheableJsonResponse, REVALIDATE } from "./conditional.ts";

@@ -33,6 +33,8 @@ const TRPC_CODE_BY_APP_CODE = {
   payload_too_large: "PAYLOAD_TOO_LARGE",
   unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
   header_too_large: "BAD_REQUEST",
+  conflict: "CONFLICT",
+  precondition_failed: "PRECONDITION_FAILED",
   idempotency_key_in_use: "CONFLICT",
   idempotency_key_reused: "UNPROCESSABLE_CONTENT",
   rate_limited: "TOO_MANY_REQUESTS",
@@ -42,7 +44,6 @@ const TRPC_CODE_BY_APP_CODE = {
   service_unavailable: "SERVICE_UNAVAILABLE",
   internal_error: "INTERNAL_SERVER_ERROR",
   forbidden: "FORBIDDEN",
-  conflict: "CONFLICT",
 } as const satisfies Record<ErrorCode, TRPC_ERROR_CODE_KEY>;
 
 /**
@@ -59,7 +60,7 @@ const APP_CODE_BY_TRPC_CODE: Record<TRPC_ERROR_CODE_KEY, ErrorCode> = {
   METHOD_NOT_SUPPORTED: "method_not_allowed",
   TIMEOUT: "request_timeout",
   CONFLICT: "conflict",
-  PRECONDITION_FAILED: "conflict",
+  PRECONDITION_FAILED: "precondition_failed",
   PAYLOAD_TOO_LARGE: "payload_too_large",
   UNSUPPORTED_MEDIA_TYPE: "unsupported_media_type",
   UNPROCESSABLE_CONTENT: "validation_failed",

@@ -21,7 +21,7 @@ import { createMiddleware } from "hono/factory";
 import type { RestEnv } from "../env.ts";
 
 /** The methods of the API's operations. */
-export const CORS_ALLOWED_METHODS = ["GET", "HEAD", "POST"];
+export const CORS_ALLOWED_METHODS = ["GET", "HEAD", "POST", "PATCH"];
 
 /** The request headers the API reads (beyond the CORS-safelisted ones). */
 export const CORS_ALLOWED_HEADERS = [
@@ -30,6 +30,7 @@ export const CORS_ALLOWED_HEADERS = [
   "Idempotency-Key",
   "X-Request-Id",
   "If-None-Match",
+  "If-Match",
 ];
 
 /** Every response header a client reads that is not CORS-safelisted. */

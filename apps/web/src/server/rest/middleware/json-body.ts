@@ -1,15 +1,18 @@
 /**
- * Request body gate for JSON operations (docs/contract.md section 1, createPet), before schema validation: 415
- * unless the media type is application/json, 413 over 16 KiB, 400 `invalid_request` unless the body is UTF-8 and
- * a JSON object. So validation only ever sees an object.
+ * Request body gates for JSON operations (docs/contract.md section 1, createPet and the store section), before
+ * schema validation: 415 unless the media type is one the operation takes (application/json; updatePet also
+ * application/merge-patch+json), 413 over 16 KiB, 400 `invalid_request` unless the body is UTF-8 and a JSON
+ * object. So validation only ever sees an object. completeOrder and cancelOrder take no body, or `{}`.
  */
-import { MAX_BODY_BYTES, problems } from "@petstore/contracts";
-import type { Context } from "hono";
+import { z } from "@hono/zod-openapi";
+import { MAX_BODY_BYTES, problems, validationProblem } from "@petstore/contracts";
+import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { RestEnv } from "../env.ts";
 import { respondProblem } from "../respond.ts";
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;.*)?$/i;
+const MERGE_PATCH_MEDIA_TYPE = /^application\/(merge-patch\+)?json\s*(;.*)?$/i;
 
 /**
  * JSON text is UTF-8 (RFC 8259 section 8.1). A lenient decoder would turn stray bytes into U+FFFD and store
@@ -52,12 +55,35 @@ async function boundedBody(c: Context<RestEnv>): Promise<Uint8Array | undefined>
   return bytes;
 }
 
-export const jsonObjectBody = createMiddleware<RestEnv>(async (c, next) => {
-  if (!JSON_MEDIA_TYPE.test(c.req.header("content-type") ?? "")) {
-    return respondProblem(problems.unsupportedMediaType(), c);
-  }
+/**
+ * The gate of a body of `mediaType` (its 415 names `accepted`); with `optional`, a request without a body passes
+ * as `{}` (an empty body, whatever its media type).
+ */
+const objectBody = (mediaType: RegExp, accepted: string, optional = false) =>
+  createMiddleware<RestEnv>(async (c, next) => {
+    if (optional && c.req.header("transfer-encoding") === undefined) {
+      const declared = c.req.header("content-length");
+      if (declared === undefined || declared === "0") {
+        (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve("{}");
+        return next();
+      }
+    }
+    if (!mediaType.test(c.req.header("content-type") ?? "")) {
+      return respondProblem(problems.unsupportedMediaType(accepted), c);
+    }
+    return readObject(c, next, optional);
+  });
+
+/** The one body an operation without input takes: `{}`. */
+const EMPTY_OBJECT = z.strictObject({});
+
+async function readObject(c: Context<RestEnv>, next: Next, optional: boolean) {
   const bytes = await boundedBody(c);
   if (!bytes) return respondProblem(problems.payloadTooLarge(), c);
+  if (optional && bytes.length === 0) {
+    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve("{}");
+    return next();
+  }
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -76,5 +102,21 @@ export const jsonObjectBody = createMiddleware<RestEnv>(async (c, next) => {
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return respondProblem(problems.malformedRequest("The request body must be a JSON object."), c);
   }
+  if (optional) {
+    const checked = EMPTY_OBJECT.safeParse(parsed);
+    if (!checked.success) return respondProblem(validationProblem(checked.error), c);
+  }
   await next();
-});
+}
+
+/** createPet's and createOrder's gate: an application/json object. */
+export const jsonObjectBody = objectBody(JSON_MEDIA_TYPE, "application/json");
+
+/** updatePet's gate: a JSON merge patch (RFC 7396), as application/merge-patch+json or application/json. */
+export const mergePatchBody = objectBody(
+  MERGE_PATCH_MEDIA_TYPE,
+  "application/merge-patch+json or application/json",
+);
+
+/** completeOrder's and cancelOrder's gate: no body, or an application/json object (which must be `{}`). */
+export const optionalObjectBody = objectBody(JSON_MEDIA_TYPE, "application/json", true);

@@ -1,33 +1,19 @@
 /**
  * POST /v1/pets (createPet): adds an animal (docs/interface.md "POST /pets"; docs/contract.md section 1). Strict NewPet
- * validation, 201 with Location, and optional `Idempotency-Key` replay/409/422 through the shared
- * idempotency service.
+ * validation, 201 with Location and the animal's ETag, and optional `Idempotency-Key` replay/409/422 through the
+ * shared idempotency service.
  */
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { Animal, NewPet, typeMessage } from "@petstore/contracts";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { Animal, NewPet } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
+import { entityTag } from "@petstore/core/entity-tag";
 import type { RestEnv } from "../env.ts";
+import { IdempotencyHeaders, runCreation } from "../idempotency.ts";
 import { jsonObjectBody } from "../middleware/json-body.ts";
 import { requireCaller } from "../middleware/require-caller.ts";
 import { requireScope } from "../middleware/require-scope.ts";
-import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
+import { baseErrorCodes, bearerSecurity, errorResponses, taggedResponseHeaders } from "../openapi-shared.ts";
 import { respondJson } from "../respond.ts";
-
-const IDEMPOTENCY_KEY_RULE = "must be 1 to 255 printable ASCII characters";
-
-const IdempotencyHeaders = z.object({
-  "idempotency-key": z
-    .string({ error: typeMessage(IDEMPOTENCY_KEY_RULE) })
-    .min(1, { error: IDEMPOTENCY_KEY_RULE })
-    .max(255, { error: IDEMPOTENCY_KEY_RULE })
-    .regex(/^[\x20-\x7E]+$/, { error: IDEMPOTENCY_KEY_RULE })
-    .optional()
-    .meta({
-      description:
-        "Makes retries safe: the same key with the same body within 24 h replays the first response " +
-        "(with `Idempotent-Replayed: true`) and creates nothing.",
-    }),
-});
 
 export const createPetRoute = createRoute({
   operationId: "createPet",
@@ -47,7 +33,7 @@ export const createPetRoute = createRoute({
     201: {
       description:
         "The animal was created (or, with `Idempotent-Replayed: true`, an earlier creation is replayed).",
-      headers: responseHeaders("Location", "Idempotent-Replayed"),
+      headers: taggedResponseHeaders("Location", "Idempotent-Replayed"),
       content: { "application/json": { schema: Animal } },
     },
     ...errorResponses(
@@ -77,11 +63,15 @@ export function registerCreatePet(app: OpenAPIHono<RestEnv>, rt: Runtime): void 
         headers: { Location: `${rt.config.publicBaseUrl}/v1/pets/${animal.id}` },
       };
     };
-    const { response, replayed } = idempotencyKey
-      ? await rt.idempotency.run({ apiKeyId: caller.keyId, key: idempotencyKey, body: input }, created)
-      : { response: await created(), replayed: false };
+    const { response, replayed } = await runCreation(
+      rt,
+      { apiKeyId: caller.keyId, key: idempotencyKey, fingerprinted: input },
+      created,
+    );
     const headers = {
-      Location: response.headers.Location,
+      ...response.headers, // Location
+      // The tag getPet and updatePet give the same animal (updatePet's If-Match).
+      ETag: entityTag(response.body),
       ...(replayed && { "Idempotent-Replayed": "true" }),
     };
     // The stored (or just written) JSON text goes out as it is: no parse and re-serialisation.
