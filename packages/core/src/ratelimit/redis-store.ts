@@ -72,6 +72,15 @@ export function createRedisStore(
     reconnect() {
       if (!closed) client.disconnect(true);
     },
+    together(issue) {
+      const socket = client.status === "ready" ? client.stream : undefined;
+      socket?.cork();
+      try {
+        return issue();
+      } finally {
+        socket?.uncork();
+      }
+    },
     ready() {
       if (client.status === "ready") return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
