@@ -107,39 +107,44 @@ function keyCheckAlgorithm(actx: AlgorithmContext, windows: LimitedWindow[]): Al
   const instance = randomUUID();
   let serial = 0;
   const limitArgs = windows.flatMap(([spec, limit]) => [limit, spec.ms]);
+  const banWindowMs = ban.windowSeconds * 1000;
+  const banBaseMs = ban.baseSeconds * 1000;
   const algorithm: ReturnType<Algorithm> = {
     async limit(ctx, key, rate = 1): Promise<KeyAnswer> {
       const id = key.slice(ctx.prefix.length + 1);
       const at = now();
       const t = Date.now();
+      const counters = [keys.ban(id), keys.denials(id), keys.banCount(id, at)];
+      for (const [spec] of windows) counters.push(counterKey(spec, id, t));
+      const args: (string | number)[] = [
+        at,
+        rate,
+        banWindowMs,
+        ban.threshold,
+        banBaseMs,
+        `${at}:${instance}:${++serial}`,
+        DAY_MS - (at % DAY_MS) + 60_000,
+      ];
+      for (const a of limitArgs) args.push(a);
       const reply = (await runScript(
         ctx.redis as unknown as RateLimitStore,
         KEY_CHECK,
-        [
-          keys.ban(id),
-          keys.denials(id),
-          keys.banCount(id, at),
-          ...windows.map(([spec]) => counterKey(spec, id, t)),
-        ],
-        [
-          at,
-          rate,
-          ban.windowSeconds * 1000,
-          ban.threshold,
-          ban.baseSeconds * 1000,
-          `${at}:${instance}:${++serial}`,
-          DAY_MS - (at % DAY_MS) + 60_000,
-          ...limitArgs,
-        ],
+        counters,
+        args,
       )) as unknown[];
       const banEnd = Number(reply[0]);
-      const counts = reply.length > 1 ? reply.slice(3).map(Number) : [];
+      const counts: number[] = [];
+      for (let i = 3; i < reply.length; i++) counts.push(Number(reply[i]));
       // The engine's own answer describes the window with the fewest requests left (all of them 0 while banned).
       let tightest = 0;
       let left = Number.POSITIVE_INFINITY;
-      for (const [i, [, limit]] of windows.entries()) {
+      for (let i = 0; i < windows.length; i++) {
+        const limit = (windows[i] as LimitedWindow)[1];
         const l = limit - (counts[i] ?? limit);
-        if (l < left) [tightest, left] = [i, l];
+        if (l < left) {
+          tightest = i;
+          left = l;
+        }
       }
       const [spec, limit] = windows[tightest] as LimitedWindow;
       return {
