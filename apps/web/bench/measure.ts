@@ -1,14 +1,15 @@
 /**
- * Measuring for `npm run bench`: autocannon runs tallied per (scenario, server) with exact latency
- * percentiles over every response, alternating rounds over several servers, Redis commands per request, and
- * the resident memory of a server's process tree.
+ * Measuring for `npm run bench`: runs of wrk (a scenario that lists its requests: bench/wrk.lua) or autocannon
+ * tallied per (scenario, server), alternating rounds over several servers, the servers' CPU from /proc, and the
+ * resident memory of a server's process tree.
  */
+import { spawn } from "node:child_process";
+import { randomInt } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { type CommandOptions, WEB_DIR } from "../test/instances/production-server.ts";
-import { addDelta, commandCalls } from "./redis.ts";
 
 /**
  * Where a benched server writes its log: `bench-results/<name>.log`, a file, so that its log lines never cost the
@@ -25,6 +26,13 @@ export interface Scenario {
   name: string;
   /** Builds the autocannon options for a server (`reference`: the bench's reference server, bench/reference.ts). */
   options(baseUrl: string, reference?: boolean): Parameters<typeof autocannon>[0];
+  /**
+   * `count` requests drawn as the scenario draws them, for wrk (bench/wrk.lua): lines of
+   * `METHOD<tab>path<tab>Authorization value or empty<tab>JSON body or empty`. A scenario with it is measured with
+   * wrk, a load generator in C that leaves the servers more of the two cores than autocannon in the bench's own
+   * process.
+   */
+  requests?(baseUrl: string, reference: boolean, count: number): string[];
   /** Sends one such request (fetch) and returns its status. */
   once(baseUrl: string): Promise<number>;
   /** Gets what the scenario consumes ready on every target before it is measured (the order scenario's animals). */
@@ -35,7 +43,7 @@ export interface Scenario {
 export interface Target {
   baseUrl: string;
   pid?: number;
-  /** True for the reference server, which takes `after=<id>` where the project takes a signed cursor. */
+  /** True for the servers without signed cursors (the reference and the peer), which take `after=<id>`. */
   reference?: boolean;
 }
 
@@ -66,27 +74,96 @@ export const loadAverage = () =>
 
 /** Accumulates the rounds of one scenario on one server. */
 export class Tally {
+  /** Every response's latency (ms), of autocannon's runs. */
   latencies: number[] = [];
+  /** wrk's runs: each round's latency quantiles (ms), each standing for `weight` responses. */
+  quantiles: { weight: number; ms: number[] }[] = [];
   statusCodes: Record<string, number> = {};
   seconds = 0;
   errors = 0;
   cpuMs = 0;
 
   result(): Measurement {
-    const sorted = Float64Array.from(this.latencies).sort();
-    const pct = (p: number) =>
-      round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0, 1);
+    const samples: [ms: number, weight: number][] = this.latencies.map((ms) => [ms, 1]);
+    for (const q of this.quantiles) for (const ms of q.ms) samples.push([ms, q.weight]);
+    samples.sort((a, b) => a[0] - b[0]);
+    const total = samples.reduce((n, [, w]) => n + w, 0);
+    const pct = (p: number) => {
+      let seen = 0;
+      for (const [ms, w] of samples) {
+        seen += w;
+        if (seen >= (p / 100) * total - 1e-9) return round(ms, 1);
+      }
+      return round(samples.at(-1)?.[0] ?? 0, 1);
+    };
+    const requests = Math.round(total);
     return {
-      reqPerSec: round(sorted.length / this.seconds, 1),
-      cpuMsPerRequest: round(this.cpuMs / Math.max(1, sorted.length), 3),
+      reqPerSec: round(requests / this.seconds, 1),
+      cpuMsPerRequest: round(this.cpuMs / Math.max(1, requests), 3),
       p50Ms: pct(50),
       p99Ms: pct(99),
-      requests: sorted.length,
+      requests,
       seconds: round(this.seconds, 2),
       statusCodes: this.statusCodes,
       errors: this.errors,
     };
   }
+}
+
+/** Lines of a scenario's request file: more than any round sends, so that a round repeats none. */
+const REQUEST_LINES = 100_000;
+const WRK_SCRIPT = path.join(import.meta.dirname, "wrk.lua");
+const requestFiles = new Map<string, string>();
+process.once("exit", () => {
+  for (const file of requestFiles.values()) fs.rmSync(file, { force: true });
+});
+
+/** The request file of `scenario` for `target`, written on first use. */
+function requestFile(scenario: Scenario & Required<Pick<Scenario, "requests">>, target: Target): string {
+  const id = `${scenario.name}|${target.baseUrl}`;
+  let file = requestFiles.get(id);
+  if (!file) {
+    file = path.join(os.tmpdir(), `petstore-bench-${process.pid}-${requestFiles.size}.tsv`);
+    const lines = scenario.requests(target.baseUrl, Boolean(target.reference), REQUEST_LINES);
+    fs.writeFileSync(file, `${lines.join("\n")}\n`);
+    requestFiles.set(id, file);
+  }
+  return file;
+}
+
+/** One wrk run (one thread, from a random line of `file`): its requests, seconds, errors and latency quantiles. */
+async function runWrk(file: string, baseUrl: string, seconds: number, connections: number) {
+  const args = [
+    "-t1",
+    `-c${connections}`,
+    `-d${Math.max(1, Math.round(seconds))}s`,
+    "--timeout",
+    "10s",
+    "-s",
+    WRK_SCRIPT,
+    baseUrl,
+    "--",
+    file,
+    String(randomInt(REQUEST_LINES)),
+  ];
+  const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", resolve);
+  });
+  const line = out.split("\n").find((l) => l.startsWith("WRK "));
+  if (code !== 0 || !line) throw new Error(`wrk ${args.join(" ")} failed (${code}): ${out}`);
+  return JSON.parse(line.slice(4)) as {
+    requests: number;
+    durationUs: number;
+    errors: number;
+    non2xx: number;
+    quantilesUs: number[];
+  };
 }
 
 /** One timed run of `scenario` against `target` with `connections`, added to `tally` (none: a warm-up). */
@@ -97,6 +174,23 @@ export async function runOnce(
   connections: number,
   tally?: Tally,
 ): Promise<void> {
+  if (scenario.requests) {
+    const file = requestFile(scenario as Scenario & Required<Pick<Scenario, "requests">>, target);
+    const before = cpuMs(target.pid);
+    const r = await runWrk(file, target.baseUrl, seconds, connections);
+    if (!tally) return;
+    tally.cpuMs += cpuMs(target.pid) - before;
+    tally.seconds += r.durationUs / 1e6;
+    tally.errors += r.errors;
+    tally.quantiles.push({
+      weight: r.requests / r.quantilesUs.length,
+      ms: r.quantilesUs.map((us) => us / 1000),
+    });
+    const ok = r.requests - r.non2xx;
+    if (ok > 0) tally.statusCodes["2xx/3xx"] = (tally.statusCodes["2xx/3xx"] ?? 0) + ok;
+    if (r.non2xx > 0) tally.statusCodes.other = (tally.statusCodes.other ?? 0) + r.non2xx;
+    return;
+  }
   const instance = autocannon({
     ...scenario.options(target.baseUrl, target.reference),
     connections,
@@ -133,46 +227,6 @@ export async function measureRounds(
       await runOnce(scenario, targets[k] as Target, opts.seconds / opts.rounds, opts.connections, tallies[k]);
     }
   }
-}
-
-export interface RedisUse {
-  /** Client commands per request with the limiter on, net of what other Redis users sent meanwhile. */
-  commandsPerRequest: number;
-  /** The same by command (gross, before subtracting other users). */
-  byCommand: Record<string, number>;
-  probeRequests: number;
-}
-
-/**
- * Redis commands per request: exactly `n` requests (10 at a time) against each server, with INFO
- * commandstats read around each batch; the limiter-off batch measures other Redis users' rate, subtracted.
- */
-export async function probeRedis(scenario: Scenario, on: Target, off: Target, n = 300): Promise<RedisUse> {
-  const batch = async (target: Target) => {
-    const before = await commandCalls();
-    const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 10 }, async () => {
-        while (next < n) {
-          next++;
-          await scenario.once(target.baseUrl);
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    const counts: Record<string, number> = {};
-    addDelta(counts, before, await commandCalls());
-    return { counts, seconds };
-  };
-  const quiet = await batch(off);
-  const loaded = await batch(on);
-  const noise = (sum(quiet.counts) / quiet.seconds) * loaded.seconds;
-  return {
-    commandsPerRequest: round((sum(loaded.counts) - noise) / n, 2),
-    byCommand: Object.fromEntries(Object.entries(loaded.counts).map(([cmd, c]) => [cmd, round(c / n, 3)])),
-    probeRequests: n,
-  };
 }
 
 /** The pids of the process tree rooted at `pid` (Linux /proc; empty when unknown). */

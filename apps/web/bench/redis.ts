@@ -1,6 +1,6 @@
 /**
- * The few Redis commands the bench needs, over raw RESP (no client library in the measuring process):
- * `INFO commandstats` counts (commands per request) and SCAN + DEL of the bench's key prefix.
+ * The few Redis commands the bench needs, over raw RESP (no client library in the measuring process): SCAN + DEL
+ * of the bench's key prefix.
  */
 import net from "node:net";
 import { options } from "./options.ts";
@@ -11,7 +11,7 @@ const encode = (args: string[]) =>
   `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join("")}`;
 
 /** Sends one command and returns the reply (simple, bulk or integer) as text. */
-export async function redisCommand(...args: string[]): Promise<string> {
+async function redisCommand(...args: string[]): Promise<string> {
   const { hostname, port } = new URL(REDIS_URL);
   const socket = net.connect(Number(port || 6379), hostname || "127.0.0.1");
   return new Promise<string>((resolve, reject) => {
@@ -33,35 +33,6 @@ export async function redisCommand(...args: string[]): Promise<string> {
     });
     socket.write(encode(args));
   });
-}
-
-/**
- * Commands a client sends itself (commandstats also counts the commands scripts run, e.g. INCRBY). GET is one: on
- * the request path the limiter sends the ban GET with the minute and day EVALSHA (one pipelined write); the
- * fixed-window script runs none, only the DENY script of a denied request does.
- */
-const CLIENT_COMMANDS = new Set(["get", "set", "del", "evalsha", "eval", "ping", "script", "mget", "exists"]);
-
-/** Calls per client command from INFO commandstats. */
-export async function commandCalls(): Promise<Record<string, number>> {
-  const text = await redisCommand("INFO", "commandstats");
-  const calls: Record<string, number> = {};
-  for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    if (CLIENT_COMMANDS.has(m[1] as string)) calls[m[1] as string] = Number(m[2]);
-  }
-  return calls;
-}
-
-/** Adds `after - before` (positive differences) per command into `into`. */
-export function addDelta(
-  into: Record<string, number>,
-  before: Record<string, number>,
-  after: Record<string, number>,
-): void {
-  for (const [cmd, n] of Object.entries(after)) {
-    const diff = n - (before[cmd] ?? 0);
-    if (diff > 0) into[cmd] = (into[cmd] ?? 0) + diff;
-  }
 }
 
 /** SCAN with MATCH, parsing the two-element array reply. */

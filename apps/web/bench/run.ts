@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the production server (`node dist/server.js`) as an API-only and as an all-in-one instance
- * beside a bare reference (bench/reference.ts), every scenario (bench/scenarios.ts) on the three in rotating
- * rounds; with `--floods`, what floods leave of a real key's getPet instead (bench/floods.ts). What it measures,
+ * beside a bare reference (bench/reference.ts) and a Fastify peer (bench/fastify-peer.ts), every scenario
+ * (bench/scenarios.ts) on the four in rotating rounds; with `--floods`, what floods leave of a real key's getPet instead (bench/floods.ts). What it measures,
  * its options (bench/options.ts, each also an environment variable) and its output: docs/performance.md "How to
  * reproduce"; how to read the figures: "Reading the figures" there.
  *
@@ -84,7 +84,7 @@ async function startOtlpSink() {
     close: () => child.kill(),
   };
 }
-const NAMES = ["api", "reference", THIRD.name] as const;
+const NAMES = ["api", "reference", THIRD.name, "fastify"] as const;
 
 async function main(): Promise<void> {
   if (await ensureBuild(log)) log("built.");
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     };
     const profiling = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
     const loadAtStart = os.loadavg();
-    const ports = await Promise.all([freePort(), freePort(), freePort()]);
+    const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
 
     if (options.addressFloods) {
       // The default budgets and TRUST_PROXY off (the default): each loopback address is a client of its own.
@@ -207,7 +207,7 @@ async function main(): Promise<void> {
       { ...common, RATE_LIMIT_PREFIX: `${PREFIX}:ref` },
       90_000,
       "bench/reference.ts",
-      [],
+      profiling,
       serverLog("reference"),
     );
     servers.push(reference);
@@ -235,7 +235,17 @@ async function main(): Promise<void> {
       for (const page of ["/admin/sign-in", "/docs", "/api/trpc/auth.me"])
         await (await fetch(`${third.baseUrl}${page}`)).text();
     }
-    const targets = [api, { ...reference, reference: true }, third];
+    const peer = await startProductionServer(
+      ports[3] as number,
+      { ...common, RATE_LIMIT_PREFIX: `${PREFIX}:fastify` },
+      90_000,
+      "bench/fastify-peer.ts",
+      profiling,
+      serverLog("fastify"),
+    );
+    servers.push(peer);
+    await sameBodies([api, reference, peer], key, pet.id);
+    const targets = [api, { ...reference, reference: true }, third, { ...peer, reference: true }];
     const runs = [
       ...(options.set === "hot"
         ? []
@@ -270,7 +280,8 @@ async function main(): Promise<void> {
     const rss = Object.fromEntries(targets.map((t, i) => [NAMES[i], rssMb(t.pid)]));
 
     const results = runs.map(({ scenario }, i) => {
-      const [project, ref, other] = (tallies[i] as Tally[]).map((t) => t.result()) as [
+      const [project, ref, other, fastify] = (tallies[i] as Tally[]).map((t) => t.result()) as [
+        Measurement,
         Measurement,
         Measurement,
         Measurement,
@@ -280,8 +291,13 @@ async function main(): Promise<void> {
         api: project,
         reference: ref,
         third: other,
+        fastify,
         apiVsReference: round(project.reqPerSec / ref.reqPerSec, 3),
         thirdVsReference: round(other.reqPerSec / ref.reqPerSec, 3),
+        fastifyVsReference: round(fastify.reqPerSec / ref.reqPerSec, 3),
+        apiCpuVsReference: round(project.cpuMsPerRequest / ref.cpuMsPerRequest, 2),
+        apiCpuVsFastify: round(project.cpuMsPerRequest / fastify.cpuMsPerRequest, 2),
+        thirdCpuVsApi: round(other.cpuMsPerRequest / project.cpuMsPerRequest, 2),
         apiP99VsReference: round(project.p99Ms / ref.p99Ms, 2),
         thirdP99VsReference: round(other.p99Ms / ref.p99Ms, 2),
       };
@@ -295,8 +311,13 @@ async function main(): Promise<void> {
         "api req/s p50 p99 cpu",
         "reference req/s p50 p99 cpu",
         `${THIRD.name} req/s p50 p99 cpu`,
-        "api/ref",
+        "fastify req/s p50 p99 cpu",
+        "req/s api/ref",
         `${THIRD.name}/ref`,
+        "fastify/ref",
+        "cpu api/ref",
+        "cpu api/fastify",
+        `cpu ${THIRD.name}/api`,
         "p99 api/ref",
         `p99 ${THIRD.name}/ref`,
       ],
@@ -305,8 +326,13 @@ async function main(): Promise<void> {
         cell(r.api),
         cell(r.reference),
         cell(r.third),
+        cell(r.fastify),
         pct(r.apiVsReference),
         pct(r.thirdVsReference),
+        pct(r.fastifyVsReference),
+        `${r.apiCpuVsReference}x`,
+        `${r.apiCpuVsFastify}x`,
+        `${r.thirdCpuVsApi}x`,
         `${r.apiP99VsReference}x`,
         `${r.thirdP99VsReference}x`,
       ]),
@@ -328,6 +354,26 @@ async function main(): Promise<void> {
     closeSink?.close();
     await db.drop();
     await deletePrefix(PREFIX);
+  }
+}
+
+/**
+ * Checks that the project, the reference and the peer answer byte-identical bodies: a few animals, and the first
+ * page of each status filter. @throws naming the request whose bodies differ.
+ */
+async function sameBodies(servers: { baseUrl: string }[], key: string, firstId: bigint): Promise<void> {
+  const paths = [
+    ...[0n, 7n, 250n].map((d) => `/v1/pets/${firstId + d}`),
+    ...["", "&status=available", "&status=pending", "&status=sold"].map((q) => `/v1/pets?limit=10${q}`),
+  ];
+  for (const path of paths) {
+    const bodies = await Promise.all(
+      servers.map(async (s) =>
+        (await fetch(`${s.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } })).text(),
+      ),
+    );
+    if (new Set(bodies).size !== 1)
+      throw new Error(`the servers answer ${path} differently: ${bodies.join(" | ")}`);
   }
 }
 

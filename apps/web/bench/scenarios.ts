@@ -9,6 +9,9 @@ import { type Scenario, status } from "./measure.ts";
 import { type Page, type Pick, pageQuery, uniform, zipf } from "./traffic.ts";
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+/** A line of a wrk request file (measure.ts `Scenario.requests`). */
+const line = (method: string, path: string, key = "", body = "") =>
+  `${method}\t${path}\t${key && `Bearer ${key}`}\t${body}`;
 
 /** A GET whose path and key are drawn per request (the key for the server at `url`). */
 function drawnGet(
@@ -29,6 +32,11 @@ function drawnGet(
         },
       ],
     }),
+    requests: (url, reference, count) =>
+      Array.from({ length: count }, () => {
+        const { path, key } = draw(reference, url);
+        return line("GET", path, key);
+      }),
     once: (url) => {
       const { path, key } = draw(false, url);
       return status(fetch(`${url}${path}`, { headers: auth(key) }));
@@ -61,6 +69,11 @@ function drawnCreate(name: string, nextKey: (url: string) => string, categoryIds
         },
       ],
     }),
+    requests: (url, _reference, count) =>
+      Array.from({ length: count }, () => {
+        const { key, body } = draw(url);
+        return line("POST", "/v1/pets", key, body);
+      }),
     once: (url) => {
       const { key, body } = draw(url);
       return status(
@@ -186,6 +199,7 @@ export function hotKeyScenarios(
   const one = (name: string, path: string): Scenario => ({
     name,
     options: (url) => ({ url: `${url}${path}`, headers: auth(key) }),
+    requests: () => [line("GET", path, key)],
     once: (url) => status(fetch(`${url}${path}`, { headers: auth(key) })),
   });
   return [
@@ -196,6 +210,7 @@ export function hotKeyScenarios(
     {
       name: "GET /v1/pets (no key, 401)",
       options: (url) => ({ url: `${url}/v1/pets?limit=20` }),
+      requests: () => [line("GET", "/v1/pets?limit=20")],
       once: (url) => status(fetch(`${url}/v1/pets?limit=20`)),
     },
   ];

@@ -2,7 +2,8 @@
  * Structured JSON logging (pino). One logger per process; secrets never reach it (see `redactPaths`).
  * By default lines go to stdout through pino's asynchronous destination (sonic-boom, `sync: false`): the
  * request path only appends to a buffer, written in the background (a synchronous write per request would block
- * the event loop on stdout). On a crash (uncaught exception) and on `process.exit`, pino writes the buffer out
+ * the event loop on stdout) once it holds `BATCH_BYTES`, or at the latest `FLUSH_MS` after a line (a write per
+ * line costs a hop to libuv's thread pool and back per request: docs/performance.md "Where the time goes"). On a crash (uncaught exception) and on `process.exit`, pino writes the buffer out
  * synchronously (its `exit` handler). A write already handed to the background at that instant can still be
  * cut off, so a clean shutdown calls `endLogs()` first, which waits until every accepted line is written
  * (server.ts on SIGTERM/SIGINT; test/logger.test.ts checks exit, SIGTERM and crash).
@@ -17,6 +18,10 @@ type Destination = ReturnType<typeof pino.destination>;
 const opened = new Set<Destination>();
 const destinations = (): Set<Destination> => opened;
 
+/** Buffered bytes that make a write of stdout's lines; a quieter process writes them every `FLUSH_MS`. */
+const BATCH_BYTES = 4096;
+const FLUSH_MS = 200;
+
 /** Creates the process logger at `level` writing JSON lines to stdout (or to `destination`). */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   if (destination || level === "silent")
@@ -24,7 +29,10 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       { level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } },
       destination,
     );
-  const stdout = pino.destination({ dest: 1, sync: false });
+  const stdout = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
+  const flush = setInterval(() => stdout.flush(), FLUSH_MS);
+  flush.unref();
+  stdout.once("close", () => clearInterval(flush));
   destinations().add(stdout);
   return pino({ level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } }, stdout);
 }

@@ -1,26 +1,29 @@
 /**
- * The rate limiter's checks of API keys: a minute and a UTC-day window plus a ban, the DENY and REFUND
- * bookkeeping, the local cache of bans, and the counting together of a key's checks of one event-loop turn.
- * Promises: docs/contract.md section 3 "Rate limits"; mechanics: docs/architecture.md "Rate limiter".
+ * The rate limiter's checks of API keys: one store script per check (KEY_CHECK in store.ts, run as
+ * @upstash/ratelimit's algorithm), the local cache of running bans, and the counting together of a key's checks
+ * of one event-loop turn. Promises: docs/contract.md section 3 "Rate limits"; mechanics: docs/architecture.md
+ * "Rate limiter".
  */
 import { randomUUID } from "node:crypto";
+import { Ratelimit, type RatelimitConfig } from "@upstash/ratelimit";
+import type { Redis as UpstashRedis } from "@upstash/redis";
 import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import { endOfTurn } from "../end-of-turn.ts";
 import { DAY_MS } from "../utc-day.ts";
-import { DENY, type RateLimitStore, REFUND, runScript } from "./store.ts";
+import { KEY_CHECK, type RateLimitStore, runScript } from "./store.ts";
 import type { StoreGuard } from "./store-guard.ts";
 import type { BanInfo, KeyLimits, RateLimitConfig, RateLimitDecision, RateLimitMetrics } from "./types.ts";
 import {
   admitted,
   banned,
+  counterKey,
   failedOpen,
-  type fixedWindows,
-  type Hit,
   type LimitedWindow,
   rateLimited,
   type WindowSpec,
-  windowState,
+  windowEnd,
+  windowSeconds,
 } from "./windows.ts";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -29,38 +32,30 @@ import {
 
 /** A running ban is re-read from the store at least this often (ms), so that an unban elsewhere applies here. */
 const RECHECK_MS = 5_000;
-/**
- * A key the store said is not banned is not asked again for this long (ms). A ban starts while the key's windows
- * are used up, and then every instance's DENY script reports it; only a ban still running after the key's window
- * turns can go unseen here, for at most this long.
- */
-const CLEAR_RECHECK_MS = 1_000;
 /** Keys remembered at most (the least recently used are forgotten first: their ban is read again). */
 const MAX_BAN_ENTRIES = 10_000;
 
-/** What the cache knows of a key: the end of its running ban (Unix ms), `clear`, or nothing (ask the store). */
-type KnownBan = number | "clear" | undefined;
-
-/** keyId -> ban end (Unix ms; 0: not banned) and when the store was last read for it. */
+/**
+ * keyId -> the end of its running ban (Unix ms) and when the store said so. Every check that reaches the store
+ * reads the ban in its script; this cache only spares a banned key's requests the round trip.
+ */
 export class BanCache {
   private readonly bans = new LRUCache<string, { until: number; checkedAt: number }>({
     max: MAX_BAN_ENTRIES,
   });
 
-  /** What is known of `keyId` at `at` (Unix ms) from a store read recent enough to trust. */
-  known(keyId: string, at: number): KnownBan {
+  /** The end of `keyId`'s ban at `at` (Unix ms) when a store read recent enough says it runs; else undefined. */
+  known(keyId: string, at: number): number | undefined {
     const cached = this.bans.get(keyId);
     if (!cached) return undefined;
-    const age = at - cached.checkedAt;
-    if (cached.until === 0) return age < CLEAR_RECHECK_MS ? "clear" : undefined;
-    if (cached.until <= at) {
+    if (cached.until <= at || at - cached.checkedAt >= RECHECK_MS) {
       this.bans.delete(keyId);
       return undefined;
     }
-    return age < RECHECK_MS ? cached.until : undefined;
+    return cached.until;
   }
 
-  /** Records that the store said, at `at`, that `keyId` is banned until `until` (0: not banned). */
+  /** Records that the store said, at `at`, that `keyId` is banned until `until`. */
   set(keyId: string, until: number, at: number): void {
     this.bans.set(keyId, { until, checkedAt: at });
   }
@@ -71,13 +66,128 @@ export class BanCache {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// The script as @upstash/ratelimit's algorithm
+// ---------------------------------------------------------------------------------------------------------------
+
+type Algorithm = RatelimitConfig["limiter"];
+type EngineAnswer = Awaited<ReturnType<ReturnType<Algorithm>["limit"]>>;
+
+/** What one KEY_CHECK call counted, beside the engine's own answer (which describes the tightest window). */
+interface KeyCount {
+  /** The limiter's clock at the call (Unix ms): ban times are on it. */
+  at: number;
+  /** The engine's clock at the call (`Date.now()`): the windows' buckets are on it. */
+  t: number;
+  /** End of a running ban (nothing counted), or of the ban this call issued; 0 when none. */
+  banEnd: number;
+  /** > 0: this call issued the key's n-th ban of the UTC day; -1: a group that did not fit, given back. */
+  banNumber: number;
+  /** Each window's count after the increase, in the order of the windows; empty while banned. */
+  counts: number[];
+}
+type KeyAnswer = EngineAnswer & KeyCount;
+
+/** What the algorithm needs beyond the engine's context. */
+interface AlgorithmContext {
+  ban: RateLimitConfig["ban"];
+  keys: KeyChecksContext["keys"];
+  now(): number;
+}
+
+const settled = Promise.resolve();
+
+/**
+ * The algorithm handed to @upstash/ratelimit (its `limiter` option) for a key's `windows`: one KEY_CHECK call that
+ * reads the ban, counts `rate` requests in every window and logs a denial (docs/architecture.md "Rate limiter").
+ * The counters are the ones the engine's `fixedWindow` keeps (`<window prefix>:<id>:<bucket>`, the same expiry),
+ * so that instances counting with either count together. The engine's prefix is the key's (the `id` follows it).
+ */
+function keyCheckAlgorithm(actx: AlgorithmContext, windows: LimitedWindow[]): Algorithm {
+  const { ban, keys, now } = actx;
+  const instance = randomUUID();
+  let serial = 0;
+  const limitArgs = windows.flatMap(([spec, limit]) => [limit, spec.ms]);
+  const banWindowMs = ban.windowSeconds * 1000;
+  const banBaseMs = ban.baseSeconds * 1000;
+  const algorithm: ReturnType<Algorithm> = {
+    async limit(ctx, key, rate = 1): Promise<KeyAnswer> {
+      const id = key.slice(ctx.prefix.length + 1);
+      const at = now();
+      const t = Date.now();
+      const counters = [keys.ban(id), keys.denials(id), keys.banCount(id, at)];
+      for (const [spec] of windows) counters.push(counterKey(spec, id, t));
+      const args: (string | number)[] = [
+        at,
+        rate,
+        banWindowMs,
+        ban.threshold,
+        banBaseMs,
+        `${at}:${instance}:${++serial}`,
+        DAY_MS - (at % DAY_MS) + 60_000,
+      ];
+      for (const a of limitArgs) args.push(a);
+      const reply = (await runScript(
+        ctx.redis as unknown as RateLimitStore,
+        KEY_CHECK,
+        counters,
+        args,
+      )) as unknown[];
+      const banEnd = Number(reply[0]);
+      const counts: number[] = [];
+      for (let i = 3; i < reply.length; i++) counts.push(Number(reply[i]));
+      // The engine's own answer describes the window with the fewest requests left (all of them 0 while banned).
+      let tightest = 0;
+      let left = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < windows.length; i++) {
+        const limit = (windows[i] as LimitedWindow)[1];
+        const l = limit - (counts[i] ?? limit);
+        if (l < left) {
+          tightest = i;
+          left = l;
+        }
+      }
+      const [spec, limit] = windows[tightest] as LimitedWindow;
+      return {
+        success: banEnd === 0 && left >= 0,
+        limit,
+        remaining: Math.max(0, left),
+        reset: banEnd > at ? banEnd : windowEnd(t, spec.ms),
+        pending: settled,
+        at,
+        t,
+        banEnd,
+        banNumber: Number(reply[1] ?? 0),
+        counts,
+      };
+    },
+    async getRemaining(ctx, key) {
+      const id = key.slice(ctx.prefix.length + 1);
+      const t = Date.now();
+      const [spec, limit] = windows[0] as LimitedWindow;
+      const used = Number((await ctx.redis.get(counterKey(spec, id, t))) ?? 0);
+      return { remaining: Math.max(0, limit - used), reset: windowEnd(t, spec.ms), limit };
+    },
+    async resetTokens(ctx, key) {
+      const id = key.slice(ctx.prefix.length + 1);
+      const t = Date.now();
+      await ctx.redis.del(...windows.map(([spec]) => counterKey(spec, id, t)));
+    },
+  };
+  return () => algorithm;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Keyed checks
 // ---------------------------------------------------------------------------------------------------------------
+
+/** Engines kept at most, one per set of limits. */
+const MAX_ENGINES = 1_000;
 
 /** What the keyed checks share with the rest of the limiter. */
 interface KeyChecksContext {
   store: RateLimitStore;
-  hit: ReturnType<typeof fixedWindows>["hit"];
+  /** The engine's prefix of key checks; the windows' own prefixes name their counters. */
+  prefix: string;
   windows: { minute: WindowSpec; day: WindowSpec };
   ban: RateLimitConfig["ban"];
   /** The store's keys of a key's ban, its denial log and its count of bans on the UTC day of `at`. */
@@ -96,11 +206,12 @@ interface KeyChecksContext {
   notifyBan(keyId: string, until: number, info: BanInfo): void;
 }
 
-/** One key check waiting for its store round trip: the key's limits, the clock at the check, its ban as cached. */
+/** One key check waiting for its store round trip, and then its decision. */
 interface KeyCheck {
   limits: KeyLimits;
+  /** Clock reading at the check (Unix ms). */
   at: number;
-  known: Exclude<KnownBan, number>;
+  decision?: RateLimitDecision;
 }
 
 /**
@@ -110,152 +221,151 @@ interface KeyCheck {
 export function createKeyChecks(
   ctx: KeyChecksContext,
 ): (limits: KeyLimits, options?: { storeFailed?: boolean }) => Promise<RateLimitDecision> {
-  const { store, hit, windows, ban, keys, bans, guard, stats, now, deniedBy, notifyBan } = ctx;
+  const { store, windows, bans, guard, stats, now, deniedBy, notifyBan } = ctx;
 
+  /** A key's windows with its limits, in the order of the script's counters. */
   const windowsOf = ({ perMinute, perDay }: KeyLimits): LimitedWindow[] => [
     [windows.minute, perMinute],
     [windows.day, perDay],
   ];
+  /** A key's windows are known per set of limits: a plan change starts from nothing known. */
+  const limitsId = ({ perMinute, perDay }: KeyLimits) => `${perMinute}|${perDay}`;
 
-  /** The DENY round trip for a request a window denied: refund, log the denial, maybe ban. */
-  async function deny(keyId: string, at: number, minute: Hit, day: Hit, limits: LimitedWindow[]) {
-    const { threshold, windowSeconds: banWindowS, baseSeconds } = ban;
-    const reply = await guard.guarded("deny", () =>
-      runScript(
-        store,
-        DENY,
-        [keys.ban(keyId), keys.denials(keyId), keys.banCount(keyId, at), minute.key, day.key],
-        [
-          at,
-          banWindowS * 1000,
-          threshold,
-          baseSeconds * 1000,
-          `${at}:${randomUUID()}`,
-          DAY_MS - (at % DAY_MS) + 60_000,
-        ],
-      ),
-    );
-    const refunded = reply !== undefined;
-    if (Array.isArray(reply)) {
-      const [end = 0, banNumber = 0] = reply.map(Number);
-      if (end > at) {
-        bans.set(keyId, end, at);
-        if (banNumber > 0) {
-          stats.bans++;
-          notifyBan(keyId, end, { banNumber, durationSeconds: Math.round((end - at) / 1000) });
-        }
-        return deniedBy(banned(at, end, limits));
-      }
+  // The engine fixes its algorithm (and so the limits) per instance; the counters do not depend on the limits.
+  const engines = new LRUCache<string, { engine: Ratelimit; windows: LimitedWindow[] }>({ max: MAX_ENGINES });
+  const engineOf = (limits: KeyLimits) => {
+    const id = limitsId(limits);
+    let e = engines.get(id);
+    if (!e) {
+      const limited = windowsOf(limits);
+      e = {
+        windows: limited,
+        engine: new Ratelimit({
+          redis: store as unknown as UpstashRedis,
+          limiter: keyCheckAlgorithm(ctx, limited),
+          prefix: ctx.prefix,
+          // Off: denials must reach the store to count towards a ban, and a `resetUsage` on another instance must
+          // apply at once.
+          ephemeralCache: false,
+          analytics: false,
+          // Off: the engine would answer limit 0 / reset 0; the limiter bounds every store call itself.
+          timeout: 0,
+          enableTelemetry: false,
+        }),
+      };
+      engines.set(id, e);
     }
-    const states = [windowState(minute, refunded), windowState(day, refunded)];
-    const denying = states.filter((_, i) => !(i === 0 ? minute : day).success);
-    return deniedBy(rateLimited(at, states, denying));
+    return e;
+  };
+
+  const groupOf = (limits: KeyLimits) => `${limits.keyId}|${limitsId(limits)}`;
+
+  /**
+   * Decides the n checks of `group` (of one key and limits, in arrival order) from the store's `answer` to
+   * counting them together.
+   * @returns false for a group of more than one that did not fit: nothing of it was counted.
+   */
+  function decide(group: KeyCheck[], answer: KeyAnswer, limited: LimitedWindow[]): boolean {
+    const n = group.length;
+    const { keyId } = (group[0] as KeyCheck).limits;
+    const { at, t, banEnd, banNumber, counts } = answer;
+    if (answer.success) {
+      stats.admitted += n;
+      // The i-th of the n counted before the n - 1 - i after it: that many more were left when it was counted.
+      for (const [i, c] of group.entries())
+        c.decision = admitted(
+          c.at,
+          limited.map(([spec, limit], w) => ({
+            name: spec.name,
+            limit,
+            remaining: limit - (counts[w] as number) + n - 1 - i,
+            resetMs: windowEnd(t, spec.ms),
+            windowSeconds: windowSeconds(spec),
+          })),
+        );
+      return true;
+    }
+    if (banNumber === -1) return false;
+    if (banEnd > at) {
+      bans.set(keyId, banEnd, at);
+      if (banNumber > 0) {
+        stats.bans++;
+        notifyBan(keyId, banEnd, { banNumber, durationSeconds: Math.round((banEnd - at) / 1000) });
+      }
+      for (const c of group) c.decision = deniedBy(banned(c.at, banEnd, limited));
+      return true;
+    }
+    // One request, denied and given back: a window that held reports its slot free again.
+    const states = limited.map(([spec, limit], w) => {
+      const count = counts[w] as number;
+      return {
+        name: spec.name,
+        limit,
+        remaining: count <= limit ? Math.min(limit, limit - count + 1) : 0,
+        resetMs: windowEnd(t, spec.ms),
+        windowSeconds: windowSeconds(spec),
+      };
+    });
+    const denying = states.filter((_, w) => (counts[w] as number) > (limited[w] as LimitedWindow)[1]);
+    (group[0] as KeyCheck).decision = deniedBy(rateLimited(at, states, denying));
+    return true;
   }
 
   /**
-   * Counts the n requests of `group` (checks of one key with the same limits, in arrival order) in one store round
-   * trip and decides each. `noteRoom` hears what the store said of the key's room: its tightest window's remaining
-   * requests and the end of its first window when all were admitted, `undefined` when none is left or a ban runs.
-   * @returns the decisions, or `undefined` when a group of more than one does not fit: its counts are then given
-   *   back, and its requests must be counted one by one.
+   * Counts each of `calls` (a group of checks of one key and limits) with one script, every call of the batch under
+   * one store bound. @returns the groups that did not fit (nothing of them counted), to be counted one by one.
    */
-  async function count(
-    group: KeyCheck[],
-    noteRoom: (room: Room | undefined) => void = () => {},
-  ): Promise<RateLimitDecision[] | undefined> {
-    const n = group.length;
-    const { limits: keyLimits, at } = group[0] as KeyCheck;
-    const { keyId, perMinute, perDay } = keyLimits;
-    const limits = windowsOf(keyLimits);
-    const readBan = group.some((c) => c.known !== "clear");
-    let results: [string | null, Hit, Hit];
-    try {
-      // Started in the same tick, the commands are in flight together: one round trip.
-      results = await guard.bounded(() =>
-        Promise.all([
-          readBan ? store.get(keys.ban(keyId)) : null,
-          hit(windows.minute, perMinute, keyId, n),
-          hit(windows.day, perDay, keyId, n),
-        ]),
+  async function count(calls: KeyCheck[][]): Promise<KeyCheck[][]> {
+    let answers: { engine: KeyAnswer; windows: LimitedWindow[] }[];
+    const send = () =>
+      guard.bounded(() =>
+        Promise.all(
+          calls.map(async (group) => {
+            const { limits } = group[0] as KeyCheck;
+            const e = engineOf(limits);
+            const engine = (await e.engine.limit(limits.keyId, { rate: group.length })) as KeyAnswer;
+            return { engine, windows: e.windows };
+          }),
+        ),
       );
+    try {
+      // The engine and the store issue each script synchronously: a batch's scripts leave in one write.
+      answers = await (calls.length > 1 && store.together ? store.together(send) : send());
     } catch (err) {
       guard.failed("check", err);
-      stats.failOpen += n;
-      return group.map((c) => failedOpen(c.at, limits));
+      for (const group of calls) {
+        stats.failOpen += group.length;
+        for (const c of group) c.decision = failedOpen(c.at, windowsOf(c.limits));
+      }
+      return [];
     }
-    const [banValue, minute, day] = results;
-    const bannedUntil = Number(banValue ?? 0);
-    if (bannedUntil > at) {
-      bans.set(keyId, bannedUntil, at);
-      noteRoom(undefined);
-      await guard.guarded("refund", () => runScript(store, REFUND, [minute.key, day.key], [n]));
-      return group.map((c) => deniedBy(banned(c.at, bannedUntil, limits)));
-    }
-    if (readBan) bans.set(keyId, 0, at);
-    if (minute.success && day.success) {
-      stats.admitted += n;
-      noteRoom({
-        remaining: Math.min(minute.remaining, day.remaining),
-        until: Math.min(minute.resetMs, day.resetMs),
-      });
-      // The i-th of the n counted before the n - 1 - i after it: that many more were left when it was counted.
-      return group.map((c, i) =>
-        admitted(c.at, [windowState(minute, false, n - 1 - i), windowState(day, false, n - 1 - i)]),
-      );
-    }
-    noteRoom(undefined);
-    if (n === 1) return [await deny(keyId, at, minute, day, limits)];
-    await guard.guarded("refund", () => runScript(store, REFUND, [minute.key, day.key], [n]));
-    return undefined;
-  }
-
-  // -------------------------------------------------------------------------------------------------------------
-  // Counting a key's checks of one event-loop turn together. Without it, `checkKey` below would end in
-  // `count([check])`, and `count`'s `noteRoom`, `Room` and `Headroom` (end of this file) would go.
-  // -------------------------------------------------------------------------------------------------------------
-
-  const rooms = new Headroom();
-  /** A key's room is known per set of limits: a plan change starts from nothing known. */
-  const roomOf = ({ keyId, perMinute, perDay }: KeyLimits) => `${keyId}|${perMinute}|${perDay}`;
-
-  /** `count` with the key's room recorded; a group that does not fit is counted one by one. */
-  async function countTogether(group: KeyCheck[]): Promise<RateLimitDecision[]> {
-    const id = roomOf((group[0] as KeyCheck).limits);
-    const decisions = await count(group, (room) => (room ? rooms.record(id, room) : rooms.forget(id)));
-    return decisions ?? countOneByOne(group.map((c) => ({ ...c, known: "clear" })));
-  }
-
-  /** Each check of `group` counted alone (in one round trip all the same: they start in the same tick). */
-  async function countOneByOne(group: KeyCheck[]): Promise<RateLimitDecision[]> {
-    const decisions = await Promise.all(group.map((c) => countTogether([c])));
-    return decisions.map(([decision]) => decision as RateLimitDecision);
+    return calls.filter((group, i) => {
+      const a = answers[i] as (typeof answers)[number];
+      return !decide(group, a.engine, a.windows);
+    });
   }
 
   /**
-   * The checks of one event-loop turn, grouped by key and limits; a group is counted together when the room the
-   * store last reported fits it all, else one by one.
+   * The checks of one event-loop turn, grouped by key and limits: a group is counted with one script, and one that
+   * does not fit (a window has less room than the group) is given back by it and counted one by one.
    */
   const turn = new DataLoader<KeyCheck, RateLimitDecision, KeyCheck>(async (checks) => {
-    const groups = new Map<string, KeyCheck[]>();
-    for (const c of checks) {
-      const id = roomOf(c.limits);
-      const group = groups.get(id);
-      if (group) group.push(c);
-      else groups.set(id, [c]);
+    let calls: KeyCheck[][];
+    if (checks.length === 1) calls = [checks as KeyCheck[]];
+    else {
+      const groups = new Map<string, KeyCheck[]>();
+      for (const c of checks) {
+        const id = groupOf(c.limits);
+        const group = groups.get(id);
+        if (group) group.push(c);
+        else groups.set(id, [c]);
+      }
+      calls = [...groups.values()];
     }
-    const decided = new Map<KeyCheck, RateLimitDecision>();
-    await Promise.all(
-      [...groups].map(async ([id, group]) => {
-        const first = group[0] as KeyCheck;
-        const together = group.length === 1 || rooms.take(id, group.length, first.at);
-        const decisions = await (together ? countTogether(group) : countOneByOne(group));
-        for (const [i, c] of group.entries()) decided.set(c, decisions[i] as RateLimitDecision);
-      }),
-    );
-    return checks.map((c) => decided.get(c) as RateLimitDecision);
+    const unfit = await count(calls);
+    if (unfit.length > 0) await count(unfit.flatMap((group) => group.map((c) => [c])));
+    return checks.map((c) => c.decision as RateLimitDecision);
   }, endOfTurn);
-
-  // -------------------------------------------------------------------------------------------------------------
 
   return async function checkKey(keyLimits, options = {}) {
     stats.checks++;
@@ -264,48 +374,8 @@ export function createKeyChecks(
       stats.failOpen++;
       return failedOpen(at, windowsOf(keyLimits));
     }
-    const known = bans.known(keyLimits.keyId, at);
-    if (typeof known === "number") return deniedBy(banned(at, known, windowsOf(keyLimits)));
-    return turn.load({ limits: keyLimits, at, known });
+    const until = bans.known(keyLimits.keyId, at);
+    if (until !== undefined) return deniedBy(banned(at, until, windowsOf(keyLimits)));
+    return turn.load({ limits: keyLimits, at });
   };
-}
-
-/** What the store last reported of a key's room (part of counting a turn's checks together). */
-interface Room {
-  /** Requests left in the window with the fewest left. */
-  remaining: number;
-  /** Unix ms at which the first of the windows ends: the room is unknown from then on. */
-  until: number;
-}
-
-/** Rooms remembered at most (the least recently used are forgotten first: that key is counted request by request). */
-const MAX_ROOMS = 10_000;
-
-/**
- * This instance's last knowledge of each key's room, by an identifier of the limiter's choosing (a key and its
- * limits). A hint, never a decision: it only chooses whether a turn's checks of a key are counted together.
- */
-class Headroom {
-  private readonly rooms = new LRUCache<string, Room>({ max: MAX_ROOMS });
-
-  /**
-   * Sets aside room for `count` requests in room `id` at `at` (Unix ms).
-   * @returns true when the last report left at least `count` requests in every window (they are then deducted
-   *   until the store reports again); false when the room is unknown, has ended or is too small.
-   */
-  take(id: string, count: number, at: number): boolean {
-    const room = this.rooms.get(id);
-    if (!room || room.until <= at || room.remaining < count) return false;
-    room.remaining -= count;
-    return true;
-  }
-
-  /** Records a store report for room `id`. */
-  record(id: string, room: Room): void {
-    this.rooms.set(id, room);
-  }
-
-  forget(id: string): void {
-    this.rooms.delete(id);
-  }
 }

@@ -151,7 +151,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 
   const checkKey = createKeyChecks({
     store,
-    hit,
+    prefix: `${p}:rl`,
     windows: { minute: MINUTE, day: DAY },
     ban: config.ban,
     keys,
@@ -176,7 +176,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       stats.failOpen++;
       return failedOpen(at, [[spec, limit]]);
     }
-    const windows = [windowState(h, false)];
+    const windows = [windowState(h)];
     if (!h.success) return deniedBy(rateLimited(at, windows, windows));
     stats.admitted++;
     return admitted(at, windows);

@@ -4,10 +4,10 @@
  *
  * ioredis fails fast instead of queueing while disconnected (no offline queue, one retry per command, a connect
  * timeout of `timeoutMs`) and keeps reconnecting in the background (backoff up to 2 s). It sets no per-command
- * timeout: the limiter bounds every store call with its own timer. A check's ban GET and its minute and day
- * EVALSHA are sent together, so they cost one round trip. Each command goes to the socket as it is made:
- * ioredis's auto-pipelining, which would gather a turn's commands into one write, costs more CPU per request than
- * the writes it saves (docs/performance.md "Where the time goes").
+ * timeout: the limiter bounds every store call with its own timer. Each command goes to the socket as it is made,
+ * except within `together`, which corks the socket so that a turn's key checks leave in one write; ioredis's
+ * auto-pipelining, which gathers every turn's commands through a pipeline object and a promise per command, costs
+ * more CPU per request than the writes it saves (docs/performance.md "Where the time goes").
  */
 import { Redis } from "ioredis";
 import { inChildSpan } from "../tracing.ts";
@@ -71,6 +71,15 @@ export function createRedisStore(
     },
     reconnect() {
       if (!closed) client.disconnect(true);
+    },
+    together(issue) {
+      const socket = client.status === "ready" ? client.stream : undefined;
+      socket?.cork();
+      try {
+        return issue();
+      } finally {
+        socket?.uncork();
+      }
     },
     ready() {
       if (client.status === "ready") return Promise.resolve();

@@ -1,6 +1,6 @@
 /**
  * The one store interface behind the rate limiter, the Lua script adapter of the two Redis-backed stores, and the
- * limiter's own scripts (REFUND, DENY), each with a JavaScript twin the memory store runs instead of Lua. Promises:
+ * limiter's own scripts (REFUND, KEY_CHECK), each with a JavaScript twin the memory store runs instead of Lua. Promises:
  * docs/contract.md section 3 "Store"; mechanics: docs/architecture.md "Rate limiter".
  */
 import { createHash } from "node:crypto";
@@ -32,6 +32,11 @@ export interface RateLimitStore {
   ready(): Promise<void>;
   /** Drops the connection and opens a new one (a connection that went silent is never answered again). */
   reconnect?(): void;
+  /**
+   * Runs `issue` and returns what it returns; the commands it issues synchronously go to the store in one write
+   * (a TCP store corks its socket meanwhile). Stores that batch on their own (REST) or have no socket just run it.
+   */
+  together?<T>(issue: () => T): T;
   /** Releases connections and timers. Idempotent. */
   close(): Promise<void>;
 }
@@ -162,59 +167,96 @@ return 0`,
 );
 
 /**
- * DENY: bookkeeping of a request denied by a window.
- * KEYS: 1 ban key (value = ban end, Unix ms), 2 denial log (sorted set, score = time), 3 today's ban counter,
- * 4.. window counters to refund (as REFUND).
- * ARGV: 1 now (ms), 2 denial window (ms), 3 threshold, 4 base ban (ms), 5 unique member, 6 ttl of the ban counter.
- * Logs the denial; more than `threshold` denials within the window bans the key for base * 2^(bans today - 1)
- * and clears the log. Reply {banEnd, banNumber, denials}: {end, 0, 0} when already banned; {0, 0, n} when not
- * banned; {end, k, n} when this call issued the k-th ban of the day.
+ * KEY_CHECK: one check of a key (or of an account whose keys share windows) in one call: its ban, its fixed windows
+ * and, when a window is over its limit, the bookkeeping of the denial.
+ * KEYS: 1 ban (value = ban end, Unix ms), 2 denial log (sorted set, score = time), 3 today's ban counter, 4.. one
+ * counter per window (`<prefix>:<id>:<bucket>`, as @upstash/ratelimit's fixedWindow names and counts them).
+ * ARGV: 1 now (ms), 2 requests to count (n), 3 denial window (ms), 4 threshold, 5 base ban (ms), 6 unique member,
+ * 7 ttl of the ban counter (ms), then per window its limit and its ttl (ms, set when the counter is created).
+ * A running ban counts nothing: reply {banEnd}. Otherwise each counter is increased by n; when every window holds,
+ * reply {0, 0, 0, count...} (the counts after the increase). When one does not, the n are taken back from every
+ * counter; for n > 1 (a group the caller then counts one by one) reply {0, -1, 0, count...}; for one request the
+ * denial is logged, and more than `threshold` denials within the window ban the key for base * 2^(bans today - 1)
+ * and clear the log: reply {banEnd, banNumber, denials, count...} ({0, 0, denials, ...} without a ban).
+ * Another window (a monthly quota) is one more counter and one more (limit, ttl) pair.
  */
-export const DENY = defineScript(
-  `for i = 4, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('DECR', KEYS[i]) end
+export const KEY_CHECK = defineScript(
+  `local now = tonumber(ARGV[1])
+local banEnd = tonumber(redis.call('GET', KEYS[1]) or '0')
+if banEnd > now then return {banEnd} end
+local n = tonumber(ARGV[2])
+local reply = {0, 0, 0}
+local over = false
+for i = 4, #KEYS do
+  local count = redis.call('INCRBY', KEYS[i], n)
+  if count == n then redis.call('PEXPIRE', KEYS[i], ARGV[2 * i + 1]) end
+  if count > tonumber(ARGV[2 * i]) then over = true end
+  reply[i] = count
 end
-local now = tonumber(ARGV[1])
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-if current > now then return {current, 0, 0} end
-local window = tonumber(ARGV[2])
+if not over then return reply end
+for i = 4, #KEYS do redis.call('DECRBY', KEYS[i], n) end
+if n > 1 then
+  reply[2] = -1
+  return reply
+end
+local window = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
-redis.call('ZADD', KEYS[2], now, ARGV[5])
-local n = redis.call('ZCARD', KEYS[2])
-if n <= tonumber(ARGV[3]) then
+redis.call('ZADD', KEYS[2], now, ARGV[6])
+local denials = redis.call('ZCARD', KEYS[2])
+reply[3] = denials
+if denials <= tonumber(ARGV[4]) then
   redis.call('PEXPIRE', KEYS[2], window)
-  return {0, 0, n}
+  return reply
 end
 redis.call('DEL', KEYS[2])
 local bans = redis.call('INCR', KEYS[3])
-redis.call('PEXPIRE', KEYS[3], ARGV[6])
-local duration = tonumber(ARGV[4]) * math.pow(2, math.min(bans - 1, 20))
-local banEnd = now + duration
-redis.call('SET', KEYS[1], string.format('%.0f', banEnd), 'PX', string.format('%.0f', duration))
-return {banEnd, bans, n}`,
+redis.call('PEXPIRE', KEYS[3], ARGV[7])
+local duration = tonumber(ARGV[5]) * math.pow(2, math.min(bans - 1, 20))
+reply[1] = now + duration
+reply[2] = bans
+redis.call('SET', KEYS[1], string.format('%.0f', now + duration), 'PX', string.format('%.0f', duration))
+return reply`,
   (db, keys, args) => {
-    const [banKey = "", logKey = "", countKey = "", ...windows] = keys;
-    for (const key of windows) if (db.exists(key)) db.incrBy(key, -1);
-    const [now, window, threshold, base, member, countTtl] = args.map((a, i) => (i === 4 ? a : Number(a)));
-    const t = now as number;
-    const current = Number(db.get(banKey) ?? 0);
-    if (current > t) return [current, 0, 0];
+    const [banKey = "", logKey = "", countKey = "", ...counters] = keys;
+    const num = (i: number) => Number(args[i]);
+    const now = num(0);
+    const banEnd = Number(db.get(banKey) ?? 0);
+    if (banEnd > now) return [banEnd];
+    const n = num(1);
+    const reply = [0, 0, 0];
+    let over = false;
+    counters.forEach((key, j) => {
+      const count = db.incrBy(key, n);
+      if (count === n) db.pexpire(key, num(8 + 2 * j));
+      if (count > num(7 + 2 * j)) over = true;
+      reply.push(count);
+    });
+    if (!over) return reply;
+    for (const key of counters) db.incrBy(key, -n);
+    if (n > 1) {
+      reply[1] = -1;
+      return reply;
+    }
+    const window = num(2);
     const log = db.zset(logKey);
-    for (const [m, score] of log) if (score <= t - (window as number)) log.delete(m);
-    log.set(String(member), t);
-    const n = log.size;
-    if (n <= (threshold as number)) {
-      db.pexpire(logKey, window as number);
-      return [0, 0, n];
+    for (const [m, score] of log) if (score <= now - window) log.delete(m);
+    log.set(String(args[5]), now);
+    const denials = log.size;
+    reply[2] = denials;
+    if (denials <= num(3)) {
+      db.pexpire(logKey, window);
+      return reply;
     }
     db.del(logKey);
     const bans = db.incrBy(countKey, 1);
-    db.pexpire(countKey, countTtl as number);
-    const duration = (base as number) * 2 ** Math.min(bans - 1, 20);
-    db.set(banKey, String(t + duration), duration);
-    return [t + duration, bans, n];
+    db.pexpire(countKey, num(6));
+    const duration = num(4) * 2 ** Math.min(bans - 1, 20);
+    db.set(banKey, String(now + duration), duration);
+    reply[0] = now + duration;
+    reply[1] = bans;
+    return reply;
   },
 );
 
 /** Scripts the memory store can run, by SHA-1 of their text. */
-export const OWN_SCRIPTS: Script[] = [REFUND, DENY];
+export const OWN_SCRIPTS: Script[] = [REFUND, KEY_CHECK];

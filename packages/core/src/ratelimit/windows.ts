@@ -1,6 +1,7 @@
 /**
- * The rate limiter's fixed windows: counting them with @upstash/ratelimit's `fixedWindow`, and the decisions a check
- * answers from them. Promises: docs/contract.md section 3; mechanics: docs/architecture.md "Rate limiter".
+ * The rate limiter's fixed windows: counting a client network's with @upstash/ratelimit's `fixedWindow` (a key's are
+ * counted by key-checks.ts), and the decisions a check answers from them. Promises: docs/contract.md section 3;
+ * mechanics: docs/architecture.md "Rate limiter".
  * All times are Unix ms; `at` is the clock reading of the check.
  */
 import { Ratelimit } from "@upstash/ratelimit";
@@ -33,8 +34,6 @@ export interface Hit {
   remaining: number;
   /** Unix ms at which the window ends. */
   resetMs: number;
-  /** The counter key the engine incremented: `<prefix>:<identifier>:<bucket>`. */
-  key: string;
 }
 
 /** Engines kept at most, one per (window, limit). */
@@ -49,12 +48,11 @@ export function counterKey(spec: WindowSpec, identifier: string, t: number): str
 
 /**
  * Counts requests in fixed windows of `store` with @upstash/ratelimit.
- * @returns `hit(spec, limit, identifier, count = 1)`: counts `count` requests of `identifier` in `spec`'s
- *   current bucket (the engine's `rate`) and resolves the `Hit` of the last of them; rejects with what the store
- *   throws.
+ * @returns `hit(spec, limit, identifier)`: counts a request of `identifier` in `spec`'s current bucket and
+ *   resolves its `Hit`; rejects with what the store throws.
  */
 export function fixedWindows(store: RateLimitStore): {
-  hit(spec: WindowSpec, limit: number, identifier: string, count?: number): Promise<Hit>;
+  hit(spec: WindowSpec, limit: number, identifier: string): Promise<Hit>;
 } {
   // The engine fixes the limit per instance; its counter keys do not depend on it.
   const engines = new LRUCache<string, Ratelimit>({ max: MAX_ENGINES });
@@ -81,41 +79,30 @@ export function fixedWindows(store: RateLimitStore): {
   };
 
   return {
-    async hit(spec, limit, identifier, count = 1) {
-      const r = await engine(spec, limit).limit(identifier, count === 1 ? undefined : { rate: count });
+    async hit(spec, limit, identifier) {
+      const r = await engine(spec, limit).limit(identifier);
       r.pending.catch(() => {});
       if (r.reason === "timeout" || r.reset === 0) throw new Error("rate-limit engine timed out");
-      const bucket = Math.round(r.reset / spec.ms) - 1;
-      return {
-        spec,
-        limit,
-        success: r.success,
-        remaining: r.remaining,
-        resetMs: r.reset,
-        key: `${spec.prefix}:${identifier}:${bucket}`,
-      };
+      return { spec, limit, success: r.success, remaining: r.remaining, resetMs: r.reset };
     },
   };
 }
 
 /** Window length in whole seconds (>= 1) for `w=`. */
-const windowSeconds = (spec: WindowSpec) => Math.max(1, Math.round(spec.ms / 1000));
+export const windowSeconds = (spec: WindowSpec) => Math.max(1, Math.round(spec.ms / 1000));
 
 /** Whole seconds (>= 1) from `at` until `resetMs`. */
 const retryAfter = (resetMs: number, at: number) => Math.max(1, Math.ceil((resetMs - at) / 1000));
 
 /** Unix ms at which the epoch-aligned fixed window of length `windowMs` containing `ms` ends. */
-const windowEnd = (ms: number, windowMs: number) => (Math.floor(ms / windowMs) + 1) * windowMs;
+export const windowEnd = (ms: number, windowMs: number) => (Math.floor(ms / windowMs) + 1) * windowMs;
 
-/**
- * Window state after the check; a refunded hit gives its slot back. `later`: requests counted after this one by
- * the same hit (a group counted together), whose slots were still free when this one was counted.
- */
-export function windowState(h: Hit, refunded: boolean, later = 0): WindowState {
+/** Window state after the check. */
+export function windowState(h: Hit): WindowState {
   return {
     name: h.spec.name,
     limit: h.limit,
-    remaining: refunded && h.success ? Math.min(h.limit, h.remaining + 1) : h.remaining + later,
+    remaining: h.remaining,
     resetMs: h.resetMs,
     windowSeconds: windowSeconds(h.spec),
   };

@@ -25,12 +25,14 @@ export function respondPage<T>(
 ) {
   const json = JSON.stringify(page.items);
   if (!page.nextCursor) return cacheableJsonResponse<T[]>(c, json, { cacheControl: REVALIDATE });
-  const next = new URL(`${publicBaseUrl}/v1${path}`);
+  // The base URL is an origin (packages/config normalises it), so the link is built as text: as `URL` would
+  // serialise it, without parsing it again for every page.
+  const params = new URLSearchParams();
   for (const name in query) {
     const value = query[name];
-    if (value !== undefined) next.searchParams.set(name, value);
+    if (value !== undefined) params.set(name, value);
   }
-  next.searchParams.set("cursor", page.nextCursor);
-  const headers = { Link: `<${next.toString()}>; rel="next"` };
+  params.set("cursor", page.nextCursor);
+  const headers = { Link: `<${publicBaseUrl}/v1${path}?${params}>; rel="next"` };
   return cacheableJsonResponse<T[]>(c, json, { headers, cacheControl: REVALIDATE });
 }
