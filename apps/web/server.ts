@@ -9,8 +9,10 @@
  * Usage: `node dist/server.js` (`npm start`: the production build, scripts/build-server.mjs) or
  * `tsx server.ts --dev` (Next in development mode).
  */
+import fs from "node:fs";
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import path from "node:path";
 import { type Config, ConfigError, getConfig } from "@petstore/config";
 import { openRuntime, type Runtime } from "@petstore/core";
 import { createLogger, endLogs } from "@petstore/core/logger";
@@ -48,7 +50,14 @@ async function openProcessRuntime(
     config,
     logger,
     prepare: (db) =>
-      prepareDatabase(db, { migrateOnStart: config.migrateOnStart, log: (line) => out.line(line) }),
+      prepareDatabase(db, {
+        migrateOnStart: config.migrateOnStart,
+        log: (line) => out.line(line),
+        // The production folder has the command beside the server (docs/operations.md "The production folder").
+        command: fs.existsSync(path.join(import.meta.dirname, "cli.js"))
+          ? "node cli.js"
+          : "npm run petstore --",
+      }),
   });
 }
 
@@ -56,7 +65,7 @@ async function main(): Promise<void> {
   const config = getConfig();
   const dev = process.argv.includes("--dev");
   // Created before the runtime, so that the migration lines printed while it opens are JSON in production too.
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.instanceId);
   const out = startOutput(config, logger);
   // Before the runtime, so that its first queries are traced too. Imported only when configured: without an OTLP
   // endpoint the process loads no tracing SDK (docs/operations.md "Tracing").

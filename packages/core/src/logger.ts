@@ -7,6 +7,7 @@
  * cut off, so a clean shutdown calls `endLogs()` first, which waits until every accepted line is written
  * (server.ts on SIGTERM/SIGINT; test/logger.test.ts checks exit, SIGTERM and crash).
  */
+import os from "node:os";
 import { type Logger, pino } from "pino";
 
 const redactPaths = ["req.headers.authorization", "authorization", "key", "secret", "password", "token"];
@@ -17,16 +18,32 @@ type Destination = ReturnType<typeof pino.destination>;
 const opened = new Set<Destination>();
 const destinations = (): Set<Destination> => opened;
 
-/** Creates the process logger at `level` writing JSON lines to stdout (or to `destination`). */
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  if (destination || level === "silent")
-    return pino(
-      { level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } },
-      destination,
-    );
+/**
+ * The fields every line of this process carries, so that the lines of several instances can be told apart
+ * (docs/operations.md "Logs"): `pid`, `hostname`, and `instance` (INSTANCE_ID) when the configuration names one.
+ */
+function instanceFields(instanceId: string | undefined): Record<string, unknown> {
+  return { pid: process.pid, hostname: os.hostname(), ...(instanceId ? { instance: instanceId } : {}) };
+}
+
+/**
+ * Creates the process logger at `level` writing JSON lines to stdout (or to `destination`); every line carries
+ * `pid`, `hostname` and, with `instanceId` (packages/config's `instanceId`), `instance`.
+ */
+export function createLogger(
+  level: string,
+  destination?: NodeJS.WritableStream,
+  instanceId?: string,
+): Logger {
+  const options = {
+    level,
+    base: instanceFields(instanceId),
+    redact: { paths: redactPaths, censor: "[redacted]" },
+  };
+  if (destination || level === "silent") return pino(options, destination);
   const stdout = pino.destination({ dest: 1, sync: false });
   destinations().add(stdout);
-  return pino({ level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } }, stdout);
+  return pino(options, stdout);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Start-up duties of a process that serves (docs/operations.md "Running it"): core's first-start setup (on a
- * fresh embedded database outside production: seed, demo API key, demo admin), the start banner with the demo
+ * fresh embedded database outside production: seed, demo API key, demo admin), recording the deployment's public
+ * origin for the `petstore` command (core public-origin.ts), the start banner with the demo
  * secrets printed once, the housekeeping schedule (core housekeeping.ts) and webhook delivery (core
  * webhooks/dispatcher.ts). server.ts runs it in every role. The banner is text, or JSON log lines in production
  * (start-output.ts).
@@ -23,6 +24,8 @@ async function firstStart(rt: Runtime): Promise<string[]> {
 /** First start, banner (to `out`) and housekeeping for `rt`. @throws what the first-start setup throws. */
 export async function startUp(rt: Runtime, out: StartOutput): Promise<void> {
   const lines = await firstStart(rt);
+  // The `petstore` command builds invitation links on it when its own environment has no PUBLIC_BASE_URL.
+  await rt.recordPublicOrigin();
   // docs/contract.md section 5: stale rows are purged on a schedule, one instance at a time.
   rt.housekeeping.schedule();
   // docs/contract.md section 6: every instance delivers webhooks (runtime.close() stops it).

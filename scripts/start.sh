@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# `npm start` (README "Start it"): on the project's Node (scripts/node.sh), builds the app, then execs the server
+# (`npm run -w @petstore/web start`, which execs node), so that a signal sent to npm's process reaches it.
+# Arguments go to the server: `npm start -- --inspect` (docs/operations.md "Debugging").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/node.sh
+export NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1
+npm run -s build
+exec npm run -s -w @petstore/web start -- "$@"
