@@ -192,7 +192,10 @@ async function main(): Promise<void> {
       closeSink = sink;
       THIRD.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${sink.port}`;
     }
-    log(`Starting the project (PETSTORE_SERVE=api), the reference and the project (${THIRD.name}) ...`);
+    log(
+      `Starting the project (PETSTORE_SERVE=api), the reference and the project (${THIRD.name}) on Node ` +
+        `${process.version}${options.variantNode && THIRD.bundle ? ` (the ${THIRD.name} on ${options.variantNode})` : ""} ...`,
+    );
     const api = await startProductionServer(
       ports[0] as number,
       { ...common, RATE_LIMIT_PREFIX: PREFIX, ...options.apiEnv, PETSTORE_SERVE: "api" },
@@ -226,7 +229,10 @@ async function main(): Promise<void> {
       THIRD.env.PETSTORE_SERVE === "api"
         ? [...((THIRD.bundle && options.variantNodeOptions) ?? options.apiNodeOptions), ...profiling]
         : [],
-      serverLog(THIRD.name.replace(/[^a-z]+/g, "-")),
+      {
+        ...serverLog(THIRD.name.replace(/[^a-z]+/g, "-")),
+        ...(THIRD.bundle && options.variantNode ? { node: options.variantNode } : {}),
+      },
     );
     servers.push(third);
     if (THIRD.env.PETSTORE_SERVE === "all") {
