@@ -6,5 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/node.sh
 export NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1
-npm run -s build
+# The build's own lines (Next's, turbo's) only when it fails: the first lines a newcomer sees are the server's.
+echo "Building the app (about a minute on the first start) ..."
+npm run -s build -- --output-logs=errors-only
 exec npm run -s -w @petstore/web start -- "$@"

@@ -660,6 +660,32 @@ export function isDevelopmentBuild(): boolean {
   return process.env.NODE_ENV === "development";
 }
 
+/** Node's inspector flags (`--inspect`, `--inspect-brk`, `--inspect-wait`, `--inspect-port`, with a value or not). */
+export const INSPECTOR_FLAG = /^--inspect(?:-brk|-wait|-port)?(?:=\S*)?$/;
+
+/**
+ * Whether NODE_OPTIONS asks for Node's inspector. Every Node process started with it opens the inspector, npm's own
+ * first: under `npm start` the server then finds the port taken (docs/operations.md "Debugging").
+ */
+export function nodeOptionsInspect(env: Record<string, string | undefined> = process.env): boolean {
+  return (env.NODE_OPTIONS ?? "").split(/\s+/).some((flag) => INSPECTOR_FLAG.test(flag));
+}
+
+/**
+ * `env` for a child process of the server (the dashboard's Next process): NODE_OPTIONS without inspector flags, so
+ * that the child does not try to open the inspector port its parent holds.
+ */
+export function childProcessEnvironment(
+  env: Record<string, string | undefined> = process.env,
+): Record<string, string | undefined> {
+  if (!nodeOptionsInspect(env)) return env;
+  const options = (env.NODE_OPTIONS ?? "")
+    .split(/\s+/)
+    .filter((flag) => flag && !INSPECTOR_FLAG.test(flag))
+    .join(" ");
+  return { ...env, NODE_OPTIONS: options };
+}
+
 let cached: Config | undefined;
 
 /** `loadConfig(process.env)`, parsed once per process. */

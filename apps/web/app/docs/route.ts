@@ -3,8 +3,10 @@
  * and bearer authorization. Swagger UI's bundle is served by this app (copied from node_modules at build
  * time by scripts/vendor-assets.mjs), so the page needs no CDN; it is started by public/swagger-ui-init.js,
  * not an inline script, so the page's Content-Security-Policy (proxy.ts) allows scripts from this origin only.
+ * That policy names this deployment's origins (PUBLIC_BASE_URL and the OpenAPI document's servers), so the page is
+ * answered per request and no shared cache keeps it: `no-cache`, where a static page would get a year's s-maxage.
  */
-export const dynamic = "force-static";
+export const dynamic = "force-dynamic";
 
 const HTML = `<!doctype html>
 <html lang="en">
@@ -23,5 +25,7 @@ const HTML = `<!doctype html>
 </html>`;
 
 export function GET(): Response {
-  return new Response(HTML, { headers: { "Content-Type": "text/html; charset=utf-8" } });
+  return new Response(HTML, {
+    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" },
+  });
 }

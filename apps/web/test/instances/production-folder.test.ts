@@ -48,6 +48,7 @@ async function startProxy(port: number, apiPort: number, dashboardPort: number):
     ["run", "--adapter", "caddyfile", "--config", path.join(ROOT, "deploy", "Caddyfile")],
     {
       env: {
+        NODE_ENV: "production",
         PATH: process.env.PATH ?? "",
         HOME: home,
         XDG_DATA_HOME: home,
