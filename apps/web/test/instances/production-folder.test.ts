@@ -166,6 +166,11 @@ describe("the production folder", () => {
         expect(res.headers.get("content-type"), page).toMatch(/^text\/html/);
         expect(await res.text(), page).toMatch(/^<!DOCTYPE html>/i);
       }
+      // The API reference's policy names this deployment's origin, so no shared cache may keep the page.
+      const docs = await fetch(`${origin}/docs`);
+      await docs.body?.cancel();
+      expect(docs.headers.get("cache-control")).toBe("no-cache");
+      expect(docs.headers.get("content-security-policy")).toContain(`connect-src 'self' ${origin}`);
       const me = await fetch(`${origin}/api/trpc/auth.me`);
       expect(me.status).toBe(200);
       await me.arrayBuffer();
