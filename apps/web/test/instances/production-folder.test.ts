@@ -71,7 +71,10 @@ async function startProxy(port: number, apiPort: number, dashboardPort: number):
       return false; // not listening yet
     }
   }, 20_000);
-  if (!answered) throw new Error(`Caddy did not answer on port ${port} (exit code ${caddy.exitCode})`);
+  if (!answered) {
+    caddy.kill("SIGKILL");
+    throw new Error(`Caddy did not answer on port ${port} (exit code ${caddy.exitCode})`);
+  }
   return caddy;
 }
 
@@ -142,8 +145,9 @@ describe("the production folder", () => {
         },
       ),
     ]);
-    const proxy = await startProxy(proxyPort, apiPort, dashboardPort);
+    let proxy: ChildProcess | undefined;
     try {
+      proxy = await startProxy(proxyPort, apiPort, dashboardPort);
       expect(created.code, created.stderr).toBe(0);
       const { key } = JSON.parse(created.stdout) as { key: string };
       expect(key).toMatch(/^pet_live_/);
@@ -204,7 +208,7 @@ describe("the production folder", () => {
       await invitation.body?.cancel();
       expect(invitation.status).toBe(200);
     } finally {
-      proxy.kill("SIGTERM");
+      proxy?.kill("SIGTERM");
       await Promise.all([apiServer.stop(), dashboardServer.stop()]);
     }
   });
