@@ -4,7 +4,10 @@
 # tests. Prints each step's time and vitest's ten slowest files. docs/testing.md explains it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The project's Node, installed from the npm registry when the machine's is older (scripts/node.sh).
+source scripts/node.sh
 export NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1
+echo "Node $(node -v) ($(command -v node)), npm $(npm -v)"
 
 started=$SECONDS
 step_name=""

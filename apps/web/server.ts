@@ -9,9 +9,12 @@
  * Usage: `node dist/server.js` (`npm start`: the production build, scripts/build-server.mjs) or
  * `tsx server.ts --dev` (Next in development mode).
  */
+import fs from "node:fs";
 import type { IncomingMessage } from "node:http";
+import inspector from "node:inspector";
 import type { AddressInfo, Socket } from "node:net";
-import { type Config, ConfigError, getConfig } from "@petstore/config";
+import path from "node:path";
+import { type Config, ConfigError, getConfig, nodeOptionsInspect } from "@petstore/config";
 import { openRuntime, type Runtime } from "@petstore/core";
 import { createLogger, endLogs } from "@petstore/core/logger";
 import { appDirectory } from "./src/server/app-directory.ts";
@@ -21,7 +24,7 @@ import { recordsOf } from "./src/server/dashboard-link.ts";
 import { createConnections } from "./src/server/http/connections.ts";
 import { writeRawErrorAnswer } from "./src/server/http/error-answer.ts";
 import { fetchListener } from "./src/server/http/fetch-listener.ts";
-import { createHttpServer, ListenError, listen } from "./src/server/http/http-server.ts";
+import { checkPort, createHttpServer, ListenError, listen } from "./src/server/http/http-server.ts";
 import { createLifecycle, type Lifecycle } from "./src/server/http/lifecycle.ts";
 import { loadPageRoutes } from "./src/server/http/page-routes.ts";
 import { observeRawAnswer } from "./src/server/http/request-log.ts";
@@ -48,15 +51,42 @@ async function openProcessRuntime(
     config,
     logger,
     prepare: (db) =>
-      prepareDatabase(db, { migrateOnStart: config.migrateOnStart, log: (line) => out.line(line) }),
+      prepareDatabase(db, {
+        migrateOnStart: config.migrateOnStart,
+        log: (line) => out.line(line),
+        // The production folder has the command beside the server (docs/operations.md "The production folder").
+        command: fs.existsSync(path.join(import.meta.dirname, "cli.js"))
+          ? "node cli.js"
+          : "npm run petstore --",
+      }),
   });
+}
+
+/**
+ * Opens Node's inspector when the server is started with `--inspect[=[host:]port]` as its own argument (`npm start
+ * -- --inspect`; docs/operations.md "Debugging"): NODE_OPTIONS=--inspect is read by npm's own Node first, which then
+ * holds the port. Says so on stderr when NODE_OPTIONS asked for the inspector and this process could not open it.
+ */
+function openInspector(): void {
+  const flag = process.argv.slice(2).find((arg) => /^--inspect(?:=|$)/.test(arg));
+  if (flag) {
+    const where = flag.slice("--inspect=".length);
+    const [host, port] = where.includes(":") ? where.split(":") : ["127.0.0.1", where];
+    inspector.open(Number(port) || 9229, host || "127.0.0.1");
+    return;
+  }
+  if (nodeOptionsInspect() && !inspector.url())
+    process.stderr.write(
+      "NODE_OPTIONS=--inspect: the inspector's port is held by another Node process (npm's own under `npm run`); start the server with `npm start -- --inspect` (or `node --inspect dist/server.js`) instead.\n",
+    );
 }
 
 async function main(): Promise<void> {
   const config = getConfig();
+  openInspector();
   const dev = process.argv.includes("--dev");
   // Created before the runtime, so that the migration lines printed while it opens are JSON in production too.
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.instanceId);
   const out = startOutput(config, logger);
   // Before the runtime, so that its first queries are traced too. Imported only when configured: without an OTLP
   // endpoint the process loads no tracing SDK (docs/operations.md "Tracing").
@@ -76,6 +106,8 @@ async function main(): Promise<void> {
     config.trustProxy,
   );
   const serveDashboard = config.serve !== "api";
+  // A port another process holds stops the start here, in a moment, not after the dashboard process started.
+  if (serveDashboard && config.listenFd === undefined) await checkPort(config.port, config.host);
   // Imported here only: an API-only instance never loads the proxy.
   const dashboard = serveDashboard
     ? await (await import("./src/server/dashboard.ts")).startDashboard({

@@ -17,7 +17,7 @@ import { usersCommand } from "./commands/users.ts";
 import { webhooksCommand } from "./commands/webhooks.ts";
 import { reportFailure } from "./failure.ts";
 import { type CliIo, type Output, outputOf, textSink } from "./io.ts";
-import { USAGE, UsageError } from "./usage.ts";
+import { UsageError, usage } from "./usage.ts";
 
 export type { CliInput, CliIo } from "./io.ts";
 
@@ -25,26 +25,29 @@ export type { CliInput, CliIo } from "./io.ts";
 export type WithRuntime = <T>(fn: (rt: Runtime) => Promise<T>) => Promise<T>;
 
 /**
- * The configuration of `env`, with the database bounded as for operator commands (statements may run long).
+ * The configuration of `env` for an operator command (none of a server's own requirements, such as METRICS_TOKEN
+ * in production), with the database bounded as for operator commands (statements may run long).
  * @throws ConfigError naming a malformed variable.
  */
 const operatorConfig = (env: CliIo["env"]): Config => {
-  const config = loadConfig(env);
+  const config = loadConfig(env, { purpose: "command" });
   return { ...config, database: forOperatorCommands(config.database) };
 };
 
 /**
  * `withRuntime` over `io`: the database is prepared as the server prepares it on start (docs/operations.md
  * "Migrations"): the embedded database is migrated, and a database whose migrations differ from this build's is
- * refused (exit code 2, naming `petstore db migrate`), never written on a schema the command was not built for.
+ * refused (exit code 2, naming `<command> db migrate`), never written on a schema the command was not built for.
+ * Without PUBLIC_BASE_URL, links are built on the origin a server of the deployment recorded.
  */
-function runtimeOpener(io: CliIo): WithRuntime {
+function runtimeOpener(io: CliIo, command: string): WithRuntime {
   return async (fn) => {
     const config = operatorConfig(io.env);
     const rt = await openRuntime({
       config,
       logger: createLogger("error", textSink(io.stderr)),
-      prepare: (db) => prepareDatabase(db, { migrateOnStart: false, log: () => {} }),
+      prepare: (db) => prepareDatabase(db, { migrateOnStart: false, log: () => {}, command }),
+      publicOrigin: "recorded",
     });
     try {
       return await fn(rt);
@@ -57,7 +60,7 @@ function runtimeOpener(io: CliIo): WithRuntime {
 async function run(argv: string[], io: CliIo, out: Output): Promise<void> {
   const [group, ...args] = argv;
   const actor = `cli:${os.userInfo().username}`;
-  const withRuntime = runtimeOpener(io);
+  const withRuntime = runtimeOpener(io, out.command);
   switch (group) {
     case "db": {
       const [sub, ...rest] = args;
@@ -96,7 +99,7 @@ async function run(argv: string[], io: CliIo, out: Output): Promise<void> {
     case "help":
     case "--help":
     case "-h":
-      io.stdout(USAGE);
+      io.stdout(usage(out.command));
       return;
     default:
       throw new UsageError(`Unknown command: ${group}`);

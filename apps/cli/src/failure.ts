@@ -8,8 +8,8 @@
 import { ConfigError } from "@petstore/config";
 import { AppError, type ErrorBody } from "@petstore/contracts";
 import { translateError } from "@petstore/core/errors";
-import type { CliIo } from "./io.ts";
-import { USAGE, UsageError } from "./usage.ts";
+import { type CliIo, REPOSITORY_COMMAND } from "./io.ts";
+import { UsageError, usage } from "./usage.ts";
 
 export interface Failure {
   exitCode: 1 | 2;
@@ -19,14 +19,14 @@ export interface Failure {
   text: string;
 }
 
-/** The report of `error`, whatever was thrown. */
-export function failureOf(error: unknown): Failure {
+/** The report of `error`, whatever was thrown; `command` names the command in the usage text. */
+export function failureOf(error: unknown, command: string = REPOSITORY_COMMAND): Failure {
   if (error instanceof UsageError) {
     const code = error.details ? "validation_failed" : "invalid_request";
     return {
       exitCode: 2,
       body: new AppError(code, error.message, error.details).toBody(),
-      text: `petstore: ${error.message}\n\n${USAGE}`,
+      text: `petstore: ${error.message}\n\n${usage(command)}`,
     };
   }
   if (error instanceof ConfigError) {
@@ -52,8 +52,12 @@ export function failureOf(error: unknown): Failure {
 }
 
 /** Prints the report of `error` on `io` (as JSON when `json`) and returns the exit code. */
-export function reportFailure(error: unknown, json: boolean, io: Pick<CliIo, "stdout" | "stderr">): 1 | 2 {
-  const failure = failureOf(error);
+export function reportFailure(
+  error: unknown,
+  json: boolean,
+  io: Pick<CliIo, "stdout" | "stderr" | "command">,
+): 1 | 2 {
+  const failure = failureOf(error, io.command);
   if (!json) {
     io.stderr(failure.text);
   } else {

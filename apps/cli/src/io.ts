@@ -21,7 +21,15 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** Standard input (the password of `users create`); none reads as empty. */
   stdin?: CliInput;
+  /**
+   * How an operator runs the command where it is installed, for the usage and the hints in messages:
+   * `npm run petstore --` in the repository (the default), `node cli.js` in the production folder.
+   */
+  command?: string;
 }
+
+/** The command's name in messages when `io` names none: the repository's npm script. */
+export const REPOSITORY_COMMAND = "npm run petstore --";
 
 /** What a command writes, and the exit code it sets when it finishes without an error. */
 export interface Output {
@@ -33,6 +41,10 @@ export interface Output {
   readInput(prompt: string): Promise<string>;
   /** 0 unless the command sets another code (`webhooks test` when the message was not delivered). */
   exitCode: number;
+  /** How the operator runs this command (`CliIo.command`), for hints such as "Create one with: …". */
+  command: string;
+  /** Prints one line on stderr (a warning that does not change the result). */
+  warn(line: string): void;
 }
 
 /** A writable stream handing every chunk to `write` as text (for console.table and the logger). */
@@ -61,5 +73,7 @@ export function outputOf(io: CliIo): Output {
         .replace(/\r?\n$/, "");
     },
     exitCode: 0,
+    command: io.command ?? REPOSITORY_COMMAND,
+    warn: (line) => io.stderr(`${line}\n`),
   };
 }

@@ -6,7 +6,8 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { ErrorDetail } from "@petstore/contracts";
 import type { z } from "zod";
 
-export const USAGE = `Usage: npm run petstore -- <command>
+/** The usage text, naming the command as the operator runs it (`npm run petstore --`, `node cli.js`). */
+export const usage = (command: string) => `Usage: ${command} <command>
 
   db migrate                              apply pending database migrations
   db seed                                 add plans, categories and demo animals (idempotent)

@@ -3,7 +3,8 @@
  * against a migrated PostgreSQL database: create prints `{id, invitationUrl}` once (a human line without
  * `--json`), list shows the account with its plan, state and figures (as JSON, or a table), suspend and resume
  * change its state, every change is audited under the operator's `cli:` actor, and bad input exits with 2 naming
- * the option.
+ * the option. The invitation link is built on the deployment's origin: the command's PUBLIC_BASE_URL, else the one
+ * a server of the deployment recorded, else (staging) the default with a warning; production refuses then.
  */
 import os from "node:os";
 import { loadConfig } from "@petstore/config";
@@ -20,7 +21,7 @@ describe("petstore accounts on PostgreSQL", () => {
   let rt: Runtime;
   beforeAll(async () => {
     db = await createMigratedDatabase("petstore_cli_accounts");
-    env = { DATABASE_URL: db.url };
+    env = { DATABASE_URL: db.url, PUBLIC_BASE_URL: "https://petstore.example.test" };
     rt = await openRuntime({ config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: "silent" }) });
   });
   afterAll(async () => {
@@ -55,7 +56,9 @@ describe("petstore accounts on PostgreSQL", () => {
     expect(lines).toHaveLength(1);
     const account = JSON.parse(lines[0] as string);
     expect(Object.keys(account).sort()).toEqual(["id", "invitationUrl"]);
-    expect(account.invitationUrl).toMatch(/\/portal\/invitations\/[A-Za-z0-9_-]{43}$/);
+    expect(account.invitationUrl).toMatch(
+      /^https:\/\/petstore\.example\.test\/portal\/invitations\/[A-Za-z0-9_-]{43}$/,
+    );
 
     const listed = JSON.parse((await petstore(["accounts", "list", "--json"], env)).stdout);
     expect(listed.find((a: { id: string }) => a.id === account.id)).toMatchObject({
@@ -127,5 +130,66 @@ describe("petstore accounts on PostgreSQL", () => {
     const sub = await petstore(["accounts", "delete"], env);
     expect(sub.code).toBe(2);
     expect(sub.stderr).toContain("Unknown accounts command: delete");
+  });
+});
+
+describe("petstore accounts create: the invitation link's origin", () => {
+  let db: TemporaryDatabase;
+  beforeAll(async () => {
+    db = await createMigratedDatabase("petstore_cli_origin");
+  });
+  afterAll(() => db?.drop());
+
+  const create = (env: Record<string, string>, name: string) =>
+    petstore(
+      [
+        "accounts",
+        "create",
+        "--name",
+        name,
+        "--plan",
+        "free",
+        "--owner-email",
+        `${name}@acme.test`,
+        "--json",
+      ],
+      { DATABASE_URL: db.url, ...env },
+    );
+  const linkOf = (result: { stdout: string }) => JSON.parse(result.stdout).invitationUrl as string;
+
+  it("without PUBLIC_BASE_URL and before any server start: production refuses, staging warns", async () => {
+    const refused = await create({ PETSTORE_ENV: "production" }, "refused");
+    expect(refused.code).toBe(2);
+    expect(errorBodyOf(refused)).toMatchObject({
+      code: "validation_failed",
+      details: [{ path: "PUBLIC_BASE_URL" }],
+    });
+    const warned = await create({}, "warned");
+    expect(warned.code).toBe(0);
+    expect(linkOf(warned)).toMatch(/^http:\/\/localhost:3000\/portal\/invitations\//);
+    expect(warned.stderr).toMatch(/PUBLIC_BASE_URL is not set .* uses http:\/\/localhost:3000/);
+  });
+
+  it("uses the origin a server recorded at its start, and the command's own PUBLIC_BASE_URL before it", async () => {
+    // What server.ts does at start (bootstrap.ts), for a deployment served at https://shop.example.test.
+    const server = await openRuntime({
+      config: loadConfig({
+        DATABASE_URL: db.url,
+        PUBLIC_BASE_URL: "https://shop.example.test",
+        LOG_LEVEL: "silent",
+      }),
+    });
+    try {
+      await server.recordPublicOrigin();
+    } finally {
+      await server.close();
+    }
+    const recorded = await create({ PETSTORE_ENV: "production" }, "recorded");
+    expect(recorded.stderr).toBe("");
+    expect(recorded.code).toBe(0);
+    expect(linkOf(recorded)).toMatch(/^https:\/\/shop\.example\.test\/portal\/invitations\//);
+    const own = await create({ PUBLIC_BASE_URL: "https://other.example.test" }, "own");
+    expect(own.stderr).toBe("");
+    expect(linkOf(own)).toMatch(/^https:\/\/other\.example\.test\/portal\/invitations\//);
   });
 });

@@ -31,7 +31,7 @@ describe("petstore on a PostgreSQL database behind the build", () => {
     const body = errorBodyOf(refused);
     expect(body).toMatchObject({ code: "validation_failed", details: [{ path: "DATABASE_URL" }] });
     expect(body.message).toContain(db.latest);
-    expect(body.message).toContain("run `petstore db migrate`");
+    expect(body.message).toContain("run `npm run petstore -- db migrate`");
 
     const migrated = await petstore(["db", "migrate"], env);
     expect(migrated.stderr).toBe("");

@@ -1,16 +1,24 @@
 /**
  * The petstore command as its own process (`node --import tsx src/main.ts`, as `npm run petstore` starts it):
  * migrating a fresh PostgreSQL database with operator bounds, a failure's exit code and Error body on stdout,
- * the password on the process's stdin, and the embedded database in its default folder. Everything else about
+ * the password on the process's stdin, a > 1 MB answer written whole to a pipe whose reader is slow, and the
+ * embedded database in its default folder. Everything else about
  * the commands, bad arguments' exit code 2 and usage among them, is checked in this process (cli.test.ts,
  * webhooks.test.ts): the entry passes `main`'s code and streams through unchanged.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createTemporaryDatabase, type TemporaryDatabase } from "@petstore/core/testing";
+import { loadConfig } from "@petstore/config";
+import { openRuntime } from "@petstore/core";
+import {
+  createMigratedDatabase,
+  createTemporaryDatabase,
+  databaseOf,
+  type TemporaryDatabase,
+} from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorBodyOf, petstore, spawnPetstore } from "./support.ts";
+import { errorBodyOf, petstore, spawnPetstore, spawnPetstoreSlowly } from "./support.ts";
 
 describe.concurrent("petstore as a process", () => {
   let fresh: TemporaryDatabase;
@@ -51,6 +59,31 @@ describe.concurrent("petstore as a process", () => {
     expect(user.stderr).toBe("");
     expect(user.code).toBe(0);
     expect(JSON.parse(user.stdout)).toMatchObject({ email: "ops@example.com", role: "staff" });
+  });
+
+  it("writes a > 1 MB --json answer whole through a pipe whose reader is slower than the command", async () => {
+    const piped = await createMigratedDatabase("petstore_cli_piped");
+    try {
+      const env = { DATABASE_URL: piped.url };
+      // Opening a runtime adds the plans the keys refer to.
+      const rt = await openRuntime({ config: loadConfig({ ...env, LOG_LEVEL: "silent" }) });
+      try {
+        // 3,000 keys with long names: about 2 MB of JSON, 30 times what a pipe holds.
+        await databaseOf(rt).prisma.$executeRaw`
+          INSERT INTO "ApiKey" ("id", "hash", "prefix", "name", "planName", "environment", "createdBy")
+          SELECT gen_random_uuid(), md5(i::text), 'pet_test_' || i, repeat('n', 400) || i, 'free', 'staging', 'test'
+          FROM generate_series(1, 3000) AS i`;
+      } finally {
+        await rt.close();
+      }
+      const listed = await spawnPetstoreSlowly(["keys", "list", "--json"], env);
+      expect(listed.stderr).toBe("");
+      expect(listed.code).toBe(0);
+      expect(listed.stdout.length).toBeGreaterThan(1_000_000);
+      expect(JSON.parse(listed.stdout)).toHaveLength(3000);
+    } finally {
+      await piped.drop();
+    }
   });
 
   it("keeps the embedded database in .data/pglite under the repository root, migrates and seeds it idempotently", async () => {

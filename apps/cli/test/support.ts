@@ -78,6 +78,31 @@ export function spawnPetstore(
 }
 
 /**
+ * Runs `petstore <args>` as its own process, as `spawnPetstore` does, reading its stdout (a pipe) slowly: one
+ * chunk per turn of this process's event loop, so that the pipe is full while the command finishes.
+ */
+export async function spawnPetstoreSlowly(
+  args: string[],
+  env: Record<string, string>,
+): Promise<CommandResult> {
+  const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const chunks: Buffer[] = [];
+  for await (const chunk of child.stdout) {
+    chunks.push(chunk as Buffer);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { code: await exited, stdout: Buffer.concat(chunks).toString(), stderr };
+}
+
+/**
  * The Error body a `--json` failure printed: stdout must be exactly one line holding the same fields, types
  * and codes as the REST API's Error body (and @petstore/client's errors).
  */

@@ -75,6 +75,8 @@ const Options = z.object({
     .optional()
     .transform((v) => v?.split(/\s+/).filter(Boolean)),
   variantEnv: envPairs.optional().transform((v) => (v === undefined ? undefined : pairsOf(v))),
+  /** The Node binary of the `--variant` server (another Node version), when it differs from the bench's. */
+  variantNode: z.string().min(1).optional(),
   /** Environment of the address floods' all-in-one instance beyond the bench's own. */
   allEnv: envPairs.default("").transform(pairsOf),
   /** bench:webhooks: creates per second, and seconds, of the commit-to-delivery run. */
@@ -107,6 +109,7 @@ export const options = readOptions(Options, {
   apiEnv: { arg: "api-env", env: "BENCH_API_ENV" },
   variantNodeOptions: { arg: "variant-node-options", env: "BENCH_VARIANT_NODE_OPTIONS" },
   variantEnv: { arg: "variant-env", env: "BENCH_VARIANT_ENV" },
+  variantNode: { arg: "variant-node", env: "BENCH_VARIANT_NODE" },
   allEnv: { arg: "all-env", env: "BENCH_ALL_ENV" },
   webhookRate: { arg: "webhook-rate", env: "BENCH_WEBHOOK_RATE" },
   webhookSeconds: { arg: "webhook-seconds", env: "BENCH_WEBHOOK_SECONDS" },

@@ -39,6 +39,16 @@ const METRICS_TOKEN = `bench-metrics-${randomUUID()}`;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
+/** A project server's V8 heap and external memory in MB (`<heap> / <external>`), read from its /metrics. */
+async function heapOf(baseUrl: string): Promise<string> {
+  const text = await (
+    await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  ).text();
+  const mb = (name: string) =>
+    (Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? Number.NaN) / 1048576).toFixed(1);
+  return `${mb("nodejs_heap_size_total_bytes")} / ${mb("nodejs_external_memory_bytes")}`;
+}
+
 /** Prints `rows` under `header` as an aligned text table. */
 function table(header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
@@ -192,7 +202,10 @@ async function main(): Promise<void> {
       closeSink = sink;
       THIRD.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${sink.port}`;
     }
-    log(`Starting the project (PETSTORE_SERVE=api), the reference and the project (${THIRD.name}) ...`);
+    log(
+      `Starting the project (PETSTORE_SERVE=api), the reference and the project (${THIRD.name}) on Node ` +
+        `${process.version}${options.variantNode && THIRD.bundle ? ` (the ${THIRD.name} on ${options.variantNode})` : ""} ...`,
+    );
     const api = await startProductionServer(
       ports[0] as number,
       { ...common, RATE_LIMIT_PREFIX: PREFIX, ...options.apiEnv, PETSTORE_SERVE: "api" },
@@ -226,7 +239,10 @@ async function main(): Promise<void> {
       THIRD.env.PETSTORE_SERVE === "api"
         ? [...((THIRD.bundle && options.variantNodeOptions) ?? options.apiNodeOptions), ...profiling]
         : [],
-      serverLog(THIRD.name.replace(/[^a-z]+/g, "-")),
+      {
+        ...serverLog(THIRD.name.replace(/[^a-z]+/g, "-")),
+        ...(THIRD.bundle && options.variantNode ? { node: options.variantNode } : {}),
+      },
     );
     servers.push(third);
     if (THIRD.env.PETSTORE_SERVE === "all") {
@@ -278,6 +294,7 @@ async function main(): Promise<void> {
       log(`  ${scenario.name}: done (load ${loadAverage()})`);
     }
     const rss = Object.fromEntries(targets.map((t, i) => [NAMES[i], rssMb(t.pid)]));
+    const heaps = await Promise.all([api, third].map((t) => heapOf(t.baseUrl)));
 
     const results = runs.map(({ scenario }, i) => {
       const [project, ref, other, fastify] = (tallies[i] as Tally[]).map((t) => t.result()) as [
@@ -342,7 +359,10 @@ async function main(): Promise<void> {
         rss,
       )
         .map(([n, v]) => `${n} ${v}`)
-        .join(", ")}. Load average at end: ${loadAverage()}.`,
+        .join(
+          ", ",
+        )}; V8 heap / external memory (MB): api ${heaps[0]}, ${THIRD.name} ${heaps[1]}. Load average ` +
+        `at end: ${loadAverage()}.`,
     );
     if (closeSink) {
       const { exports, bytes } = await closeSink.report();

@@ -42,6 +42,8 @@ await build({
   target: "node20",
   logLevel: "warning",
   plugins: [workspaceSourceOnly],
+  // How the command names itself in its usage and messages here.
+  define: { PETSTORE_COMMAND: JSON.stringify("node cli.js") },
 });
 // main.ts's line runs it through tsx in the repository; the bundle is plain JavaScript.
 const cli = path.join(out, "cli.js");

@@ -193,6 +193,12 @@ const envSchema = z
       .max(64)
       .default(DEFAULT_DATABASE_POOL.maxParallelWorkersPerGather),
     PUBLIC_BASE_URL: originUrl.optional(),
+    INSTANCE_ID: z
+      .string()
+      .regex(/^[\w.:-]{1,100}$/, {
+        message: "must be 1 to 100 letters, digits, dots, dashes, colons or underscores",
+      })
+      .optional(),
     PRODUCTION_ORIGIN: originUrl.default("https://api.petstore.example"),
     STAGING_ORIGIN: originUrl.default("https://staging-api.petstore.example"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -261,14 +267,6 @@ const envSchema = z
         code: "custom",
         path: ["HTTP_HEADERS_TIMEOUT_MS"],
         message: "must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)",
-      });
-    }
-    // docs/operations.md "Metrics": a production instance never exposes its metrics without a token.
-    if (env.PETSTORE_ENV === "production" && env.METRICS_ENABLED && !env.METRICS_TOKEN) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["METRICS_TOKEN"],
-        message: "must be set when PETSTORE_ENV=production (or turn metrics off with METRICS_ENABLED=false)",
       });
     }
     if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN)) {
@@ -363,6 +361,14 @@ export interface Config {
   migrateOnStart: boolean;
   /** Origin this deployment is reached at (no trailing slash); Link and Location headers are built from it. */
   publicBaseUrl: string;
+  /**
+   * Where `publicBaseUrl` comes from: PUBLIC_BASE_URL (`environment`), the default for PORT (`default`), or, in a
+   * `petstore` command without PUBLIC_BASE_URL, the origin a server of the deployment recorded in the database at
+   * its start (`recorded`, set by core's openRuntime).
+   */
+  publicBaseUrlSource: "environment" | "recorded" | "default";
+  /** INSTANCE_ID: this instance's name in its log lines (beside pid and hostname); undefined when unset. */
+  instanceId: string | undefined;
   /** `{base_url}` of each deployment for the OpenAPI `servers` list: `<origin>/v1`. */
   servers: { production: string; staging: string };
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -532,11 +538,18 @@ function tracingOf(e: z.infer<typeof envSchema>): TracingConfig | undefined {
   });
 }
 
+/** What a configuration is loaded for: a process that serves, or an operator command (no server-only rules). */
+export type ConfigPurpose = "serve" | "command";
+
 /**
- * Parses `env` into a `Config`. Empty strings count as unset.
+ * Parses `env` into a `Config`. Empty strings count as unset. `purpose` `command` (the `petstore` command) leaves
+ * out the rules of a serving process: METRICS_TOKEN in production, so a deploy pipeline's `db migrate` needs none.
  * @throws ConfigError naming the first bad variable.
  */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  options: { purpose?: ConfigPurpose } = {},
+): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
@@ -544,6 +557,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(String(issue?.path[0] ?? "environment"), issue?.message ?? "invalid");
   }
   const e = parsed.data;
+  // docs/operations.md "Metrics": a production instance never exposes its metrics without a token.
+  if (
+    (options.purpose ?? "serve") === "serve" &&
+    e.PETSTORE_ENV === "production" &&
+    e.METRICS_ENABLED &&
+    !e.METRICS_TOKEN
+  )
+    throw new ConfigError(
+      "METRICS_TOKEN",
+      "must be set when PETSTORE_ENV=production (or turn metrics off with METRICS_ENABLED=false)",
+    );
   const root = findRepoRoot();
   const store: RateLimitStoreConfig = e.REDIS_URL
     ? { kind: "redis", url: e.REDIS_URL }
@@ -578,6 +602,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     database,
     migrateOnStart: e.MIGRATE_ON_START,
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`,
+    publicBaseUrlSource: e.PUBLIC_BASE_URL ? "environment" : "default",
+    instanceId: e.INSTANCE_ID,
     servers: { production: `${e.PRODUCTION_ORIGIN}/v1`, staging: `${e.STAGING_ORIGIN}/v1` },
     logLevel: e.LOG_LEVEL,
     tracing: tracingOf(e),
@@ -639,6 +665,32 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  */
 export function isDevelopmentBuild(): boolean {
   return process.env.NODE_ENV === "development";
+}
+
+/** Node's inspector flags (`--inspect`, `--inspect-brk`, `--inspect-wait`, `--inspect-port`, with a value or not). */
+export const INSPECTOR_FLAG = /^--inspect(?:-brk|-wait|-port)?(?:=\S*)?$/;
+
+/**
+ * Whether NODE_OPTIONS asks for Node's inspector. Every Node process started with it opens the inspector, npm's own
+ * first: under `npm start` the server then finds the port taken (docs/operations.md "Debugging").
+ */
+export function nodeOptionsInspect(env: Record<string, string | undefined> = process.env): boolean {
+  return (env.NODE_OPTIONS ?? "").split(/\s+/).some((flag) => INSPECTOR_FLAG.test(flag));
+}
+
+/**
+ * `env` for a child process of the server (the dashboard's Next process): NODE_OPTIONS without inspector flags, so
+ * that the child does not try to open the inspector port its parent holds.
+ */
+export function childProcessEnvironment(
+  env: Record<string, string | undefined> = process.env,
+): Record<string, string | undefined> {
+  if (!nodeOptionsInspect(env)) return env;
+  const options = (env.NODE_OPTIONS ?? "")
+    .split(/\s+/)
+    .filter((flag) => flag && !INSPECTOR_FLAG.test(flag))
+    .join(" ");
+  return { ...env, NODE_OPTIONS: options };
 }
 
 let cached: Config | undefined;

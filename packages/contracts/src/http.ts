@@ -27,11 +27,17 @@ const kib = (bytes: number) => `${bytes / 1024} KiB`;
 
 /** The standard problems, one message each. */
 export const problems = {
-  unauthorized: (tokenSent: boolean): Problem => ({
+  /**
+   * `keyEnvironment`: the deployment the key sent belongs to, when it is not this one (docs/contract.md section 2:
+   * `pet_live_` keys work on production only, `pet_test_` keys on staging only).
+   */
+  unauthorized: (tokenSent: boolean, keyEnvironment?: "production" | "staging"): Problem => ({
     code: "unauthorized",
-    message: tokenSent
-      ? "The API key is invalid, revoked or expired."
-      : "An API key is required: send it as 'Authorization: Bearer <key>'.",
+    message: keyEnvironment
+      ? `The API key is a ${keyEnvironment} key (${keyEnvironment === "staging" ? "pet_test_" : "pet_live_"}…): it works only on ${keyEnvironment}; this is ${keyEnvironment === "staging" ? "production, which takes pet_live_ keys" : "staging, which takes pet_test_ keys"}.`
+      : tokenSent
+        ? "The API key is invalid, revoked or expired."
+        : "An API key is required: send it as 'Authorization: Bearer <key>'.",
     headers: {
       // RFC 6750 section 3.
       "WWW-Authenticate": tokenSent

@@ -14,6 +14,7 @@
  */
 import type { PrismaClient } from "@petstore/db";
 import type { CoreDeps } from "./deps.ts";
+import { isDatabaseUnavailable } from "./error-translator.ts";
 import { purgeForgottenSignIns } from "./sessions/throttle.ts";
 
 /** How often the server purges. */
@@ -39,7 +40,8 @@ export function createHousekeeping({
   config,
   clock,
   logger,
-}: Pick<CoreDeps, "prisma" | "config" | "clock" | "logger">) {
+  dependencies,
+}: Pick<CoreDeps, "prisma" | "config" | "clock" | "logger" | "dependencies">) {
   const tasks = new Map(Object.entries(STANDARD_TASKS));
 
   async function runTasks(): Promise<Record<string, number>> {
@@ -85,7 +87,11 @@ export function createHousekeeping({
           (report) => {
             if (!report.skipped) logger.info({ deleted: report.deleted }, "housekeeping");
           },
-          (err: unknown) => logger.warn({ err }, "housekeeping failed; retrying at the next round"),
+          (err: unknown) => {
+            // An unreachable database is one line per outage (dependency-status.ts), not one per round.
+            if (dependencies && isDatabaseUnavailable(err)) dependencies.down("database", err);
+            else logger.warn({ err }, "housekeeping failed; retrying at the next round");
+          },
         );
       };
       round();

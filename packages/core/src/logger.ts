@@ -3,11 +3,12 @@
  * By default lines go to stdout through pino's asynchronous destination (sonic-boom, `sync: false`): the
  * request path only appends to a buffer, written in the background (a synchronous write per request would block
  * the event loop on stdout) once it holds `BATCH_BYTES`, or at the latest `FLUSH_MS` after a line (a write per
- * line costs a hop to libuv's thread pool and back per request: docs/performance.md "Where the time goes"). On a crash (uncaught exception) and on `process.exit`, pino writes the buffer out
- * synchronously (its `exit` handler). A write already handed to the background at that instant can still be
- * cut off, so a clean shutdown calls `endLogs()` first, which waits until every accepted line is written
- * (server.ts on SIGTERM/SIGINT; test/logger.test.ts checks exit, SIGTERM and crash).
+ * line costs a hop to libuv's thread pool and back per request: docs/performance.md "Where the time goes"). On
+ * `process.exit` pino writes the buffer out synchronously; a write already handed to the background can still be
+ * cut off then, so a clean shutdown (server.ts on SIGTERM) and a crash (an uncaught exception) call `endLogs()`
+ * first, which waits until every accepted line is written (test/logger.test.ts checks exit, SIGTERM and crash).
  */
+import os from "node:os";
 import { type Logger, pino } from "pino";
 
 const redactPaths = ["req.headers.authorization", "authorization", "key", "secret", "password", "token"];
@@ -22,19 +23,39 @@ const destinations = (): Set<Destination> => opened;
 const BATCH_BYTES = 4096;
 const FLUSH_MS = 200;
 
-/** Creates the process logger at `level` writing JSON lines to stdout (or to `destination`). */
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  if (destination || level === "silent")
-    return pino(
-      { level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } },
-      destination,
-    );
+/** `pid`, `hostname` and `instance` (INSTANCE_ID), so that several instances' lines can be told apart. */
+function instanceFields(instanceId: string | undefined): Record<string, unknown> {
+  return { pid: process.pid, hostname: os.hostname(), ...(instanceId ? { instance: instanceId } : {}) };
+}
+
+/** Creates the process logger at `level` writing JSON lines to stdout (or to `destination`), with `instanceFields`. */
+export function createLogger(
+  level: string,
+  destination?: NodeJS.WritableStream,
+  instanceId?: string,
+): Logger {
+  const options = {
+    level,
+    base: instanceFields(instanceId),
+    redact: { paths: redactPaths, censor: "[redacted]" },
+  };
+  if (destination || level === "silent") return pino(options, destination);
   const stdout = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
   const flush = setInterval(() => stdout.flush(), FLUSH_MS);
   flush.unref();
   stdout.once("close", () => clearInterval(flush));
   destinations().add(stdout);
-  return pino({ level, base: undefined, redact: { paths: redactPaths, censor: "[redacted]" } }, stdout);
+  if (destinations().size === 1) process.once("uncaughtException", crash);
+  return pino(options, stdout);
+}
+
+/**
+ * What Node does with an uncaught exception (the stack on stderr, exit code 1), once every accepted line is
+ * written: exiting at once would cut off a write already handed to the background.
+ */
+function crash(error: unknown): void {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  void endLogs().finally(() => process.exit(1));
 }
 
 /**

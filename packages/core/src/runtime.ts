@@ -16,6 +16,7 @@ import type { Actor, Clock } from "./deps.ts";
 import { type FirstStart, setUpFirstStart } from "./first-start.ts";
 import { createHousekeeping, type Housekeeping } from "./housekeeping.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { recordedPublicOrigin, recordPublicOrigin } from "./public-origin.ts";
 import { createRateLimiter, type RateLimiter } from "./ratelimit/index.ts";
 import { ensureServerSecret } from "./secrets.ts";
 import { purgeAnalyticsOlderThan, usageHourWriter } from "./usage/flush.ts";
@@ -51,6 +52,11 @@ export interface Runtime extends ReturnType<typeof createCore>, DatabaseOperatio
    * the demo admin (first-start.ts); `{}` otherwise or when any key exists.
    */
   firstStart(): Promise<FirstStart>;
+  /**
+   * Records `config.publicBaseUrl` as the deployment's public origin (public-origin.ts): a server's start does, so
+   * that `petstore` commands without PUBLIC_BASE_URL build links on it.
+   */
+  recordPublicOrigin(): Promise<void>;
   /** Stops webhook delivery (bounded wait), flushes analytics and usage, then closes the limiter and the database. */
   close(): Promise<void>;
 }
@@ -61,12 +67,17 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Runs on the freshly opened database before anything reads it, e.g. `migrate` from `@petstore/core/migrate`. */
   prepare?: (db: Database) => Promise<unknown>;
+  /**
+   * `recorded` (the `petstore` command): without PUBLIC_BASE_URL (`publicBaseUrlSource` `default`), the runtime's
+   * `config.publicBaseUrl` is the origin a server recorded in the database, when one did (source `recorded`).
+   */
+  publicOrigin?: "configured" | "recorded";
 }
 
 /** Opens the database, makes sure the plan rows exist, and wires the services and the rate limiter. */
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const { config } = options;
-  const logger = options.logger ?? createLogger(config.logLevel);
+  let { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel, undefined, config.instanceId);
   const clock = options.clock ?? (() => new Date());
   const db = await openDatabase(config.database);
   const dependencies = createDependencyStatus(logger);
@@ -75,6 +86,12 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     await options.prepare?.(db);
     await ensurePlans(db.prisma);
     cursorSecret = config.cursorSecret ?? (await ensureServerSecret(db.prisma, "cursor"));
+    const recorded =
+      options.publicOrigin === "recorded" && config.publicBaseUrlSource === "default"
+        ? await recordedPublicOrigin(db.prisma)
+        : undefined;
+    if (recorded)
+      config = Object.freeze({ ...config, publicBaseUrl: recorded, publicBaseUrlSource: "recorded" });
   } catch (error) {
     await db.close();
     throw error;
@@ -85,6 +102,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
         writeLog: requestLogWriter((query) => db.queryRows(query)),
         recent: createRecentRequestStore(config),
         logger,
+        dependencies,
         intervalMs: config.analytics.flushIntervalMs,
       })
     : undefined;
@@ -102,7 +120,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       core.apiKeys.recordBan(keyId, until, { level: info.banNumber, durationSeconds: info.durationSeconds }),
   });
   await rateLimiter.ready();
-  const housekeeping = createHousekeeping({ prisma: db.prisma, config, clock, logger });
+  const housekeeping = createHousekeeping({ prisma: db.prisma, config, clock, logger, dependencies });
   housekeeping.register("usageHours", (prisma, now) =>
     purgeAnalyticsOlderThan(prisma, now, config.analytics.retentionDays),
   );
@@ -128,6 +146,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       await core.usage.resetToday(keyId, actor);
       await rateLimiter.resetUsage((await core.apiKeys.resolveId(keyId)).rateLimitSubject);
     },
+    recordPublicOrigin: () => recordPublicOrigin(db.prisma, config.publicBaseUrl),
     firstStart: () =>
       setUpFirstStart({ prisma: db.prisma, config }, { database, apiKeys: core.apiKeys, users: core.users }),
     async close() {

@@ -1,12 +1,17 @@
 /**
- * The process logger writes asynchronously, yet loses no line when the process ends: on process.exit,
- * on a SIGTERM answered with process.exit (as server.ts does), and on a crash by an uncaught exception.
+ * The process logger names the instance on every line (pid, hostname, INSTANCE_ID), and writes asynchronously,
+ * yet loses no line when the process ends: on process.exit, on a SIGTERM answered with process.exit (as server.ts
+ * does), and on a crash by an uncaught exception.
  */
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
+import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import { loadConfig } from "@petstore/config";
 import { describe, expect, it } from "vitest";
+import { createLogger } from "../src/logger.ts";
 
 // tsx as a loader of this one process: its CLI would run the script in a second process and relay signals to it,
 // and a SIGTERM reaching the relay before the script's handler was reported to it ends both with 143.
@@ -41,5 +46,30 @@ describe("logger on process end", () => {
     if (mode === "crash") expect(stderr).toContain("boom");
     expect(lines).toHaveLength(LINES);
     expect(JSON.parse(lines.at(-1) as string)).toMatchObject({ i: LINES - 1, msg: "line" });
+  });
+});
+
+describe("logger lines", () => {
+  it("carry pid and hostname, and INSTANCE_ID as instance when it is set", () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    const named = loadConfig({ INSTANCE_ID: "api-2" });
+    createLogger("info", sink, named.instanceId).info({ route: "/v1/pets" }, "request");
+    createLogger("info", sink, loadConfig({}).instanceId).info("request");
+    expect(lines[0]).toMatchObject({
+      pid: process.pid,
+      hostname: os.hostname(),
+      instance: "api-2",
+      route: "/v1/pets",
+      msg: "request",
+    });
+    expect(lines[1]).toMatchObject({ pid: process.pid, hostname: os.hostname() });
+    expect(lines[1]).not.toHaveProperty("instance");
+    expect(() => loadConfig({ INSTANCE_ID: "api 2" })).toThrow(/INSTANCE_ID/);
   });
 });

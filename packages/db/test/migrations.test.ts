@@ -29,6 +29,7 @@ const MODEL_TABLES = [
   "ApiKey",
   "AuditLog",
   "Category",
+  "DeploymentSetting",
   "IdempotencyRecord",
   "Invitation",
   "Order",

@@ -35,14 +35,14 @@ describe("checkMigrations on PostgreSQL", () => {
     await expect(checkMigrations(db)).resolves.toBeUndefined();
   });
 
-  it("refuses a database missing the latest migration, naming it and `petstore db migrate` (exit code 2)", async () => {
+  it("refuses a database missing the latest migration, naming it and `npm run petstore -- db migrate` (exit code 2)", async () => {
     await db.prisma
       .$executeRaw`UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = ${latest}`;
     try {
       const error = await rejectionOf(checkMigrations(db));
       expect(error).toBeInstanceOf(ConfigError);
       expect(error.message).toContain(latest);
-      expect(error.message).toContain("petstore db migrate");
+      expect(error.message).toContain("`npm run petstore -- db migrate`");
       expect(error.message).toContain("MIGRATE_ON_START=true");
       expect(error.message).not.toContain("\n");
     } finally {
@@ -85,7 +85,7 @@ describe("checkMigrations on PostgreSQL", () => {
     try {
       const error = await rejectionOf(checkMigrations(emptyDb));
       expect(error).toBeInstanceOf(ConfigError);
-      expect(error.message).toMatch(/^The database is empty: run `petstore db migrate`/);
+      expect(error.message).toMatch(/^The database is empty: run `npm run petstore -- db migrate`/);
       expect(error.message).not.toContain("\n");
     } finally {
       await emptyDb.close();

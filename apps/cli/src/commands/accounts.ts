@@ -1,12 +1,31 @@
 /**
  * `petstore accounts create|list|suspend|resume`: consumer accounts (docs/contract.md sections 5 and 7).
  * Validated with the same `AccountCreate` schema as the dashboard's tRPC procedure; the owner's invitation link
- * is printed once.
+ * is printed once, on the deployment's own origin (PUBLIC_BASE_URL, or the one its server recorded).
  */
+import { ConfigError } from "@petstore/config";
 import { AccountCreate, AccountId, AccountListFilter } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import type { Output } from "../io.ts";
 import { parseOptions, parseValue, UsageError } from "../usage.ts";
+
+/**
+ * Makes sure an invitation link names the deployment's origin: PUBLIC_BASE_URL, or the origin a server of the
+ * deployment recorded at its start. With neither, production refuses (a link to the command's own default origin
+ * would be dead) and staging warns on stderr.
+ * @throws ConfigError naming PUBLIC_BASE_URL (exit code 2).
+ */
+function checkLinkOrigin(rt: Runtime, out: Output): void {
+  if (rt.config.publicBaseUrlSource !== "default") return;
+  if (rt.config.environment === "production")
+    throw new ConfigError(
+      "PUBLIC_BASE_URL",
+      "must be set for accounts create: no server of this deployment has recorded its origin yet, and the invitation link is built on it",
+    );
+  out.warn(
+    `petstore: PUBLIC_BASE_URL is not set and no server of this deployment has recorded its origin: the link below uses ${rt.config.publicBaseUrl}.`,
+  );
+}
 
 async function create(rt: Runtime, args: string[], actor: string, out: Output) {
   const { values } = parseOptions(args, {
@@ -22,6 +41,7 @@ async function create(rt: Runtime, args: string[], actor: string, out: Output) {
     { name: values.name, plan: values.plan, ownerEmail: values["owner-email"] },
     "account options",
   );
+  checkLinkOrigin(rt, out);
   const account = await rt.accounts.create(input, actor);
   if (values.json) return out.print(JSON.stringify({ id: account.id, invitationUrl: account.invitationUrl }));
   out.print(`Created account ${input.name} (id ${account.id}, plan ${input.plan}).`);
@@ -36,7 +56,7 @@ async function list(rt: Runtime, args: string[], out: Output) {
   if (values.json) return out.print(JSON.stringify(accounts));
   if (accounts.length === 0)
     return out.print(
-      "No accounts yet. Create one with: npm run petstore -- accounts create --name N --plan free --owner-email E",
+      `No accounts yet. Create one with: ${out.command} accounts create --name N --plan free --owner-email E`,
     );
   out.table(
     accounts.map((a) => ({

@@ -75,9 +75,7 @@ async function list(rt: Runtime, args: string[], out: Output) {
   const keys = await rt.usage.withRequestsToday(await rt.apiKeys.list());
   if (values.json) return out.print(JSON.stringify(keys));
   if (keys.length === 0)
-    return out.print(
-      "No API keys yet. Create one with: npm run petstore -- keys create --name N --plan free",
-    );
+    return out.print(`No API keys yet. Create one with: ${out.command} keys create --name N --plan free`);
   const rows = keys.map((k) => ({
     id: k.id,
     prefix: k.prefix,

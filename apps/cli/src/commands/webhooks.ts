@@ -101,7 +101,7 @@ async function list(rt: Runtime, args: string[], out: Output) {
     );
   if (endpoints.length === 0)
     return out.print(
-      "No webhook endpoints yet. Add one with: npm run petstore -- webhooks create --url U --events pet.created",
+      `No webhook endpoints yet. Add one with: ${out.command} webhooks create --url U --events pet.created`,
     );
   out.table(
     endpoints.map((e) => ({

@@ -1,8 +1,9 @@
 /**
  * GET /docs: the API reference (Swagger UI) from /v1/openapi.json, its bundle served by this app
- * (scripts/vendor-assets.mjs) and started by public/swagger-ui-init.js, as the page's CSP allows (proxy.ts).
+ * (scripts/vendor-assets.mjs) and started by public/swagger-ui-init.js, as the page's CSP allows (proxy.ts). The
+ * CSP names this deployment's origins, so the page is answered per request with `no-cache`.
  */
-export const dynamic = "force-static";
+export const dynamic = "force-dynamic";
 
 const HTML = `<!doctype html>
 <html lang="en">
@@ -21,5 +22,7 @@ const HTML = `<!doctype html>
 </html>`;
 
 export function GET(): Response {
-  return new Response(HTML, { headers: { "Content-Type": "text/html; charset=utf-8" } });
+  return new Response(HTML, {
+    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" },
+  });
 }

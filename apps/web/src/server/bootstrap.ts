@@ -1,9 +1,9 @@
 /**
  * Start-up duties of a process that serves (docs/operations.md "Running it"): core's first-start setup (on a
- * fresh embedded database outside production: seed, demo API key, demo admin), the start banner with the demo
- * secrets printed once, the housekeeping schedule (core housekeeping.ts), the sweep of lapsed order holds (core
- * orders/sweep.ts) and webhook delivery (core webhooks/dispatcher.ts). server.ts runs it in every role. The banner
- * is text, or JSON log lines in production (start-output.ts).
+ * fresh embedded database outside production: seed, demo API key, demo admin), recording the deployment's public
+ * origin for the `petstore` command (core public-origin.ts), the start banner with the demo secrets printed once,
+ * the housekeeping schedule (core housekeeping.ts), the sweep of lapsed order holds (core orders/sweep.ts) and
+ * webhook delivery (core webhooks/dispatcher.ts). The banner is text, or JSON log lines in production.
  */
 import type { Runtime } from "@petstore/core";
 import type { StartOutput } from "./start-output.ts";
@@ -23,6 +23,8 @@ async function firstStart(rt: Runtime): Promise<string[]> {
 /** First start, banner (to `out`), housekeeping and the sweep for `rt`. @throws what the first-start setup throws. */
 export async function startUp(rt: Runtime, out: StartOutput): Promise<void> {
   const lines = await firstStart(rt);
+  // The `petstore` command builds invitation links on it when its own environment has no PUBLIC_BASE_URL.
+  await rt.recordPublicOrigin();
   // docs/contract.md section 5: stale rows are purged on a schedule, one instance at a time.
   rt.housekeeping.schedule();
   // docs/contract.md section 1, "Holds that lapse": every instance sweeps once a second, and once now, so that

@@ -11,7 +11,8 @@
  * (the styled page for page requests) meanwhile, and a new child is started after a back-off (0.5 s, doubling up
  * to 30 s; back to 0.5 s once a child has run for a minute). `stop()` ends it: the IPC channel is closed, on
  * which the child exits, and it is killed if it has not exited within `STOP_MS`. The channel also closes when
- * this process dies, even by SIGKILL, so no child outlives it.
+ * this process dies, even by SIGKILL, so no child outlives it; the socket folder of a server killed with its
+ * child (a process group's SIGKILL) is removed by the next server that starts on the host.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import fs from "node:fs";
@@ -20,6 +21,7 @@ import type { Socket } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { childProcessEnvironment, INSPECTOR_FLAG } from "@petstore/config";
 import type { Runtime } from "@petstore/core";
 import { answerSessionQueries, type RecordLookup } from "./dashboard-link.ts";
 import { createDashboardProxy } from "./http/dashboard-proxy.ts";
@@ -70,10 +72,42 @@ function childScript(): string {
   return path.join(import.meta.dirname, `dashboard-child${ext}`);
 }
 
+const FOLDER_PREFIX = "petstore-dashboard-";
+
+/**
+ * Removes the socket folders of servers that no longer run: a folder is named after its server's pid
+ * (`petstore-dashboard-<pid>-*`), and one whose server was killed outright with its process group (SIGKILL, out of
+ * memory) had no process left to remove it.
+ */
+function removeStaleFolders(tmp: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(tmp).filter((name) => name.startsWith(FOLDER_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^petstore-dashboard-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || processRuns(pid)) continue;
+    fs.rmSync(path.join(tmp, name), { recursive: true, force: true });
+  }
+}
+
+/** Whether a process `pid` exists (EPERM: it does, under another user). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** Starts the dashboard child and resolves once it serves. @throws when it exits or is not ready in time. */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const mode = options.dev ? "development" : "production";
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "petstore-dashboard-"));
+  removeStaleFolders(os.tmpdir());
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
   const socketPath = path.join(folder, "next.sock");
   const proxy = createDashboardProxy({
     socketPath,
@@ -101,6 +135,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     const args = ["--socket", socketPath, "--port", String(options.port), "--nice", String(options.nice)];
     const started = fork(childScript(), options.dev ? [...args, "--dev"] : args, {
       stdio: ["ignore", options.output ? "pipe" : "inherit", "inherit", "ipc"],
+      // The inspector stays the server's (`--inspect`, or NODE_OPTIONS): the child would fail to open its port.
+      execArgv: process.execArgv.filter((flag) => !INSPECTOR_FLAG.test(flag)),
+      env: childProcessEnvironment() as NodeJS.ProcessEnv,
     });
     child = started;
     const output = options.output;

@@ -4,8 +4,13 @@
  * `DASHBOARD_NICE`, while the server itself answers /v1 and the dashboard's tRPC API; a signed-in page works
  * (the child asks the server whose session it is); a killed child means a styled 503 with Retry-After for pages
  * (and never for /v1) until the server has restarted it; SIGTERM of the server stops the child with it, and a
- * server killed outright leaves no child behind.
+ * server killed outright leaves no child behind; the socket folder of a server killed with its whole process group
+ * is removed by the next server's start.
  */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { eventually } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/common.ts";
@@ -129,8 +134,13 @@ describe("the dashboard process of the production server (role all)", () => {
     await eventually(async () => expect(isRunning(child)).toBe(false), 10_000);
   }, 60_000);
 
-  it("leaves no child running when the server is killed outright", async () => {
+  it("leaves no child running when the server is killed outright, and removes a socket folder a killed group left", async () => {
+    // What a SIGKILL of a server's whole process group leaves: its socket folder, named after its pid.
+    const dead = spawnSync("true").pid as number;
+    const stale = fs.mkdtempSync(path.join(os.tmpdir(), `petstore-dashboard-${dead}-`));
+    fs.writeFileSync(path.join(stale, "next.sock"), "");
     const killed = await start();
+    expect(fs.existsSync(stale)).toBe(false);
     const child = dashboardProcessOf(killed);
     killed.signal("SIGKILL");
     await killed.exited;

@@ -152,6 +152,8 @@ export interface CommandOptions {
   npmScript?: string;
   /** The process's working directory (default apps/web). */
   cwd?: string;
+  /** The Node binary to run the script with (default: this process's). */
+  node?: string;
 }
 
 /**
@@ -181,7 +183,7 @@ export async function startProductionServer(
   const listening = (command.listening ?? "Listening on port {port}").replace("{port}", String(port));
   const [file, argv, cwd] = command.npmScript
     ? ["npm", ["run", "-s", "-w", "@petstore/web", command.npmScript], path.resolve(WEB_DIR, "../..")]
-    : [process.execPath, args, command.cwd ?? WEB_DIR];
+    : [command.node ?? process.execPath, args, command.cwd ?? WEB_DIR];
   const child: ChildProcess = spawn(file, argv, {
     cwd,
     env: {

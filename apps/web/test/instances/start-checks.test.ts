@@ -48,12 +48,12 @@ describe("server start-up on a database behind the build", () => {
     expect(pending.code).toBe(2);
     expect(pending.stdout).toBe("");
     expect(pending.stderr).toBe(
-      `The database lacks 1 migration(s) of this build (${behind.latest}): run \`petstore db migrate\` ` +
-        "(npm run petstore -- db migrate), or start with MIGRATE_ON_START=true.\n",
+      `The database lacks 1 migration(s) of this build (${behind.latest}): run \`npm run petstore -- db migrate\`, ` +
+        "or start with MIGRATE_ON_START=true.\n",
     );
     expect(blank.code).toBe(2);
     expect(blank.stderr).toBe(
-      "The database is empty: run `petstore db migrate` (npm run petstore -- db migrate) before starting.\n",
+      "The database is empty: run `npm run petstore -- db migrate` before starting.\n",
     );
 
     const server = await startProductionServer(await freePort(), {

@@ -2,7 +2,8 @@
  * What an outage of the database writes, in process: one log line when the database goes down and one when it is
  * back (with how many requests it cost), a per-dependency counter of refused requests and a gauge on /metrics,
  * and for each refused request its one request line with the error code, never an error's stack; readiness
- * checks during the outage add no lines. The database is reached through a TCP proxy the test closes.
+ * checks and the analytics flushes (every 5 s in a server) during the outage add no lines. The database is reached
+ * through a TCP proxy the test closes.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -33,7 +34,12 @@ beforeAll(async () => {
   database = await createMigratedDatabase("petstore_outage_log");
   const url = new URL(database.url);
   url.port = String(proxy.port);
-  const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: "info", ANALYTICS_ENABLED: "false" });
+  // Flushed by the test, never by the recorder's timer.
+  const config = loadConfig({
+    DATABASE_URL: url.toString(),
+    LOG_LEVEL: "info",
+    ANALYTICS_FLUSH_INTERVAL_MS: "60000",
+  });
   rt = await openRuntime({ config, logger: createLogger("info", sink) });
   await rt.seed();
   key = (
@@ -66,7 +72,7 @@ async function sample(series: string): Promise<number | undefined> {
 }
 
 describe("a database outage", () => {
-  it("logs its start and its end once, counts refused requests, and writes no stack", async () => {
+  it("logs its start and its end once, counts refused requests, and writes no stack, however often usage is flushed", async () => {
     const pets = () => fetch(`${base}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } });
     expect((await pets()).status).toBe(200);
     const before = lines.length;
@@ -79,12 +85,17 @@ describe("a database outage", () => {
       expect(((await r.json()) as { code: string }).code).toBe("service_unavailable");
     }
     for (let i = 0; i < 3; i++) expect((await readinessOf(rt)).status).toBe("unavailable");
+    // The counted requests stay in memory; each failed flush is no line of its own.
+    for (let i = 0; i < 3; i++) await rt.analytics?.flush();
+    expect(rt.analytics?.flushFailures).toBe(3);
     expect(await sample("petstore_database_up")).toBe(0);
     expect(await sample('petstore_dependency_refused_requests_total{dependency="database"}')).toBe(REQUESTS);
 
     await proxy.open();
     expect((await readinessOf(rt)).status).toBe("ok");
     expect((await pets()).status).toBe(200);
+    await rt.analytics?.flush();
+    expect(rt.analytics?.flushFailures).toBe(3);
 
     const outage = lines.slice(before);
     const requestLines = outage.filter((l) => l.msg === "request");

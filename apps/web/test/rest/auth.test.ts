@@ -111,9 +111,13 @@ describe("authentication (postgres)", () => {
       }
     });
 
-    it("answers 401 invalid_token for a key of the other deployment", async () => {
+    it("answers 401 invalid_token for a key of the other deployment, saying whose key it is", async () => {
       const live = generateApiKey("production");
-      expectInvalidToken(await op.send(t, t.auth(live)), live);
+      const r = await op.send(t, t.auth(live));
+      expectInvalidToken(r, live);
+      expect(expectError(r, 401, "unauthorized").message).toBe(
+        "The API key is a production key (pet_live_…): it works only on production; this is staging, which takes pet_test_ keys.",
+      );
     });
 
     it("accepts the scheme in any case and extra spaces", async () => {

@@ -167,6 +167,25 @@ describe("key scopes (postgres)", () => {
     }
   });
 
+  it("tells who can fix a refusal: an admin for a key outside accounts, the account's members in the portal", async () => {
+    const admin = expectError(await create(readOnly), 403, "insufficient_scope");
+    expect(admin.message).toContain("An admin can add it");
+    const account = await t.s.rt.accounts.create(
+      { name: "Scoped Shop", plan: "pro", ownerEmail: "owner@scoped.example" },
+      "test",
+    );
+    const { key } = await t.s.rt.apiKeys.createInAccount(
+      account.id,
+      { name: "reader", scopes: ["pets:read"] },
+      "test",
+    );
+    const member = expectError(await create(key), 403, "insufficient_scope");
+    expect(member.message).toContain(
+      "A member of its account can create a key that has it in the developer portal",
+    );
+    expect(member.message).not.toContain("admin");
+  });
+
   it("counts a refusal against the key's limits and in its usage, like any request", async () => {
     const key = await issue(["pets:read"], 3);
     const caller = await t.s.rt.apiKeys.authenticate(key);

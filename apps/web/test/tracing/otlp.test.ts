@@ -21,6 +21,7 @@ import {
   type WebhookReceiver,
 } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDashboardApiFetch } from "../../src/server/dashboard-api.ts";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createRouter } from "../../src/server/http/router.ts";
 import { createOpsFetch } from "../../src/server/ops/handler.ts";
@@ -218,6 +219,39 @@ describe("tracing over OTLP/HTTP", () => {
     const [span] = await spansOf(traceId, (s) => s.some((x) => x.kind === SERVER));
     expect(span).toMatchObject({ name: "GET /healthz", spanId: line.span_id });
     expect(span?.parentSpanId || undefined).toBeUndefined();
+  });
+
+  it("gives the dashboard API's spans http.route /api/trpc/:procedure, named after the procedure", async () => {
+    // A dashboard instance's router, its pages stubbed: the JSON API is answered in this process.
+    const dashboard = http.createServer(
+      createRouter({
+        role: "dashboard",
+        runtime: rt,
+        api: (_req, res) => res.end(),
+        ops: fetchListener(createOpsFetch({ config: rt.config, runtime: async () => rt }), 0),
+        dashboard: (_req, res) => res.end(),
+        dashboardApi: fetchListener(createDashboardApiFetch(rt), 0),
+      }),
+    );
+    await new Promise<void>((resolve) => dashboard.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = dashboard.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/api/trpc/auth.me`);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      const line = await eventually(async () => {
+        const found = lines.find((l) => l.msg === "request" && l.route === "trpc:auth.me");
+        if (!found) throw new Error("no log line yet");
+        return found;
+      });
+      const spans = await spansOf(String(line.trace_id), (s) => s.some((x) => x.kind === SERVER));
+      const span = spans.find((x) => x.kind === SERVER) as OtlpSpan;
+      expect(span).toMatchObject({ name: "GET trpc:auth.me", spanId: line.span_id });
+      expect(attribute(span, "http.route")).toBe("/api/trpc/:procedure");
+    } finally {
+      dashboard.closeAllConnections();
+      await new Promise<void>((resolve) => dashboard.close(() => resolve()));
+    }
   });
 
   it("sends each webhook attempt with the traceparent of its own span", async () => {

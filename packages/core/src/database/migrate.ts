@@ -37,17 +37,19 @@ export function migrate(
  * PostgreSQL under Prisma Migrate's advisory lock, so instances starting together apply each migration once);
  * then the database is compared with the build.
  * @param log receives one line naming the migrations applied, when any were.
+ * @param command how an operator runs the `petstore` command there, for the refusal's fix (default
+ *   `npm run petstore --`; `node cli.js` in the production folder).
  * @throws EnvironmentStateError (a ConfigError: exit code 2) when a migration is pending, unknown to the build or
  *   failed, or the database is empty; DatabaseUnreachableError when it does not answer; MigrationError when
  *   applying fails.
  */
 export async function prepareDatabase(
   db: Database,
-  options: { migrateOnStart: boolean; log: (line: string) => void },
+  options: { migrateOnStart: boolean; log: (line: string) => void; command?: string },
 ): Promise<void> {
   if (options.migrateOnStart || db.config.kind === "pglite") {
     const { applied } = await deployMigrations(db);
     if (applied.length) options.log(`Applied migrations: ${applied.join(", ")}`);
   }
-  await checkMigrations(db);
+  await checkMigrations(db, options.command ? { command: options.command } : {});
 }

@@ -7,6 +7,8 @@
  * retried on the next flush; recent entries that fail are dropped (they are a bounded, best-effort log).
  */
 import type { Logger } from "pino";
+import type { DependencyStatus } from "../dependency-status.ts";
+import { isDatabaseUnavailable } from "../error-translator.ts";
 import type { RateLimitDecision } from "../ratelimit/types.ts";
 import { addHistogram, bucketOf, emptyHistogram } from "./histogram.ts";
 import { RequestLogBatch, type RequestLogColumns, type RequestLogEntry } from "./request-log.ts";
@@ -208,6 +210,11 @@ export interface AnalyticsRecorderOptions {
   afterFlush?: () => void;
   /** Inserts the accounts' request-log entries in one statement (request-log.ts); rejecting keeps them. */
   writeLog?: (entries: RequestLogColumns) => Promise<void>;
+  /**
+   * Where an unreachable database is reported instead of a log line per failed flush (one line when it goes down,
+   * one when a flush reaches it again; dependency-status.ts).
+   */
+  dependencies?: Pick<DependencyStatus, "down" | "up">;
 }
 
 /** Counts requests in memory and writes them in batches; see the module comment. */
@@ -312,20 +319,22 @@ export class AnalyticsRecorder {
         logEntries && this.opts.writeLog ? this.opts.writeLog(logEntries) : Promise.resolve(),
       ]);
       if (requestLog.status === "rejected") {
-        this.opts.logger.error(
-          { err: requestLog.reason, entries: logEntries?.requestId.length },
-          "request log flush failed; will retry",
-        );
+        if (!this.reportedUnavailable(requestLog.reason))
+          this.opts.logger.error(
+            { err: requestLog.reason, entries: logEntries?.requestId.length },
+            "request log flush failed; will retry",
+          );
         if (logEntries) this.logBatch.putBack(logEntries);
       }
       if (rows.status === "rejected") {
         this.flushFailures++;
-        this.opts.logger.error(
-          { err: rows.reason, rows: batch.length },
-          "analytics flush failed; will retry",
-        );
+        if (!this.reportedUnavailable(rows.reason))
+          this.opts.logger.error(
+            { err: rows.reason, rows: batch.length },
+            "analytics flush failed; will retry",
+          );
         for (const row of batch) this.mergeBack(row);
-      }
+      } else if (batch.length) this.opts.dependencies?.up("database");
       if (log.status === "rejected" && Date.now() - this.lastRecentWarning >= 60_000) {
         this.lastRecentWarning = Date.now();
         this.opts.logger.warn(
@@ -344,6 +353,13 @@ export class AnalyticsRecorder {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+  }
+
+  /** Reports `error` as the database being down when it says so (no line of its own then). */
+  private reportedUnavailable(error: unknown): boolean {
+    if (!this.opts.dependencies || !isDatabaseUnavailable(error)) return false;
+    this.opts.dependencies.down("database", error);
+    return true;
   }
 
   private mergeBack(row: UsageHourRow): void {

@@ -75,31 +75,33 @@ export async function compareMigrations(db: Database, options: MigrateOptions = 
 export async function checkMigrations(db: Database, options: MigrateOptions = {}): Promise<void> {
   const check = await compareMigrations(db, options);
   const variable = db.config.kind === "postgres" ? "DATABASE_URL" : "PGLITE_DIR";
-  const problem = describeProblem(check);
+  const problem = describeProblem(check, options.command ?? "npm run petstore --");
   if (problem) throw new EnvironmentStateError(variable, problem);
 }
 
 const list = (names: string[]) =>
   names.length > 3 ? `${names.slice(0, 3).join(", ")} and ${names.length - 3} more` : names.join(", ");
 
-/** One line saying what is wrong and what fixes it, or undefined when the database matches the build. */
-function describeProblem(check: MigrationCheck): string | undefined {
+/**
+ * One line saying what is wrong and what fixes it, or undefined when the database matches the build; `command`
+ * is how the operator runs the `petstore` command.
+ */
+function describeProblem(check: MigrationCheck, command: string): string | undefined {
   if (check.failed.length)
     return (
       `The database has a failed migration (${list(check.failed)}): fix it, then ` +
-      "`npm run db:migrate -- resolve --rolled-back <name>` and `petstore db migrate` (docs/operations.md)."
+      `\`npm run db:migrate -- resolve --rolled-back <name>\` in a checkout of this release and \`${command} db migrate\` (docs/operations.md).`
     );
   if (check.unknown.length)
     return (
       `The database has migrations this build does not know (${list(check.unknown)}): ` +
       "it was migrated by a newer release; run that release, or restore a backup taken before it."
     );
-  if (check.empty)
-    return "The database is empty: run `petstore db migrate` (npm run petstore -- db migrate) before starting.";
+  if (check.empty) return `The database is empty: run \`${command} db migrate\` before starting.`;
   if (check.pending.length)
     return (
       `The database lacks ${check.pending.length} migration(s) of this build (${list(check.pending)}): ` +
-      "run `petstore db migrate` (npm run petstore -- db migrate), or start with MIGRATE_ON_START=true."
+      `run \`${command} db migrate\`, or start with MIGRATE_ON_START=true.`
     );
   return undefined;
 }

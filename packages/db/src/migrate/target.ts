@@ -26,6 +26,11 @@ export interface MigrateOptions {
   paths?: Partial<MigrationPaths>;
   /** Receives the schema engine's log lines (default: dropped). */
   log?: (line: string) => void;
+  /**
+   * How an operator runs the `petstore` command where this build runs, for the fixes start-up checks name:
+   * `npm run petstore --` in the repository (the default), `node cli.js` in the production folder.
+   */
+  command?: string;
 }
 
 /** Raised for migration failures; `code` is Prisma's error code (e.g. `P3009`) when the engine gave one. */

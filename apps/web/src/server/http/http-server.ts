@@ -32,6 +32,17 @@ export function createHttpServer(
 export class ListenError extends Error {}
 
 /**
+ * Fails fast, before anything slow starts (the dashboard's Next process), when `port` of `host` cannot be taken:
+ * binds it with a throwaway server and closes it again. The real `listen` still reports a port taken in between.
+ * @throws ListenError as `listen` does.
+ */
+export async function checkPort(port: number, host?: string): Promise<void> {
+  const probe = http.createServer();
+  await listen(probe, port, host);
+  await new Promise((resolve) => probe.close(resolve));
+}
+
+/**
  * Starts `server` on `port` of `host` (an address or host name; undefined: every interface), or, when `fd` is
  * given, on that listening socket passed by a supervisor (packages/config's `listenFd`). @returns once it listens.
  * @throws ListenError when the port is taken by another process (EADDRINUSE) or not allowed (EACCES), when `host`

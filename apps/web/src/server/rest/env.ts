@@ -8,6 +8,8 @@ export interface RestVariables {
   caller?: ApiCaller;
   /** Whether an Authorization header was sent at all (for WWW-Authenticate's `error="invalid_token"`). */
   tokenSent: boolean;
+  /** Set when the token sent is a key of the other deployment (`pet_test_` on production, `pet_live_` on staging). */
+  keyEnvironment?: "production" | "staging";
   /** The rate-limit headers of the request's admission (every answer after admission carries them). */
   rateLimit?: Record<string, string>;
   /** The decision admission counted the request with: a valid key's windows are what `GET /v1/me` reports. */

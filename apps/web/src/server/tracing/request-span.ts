@@ -77,16 +77,32 @@ export function tracedListener(listener: Listener): Listener {
   };
 }
 
+/** The path template of the dashboard's JSON API (tRPC): one procedure, or a batch of them, after the prefix. */
+const TRPC_ROUTE = "/api/trpc/:procedure";
+
+/**
+ * The `http.route` of a route label (the log's `route`): the label itself when it is a path template
+ * (`/v1/pets/:petId`, a page's route pattern), `/api/trpc/:procedure` for the dashboard API's
+ * `trpc:<procedure>` labels, `*` for `OPTIONS *`, and none for `static` (Next's files, which no route template names).
+ */
+function httpRouteOf(route: string): string | undefined {
+  if (route.startsWith("/") || route === "*") return route;
+  if (route.startsWith("trpc:")) return TRPC_ROUTE;
+  return undefined;
+}
+
 /**
  * Names the active request span after the route that answers it: `http.route` (a template such as
- * `/v1/pets/:petId` or a page's route pattern; labels that are no path, such as `trpc:pets.list`, only name the
- * span) and the span name `{method} {route}`. Nothing when no span is active, or for `unmatched`.
+ * `/v1/pets/:petId`, a page's route pattern, or `/api/trpc/:procedure` for the dashboard's JSON API) and the span
+ * name `{method} {route}` with the log's route label (`POST trpc:pets.create`). Nothing when no span is active,
+ * or for `unmatched`.
  */
 export function setRequestRoute(method: string, route: string): void {
   const span = trace.getActiveSpan();
   // A request no route serves keeps the name `{method}` (semantic conventions: no route, no route in the name).
   if (!span || route === "unmatched") return;
-  if (route.startsWith("/")) span.setAttribute("http.route", route);
+  const httpRoute = httpRouteOf(route);
+  if (httpRoute) span.setAttribute("http.route", httpRoute);
   span.updateName(`${KNOWN_METHODS.has(method) ? method : "HTTP"} ${route}`);
 }
 

@@ -18,7 +18,7 @@
  * `key_banned` right here, that of a client address's anonymous budget after the limiter's hold (`holdRefusal`).
  */
 import type { Problem } from "@petstore/contracts";
-import type { ApiCaller, RateLimitDecision, Runtime } from "@petstore/core";
+import { type ApiCaller, keyPrefixFor, type RateLimitDecision, type Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
 import { trustedClientIp } from "../../client-ip.ts";
 import { rateLimitHeaders } from "../../http/rate-limit-headers.ts";
@@ -97,6 +97,9 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
     return { decision: await rateLimiter.checkAnonymous(ip()) };
   }
 
+  const otherEnvironment = rt.config.environment === "production" ? "staging" : "production";
+  const otherPrefix = keyPrefixFor(otherEnvironment);
+
   return createMiddleware<RestEnv>(async (c, next) => {
     const header = c.req.header("authorization");
     if (header !== undefined) c.set("tokenSent", true);
@@ -106,6 +109,8 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
       c.set("rateLimit", rateLimitHeaders(budget)),
     );
     if (caller) c.set("caller", caller);
+    // A key of the other deployment (a staging key sent to production, or the reverse) is named in the 401.
+    else if (token?.startsWith(otherPrefix)) c.set("keyEnvironment", otherEnvironment);
     c.set("rateLimitDecision", decision);
     const headers = rateLimitHeaders(decision);
     c.set("rateLimit", headers);

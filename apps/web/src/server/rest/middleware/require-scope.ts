@@ -13,13 +13,22 @@ import type { RestEnv } from "../env.ts";
 export const insufficientScopeChallenge = (scope: ApiKeyScope) =>
   `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"`;
 
-/** The guard of an operation that needs `scope`. */
+/**
+ * The guard of an operation that needs `scope`. The refusal says who can fix it: for a key of a consumer account,
+ * its members, who create keys in the developer portal themselves (docs/contract.md section 7); otherwise an
+ * admin.
+ */
 export const requireScope = (scope: ApiKeyScope) => {
   const headers = { "WWW-Authenticate": insufficientScopeChallenge(scope) };
-  const message = `This API key may not ${SCOPE_DESCRIPTIONS[scope]}: it lacks the ${scope} scope. An admin can add it to the key, or issue a key that has it.`;
-  return createMiddleware<RestEnv>((c, next) =>
-    c.get("caller")?.scopes.includes(scope)
-      ? next()
-      : Promise.reject(new AppError("insufficient_scope", message, undefined, headers)),
-  );
+  const lacks = `This API key may not ${SCOPE_DESCRIPTIONS[scope]}: it lacks the ${scope} scope.`;
+  const message = {
+    account: `${lacks} A member of its account can create a key that has it in the developer portal (/portal).`,
+    admin: `${lacks} An admin can add it to the key, or issue a key that has it.`,
+  };
+  return createMiddleware<RestEnv>((c, next) => {
+    const caller = c.get("caller");
+    if (caller?.scopes.includes(scope)) return next();
+    const refusal = caller?.account ? message.account : message.admin;
+    return Promise.reject(new AppError("insufficient_scope", refusal, undefined, headers));
+  });
 };
