@@ -18,13 +18,13 @@ import { ORDERS_PAGE_SIZE, useOrdersQuery } from "./use-orders-query";
 
 export type OrderRow = RouterOutputs["orders"]["search"]["rows"][number];
 
-export const ORDER_STATUS_LABELS: Record<OrderStatus, string> = {
+const ORDER_STATUS_LABELS: Record<OrderStatus, string> = {
   placed: "Placed (held)",
   completed: "Completed",
   cancelled: "Cancelled",
   expired: "Expired",
 };
-export const ORDER_STATUS_COLORS = {
+const ORDER_STATUS_COLORS = {
   placed: "yellow",
   completed: "teal",
   cancelled: "gray",
@@ -39,7 +39,7 @@ export const OrderStatusBadge = ({ status }: { status: OrderStatus }) => (
 );
 
 /** The animal an order is for: its name and id, or the id of a deleted one. */
-export const OrderAnimal = ({ order }: { order: Pick<OrderRow, "petId" | "petName"> }) => (
+const OrderAnimal = ({ order }: { order: Pick<OrderRow, "petId" | "petName"> }) => (
   <>
     {order.petName ?? (
       <Text span c="dimmed" size="sm">
@@ -108,7 +108,7 @@ function OrderActions({ order, scope }: { order: OrderRow; scope: "admin" | "por
 
 /**
  * The orders of `scope`, filtered in the URL by status, animal and id, plus `filters` (the dashboard's account and
- * days); `accountCell` shows who placed an order (the dashboard: the account, the portal: the key).
+ * days); `who` is the column of who placed an order (the dashboard: the account, the portal: the key).
  */
 export function OrdersView({
   scope,
