@@ -19,7 +19,7 @@ import { ORDERS_PAGE_SIZE, useOrdersQuery } from "./use-orders-query";
 export type OrderRow = RouterOutputs["orders"]["search"]["rows"][number];
 
 const ORDER_STATUS_LABELS: Record<OrderStatus, string> = {
-  placed: "Placed (held)",
+  placed: "Placed",
   completed: "Completed",
   cancelled: "Cancelled",
   expired: "Expired",
