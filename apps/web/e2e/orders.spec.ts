@@ -98,6 +98,8 @@ test("staff find an API client's order by its animal and complete it after confi
   const edit = page.getByRole("dialog", { name: `Edit ${animal.name}` });
   const orders = edit.getByRole("region", { name: "Orders of this animal" });
   await expect(orders.getByRole("row").filter({ hasText: `#${orderId}` })).toContainText("Completed");
+  await expectAccessible(page, "an animal's dialog with its orders");
+  await snap(page, testInfo, "animal-orders");
   await orders.getByRole("link", { name: "See on the Orders page" }).click();
   await expect(page).toHaveURL(new RegExp(`/admin/orders\\?pet=${animal.id}$`));
   await expect(page.getByRole("region", { name: "Orders table" })).toContainText(`#${orderId}`);

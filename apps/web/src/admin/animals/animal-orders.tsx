@@ -4,7 +4,7 @@ import { Code, Group, Stack, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { QueryTable } from "@/ui/components/data-table";
 import { Hint, RouteLink } from "@/ui/components/page";
-import { formatDateTime, formatNumber } from "@/ui/format";
+import { formatDate, formatNumber } from "@/ui/format";
 import { type OrderRow, OrderStatusBadge } from "@/ui/orders/orders-view";
 import { useTRPC } from "@/ui/trpc";
 
@@ -48,8 +48,13 @@ export function AnimalOrders({ petId }: { petId: number }) {
                 </RouteLink>
               ),
             },
-            { key: "status", header: "Status", cell: (o) => <OrderStatusBadge status={o.status} /> },
-            { key: "placed", header: "Placed", cell: (o) => formatDateTime(o.createdAt) },
+            {
+              key: "status",
+              header: "Status",
+              minWidth: 120,
+              cell: (o) => <OrderStatusBadge status={o.status} />,
+            },
+            { key: "placed", header: "Placed", cell: (o) => formatDate(o.createdAt) },
             { key: "by", header: "Placed by", cell: (o) => o.accountName ?? o.keyName },
           ]}
         />
