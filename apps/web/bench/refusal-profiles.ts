@@ -99,12 +99,13 @@ async function main(): Promise<void> {
       } finally {
         await server.stop();
       }
-      // The server's own profile: the largest file (the other is the idle dashboard process's).
-      const [profile] = fs
+      // The server's own profile (named after its pid; the other is the dashboard process's), else the largest.
+      const files = fs
         .readdirSync(dir)
         .filter((f) => f.endsWith(".cpuprofile"))
-        .map((f) => path.join(dir, f))
-        .sort((a, b) => fs.statSync(b).size - fs.statSync(a).size);
+        .sort((a, b) => fs.statSync(path.join(dir, b)).size - fs.statSync(path.join(dir, a)).size);
+      const own = files.find((f) => f.includes(`.${server.pid}.`)) ?? files[0];
+      const profile = own && path.join(dir, own);
       if (profile) {
         const summary = execFileSync(
           process.execPath,

@@ -66,6 +66,9 @@ export const SIGN_IN_FAILED_MESSAGE = "The email or password is incorrect.";
 /** Retry-After of a sign-in refused because the instance is checking as many passwords as it may at once. */
 export const SIGN_IN_BUSY_RETRY_SECONDS = 1;
 
+/** The message of a sign-in refused while every password slot is taken and the queue is full. */
+export const SIGN_IN_BUSY_MESSAGE = "Too many sign-ins at this moment. Try again in a second.";
+
 /** Audit actor of a failed sign-in: nobody is known (the client's address is in the entry). */
 export const ANONYMOUS_ACTOR = "anonymous";
 
@@ -238,6 +241,12 @@ export function createSessionService(
     throttle,
 
     /**
+     * Whether a sign-in now would be refused as busy (`signIn`'s 429 with Retry-After 1: every password slot
+     * taken and the queue full), so the HTTP layer can answer it before reading the request's body.
+     */
+    signInBusy: (): boolean => passwords.full(),
+
+    /**
      * Whether `token` is a live session, never an access check (known.ts): answered from memory when this
      * process read it valid less than KNOWN_SESSION_TTL_MS ago (true) or never (false); a session read valid
      * longer ago is read again, one read per token at a time, and the answer is a promise (false when the
@@ -269,12 +278,9 @@ export function createSessionService(
     async signIn(input: SignIn, client: SignInClient): Promise<NewSession> {
       const entered = passwords.enter();
       if (!entered) {
-        throw new AppError(
-          "rate_limited",
-          "Too many sign-ins at this moment. Try again in a second.",
-          undefined,
-          { "Retry-After": String(SIGN_IN_BUSY_RETRY_SECONDS) },
-        );
+        throw new AppError("rate_limited", SIGN_IN_BUSY_MESSAGE, undefined, {
+          "Retry-After": String(SIGN_IN_BUSY_RETRY_SECONDS),
+        });
       }
       const release = await entered;
       try {
