@@ -389,4 +389,16 @@ describe("dashboard admission in the all role", () => {
     }
     expect(admitted).toBe(10);
   });
+  it("lets an invitation's acceptance draw on the reserve from an address past its first few requests", async () => {
+    await emptyShare();
+    expect(await statusOrNext(get("/portal/invitations/abc", { accept: "text/html" }))).toBe(429);
+    const accept = fetch(`${base}/api/trpc/portal.acceptInvitation`, {
+      method: "POST",
+      headers: { connection: "close", "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(await statusOrNext(accept)).toBe("handed to Next");
+    expect(await answerAll([accept])).toEqual([200]);
+    expect(await statusOrNext(get("/api/trpc/portal.acceptInvitation"))).toBe(429);
+  });
 });

@@ -93,6 +93,12 @@ const STATIC = /^\/(_next\/|vendor\/|favicon\.ico$|icon\.svg$|swagger-ui-init\.j
 
 const OPENAPI_DOCUMENT = "/v1/openapi.json";
 
+/**
+ * The acceptance of an invitation: the end of a person's errand whose page has loaded, and bounded by the sign-in
+ * throttle and the password work it starts, so it may always draw on the anonymous pool's reserve.
+ */
+const INVITATION_ACCEPTANCE = "/api/trpc/portal.acceptInvitation";
+
 /** What every answer Next gives starts with, until proxy.ts sets a page's own policy. */
 const FALLBACK_POLICY = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
@@ -231,8 +237,9 @@ export function createRouter(routes: Routes): Listener {
   async function gateThenDashboard(req: IncomingMessage, res: ServerResponse, next: Listener) {
     const admission = await budget(req, res);
     if (admission === "refused" || isClosed(res)) return;
-    const { pool, personal } = admission;
     const path = pathOf(req.url ?? "/");
+    const { pool } = admission;
+    const personal = admission.personal || (req.method === "POST" && path === INVITATION_ACCEPTANCE);
     // Before a place is taken: waiting for the database check is no work, and must not use up the time share.
     // A navigation inside the dashboard (Next's `rsc` request) gets the 503 too: Next then loads that address as
     // a page, which gets the styled 503 at the address the person asked for, path and query.
