@@ -198,6 +198,8 @@ export function createRouter(routes: Routes): Listener {
       trustedClientIp({ get: (name) => (req.headers[name] as string | undefined) ?? null }),
       "dashboard",
     );
+    // Never rejects (it fails open); the catch only keeps a live session's unread decision from being reported.
+    check.catch(() => {});
     if (known !== false && (await known)) return { pool: "signedIn", personal: false };
     const decision = await check;
     const window = decision.windows?.[0];
