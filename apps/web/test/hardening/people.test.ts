@@ -112,7 +112,8 @@ describe("people among the anonymous protections", () => {
     const body = await refused.text();
     expect(body).toContain('<html lang="en">');
     expect(body).toContain("<title>Too many requests · Pet Store</title>");
-    expect(body).toContain(`content="${retryAfter}; url=/portal/sign-in?next=%2Fportal"`);
+    expect(refused.headers.get("refresh")).toBe(`${retryAfter}; url=/portal/sign-in?next=%2Fportal`);
+    expect(body).toContain('<a href="/portal/sign-in?next=%2Fportal">try again now</a>');
 
     const call = await fetch(`${app.baseUrl}/api/trpc/auth.me`, { headers: from(ip, PAGE) });
     expect([call.status, call.headers.get("content-type")]).toEqual([429, "application/json; charset=utf-8"]);

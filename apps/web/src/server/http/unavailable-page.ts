@@ -4,7 +4,8 @@
  * 503 after waiting too long for a place: http/router.ts). Styled, with Retry-After, reloading themselves, answered
  * by server.ts itself, never Next's HTML 500 nor a JSON body in a browser. They need no database, no script and no
  * asset, so they render whatever is down; they carry the pages' security headers, with a policy that allows
- * nothing but their own inline style.
+ * nothing but their own inline style. They reload through the `Refresh` header (HTML's "refresh" pragma, as a
+ * header), not a `<meta http-equiv="refresh">`: a timed refresh in the document is a WCAG 2.2.1 failure to axe.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Config } from "@petstore/config";
@@ -74,7 +75,6 @@ const html = ({ title, heading, text, reloadSeconds, address }: PageText) => `<!
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta http-equiv="refresh" content="${reloadSeconds}; url=${escapeHtml(address)}" />
     <title>${escapeHtml(title)}</title>
     <style>
       body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: #f8f9fa;
@@ -94,6 +94,15 @@ const html = ({ title, heading, text, reloadSeconds, address }: PageText) => `<!
   </body>
 </html>
 `;
+
+/**
+ * The `Refresh` header that reloads `address` (an address on this site) after `seconds`: the address as URL
+ * syntax, percent-encoded ASCII, since a header carries no other characters.
+ */
+function refreshHeader(seconds: number, address: string): string {
+  const url = new URL(address, "http://unused");
+  return `${seconds}; url=${url.pathname}${url.search}`;
+}
 
 const POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -120,6 +129,7 @@ export function unavailablePage(
       "Content-Type": "text/html; charset=utf-8",
       "Cache-Control": "no-store",
       "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+      Refresh: refreshHeader(DATABASE_RETRY_AFTER_SECONDS * 3, sameSiteAddress(address)),
     },
     body: html({
       title: "Temporarily unavailable · Pet Store admin",
@@ -215,12 +225,13 @@ export function answerRefusal(
     );
     return;
   }
+  const address = returnAddress(req.url ?? "/");
   const body = html({
     title: `${refusal.status === 429 ? "Too many requests" : "Busy"} · Pet Store`,
     heading: "Please wait a moment",
     text: escapeHtml(refusal.reason),
     reloadSeconds: refusal.retryAfter,
-    address: returnAddress(req.url ?? "/"),
+    address,
   });
   res
     .writeHead(refusal.status, {
@@ -229,6 +240,7 @@ export function answerRefusal(
       "Content-Type": "text/html; charset=utf-8",
       "Content-Length": String(Buffer.byteLength(body)),
       "Cache-Control": "no-store",
+      Refresh: refreshHeader(refusal.retryAfter, address),
       ...headers,
     })
     .end(req.method === "HEAD" ? undefined : body);
