@@ -3,9 +3,9 @@
  * An account's request log (docs/contract.md section 7, "Usage and the request log"), newest first: time, method and
  * path, status with the error code, latency, the key's prefix and what the account's minute and day windows had
  * left (or what refused the request); an aggregate row says how many requests it counts and between which times.
- * Filters (key, status or class, operation, time range, `X-Request-Id`) live in
- * the URL; "Load more" pages on with the answer's cursor. The portal shows the member's account (`portal.requestLog`),
- * the admin's account page any account (`accounts.requestLog`, with `accountId`).
+ * Filters (key, status or class, operation, time range, `X-Request-Id`) live in the URL; "Load more" pages on with
+ * the answer's cursor. The portal shows the member's account (`portal.requestLog`), the admin's account page any
+ * account (`accounts.requestLog`, with `accountId`).
  */
 import { Badge, Button, Code, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { LoggedOperation } from "@petstore/contracts";
