@@ -144,6 +144,35 @@ describe.each(["PostgreSQL", "PGlite"] as const)("request log writer on %s", (ki
     expect(await db.prisma.requestLogEntry.count({ where: { accountId: ACCOUNT } })).toBe(entries.length);
   });
 
+  it("keeps the bound when several instances flush the same account at once", async () => {
+    const db = databaseOf(rt);
+    const busy = "3c9e1f5a-8d2b-4b7e-a1f0-6e4d2c8b9a77";
+    const base = Date.parse("2031-03-12T00:00:00Z");
+    await db.prisma.$executeRaw`
+      INSERT INTO "RequestLogEntry" ("accountId", "apiKeyId", "keyPrefix", "at", "method", "path", "operation",
+        "status", "durationMs", "requestId")
+      SELECT ${busy}::uuid, ${KEY}::uuid, 'pet_test_abc', to_timestamp((${base}::float8 + g) / 1000.0), 'GET',
+        '/v1/pets', 'listPets', 200, 1, 'bulk-' || g
+      FROM generate_series(1, ${REQUEST_LOG_PER_ACCOUNT - 5}::int) g`;
+    await db.prisma.$executeRaw`
+      INSERT INTO "RequestLogTally" ("accountId", "rows") VALUES (${busy}::uuid, ${REQUEST_LOG_PER_ACCOUNT - 5}::int)`;
+    const flushOf = (instance: number) =>
+      columnsOf(
+        Array.from({ length: 20 }, (_, i) => ({
+          ...(entries[0] as RequestLogEntry),
+          accountId: busy,
+          at: base + REQUEST_LOG_PER_ACCOUNT + i,
+          requestId: `i${instance}-${i}`,
+        })),
+      );
+    const write = requestLogWriter((query) => db.queryRows(query));
+    await Promise.all([1, 2, 3, 4].map((instance) => write(flushOf(instance))));
+    expect(await db.prisma.requestLogEntry.count({ where: { accountId: busy } })).toBe(
+      REQUEST_LOG_PER_ACCOUNT,
+    );
+    expect(await tallyOf(busy)).toBe(REQUEST_LOG_PER_ACCOUNT);
+  });
+
   /** The tally of `accountId`'s rows. */
   async function tallyOf(accountId: string): Promise<number | undefined> {
     const [row] = await databaseOf(rt).prisma.$queryRaw<{ rows: number }[]>`

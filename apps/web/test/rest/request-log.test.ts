@@ -106,6 +106,14 @@ describe("request log (postgres)", () => {
       await prisma.requestLogEntry.count({ where: { accountId: other, requestId: "bulk-100001" } }),
     ).toBe(0);
     expect((await t.s.rt.requestLog.search(accountId, { limit: 50 })).entries).toHaveLength(3);
+    // The tallies the flushes keep are each account's rows again, whatever was inserted beside them.
+    const tallies = await prisma.$queryRaw<{ accountId: string; rows: number }[]>`
+      SELECT "accountId"::text AS "accountId", "rows" FROM "RequestLogTally"
+      WHERE "accountId" IN (${accountId}::uuid, ${other}::uuid) ORDER BY "rows"`;
+    expect(tallies).toEqual([
+      { accountId, rows: 3 },
+      { accountId: other, rows: 100_000 },
+    ]);
   });
 
   it("keeps every request of account B while account A floods past its budget, and counts A's refusals", async () => {
