@@ -171,6 +171,22 @@ describe.each(["PostgreSQL", "PGlite"] as const)("request log writer on %s", (ki
       REQUEST_LOG_PER_ACCOUNT,
     );
     expect(await tallyOf(busy)).toBe(REQUEST_LOG_PER_ACCOUNT);
+
+    // A trim that fails leaves the flush written (a retry would write it twice); the next flush trims.
+    const failures: unknown[] = [];
+    let statements = 0;
+    const failingTrim = requestLogWriter(
+      (query) => (++statements === 2 ? Promise.reject(new Error("lock timeout")) : db.queryRows(query)),
+      (error) => failures.push(error),
+    );
+    await failingTrim(flushOf(5));
+    expect(failures).toHaveLength(1);
+    expect(await tallyOf(busy)).toBe(REQUEST_LOG_PER_ACCOUNT + 20);
+    await write(flushOf(6));
+    expect(await db.prisma.requestLogEntry.count({ where: { accountId: busy } })).toBe(
+      REQUEST_LOG_PER_ACCOUNT,
+    );
+    expect(await db.prisma.requestLogEntry.count({ where: { requestId: { startsWith: "i6-" } } })).toBe(20);
   });
 
   /** The tally of `accountId`'s rows. */

@@ -259,10 +259,11 @@ export class RequestLogBatch {
  * beyond it. The columns travel as one JSON parameter, which PostgreSQL turns back into arrays (`json_to_record`)
  * and rows (`unnest`): `JSON.stringify` is native code, while binding sixteen arrays of many values has
  * node-postgres escape every value in JavaScript on the API's event loop.
- * @throws the database error; nothing is written then (a failed trim leaves the rows written, and the next flush
- *   or housekeeping trims).
+ * @param onTrimFailed told when the trim fails (the rows are written then, and the flush succeeds: retrying it
+ *   would write them twice; the account's next flush or housekeeping trims)
+ * @throws the database error of the insert; nothing is written then.
  */
-export function requestLogWriter(queryRows: QueryRows) {
+export function requestLogWriter(queryRows: QueryRows, onTrimFailed: (error: unknown) => void = () => {}) {
   return async (c: RequestLogColumns): Promise<void> => {
     if (c.requestId.length === 0) return;
     const tallies = await queryRows<{ accountId: string; rows: number }>(Prisma.sql`
@@ -286,7 +287,7 @@ export function requestLogWriter(queryRows: QueryRows) {
       ON CONFLICT ("accountId") DO UPDATE SET "rows" = "RequestLogTally"."rows" + EXCLUDED."rows"
       RETURNING "accountId"::text AS "accountId", "rows"`);
     const over = tallies.filter((t) => t.rows > REQUEST_LOG_PER_ACCOUNT).map((t) => t.accountId);
-    if (over.length > 0) await queryRows(trimStatement(over));
+    if (over.length > 0) await queryRows(trimStatement(over)).catch(onTrimFailed);
   };
 }
 
@@ -318,24 +319,17 @@ function trimStatement(accountIds: string[]): Prisma.Sql {
 }
 
 /**
- * Housekeeping's purge of the request log: entries older than 7 days (taken off their accounts' tallies in the same
- * statement), then, account by account, with its tally locked: its rows are counted, those beyond the newest
- * `REQUEST_LOG_PER_ACCOUNT` are deleted by range (the boundary found by an index-only walk of the account's (at, id)
- * index), and the tally is set to what is left, so a tally that drifted (rows deleted by hand) is right again.
- * The flushes keep the bound between two rounds (`requestLogWriter`).
+ * Housekeeping's purge of the request log, account by account, with the account's tally locked (as a flush's trim
+ * locks it, before any entry, so the two never wait for each other in opposite orders): its entries older than 7
+ * days are deleted, its rows counted, those beyond the newest `REQUEST_LOG_PER_ACCOUNT` deleted by range (the
+ * boundary found by an index-only walk of the account's (at, id) index), and the tally set to what is left, so a
+ * tally that drifted (rows deleted by hand) is right again. Entries of accounts that no longer exist older than
+ * 7 days go last. The flushes keep the bound between two rounds (`requestLogWriter`).
  * @returns how many entries were deleted.
  */
 export async function purgeRequestLog(prisma: PrismaClient, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - REQUEST_LOG_RETENTION_MS);
-  const [aged] = await prisma.$queryRaw<{ deleted: number }[]>`
-    WITH gone AS (DELETE FROM "RequestLogEntry" WHERE "at" < ${cutoff} RETURNING "accountId"),
-    counted AS (SELECT "accountId", count(*)::int AS n FROM gone GROUP BY "accountId"),
-    tallied AS (
-      UPDATE "RequestLogTally" t SET "rows" = greatest(t."rows" - counted.n, 0) FROM counted
-      WHERE t."accountId" = counted."accountId" RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM tallied)::int AS tallied`;
-  let deleted = aged?.deleted ?? 0;
+  let deleted = 0;
   const accounts = await prisma.account.findMany({ select: { id: true } });
   for (const { id: accountId } of accounts) {
     deleted += await prisma.$transaction(async (tx) => {
@@ -343,25 +337,31 @@ export async function purgeRequestLog(prisma: PrismaClient, now: Date): Promise<
         INSERT INTO "RequestLogTally" ("accountId", "rows") VALUES (${accountId}::uuid, 0)
         ON CONFLICT ("accountId") DO NOTHING`;
       await tx.$queryRaw`SELECT 1 FROM "RequestLogTally" WHERE "accountId" = ${accountId}::uuid FOR UPDATE`;
+      let gone = await tx.$executeRaw`
+        DELETE FROM "RequestLogEntry" WHERE "accountId" = ${accountId}::uuid AND "at" < ${cutoff}`;
       const [count] = await tx.$queryRaw<{ n: number }[]>`
         SELECT count(*)::int AS n FROM "RequestLogEntry" WHERE "accountId" = ${accountId}::uuid`;
       let rows = count?.n ?? 0;
-      let gone = 0;
       if (rows > REQUEST_LOG_PER_ACCOUNT) {
         const [boundary] = await tx.$queryRaw<{ at: Date; id: bigint }[]>`
           SELECT "at", "id" FROM "RequestLogEntry" WHERE "accountId" = ${accountId}::uuid
           ORDER BY "at" DESC, "id" DESC OFFSET ${REQUEST_LOG_PER_ACCOUNT} LIMIT 1`;
-        if (boundary)
-          gone = await tx.$executeRaw`
+        if (boundary) {
+          const beyond = await tx.$executeRaw`
             DELETE FROM "RequestLogEntry" WHERE "accountId" = ${accountId}::uuid
               AND ("at" < ${boundary.at} OR ("at" = ${boundary.at} AND "id" <= ${boundary.id}))`;
-        rows -= gone;
+          rows -= beyond;
+          gone += beyond;
+        }
       }
       await tx.$executeRaw`
         UPDATE "RequestLogTally" SET "rows" = ${rows}::int WHERE "accountId" = ${accountId}::uuid`;
       return gone;
     });
   }
+  deleted += await prisma.$executeRaw`
+    DELETE FROM "RequestLogEntry" e WHERE e."at" < ${cutoff}
+      AND NOT EXISTS (SELECT 1 FROM "Account" a WHERE a."id" = e."accountId")`;
   return deleted;
 }
 
