@@ -57,7 +57,7 @@ function statusFilter(status: string | null): number | "2xx" | "4xx" | "5xx" | u
 function RateLimitState({ entry: e }: { entry: Entry }) {
   if (e.refusedBy)
     return (
-      <Text size="sm" c="orange.9">
+      <Text size="sm" c="red.9">
         Refused by the {REFUSED_BY[e.refusedBy] ?? e.refusedBy}
       </Text>
     );
