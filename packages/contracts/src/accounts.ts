@@ -5,7 +5,7 @@
  */
 import { Email, Password } from "./admin.ts";
 import { ApiKeyId } from "./dashboard.ts";
-import { checkLimits, PlanName, RateLimitValue } from "./limits.ts";
+import { checkLimits, MonthlyQuotaValue, PlanName, RateLimitValue } from "./limits.ts";
 import { ApiKeyScopes } from "./scopes.ts";
 import { humanText } from "./text.ts";
 import { UserId, UserName } from "./users.ts";
@@ -46,10 +46,16 @@ export const AccountSuspension = z.strictObject({ id: AccountId, suspended: z.bo
 
 /**
  * An account's own limits, shared by its keys instead of its plan's (null: the plan's); both are required on
- * Enterprise, and the per-minute limit may not exceed the per-day one.
+ * Enterprise, and the per-minute limit may not exceed the per-day one. `perMonth`: its own monthly quota (null: the
+ * plan's; absent: unchanged).
  */
 export const AccountLimitsChange = z
-  .strictObject({ id: AccountId, perMinute: RateLimitValue.nullable(), perDay: RateLimitValue.nullable() })
+  .strictObject({
+    id: AccountId,
+    perMinute: RateLimitValue.nullable(),
+    perDay: RateLimitValue.nullable(),
+    perMonth: MonthlyQuotaValue.nullable().optional(),
+  })
   .superRefine(checkLimits);
 
 /** An invitation to an account, by an admin (`accountId` given) or the account's owner (their own account). */

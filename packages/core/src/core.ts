@@ -3,7 +3,7 @@
  * no business rule lives anywhere else (docs/architecture.md "Where each behaviour lives").
  */
 import { createInvitationService } from "./accounts/invitations.ts";
-import { createAccountScopes } from "./accounts/scope.ts";
+import { createAccountScopes, type ScopedServices } from "./accounts/scope.ts";
 import { createAccountService } from "./accounts/service.ts";
 import { countActiveBans } from "./api-keys/bans.ts";
 import { createApiKeySearch } from "./api-keys/search.ts";
@@ -31,7 +31,15 @@ import { createWebhooks } from "./webhooks/index.ts";
  * `cursorSecret` signs the cursors of listPets, listCategories and listOrders; `usageSources`: the recorder's
  * unflushed counts.
  */
-export function createCore(deps: CoreDeps, options: { cursorSecret: string; usageSources?: UsageSources }) {
+export function createCore(
+  deps: CoreDeps,
+  options: {
+    cursorSecret: string;
+    usageSources?: UsageSources;
+    /** The rate limiter's `monthQuota` (the limiter is built after core); null answers without it. */
+    monthQuota?: ScopedServices["monthQuota"];
+  },
+) {
   // The services that write webhook events tell delivery when a change queued some (webhooks/outbox.ts).
   const webhooks = createWebhooks(deps);
   // One cap on password hashing for the instance, shared by sign-ins and staff's user management.
@@ -75,7 +83,16 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     /** The store's webhook endpoints (every one), delivery log, replay; delivery in this process. */
     webhooks,
     /** One consumer account's services, refusing other accounts' ids (accounts/scope.ts). */
-    forAccount: createAccountScopes({ accounts, invitations, apiKeys, usage, requestLog, webhooks, orders }),
+    forAccount: createAccountScopes({
+      accounts,
+      invitations,
+      apiKeys,
+      usage,
+      requestLog,
+      webhooks,
+      orders,
+      monthQuota: options.monthQuota ?? (async () => null),
+    }),
     /** `petstore db seed --scale`: the scale data set in a new PostgreSQL database (scale-seed.ts). */
     seedScale: createScaleSeeder(deps),
   };

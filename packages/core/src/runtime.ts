@@ -106,10 +106,16 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
         intervalMs: config.analytics.flushIntervalMs,
       })
     : undefined;
-  // The usage service reads the recorder's unflushed counts; the limiter reports bans to the key service.
+  // The usage service reads the recorder's unflushed counts; the limiter reports bans to the key service, and
+  // the accounts' scopes read the month's quota from it.
+  let limiter: RateLimiter | undefined;
   const core = createCore(
     { prisma: db.prisma, queryRows: (query) => db.queryRows(query), config, clock, logger, dependencies },
-    { cursorSecret, ...(analytics ? { usageSources: usageSourcesOf(analytics) } : {}) },
+    {
+      cursorSecret,
+      ...(analytics ? { usageSources: usageSourcesOf(analytics) } : {}),
+      monthQuota: async (subject, perMonth) => (limiter ? limiter.monthQuota(subject, perMonth) : null),
+    },
   );
   const rateLimiter = createRateLimiter({
     config: config.rateLimit,
@@ -119,6 +125,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     onBan: (keyId, until, info) =>
       core.apiKeys.recordBan(keyId, until, { level: info.banNumber, durationSeconds: info.durationSeconds }),
   });
+  limiter = rateLimiter;
   await rateLimiter.ready();
   const housekeeping = createHousekeeping({ prisma: db.prisma, config, clock, logger, dependencies });
   housekeeping.register("usageHours", (prisma, now) =>

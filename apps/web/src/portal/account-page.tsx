@@ -17,12 +17,14 @@ import { ScopeBadges } from "@/ui/keys/key-fields";
 import { STATE_COLORS, STATE_LABELS } from "@/ui/keys/key-meta";
 import { useCurrentUser } from "@/ui/shell";
 import { useTRPC } from "@/ui/trpc";
+import { MonthQuotaProgress } from "@/ui/usage/month-quota";
 import { KeyButtons } from "./key-buttons";
 import type { PortalAccount, PortalKey } from "./portal-meta";
 
 export function AccountPage() {
   const trpc = useTRPC();
   const account = useQuery(trpc.portal.account.queryOptions());
+  const quota = useQuery(trpc.portal.monthQuota.queryOptions());
   return (
     <QueryState query={account} errorTitle="Could not load your account" skeletonRows={6}>
       {(a) => (
@@ -45,6 +47,9 @@ export function AccountPage() {
               <Field label="Requests today">{formatNumber(a.requestsToday)}</Field>
             </SimpleGrid>
           </Paper>
+          <QueryState query={quota} errorTitle="Could not read the monthly quota" skeletonRows={1}>
+            {(q) => <MonthQuotaProgress quota={q} whose="your account's" />}
+          </QueryState>
           <KeysSection account={a} />
           <MembersSection account={a} />
         </>

@@ -171,7 +171,7 @@ describe("consumer accounts", () => {
       "BAD_REQUEST",
     );
     const limited = await admin.accounts.setLimits({ id: corp.id, perMinute: 500, perDay: 20_000 });
-    expect(limited.limits).toEqual({ perMinute: 500, perDay: 20_000 });
+    expect(limited.limits).toEqual({ perMinute: 500, perDay: 20_000, perMonth: null });
     const issued = await owner.portal.keys.create({ name: "limited" });
     expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({
       plan: "enterprise",
@@ -179,6 +179,19 @@ describe("consumer accounts", () => {
       perDay: 20_000,
     });
     expect(await owner.portal.account()).toMatchObject({ perMinute: 500, perDay: 20_000 });
+    // Its own monthly quota, shared by its keys; the portal and the admin page read the month's progress.
+    const quota = await admin.accounts.setLimits({
+      id: corp.id,
+      perMinute: 500,
+      perDay: 20_000,
+      perMonth: 400_000,
+    });
+    expect(quota).toMatchObject({ perMonth: 400_000, limits: { perMonth: 400_000 } });
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({ perMonth: 400_000 });
+    expect(await owner.portal.monthQuota()).toMatchObject({ limit: 400_000, used: 0 });
+    expect(await admin.accounts.monthQuota({ id: corp.id })).toMatchObject({ limit: 400_000 });
+    await admin.accounts.setLimits({ id: corp.id, perMinute: 500, perDay: 20_000, perMonth: null });
+    expect(await owner.portal.monthQuota()).toBeNull();
 
     const small = await createTestAccount(h.rt, "Small Corp", "pro");
     const moved = await expectTrpcError(

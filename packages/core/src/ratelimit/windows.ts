@@ -14,8 +14,11 @@ import type { RateLimitDecision, WindowName, WindowState } from "./types.ts";
 /** A window's definition: name, length in ms, key prefix handed to @upstash/ratelimit. */
 export interface WindowSpec {
   name: WindowName;
+  /** Length in ms of an epoch-aligned window; for the calendar month, that of its longest month (31 days). */
   ms: number;
   prefix: string;
+  /** The UTC calendar month instead of epoch-aligned windows of `ms` (buckets `YYYYMM`, ends at 00:00 UTC of the 1st). */
+  calendarMonth?: boolean;
   /**
    * An identifier found over the limit is refused from memory until the window ends (the engine's
    * `ephemeralCache`): the client-network windows, where no ban counts denials and no usage reset frees a window.
@@ -41,9 +44,33 @@ const MAX_ENGINES = 1_000;
 /** Identifiers an engine refuses from memory at most (the oldest are forgotten first). */
 const MAX_REFUSED = 10_000;
 
+/** Unix ms of 00:00 UTC on the first of the month after the one containing the Unix ms `t`. */
+export function monthEnd(t: number): number {
+  const d = new Date(t);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+/** Unix ms of 00:00 UTC on the first of the month containing the Unix ms `t`. */
+export function monthStart(t: number): number {
+  const d = new Date(t);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+/** `spec`'s bucket at `t` (Unix ms): the window's index since the epoch, or `YYYYMM` for the calendar month. */
+export function bucketOf(spec: WindowSpec, t: number): number {
+  if (!spec.calendarMonth) return Math.floor(t / spec.ms);
+  const d = new Date(t);
+  return d.getUTCFullYear() * 100 + d.getUTCMonth() + 1;
+}
+
+/** Unix ms at which `spec`'s window containing `t` (Unix ms) ends. */
+export function specEnd(spec: WindowSpec, t: number): number {
+  return spec.calendarMonth ? monthEnd(t) : windowEnd(t, spec.ms);
+}
+
 /** The counter key of `identifier` in `spec`'s bucket at `t` (Unix ms, the engine's clock `Date.now()`). */
 export function counterKey(spec: WindowSpec, identifier: string, t: number): string {
-  return `${spec.prefix}:${identifier}:${Math.floor(t / spec.ms)}`;
+  return `${spec.prefix}:${identifier}:${bucketOf(spec, t)}`;
 }
 
 /**
@@ -88,8 +115,11 @@ export function fixedWindows(store: RateLimitStore): {
   };
 }
 
-/** Window length in whole seconds (>= 1) for `w=`. */
-export const windowSeconds = (spec: WindowSpec) => Math.max(1, Math.round(spec.ms / 1000));
+/** Window length in whole seconds (>= 1) for `w=`: for the calendar month, that of the month containing `t`. */
+export const windowSeconds = (spec: WindowSpec, t = 0) =>
+  spec.calendarMonth
+    ? Math.round((monthEnd(t) - monthStart(t)) / 1000)
+    : Math.max(1, Math.round(spec.ms / 1000));
 
 /** Whole seconds (>= 1) from `at` until `resetMs`. */
 const retryAfter = (resetMs: number, at: number) => Math.max(1, Math.ceil((resetMs - at) / 1000));
@@ -129,12 +159,15 @@ export function admitted(at: number, windows: WindowState[]): RateLimitDecision 
   return { allowed: true, at, windows, reported: fewestRemaining(windows) };
 }
 
-/** Denied by `denying` (a non-empty subset of `windows`): headers and Retry-After follow the denying window. */
+/**
+ * Denied by `denying` (a non-empty subset of `windows`): headers and Retry-After follow the denying window that
+ * resets last; `quota_exceeded` when that is the month's quota, else `rate_limited`.
+ */
 export function rateLimited(at: number, windows: WindowState[], denying: WindowState[]): RateLimitDecision {
   const reported = resetsLast(denying) ?? windows[0];
   return {
     allowed: false,
-    code: "rate_limited",
+    code: reported?.name === "month" ? "quota_exceeded" : "rate_limited",
     at,
     windows,
     reported,
@@ -149,7 +182,7 @@ export function banned(at: number, until: number, limits: LimitedWindow[]): Rate
     limit,
     remaining: 0,
     resetMs: until,
-    windowSeconds: windowSeconds(spec),
+    windowSeconds: windowSeconds(spec, at),
   }));
   return {
     allowed: false,
@@ -171,8 +204,8 @@ export function failedOpen(at: number, limits: LimitedWindow[]): RateLimitDecisi
     name: spec.name,
     limit,
     remaining: limit,
-    resetMs: windowEnd(at, spec.ms),
-    windowSeconds: windowSeconds(spec),
+    resetMs: specEnd(spec, at),
+    windowSeconds: windowSeconds(spec, at),
   }));
   return { ...admitted(at, windows), degraded: true };
 }

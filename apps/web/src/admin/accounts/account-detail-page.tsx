@@ -23,6 +23,7 @@ import { QueryState } from "@/ui/components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { STATE_COLORS } from "@/ui/keys/key-meta";
 import { hasCode, useTRPC } from "@/ui/trpc";
+import { MonthQuotaProgress } from "@/ui/usage/month-quota";
 import { RequestLog } from "@/ui/usage/request-log";
 import { type UsageDays, UsageView } from "@/ui/usage/usage-view";
 import { ACCOUNT_STATE_COLORS, ACCOUNT_STATE_LABELS, type AccountDetail, keysOfCap } from "./account-meta";
@@ -31,6 +32,7 @@ import { AccountLimitsEditor, AccountPlanSelect, SuspendButton } from "./account
 export function AccountDetailPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const account = useQuery(trpc.accounts.get.queryOptions({ id }));
+  const quota = useQuery(trpc.accounts.monthQuota.queryOptions({ id }));
   const [inviting, invite] = useDisclosure(false);
 
   if (hasCode(account.error, "NOT_FOUND")) return <NotFoundNotice />;
@@ -88,8 +90,11 @@ export function AccountDetailPage({ id }: { id: string }) {
               </Group>
             </Paper>
             <Paper withBorder p="md" mb="lg">
-              <AccountLimitsEditor key={`${a.perMinute}/${a.perDay}`} account={a} />
+              <AccountLimitsEditor key={`${a.perMinute}/${a.perDay}/${a.perMonth}`} account={a} />
             </Paper>
+            <QueryState query={quota} errorTitle="Could not read the monthly quota" skeletonRows={1}>
+              {(q) => <MonthQuotaProgress quota={q} whose="the account's" />}
+            </QueryState>
             <SectionTitle>Members</SectionTitle>
             <MembersTable members={a.memberList} manage={{ scope: "admin", accountId: a.id }} />
             <SectionTitle mt="xl">Open invitations</SectionTitle>

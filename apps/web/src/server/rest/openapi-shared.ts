@@ -165,6 +165,7 @@ const errorHeadersByCode: Partial<Record<ErrorCode, (keyof typeof extraHeaders)[
   unauthorized: ["WWW-Authenticate"],
   insufficient_scope: ["WWW-Authenticate"],
   rate_limited: ["Retry-After"],
+  quota_exceeded: ["Retry-After"],
   key_banned: ["Retry-After"],
   service_unavailable: ["Retry-After"],
   idempotency_key_in_use: ["Retry-After"],
@@ -191,6 +192,7 @@ const errorMeaning: Partial<Record<ErrorCode, string>> = {
   idempotency_key_in_use: "a request with the same Idempotency-Key is still being processed",
   idempotency_key_reused: "the Idempotency-Key was used with a different body",
   rate_limited: "a rate-limit window is exhausted",
+  quota_exceeded: "the monthly quota is used up until the month ends",
   key_banned: "the key is temporarily banned for calling while denied",
   gone: "the operation was removed at its sunset",
   not_implemented: "the server does not implement the method",
@@ -231,6 +233,7 @@ export function errorResponses(...codes: ErrorCode[]) {
 export const baseErrorCodes: ErrorCode[] = [
   "unauthorized",
   "rate_limited",
+  "quota_exceeded",
   "key_banned",
   "internal_error",
   "service_unavailable",

@@ -30,6 +30,11 @@ export const accountsRouter = router({
     return { ...account, apiKeys: await ctx.rt.apiKeys.listOfAccount(input.id) };
   }),
 
+  /** The month's progress against the account's monthly quota (null without one), as its members see it. */
+  monthQuota: adminProcedure
+    .input(AccountRef)
+    .query(({ ctx, input }) => ctx.rt.forAccount(input.id).monthQuota()),
+
   /** The account's usage, as its members see it (portal.usage). */
   usage: adminProcedure
     .input(AccountUsageRange.extend({ accountId: AccountId }))

@@ -44,6 +44,8 @@ const keysRouter = router({
 export const portalRouter = router({
   /** The account as core's scope shows it, and the member's role. */
   account: memberProcedure.query(async ({ ctx }) => ({ ...(await ctx.account.get()), role: ctx.user.role })),
+  /** The month's progress against the monthly quota the account's keys share; null without one. */
+  monthQuota: memberProcedure.query(({ ctx }) => ctx.account.monthQuota()),
   keys: keysRouter,
   webhooks: webhookRouter(
     memberProcedure.use(({ ctx, next }) => next({ ctx: { webhooks: ctx.account.webhooks } })),
