@@ -97,6 +97,16 @@ export type PortalKeyCreate = z.infer<typeof PortalKeyCreate>;
 /** The window of an account's usage charts: the last `days` UTC days (the last 24 hours by hour besides). */
 export const AccountUsageRange = z.strictObject({ days: z.int().min(1).max(90).default(30) });
 
+/** A UTC calendar month, `YYYY-MM` (the billing export's period; docs/contract.md section 7, "Usage for billing"). */
+export const BillingMonth = z
+  .string()
+  .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: "must be a month as YYYY-MM" })
+  .meta({ description: "A UTC calendar month, YYYY-MM." });
+
+/** The billing export's query: a month, and (admins only) one account; without it, every account. */
+export const BillingExportQuery = z.strictObject({ month: BillingMonth, account: AccountId.optional() });
+export type BillingExportQuery = z.infer<typeof BillingExportQuery>;
+
 /** The operations a request-log entry names (`other`: a request that matched none). */
 export const LoggedOperation = z.enum([
   "listPets",

@@ -36,6 +36,7 @@ export * from "./sessions/throttle.ts";
 export * from "./timeout.ts";
 export { traceDatabaseQueries } from "./tracing.ts";
 export * from "./usage/analytics.ts";
+export * from "./usage/billing.ts";
 export * from "./usage/deprecated-calls.ts";
 export * from "./usage/flush.ts";
 export * from "./usage/histogram.ts";

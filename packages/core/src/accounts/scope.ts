@@ -65,6 +65,9 @@ export function createAccountScopes(s: ScopedServices) {
         return s.monthQuota(account.id, account.limits.perMonth);
       },
 
+      /** The account's usage for billing in the UTC month `YYYY-MM` (usage/billing.ts). */
+      billing: (month: string) => s.usage.billing(month, accountId),
+
       keys: {
         list: async () => (await s.usage.withRequestsToday(await keys.list())).map(withoutAuthor),
         async get(id: string) {

@@ -23,6 +23,7 @@ import { QueryState } from "@/ui/components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { STATE_COLORS } from "@/ui/keys/key-meta";
 import { hasCode, useTRPC } from "@/ui/trpc";
+import { BillingExport } from "@/ui/usage/billing-export";
 import { MonthQuotaProgress } from "@/ui/usage/month-quota";
 import { RequestLog } from "@/ui/usage/request-log";
 import { type UsageDays, UsageView } from "@/ui/usage/usage-view";
@@ -103,6 +104,8 @@ export function AccountDetailPage({ id }: { id: string }) {
             <AccountKeys keys={a.apiKeys} />
             <SectionTitle mt="xl">Usage</SectionTitle>
             <AccountUsage account={a} />
+            <SectionTitle mt="xl">Usage for billing</SectionTitle>
+            <BillingExport accountId={a.id} />
             <SectionTitle mt="xl">Request log</SectionTitle>
             <RequestLog accountId={a.id} keys={a.apiKeys} />
             {inviting ? <InviteDialog accountId={a.id} onClose={invite.close} /> : null}
