@@ -8,7 +8,7 @@ import { databaseOf } from "@petstore/core/testing";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../../src/server/trpc/cookies";
-import { USAGE_CSV_COLUMNS, usageExportResponse } from "../../src/server/usage-export";
+import { USAGE_CSV, usageExportResponse } from "../../src/server/usage-export";
 import { countRequests, createTestAccount, type Harness, openHarness } from "./support";
 
 const NOW = new Date("2026-03-10T12:30:00.000Z");
@@ -115,7 +115,7 @@ describe("usage for billing", () => {
     expect(own.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(own.headers.get("content-disposition")).toBe('attachment; filename="usage-2026-02.csv"');
     const rows = await csvRows(own);
-    expect(rows[0]).toEqual([...USAGE_CSV_COLUMNS]);
+    expect(rows[0]).toEqual([...USAGE_CSV.columns]);
     const expected = (await h.rt.forAccount(acct.a).billing("2026-02")).rows.map((r) => [
       r.accountId,
       r.accountName,
@@ -130,9 +130,6 @@ describe("usage for billing", () => {
     const forAdmin = await download(adminToken, { month: "2026-02", account: acct.a });
     expect((await csvRows(forAdmin)).slice(1)).toEqual(expected);
     expect((await csvRows(await download(adminToken, { month: "2026-02" }))).length).toBe(1 + 5);
-    expect((await download(adminToken, { month: "2026-03" })).headers.get("content-disposition")).toContain(
-      "partial",
-    );
     expect((await download(staffToken, { month: "2026-02" })).status).toBe(403);
     expect((await download(undefined, { month: "2026-02" })).status).toBe(401);
     const bad = await download(adminToken, { month: "2026-13" });
