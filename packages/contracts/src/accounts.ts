@@ -97,6 +97,19 @@ export type PortalKeyCreate = z.infer<typeof PortalKeyCreate>;
 /** The window of an account's usage charts: the last `days` UTC days (the last 24 hours by hour besides). */
 export const AccountUsageRange = z.strictObject({ days: z.int().min(1).max(90).default(30) });
 
+/**
+ * Usage alert thresholds (docs/contract.md section 7, "Usage alerts"): percentages of the day and month windows,
+ * 1 to 100, at most 5, each once, in ascending order; empty: no alerts.
+ */
+export const AlertThresholds = z
+  .array(z.int().min(1).max(100), { error: "must be a list of percentages" })
+  .max(5, { error: "at most 5 thresholds" })
+  .transform((ts) => [...new Set(ts)].sort((a, b) => a - b));
+
+/** An account's alert thresholds, set by an admin (`id`) or by the account's owner (their own account). */
+export const AlertThresholdsChange = z.strictObject({ thresholds: AlertThresholds });
+export const AccountAlertThresholdsChange = z.strictObject({ id: AccountId, thresholds: AlertThresholds });
+
 /** A UTC calendar month, `YYYY-MM` (the billing export's period; docs/contract.md section 7, "Usage for billing"). */
 export const BillingMonth = z
   .string()

@@ -20,6 +20,7 @@ import { createPlanService } from "./plans.ts";
 import { createScaleSeeder } from "./scale-seed.ts";
 import { createUserSessionService } from "./sessions/manage.ts";
 import { createSessionService } from "./sessions/service.ts";
+import { createUsageAlerts } from "./usage/alerts.ts";
 import { createRequestLogService } from "./usage/request-log.ts";
 import type { UsageSources } from "./usage/rows.ts";
 import { createUsageService } from "./usage/service.ts";
@@ -54,6 +55,7 @@ export function createCore(
   const usage = createUsageService(deps, options.usageSources);
   const requestLog = createRequestLogService(deps);
   const orders = createOrdersService(deps, options.cursorSecret, webhooks.queued);
+  const usageAlerts = createUsageAlerts(deps, mailer, webhooks.queued);
   return {
     pets: createPetService(deps, options.cursorSecret, webhooks.queued),
     categories: createCategoryService(deps, webhooks.queued, options.cursorSecret),
@@ -79,6 +81,8 @@ export function createCore(
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
     usage,
+    /** Usage alerts of consumer accounts, decided from the limiter's counts (usage/alerts.ts). */
+    usageAlerts,
     requestLog,
     /** The store's webhook endpoints (every one), delivery log, replay; delivery in this process. */
     webhooks,

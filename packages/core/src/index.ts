@@ -35,6 +35,7 @@ export * from "./sessions/service.ts";
 export * from "./sessions/throttle.ts";
 export * from "./timeout.ts";
 export { traceDatabaseQueries } from "./tracing.ts";
+export * from "./usage/alerts.ts";
 export * from "./usage/analytics.ts";
 export * from "./usage/billing.ts";
 export * from "./usage/deprecated-calls.ts";

@@ -40,6 +40,7 @@ const MODEL_TABLES = [
   "ServerSecret",
   "Session",
   "SignInThrottle",
+  "UsageAlert",
   "UsageHour",
   "UsageHourTotal",
   "User",

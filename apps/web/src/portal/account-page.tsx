@@ -6,11 +6,13 @@
 import { Alert, Button, Code, Group, Paper, SimpleGrid, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
+import { AlertThresholdsEditor } from "@/ui/accounts/alert-thresholds";
 import { InviteDialog } from "@/ui/accounts/invite-dialog";
 import { InvitationsTable, MembersTable } from "@/ui/accounts/people";
 import { type Column, QueryTable } from "@/ui/components/data-table";
 import { Field, Hint, PageHeader, RouteLink, SectionTitle, StateBadge } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
+import { useNotifiedMutation } from "@/ui/feedback";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { KeyDialog } from "@/ui/keys/key-dialog";
 import { ScopeBadges } from "@/ui/keys/key-fields";
@@ -50,6 +52,9 @@ export function AccountPage() {
           <QueryState query={quota} errorTitle="Could not read the monthly quota" skeletonRows={1}>
             {(q) => <MonthQuotaProgress quota={q} whose="your account's" />}
           </QueryState>
+          <Paper withBorder p="md" mb="xl">
+            <PortalAlerts key={a.alertThresholds.join(",")} account={a} />
+          </Paper>
           <KeysSection account={a} />
           <MembersSection account={a} />
         </>
@@ -122,6 +127,26 @@ function KeysSection({ account }: { account: PortalAccount }) {
       />
       {creating ? <KeyDialog scope="portal" onClose={create.close} /> : null}
     </section>
+  );
+}
+
+/** The account's usage alert thresholds: its owners change them, its developers see them. */
+function PortalAlerts({ account }: { account: PortalAccount }) {
+  const trpc = useTRPC();
+  const save = useNotifiedMutation(trpc.portal.setAlertThresholds.mutationOptions(), {
+    invalidate: [trpc.portal.account.queryKey()],
+    success: (a) =>
+      a.alertThresholds.length
+        ? `Usage alerts at ${a.alertThresholds.map((t) => `${t}%`).join(", ")}.`
+        : "No usage alerts.",
+    failure: "Could not save the thresholds",
+  });
+  return (
+    <AlertThresholdsEditor
+      thresholds={account.alertThresholds}
+      saving={save.isPending}
+      {...(account.role === "owner" ? { save: (thresholds: number[]) => save.mutate({ thresholds }) } : {})}
+    />
   );
 }
 

@@ -192,6 +192,18 @@ describe("consumer accounts", () => {
     expect(await admin.accounts.monthQuota({ id: corp.id })).toMatchObject({ limit: 400_000 });
     await admin.accounts.setLimits({ id: corp.id, perMinute: 500, perDay: 20_000, perMonth: null });
     expect(await owner.portal.monthQuota()).toBeNull();
+    // Usage alert thresholds: 80% and 100% by default; the owner's and the admin's, sorted, each once.
+    expect(limited.alertThresholds).toEqual([80, 100]);
+    expect(await owner.portal.setAlertThresholds({ thresholds: [100, 50, 50] })).toMatchObject({
+      alertThresholds: [50, 100],
+    });
+    expect(await admin.accounts.setAlertThresholds({ id: corp.id, thresholds: [] })).toMatchObject({
+      alertThresholds: [],
+    });
+    await expectTrpcError(
+      admin.accounts.setAlertThresholds({ id: corp.id, thresholds: [101] }),
+      "BAD_REQUEST",
+    );
 
     const small = await createTestAccount(h.rt, "Small Corp", "pro");
     const moved = await expectTrpcError(

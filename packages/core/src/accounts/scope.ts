@@ -65,6 +65,10 @@ export function createAccountScopes(s: ScopedServices) {
         return s.monthQuota(account.id, account.limits.perMonth);
       },
 
+      /** Sets the account's usage alert thresholds (audited with the member as actor). */
+      setAlertThresholds: (thresholds: number[], actor: Actor) =>
+        s.accounts.setAlertThresholds({ id: accountId, thresholds }, actor),
+
       /** The account's usage for billing in the UTC month `YYYY-MM` (usage/billing.ts). */
       billing: (month: string) => s.usage.billing(month, accountId),
 

@@ -37,6 +37,8 @@ export interface AccountView {
   perMonth: number | null;
   /** `perMonth`: the quota its keys share, its own else the plan's; null: none. */
   limits: { perMinute: number | null; perDay: number | null; perMonth: number | null };
+  /** Usage alert thresholds, percentages of the day and month windows, ascending (docs/contract.md section 7). */
+  alertThresholds: number[];
   members: number;
   /** Requests of the account's keys since 00:00 UTC, as flushed (at most 5 s behind). */
   requestsToday: number;
@@ -91,6 +93,7 @@ interface AccountRow {
   planPerDay: number | null;
   perMonth: number | null;
   planPerMonth: number | null;
+  alertThresholds: number[];
   members: number;
   requestsToday: number;
 }
@@ -129,6 +132,7 @@ const toView = (r: AccountRow): AccountView => ({
     perDay: r.perDay ?? r.planPerDay,
     perMonth: r.perMonth ?? r.planPerMonth,
   },
+  alertThresholds: r.alertThresholds,
   members: r.members,
   requestsToday: r.requestsToday,
 });
@@ -150,6 +154,7 @@ export function createAccountService(
       SELECT a."id"::text AS "id", a."name", a."planName"::text AS "plan", a."suspendedAt", a."createdBy",
              a."createdAt", p."maxKeys", a."perMinute", a."perDay", p."perMinute" AS "planPerMinute",
              p."perDay" AS "planPerDay", a."perMonth", p."perMonth" AS "planPerMonth",
+             a."alertThresholds",
              (SELECT count(*)::int FROM "ApiKey" k WHERE k."accountId" = a."id"
                 AND (k."revokedAt" IS NULL OR k."revokedAt" > ${now})
                 AND (k."expiresAt" IS NULL OR k."expiresAt" > ${now})) AS "keys",
@@ -300,6 +305,32 @@ export function createAccountService(
           entityId: input.id,
           before: { plan: before.planName },
           after: { plan: input.plan },
+        });
+        return keysOf(tx, input.id);
+      });
+      forgetKeys(keys);
+      return get(input.id);
+    },
+
+    /**
+     * The account's usage alert thresholds (percentages of the day and month windows; empty: none), read with its
+     * keys, so they apply within 5 s. Audited as `account.setAlertThresholds`. @throws AppError not_found.
+     */
+    async setAlertThresholds(
+      input: { id: string; thresholds: number[] },
+      actor: Actor,
+    ): Promise<AccountDetail> {
+      const keys = await prisma.$transaction(async (tx) => {
+        const before = await tx.account.findUnique({ where: { id: input.id } });
+        if (!before) throw notFound(input.id);
+        await tx.account.update({ where: { id: input.id }, data: { alertThresholds: input.thresholds } });
+        await writeAudit(tx, {
+          actor,
+          action: "account.setAlertThresholds",
+          entityType: "account",
+          entityId: input.id,
+          before: { alertThresholds: before.alertThresholds },
+          after: { alertThresholds: input.thresholds },
         });
         return keysOf(tx, input.id);
       });

@@ -28,7 +28,12 @@ import { MonthQuotaProgress } from "@/ui/usage/month-quota";
 import { RequestLog } from "@/ui/usage/request-log";
 import { type UsageDays, UsageView } from "@/ui/usage/usage-view";
 import { ACCOUNT_STATE_COLORS, ACCOUNT_STATE_LABELS, type AccountDetail, keysOfCap } from "./account-meta";
-import { AccountLimitsEditor, AccountPlanSelect, SuspendButton } from "./account-settings";
+import {
+  AccountAlertsEditor,
+  AccountLimitsEditor,
+  AccountPlanSelect,
+  SuspendButton,
+} from "./account-settings";
 
 export function AccountDetailPage({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -96,6 +101,9 @@ export function AccountDetailPage({ id }: { id: string }) {
             <QueryState query={quota} errorTitle="Could not read the monthly quota" skeletonRows={1}>
               {(q) => <MonthQuotaProgress quota={q} whose="the account's" />}
             </QueryState>
+            <Paper withBorder p="md" mb="lg">
+              <AccountAlertsEditor key={a.alertThresholds.join(",")} account={a} />
+            </Paper>
             <SectionTitle>Members</SectionTitle>
             <MembersTable members={a.memberList} manage={{ scope: "admin", accountId: a.id }} />
             <SectionTitle mt="xl">Open invitations</SectionTitle>

@@ -6,6 +6,7 @@
 import { Button, Group, Select, Stack, Title } from "@mantine/core";
 import { AccountLimitsChange } from "@petstore/contracts";
 import { useState } from "react";
+import { AlertThresholdsEditor } from "@/ui/accounts/alert-thresholds";
 import { Hint } from "@/ui/components/page";
 import { ConfirmAction, ConfirmDialog } from "@/ui/dialogs";
 import { useNotifiedMutation } from "@/ui/feedback";
@@ -127,6 +128,30 @@ export function AccountLimitsEditor({
         </Group>
       </Stack>
     </form>
+  );
+}
+
+/** The account's usage alert thresholds, as its owners set them in the portal. */
+export function AccountAlertsEditor({
+  account,
+}: {
+  account: Pick<AccountDetail, "id" | "name" | "alertThresholds">;
+}) {
+  const trpc = useTRPC();
+  const save = useNotifiedMutation(trpc.accounts.setAlertThresholds.mutationOptions(), {
+    invalidate: [trpc.accounts.pathKey()],
+    success: (a) =>
+      a.alertThresholds.length
+        ? `"${a.name}" is alerted at ${a.alertThresholds.map((t) => `${t}%`).join(", ")}.`
+        : `"${a.name}" gets no usage alerts.`,
+    failure: "Could not save the thresholds",
+  });
+  return (
+    <AlertThresholdsEditor
+      thresholds={account.alertThresholds}
+      save={(thresholds) => save.mutate({ id: account.id, thresholds })}
+      saving={save.isPending}
+    />
   );
 }
 

@@ -53,7 +53,7 @@ function denial(
   return { code: "rate_limited", message: `Rate limit exceeded: ${what}. Retry after ${retry} s.` };
 }
 
-export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config">) => {
+export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config" | "usageAlerts">) => {
   const { rateLimiter } = rt;
   const checkKey = (caller: ApiCaller, storeFailed = false) =>
     rateLimiter.checkKey(
@@ -120,7 +120,11 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
     const { caller, decision } = await decide(token, ip, (budget) =>
       c.set("rateLimit", rateLimitHeaders(budget)),
     );
-    if (caller) c.set("caller", caller);
+    if (caller) {
+      c.set("caller", caller);
+      // From the counts just returned: no I/O unless this request reached one of its account's thresholds.
+      rt.usageAlerts.observe(caller, decision);
+    }
     // A key of the other deployment (a staging key sent to production, or the reverse) is named in the 401.
     else if (token?.startsWith(otherPrefix)) c.set("keyEnvironment", otherEnvironment);
     c.set("rateLimitDecision", decision);

@@ -3,6 +3,7 @@
  * through its scope (docs/architecture.md "Accounts scoped in core"). Every change is audited.
  */
 import {
+  AccountAlertThresholdsChange,
   AccountCreate,
   AccountId,
   AccountLimitsChange,
@@ -79,6 +80,11 @@ export const accountsRouter = router({
   setLimits: adminProcedure
     .input(AccountLimitsChange)
     .mutation(({ ctx, input }) => ctx.rt.accounts.setLimits(input, ctx.actor)),
+
+  /** The account's usage alert thresholds (percent of its day and month windows); audited. */
+  setAlertThresholds: adminProcedure
+    .input(AccountAlertThresholdsChange)
+    .mutation(({ ctx, input }) => ctx.rt.accounts.setAlertThresholds(input, ctx.actor)),
 
   /** Suspending makes every key of the account answer 401 within 5 s on every instance. */
   setSuspended: adminProcedure

@@ -4,6 +4,7 @@
  */
 import {
   AccountUsageRange,
+  AlertThresholdsChange,
   ApiKeyRef,
   ApiKeyRoll,
   InvitationAccept,
@@ -58,6 +59,10 @@ export const portalRouter = router({
     .query(({ ctx, input }) => ctx.account.requestLog(input)),
 
   /** Owners only: invite a member (the link is in this response only), change a role, remove a member. */
+  /** Owners only: the account's usage alert thresholds (percent of its day and month windows). */
+  setAlertThresholds: ownerProcedure
+    .input(AlertThresholdsChange)
+    .mutation(({ ctx, input }) => ctx.account.setAlertThresholds(input.thresholds, ctx.actor)),
   invite: ownerProcedure
     .input(InvitationCreate)
     .mutation(({ ctx, input }) => ctx.account.invite(input, ctx.actor)),
