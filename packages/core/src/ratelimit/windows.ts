@@ -8,6 +8,7 @@ import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis as UpstashRedis } from "@upstash/redis";
 import { LRUCache } from "lru-cache";
 import { BoundedMap } from "../bounded-map.ts";
+import { DAY_MS } from "../utc-day.ts";
 import type { RateLimitStore } from "./store.ts";
 import type { RateLimitDecision, WindowName, WindowState } from "./types.ts";
 
@@ -44,23 +45,40 @@ const MAX_ENGINES = 1_000;
 /** Identifiers an engine refuses from memory at most (the oldest are forgotten first). */
 const MAX_REFUSED = 10_000;
 
-/** Unix ms of 00:00 UTC on the first of the month after the one containing the Unix ms `t`. */
-export function monthEnd(t: number): number {
-  const d = new Date(t);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+/** The UTC calendar month of one UTC day: its start and end (Unix ms) and its bucket `YYYYMM`. */
+interface Month {
+  day: number;
+  start: number;
+  end: number;
+  bucket: number;
 }
 
-/** Unix ms of 00:00 UTC on the first of the month containing the Unix ms `t`. */
-export function monthStart(t: number): number {
-  const d = new Date(t);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+/**
+ * The month of the UTC day last asked about: every check of a day asks about the same month, and a month begins
+ * and ends with a UTC day, so the day's index decides it (no Date per check).
+ */
+let lastMonth: Month = { day: Number.NaN, start: 0, end: 0, bucket: 0 };
+
+/** The UTC calendar month containing the Unix ms `t`. */
+function monthOf(t: number): Month {
+  const day = Math.floor(t / DAY_MS);
+  if (day !== lastMonth.day) {
+    const d = new Date(day * DAY_MS);
+    const [y, m] = [d.getUTCFullYear(), d.getUTCMonth()];
+    lastMonth = { day, start: Date.UTC(y, m, 1), end: Date.UTC(y, m + 1, 1), bucket: y * 100 + m + 1 };
+  }
+  return lastMonth;
 }
+
+/** Unix ms of 00:00 UTC on the first of the month after the one containing the Unix ms `t`. */
+export const monthEnd = (t: number): number => monthOf(t).end;
+
+/** Unix ms of 00:00 UTC on the first of the month containing the Unix ms `t`. */
+export const monthStart = (t: number): number => monthOf(t).start;
 
 /** `spec`'s bucket at `t` (Unix ms): the window's index since the epoch, or `YYYYMM` for the calendar month. */
 export function bucketOf(spec: WindowSpec, t: number): number {
-  if (!spec.calendarMonth) return Math.floor(t / spec.ms);
-  const d = new Date(t);
-  return d.getUTCFullYear() * 100 + d.getUTCMonth() + 1;
+  return spec.calendarMonth ? monthOf(t).bucket : Math.floor(t / spec.ms);
 }
 
 /** Unix ms at which `spec`'s window containing `t` (Unix ms) ends. */
@@ -116,10 +134,11 @@ export function fixedWindows(store: RateLimitStore): {
 }
 
 /** Window length in whole seconds (>= 1) for `w=`: for the calendar month, that of the month containing `t`. */
-export const windowSeconds = (spec: WindowSpec, t = 0) =>
-  spec.calendarMonth
-    ? Math.round((monthEnd(t) - monthStart(t)) / 1000)
-    : Math.max(1, Math.round(spec.ms / 1000));
+export const windowSeconds = (spec: WindowSpec, t = 0) => {
+  if (!spec.calendarMonth) return Math.max(1, Math.round(spec.ms / 1000));
+  const month = monthOf(t);
+  return (month.end - month.start) / 1000;
+};
 
 /** Whole seconds (>= 1) from `at` until `resetMs`. */
 const retryAfter = (resetMs: number, at: number) => Math.max(1, Math.ceil((resetMs - at) / 1000));
