@@ -422,7 +422,7 @@ export interface components {
         "X-RateLimit-Remaining": number;
         /** @description Unix time (seconds) at which that window resets. */
         "X-RateLimit-Reset": number;
-        /** @description IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+        /** @description IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`; a key with a monthly quota also has `"month";q=...;w=...` (`w`: the current UTC calendar month in seconds). */
         "RateLimit-Policy": string;
         /** @description IETF draft remaining quota, e.g. `"minute";r=12;t=34, "day";r=870;t=50211`. */
         RateLimit: string;

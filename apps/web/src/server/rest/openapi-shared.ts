@@ -34,7 +34,8 @@ export const commonHeaders: Record<string, HeaderObject> = {
     schema: integer,
   },
   "RateLimit-Policy": {
-    description: 'IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`.',
+    description:
+      'IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`; a key with a monthly quota also has `"month";q=...;w=...` (`w`: the current UTC calendar month in seconds).',
     required: true,
     schema: text,
   },
