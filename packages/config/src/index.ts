@@ -246,6 +246,7 @@ const envSchema = z
     ORDER_HOLD_MINUTES: positiveInt.max(1440).default(30),
     METRICS_ENABLED: booleanFlag.default(true),
     METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
+    METRICS_PUBLIC: booleanFlag.default(false),
     ANALYTICS_ENABLED: booleanFlag.default(true),
     ANALYTICS_RETENTION_DAYS: positiveInt.max(3650).default(90),
     ANALYTICS_FLUSH_INTERVAL_MS: positiveInt.min(100).max(60_000).default(5000),
@@ -443,9 +444,10 @@ export interface Config {
   orders: { holdMinutes: number };
   /**
    * GET /metrics (Prometheus text format): `enabled` false turns off both the endpoint (404) and the per-request
-   * recording; with `token` set a scrape must send `Authorization: Bearer <token>`.
+   * recording; with `token` set a scrape must send `Authorization: Bearer <token>`; without one, only clients on
+   * loopback are served unless `public` (METRICS_PUBLIC) opens it to every address (docs/operations.md "Metrics").
    */
-  metrics: { enabled: boolean; token?: string };
+  metrics: { enabled: boolean; token?: string; public: boolean };
   /**
    * Request analytics per key, hour, operation and outcome (docs/contract.md section 4): `enabled` false stops
    * counting (benchmarks only: usage figures then stay where they were); hourly rows older than
@@ -634,7 +636,11 @@ export function loadConfig(
     passwordHashing: { concurrency: e.PASSWORD_HASH_CONCURRENCY, queue: e.PASSWORD_HASH_QUEUE },
     ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
     orders: { holdMinutes: e.ORDER_HOLD_MINUTES },
-    metrics: { enabled: e.METRICS_ENABLED, ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}) },
+    metrics: {
+      enabled: e.METRICS_ENABLED,
+      ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}),
+      public: e.METRICS_PUBLIC,
+    },
     analytics: {
       enabled: e.ANALYTICS_ENABLED,
       retentionDays: e.ANALYTICS_RETENTION_DAYS,
