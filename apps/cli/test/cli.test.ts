@@ -138,6 +138,7 @@ describe("petstore command on PostgreSQL", () => {
       "requestLog",
       "sessions",
       "signInThrottles",
+      "usageAlerts",
       "usageHours",
       "webhookMessages",
     ]);

@@ -19,6 +19,7 @@ import { createLogger, type Logger } from "./logger.ts";
 import { recordedPublicOrigin, recordPublicOrigin } from "./public-origin.ts";
 import { createRateLimiter, type RateLimiter } from "./ratelimit/index.ts";
 import { ensureServerSecret } from "./secrets.ts";
+import { purgeUsageAlerts } from "./usage/alerts.ts";
 import { purgeAnalyticsOlderThan, usageHourWriter } from "./usage/flush.ts";
 import { createRecentRequestStore } from "./usage/recent.ts";
 import { AnalyticsRecorder } from "./usage/recorder.ts";
@@ -133,6 +134,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   );
   housekeeping.register("webhookMessages", (prisma, now) => purgeWebhookMessages(prisma, now));
   housekeeping.register("requestLog", purgeRequestLog);
+  housekeeping.register("usageAlerts", purgeUsageAlerts);
   const database = databaseOperations(db);
   const runtime: Runtime = {
     ...core,

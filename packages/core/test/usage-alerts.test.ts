@@ -15,7 +15,7 @@ import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 import { deleteKeys, REDIS_URL } from "../src/testing/rate-limit-stores.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../src/testing/webhook-receiver.ts";
-import { reachedThresholds } from "../src/usage/alerts.ts";
+import { purgeUsageAlerts, reachedThresholds } from "../src/usage/alerts.ts";
 import { createTestDatabase, type TestDatabase } from "./fixtures/databases.ts";
 
 const PREFIX = `alerts-test:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -217,6 +217,12 @@ describe("usage alerts across two instances", () => {
     ]);
     expect(sent.filter(Boolean)).toHaveLength(1);
     expect(await databaseOf(a).prisma.usageAlert.count({ where: { accountId: shop.id } })).toBe(1);
+    // Housekeeping keeps a row while its window can still be reached, and drops it 62 days after the window began.
+    const prisma = databaseOf(a).prisma;
+    await purgeUsageAlerts(prisma, new Date(Date.UTC(2031, 6, 14)));
+    expect(await prisma.usageAlert.count({ where: { accountId: shop.id } })).toBe(1);
+    await purgeUsageAlerts(prisma, new Date(Date.UTC(2031, 6, 16)));
+    expect(await prisma.usageAlert.count({ where: { accountId: shop.id } })).toBe(0);
   });
 
   it("reads thresholds from the counts alone: nothing for a refusal, a degraded check or another count", () => {

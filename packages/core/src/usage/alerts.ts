@@ -39,6 +39,17 @@ export interface UsageThresholdData {
   resetsAt: string;
 }
 
+/**
+ * How long a sent alert's row is kept (ms): past the end of its window (a month at most), no request can reach
+ * its threshold again, so the row guards nothing.
+ */
+export const USAGE_ALERT_RETENTION_MS = 62 * DAY_MS;
+
+/** Deletes the rows of alerts whose window began more than USAGE_ALERT_RETENTION_MS before `now`. @returns how many. */
+export function purgeUsageAlerts(prisma: CoreDeps["prisma"], now: Date): Promise<number> {
+  return prisma.$executeRaw`DELETE FROM "UsageAlert" WHERE "windowStart" < ${new Date(now.getTime() - USAGE_ALERT_RETENTION_MS)}`;
+}
+
 /** The requests of `limit` that reach `threshold` percent (at least 1). */
 export const thresholdCount = (limit: number, threshold: number) =>
   Math.max(1, Math.ceil((limit * threshold) / 100));
