@@ -20,6 +20,7 @@ const MEMBER = [
   "portal.keys.recentRequests",
   "portal.requestLog",
   "portal.usage",
+  "portal.monthQuota",
   "portal.webhooks.list",
   "portal.webhooks.get",
   "portal.webhooks.create",
@@ -34,7 +35,7 @@ const MEMBER = [
   "portal.webhooks.replayMessage",
   "portal.webhooks.replayRange",
 ];
-const OWNER = ["portal.invite", "portal.setMemberRole", "portal.removeMember"];
+const OWNER = ["portal.invite", "portal.setMemberRole", "portal.removeMember", "portal.setAlertThresholds"];
 const STAFF = [
   "pets.search",
   "pets.get",
@@ -60,6 +61,7 @@ const ADMIN = [
   "apiKeys.traffic",
   "apiKeys.dayByHour",
   "apiKeys.recentRequests",
+  "apiKeys.monthQuota",
   "apiKeys.create",
   "apiKeys.revoke",
   "apiKeys.roll",
@@ -104,6 +106,8 @@ const ADMIN = [
   "accounts.setPlan",
   "accounts.setSuspended",
   "accounts.setLimits",
+  "accounts.setAlertThresholds",
+  "accounts.monthQuota",
 ];
 
 /** Calls `path` on `caller` with an empty input and returns the error code, or "OK". */

@@ -66,6 +66,8 @@ const WITHOUT_ID = [
   "portal.webhooks.list",
   "portal.webhooks.create",
   "portal.usage",
+  "portal.monthQuota",
+  "portal.setAlertThresholds",
 ];
 /** Public procedures whose input is an invitation's secret token: the token is the permission. */
 const BY_TOKEN = ["portal.invitation", "portal.acceptInvitation"];
