@@ -179,6 +179,8 @@ const envSchema = z
     DASHBOARD_CONCURRENCY: positiveInt.max(1000).default(4),
     DASHBOARD_QUEUE: nonNegativeInt.max(10_000).default(16),
     DASHBOARD_ANONYMOUS_SHARE: z.coerce.number().gt(0).max(1000).default(0.1),
+    DASHBOARD_ANONYMOUS_BURST: nonNegativeInt.max(1000).default(10),
+    DASHBOARD_QUEUE_TIMEOUT_MS: positiveInt.max(600_000).default(10_000),
     PETSTORE_ENV: z.enum(["production", "staging"]).default("staging"),
     DATABASE_URL: url(["postgres", "postgresql"]).optional(),
     PGLITE_DIR: z.string().min(1).optional(),
@@ -350,9 +352,19 @@ export interface Config {
    * beyond both, a 429 with Retry-After 1 at once. In the `all` role, the anonymous pool's places may also be
    * held at most `anonymousShare` of the time, summed over places (DASHBOARD_ANONYMOUS_SHARE, over 0 to 1000,
    * default 0.1; at or above the concurrency it never refuses), which bounds the event-loop share anonymous
-   * dashboard work takes from /v1. /v1 never waits.
+   * dashboard work takes from /v1. The first `anonymousBurst` requests of a client address in a minute
+   * (DASHBOARD_ANONYMOUS_BURST, 0 to 1000, default 10; 0: none) may draw on a reserve beyond the share, so that a
+   * person opening a few pages is not refused while the share is used up. A request waits in a queue at most
+   * `queueTimeoutMs` (DASHBOARD_QUEUE_TIMEOUT_MS, 1 to 600,000, default 10,000), then gets a 503 with Retry-After.
+   * /v1 never waits.
    */
-  dashboardAdmission: { concurrency: number; queue: number; anonymousShare: number };
+  dashboardAdmission: {
+    concurrency: number;
+    queue: number;
+    anonymousShare: number;
+    anonymousBurst: number;
+    queueTimeoutMs: number;
+  };
   environment: "production" | "staging";
   database: DatabaseConfig;
   /**
@@ -599,6 +611,8 @@ export function loadConfig(
       concurrency: e.DASHBOARD_CONCURRENCY,
       queue: e.DASHBOARD_QUEUE,
       anonymousShare: e.DASHBOARD_ANONYMOUS_SHARE,
+      anonymousBurst: e.DASHBOARD_ANONYMOUS_BURST,
+      queueTimeoutMs: e.DASHBOARD_QUEUE_TIMEOUT_MS,
     },
     environment: e.PETSTORE_ENV,
     database,

@@ -37,6 +37,7 @@ const MODEL_TABLES = [
   "PetStatusCount",
   "Plan",
   "RequestLogEntry",
+  "RequestLogTally",
   "ServerSecret",
   "Session",
   "SignInThrottle",

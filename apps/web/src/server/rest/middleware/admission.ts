@@ -13,7 +13,8 @@
  *   look-up instead. So a flood of forged keys costs at most the anonymous budget in database look-ups, however
  *   many keys it tries, while a valid key pays nothing.
  * - A key that cannot be checked because the database does not answer is 503 `service_unavailable` (core's
- *   error translator), never the anonymous bucket's 429.
+ *   error translator), never the anonymous bucket's 429; when this instance read the key as valid before, the
+ *   503 is logged and counted for it (`lastKnownCaller`).
  * Every answer carries the rate-limit headers of the decision; a denial is answered 429 `rate_limited`,
  * `quota_exceeded` or `key_banned` right here, that of a client address's anonymous budget after the limiter's hold (`holdRefusal`).
  */
@@ -117,9 +118,16 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
     if (header !== undefined) c.set("tokenSent", true);
     const ip = () => trustedClientIp(c.req.raw.headers);
     const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    const { caller, decision } = await decide(token, ip, (budget) =>
-      c.set("rateLimit", rateLimitHeaders(budget)),
-    );
+    let admitted: Awaited<ReturnType<typeof decide>>;
+    try {
+      admitted = await decide(token, ip, (budget) => c.set("rateLimit", rateLimitHeaders(budget)));
+    } catch (error) {
+      // An outage's 503 still belongs in the log and usage of a key this instance knew (docs/contract.md section 7).
+      const known = token === undefined ? undefined : rt.apiKeys.lastKnown(token);
+      if (known) c.set("lastKnownCaller", known);
+      throw error;
+    }
+    const { caller, decision } = admitted;
     if (caller) {
       c.set("caller", caller);
       // From the counts just returned: no I/O unless this request reached one of its account's thresholds.
