@@ -138,6 +138,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
         usageHours: 1,
         webhookMessages: 1,
         requestLog: 0,
+        usageAlerts: 0,
       },
     });
     expect(await remaining(keyId, "a")).toEqual({
@@ -149,7 +150,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
     });
     // A second round finds nothing more.
     const again = await rt.housekeeping.run();
-    expect(again.skipped === false && Object.values(again.deleted)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(again.skipped === false && Object.values(again.deleted).every((n) => n === 0)).toBe(true);
   });
 
   it("runs purges other modules register", async () => {
