@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { RollGraceSeconds } from "./admin.ts";
 import { DEFAULT_PAGE_SIZE, DEFAULT_ROLL_GRACE_SECONDS, MAX_PAGE_SIZE } from "./defaults.ts";
+import { IpAllowlist } from "./ip-allowlist.ts";
 import { checkLimits, EditablePlanName, PlanName, RateLimitValue } from "./limits.ts";
 import { ApiKeyScopes } from "./scopes.ts";
 import { humanText } from "./text.ts";
@@ -33,6 +34,13 @@ export type ApiKeyPlanChange = z.infer<typeof ApiKeyPlanChange>;
 /** New scopes of a key (docs/contract.md section 2, "Scopes"): they replace the old ones. */
 export const ApiKeyScopesChange = z.strictObject({ id: ApiKeyId, scopes: ApiKeyScopes });
 export type ApiKeyScopesChange = z.infer<typeof ApiKeyScopesChange>;
+
+/**
+ * A key's new IP allowlist (docs/contract.md section 2, "IP allowlists"): it replaces the old one; empty lifts it.
+ * Admins set any key's, members their account's keys' (the portal).
+ */
+export const ApiKeyAllowlistChange = z.strictObject({ id: ApiKeyId, allowedIps: IpAllowlist });
+export type ApiKeyAllowlistChange = z.infer<typeof ApiKeyAllowlistChange>;
 
 export const UsageRange = z.strictObject({
   id: ApiKeyId,
@@ -74,6 +82,7 @@ export const AUDIT_ACTIONS = [
   "apiKey.create",
   "apiKey.update",
   "apiKey.scopes",
+  "apiKey.allowlist",
   "apiKey.roll",
   "apiKey.revoke",
   "apiKey.ban",

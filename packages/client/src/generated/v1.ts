@@ -206,7 +206,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "unauthorized" | "insufficient_scope" | "invalid_request" | "validation_failed" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "header_too_large" | "conflict" | "precondition_failed" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "key_banned" | "gone" | "not_implemented" | "service_unavailable" | "internal_error";
+            code: "unauthorized" | "insufficient_scope" | "ip_not_allowed" | "invalid_request" | "validation_failed" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "header_too_large" | "conflict" | "precondition_failed" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "key_banned" | "gone" | "not_implemented" | "service_unavailable" | "internal_error";
             /** @description Human-readable description. */
             message: string;
             /** @description The HTTP status code. */
@@ -529,7 +529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -539,7 +539,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -666,7 +665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -676,7 +675,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -892,7 +890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -902,7 +900,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
@@ -1081,7 +1078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1091,7 +1088,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1318,7 +1314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1328,7 +1324,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1454,7 +1449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1464,7 +1459,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1668,7 +1662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1678,7 +1672,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1819,7 +1812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1829,7 +1822,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2018,7 +2010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2028,7 +2020,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2212,7 +2203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2222,7 +2213,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2365,7 +2355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2375,7 +2365,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2470,6 +2459,22 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {

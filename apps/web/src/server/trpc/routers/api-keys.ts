@@ -1,11 +1,12 @@
 /**
  * API keys (admins): the searchable, paged list with requests today, one key with its 30-day usage, issue
- * (secret returned once), revoke, roll, change plan/limits, change scopes, lift a ban, reset today's usage. Every usage
+ * (secret returned once), revoke, roll, change plan/limits, change scopes or IP allowlist, lift a ban, reset today's usage. Every usage
  * figure comes from the core usage service (stored and not yet flushed counters), the same numbers the
  * overview shows. Lifting a ban and resetting usage go through the runtime, which clears the rate
  * limiter's state as well as the database's.
  */
 import {
+  ApiKeyAllowlistChange,
   ApiKeyCreate,
   ApiKeyPlanChange,
   ApiKeyRef,
@@ -101,6 +102,11 @@ export const apiKeysRouter = router({
   changeScopes: adminProcedure
     .input(ApiKeyScopesChange)
     .mutation(({ ctx, input }) => ctx.rt.apiKeys.changeScopes(input.id, input.scopes, ctx.actor)),
+
+  /** Replaces the key's IP allowlist (audited; empty lifts it); every instance applies it within 5 s. */
+  changeAllowlist: adminProcedure
+    .input(ApiKeyAllowlistChange)
+    .mutation(({ ctx, input }) => ctx.rt.apiKeys.changeAllowlist(input.id, input.allowedIps, ctx.actor)),
 
   /** Lifts the ban in the rate-limit store and the database (audited). */
   liftBan: adminProcedure
