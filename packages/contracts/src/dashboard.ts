@@ -67,6 +67,7 @@ export const AuditEntityType = z.enum([
   "account",
   "invitation",
   "order",
+  "brownout",
 ]);
 export type AuditEntityType = z.infer<typeof AuditEntityType>;
 
@@ -83,6 +84,8 @@ export const AUDIT_ACTIONS = [
   "apiKey.update",
   "apiKey.scopes",
   "apiKey.allowlist",
+  "brownout.schedule",
+  "brownout.cancel",
   "apiKey.roll",
   "apiKey.revoke",
   "apiKey.ban",

@@ -56,6 +56,9 @@ const STAFF = [
 const ADMIN = [
   "apiKeys.list",
   "apiKeys.deprecatedCalls",
+  "apiKeys.brownouts",
+  "apiKeys.scheduleBrownout",
+  "apiKeys.cancelBrownout",
   "apiKeys.get",
   "apiKeys.usage",
   "apiKeys.traffic",

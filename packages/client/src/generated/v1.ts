@@ -38,7 +38,7 @@ export interface paths {
         /**
          * Fetch one animal (deprecated)
          * @deprecated
-         * @description Deprecated since 2026-01-01 and removed on 2030-12-05 (then 410 `gone`). Use `GET /pets` with the `status` filter instead. Send the animal's ETag back in `If-None-Match` to get 304 while it is unchanged. Needs the `pets:read` scope.
+         * @description Deprecated since 2026-01-01 and removed on 2030-12-05 (then 410 `gone`); before that, during brownouts the store announces (`GET /me` lists them for keys that call this operation), it answers as after the removal. Use `GET /pets` with the `status` filter instead. Send the animal's ETag back in `If-None-Match` to get 304 while it is unchanged. Needs the `pets:read` scope.
          */
         get: operations["getPet"];
         put?: never;
@@ -186,7 +186,7 @@ export interface paths {
         };
         /**
          * Describe the calling API key
-         * @description An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), the consumer account that holds it, its plan with the key's effective limits, and its minute and day rate-limit windows after this request, which counts like any other. Needs a valid key and no particular scope.
+         * @description An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), the consumer account that holds it, its plan with the key's effective limits, its minute and day rate-limit windows after this request, and the deprecated operations it still calls with their scheduled brownouts. The request counts like any other. Needs a valid key and no particular scope.
          */
         get: operations["getMe"];
         put?: never;
@@ -367,6 +367,8 @@ export interface components {
                 minute: components["schemas"]["RateLimitWindow"];
                 day: components["schemas"]["RateLimitWindow"];
             } | null;
+            /** @description The deprecated operations this key called in the last 30 days (counted within a minute), each with its sunset, successor and the brownouts that have not ended; empty when it called none. */
+            deprecations: components["schemas"]["DeprecationNotice"][];
         };
         RateLimitWindow: {
             /** @description Requests allowed per window. */
@@ -378,6 +380,35 @@ export interface components {
              * @description When the current window ends (RFC 3339, UTC): the next minute, or 00:00 UTC for the day; the `X-RateLimit-Reset` of that window.
              */
             resetsAt: string;
+        };
+        DeprecationNotice: {
+            /**
+             * @description The operation's id in this document.
+             * @enum {string}
+             */
+            operation: "getPet";
+            /** @description The key's calls of it that reached the API in the last 30 days. */
+            callsLast30Days: number;
+            /**
+             * Format: date-time
+             * @description When it is removed (its `Sunset`), RFC 3339, UTC.
+             */
+            sunsetAt: string;
+            /** @description The path of its successor (its `Link` rel="successor-version"). */
+            successor: string;
+            /** @description Windows before the sunset, soonest first, that have not ended: during each, the operation answers 410 `gone` as after the sunset. */
+            brownouts: {
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC.
+                 */
+                startsAt: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC; the window ends just before it.
+                 */
+                endsAt: string;
+            }[];
         };
     };
     responses: {

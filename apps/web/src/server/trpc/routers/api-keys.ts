@@ -13,6 +13,8 @@ import {
   ApiKeyRoll,
   ApiKeyScopesChange,
   ApiKeySearch,
+  BrownoutCreate,
+  BrownoutRef,
   DeprecatedCallsQuery,
   KeyUsageDay,
   UsageRange,
@@ -38,6 +40,19 @@ export const apiKeysRouter = router({
   deprecatedCalls: adminProcedure
     .input(DeprecatedCallsQuery.prefault({}))
     .query(({ ctx, input }) => ctx.rt.usage.deprecatedCalls(input)),
+
+  /** getPet's brownouts that end after 30 days ago, soonest first (docs/contract.md section 4 "Brownouts"). */
+  brownouts: adminProcedure.query(({ ctx }) => ctx.rt.brownouts.list()),
+
+  /** Schedules a brownout (audited): 400 in the past or past the sunset, 409 over another one. */
+  scheduleBrownout: adminProcedure
+    .input(BrownoutCreate)
+    .mutation(({ ctx, input }) => ctx.rt.brownouts.schedule(input, ctx.actor)),
+
+  /** Cancels a brownout (audited); a running one ends now. */
+  cancelBrownout: adminProcedure
+    .input(BrownoutRef)
+    .mutation(({ ctx, input }) => ctx.rt.brownouts.cancel(input.id, ctx.actor)),
 
   get: adminProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
     const key = await ctx.rt.apiKeys.get(input.id);
