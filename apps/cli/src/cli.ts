@@ -10,6 +10,7 @@ import { createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate, prepareDatabase } from "@petstore/core/migrate";
 import { accountsCommand } from "./commands/accounts.ts";
 import { keysCommand } from "./commands/keys.ts";
+import { ordersCommand } from "./commands/orders.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { purgeCommand } from "./commands/purge.ts";
 import { seedCommand } from "./commands/seed.ts";
@@ -88,6 +89,8 @@ async function run(argv: string[], io: CliIo, out: Output): Promise<void> {
       return withRuntime((rt) => accountsCommand(rt, args, actor, out));
     case "keys":
       return withRuntime((rt) => keysCommand(rt, args, actor, out));
+    case "orders":
+      return withRuntime((rt) => ordersCommand(rt, args, actor, out));
     case "plans":
       return withRuntime((rt) => plansCommand(rt, args, out));
     case "users":

@@ -35,6 +35,10 @@ export const usage = (command: string) => `Usage: ${command} <command>
   keys scopes <id|prefix> --scopes pets:read[,pets:write,...] [--json]
                                           replace a key's scopes (effective within 5 s everywhere)
   keys unban <id|prefix>                  lift a temporary rate-limit ban
+  orders list [--status placed|completed|cancelled|expired] [--account ID] [--pet ID] [--json]
+                                          the newest 100 orders matching, with animal, account and hold
+  orders complete|cancel <id> [--json]    complete a placed order (the animal sold) or cancel it (the animal
+                                          available again)
   plans list [--json]                     show the rate limits of each plan
   users create --email E --name N --role staff|admin [--password-stdin]
                                           create a dashboard user (password read from stdin)

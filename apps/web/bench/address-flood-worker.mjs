@@ -5,12 +5,17 @@
  * its own), either paced (`rate` requests a second in all, spread evenly over time and round-robin over the
  * addresses, whether or not earlier ones were answered: an open loop) or, with `connections`, as fast as that
  * many keep-alive connections from the first address go (a closed loop). `{n}` in the request's path or body is
- * replaced by the request's number. Posts `{ sent, statusCodes, errors, seconds }`.
+ * replaced by the request's number. With `authorizations`, each request sends the next of them as its
+ * Authorization header; with `forwardedFor`, each loopback address also sends an X-Forwarded-For address of its
+ * own outside loopback (10.77.x.y), as a client behind a trusted proxy. Posts `{ sent, statusCodes, errors,
+ * seconds }`.
  */
 import http from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
 
-const { port, addresses, rate, seconds, connections, request } = workerData;
+const { port, addresses, rate, seconds, connections, request, authorizations, forwardedFor } = workerData;
+/** The X-Forwarded-For address of each loopback address, by its index. */
+const forwarded = new Map(addresses.map((a, i) => [a, `10.77.${Math.floor(i / 250)}.${1 + (i % 250)}`]));
 // Sockets are pooled per local address (the agent's key includes it): a few per address when paced.
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections ?? 4 });
 const statusCodes = {};
@@ -30,7 +35,12 @@ function send(localAddress) {
         agent,
         method: request.method,
         path: request.path.replaceAll("{n}", n),
-        headers: { ...request.headers, ...(body ? { "content-length": Buffer.byteLength(body) } : {}) },
+        headers: {
+          ...request.headers,
+          ...(body ? { "content-length": Buffer.byteLength(body) } : {}),
+          ...(authorizations ? { authorization: authorizations[Number(n) % authorizations.length] } : {}),
+          ...(forwardedFor ? { "x-forwarded-for": forwarded.get(localAddress) } : {}),
+        },
       },
       (res) => {
         res.resume();

@@ -131,14 +131,28 @@ export async function measureFloods(
 }
 
 /** What one run of the address-flood worker (address-flood-worker.mjs) sends. */
-interface AddressFlood {
+export interface AddressFlood {
   name: string;
   request: { method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string };
   /** Closed loop over this many connections from one address, instead of the paced flood from many. */
   connections?: number;
+  /** Authorization headers the requests send in turn. */
+  authorizations?: string[];
+  /** Each address also sends an X-Forwarded-For address of its own outside loopback (the instance trusts loopback proxies). */
+  forwardedFor?: boolean;
 }
 
-interface AddressFloodResult {
+/** `count` Bearer headers of keys in the staging format with a correct checksum that no database holds. */
+const unknownKeys = (count: number) => Array.from({ length: count }, () => `Bearer ${forgedKey()}`);
+
+/** `count` Bearer headers of staging-shaped keys whose checksum is wrong (the last character changed). */
+const badChecksums = (count: number) =>
+  Array.from({ length: count }, () => {
+    const key = forgedKey();
+    return `Bearer ${key.slice(0, -1)}${key.endsWith("0") ? "1" : "0"}`;
+  });
+
+export interface AddressFloodResult {
   sent: number;
   statusCodes: Record<string, number>;
   errors: number;
@@ -146,17 +160,24 @@ interface AddressFloodResult {
 }
 
 /** `count` loopback addresses from 127.0.1.1 on (127.0.0.1 is the measuring client's). */
-const loopbackAddresses = (count: number) =>
+export const loopbackAddresses = (count: number) =>
   Array.from({ length: count }, (_, i) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`);
 
 /** Runs `flood` (or its reference: the same shape on /healthz) in a worker thread for `seconds`. */
-function runAddressFlood(
+export function runAddressFlood(
   port: number,
   flood: AddressFlood,
   opts: { addresses: string[]; rate: number; seconds: number },
 ): Promise<AddressFloodResult> {
   const worker = new Worker(new URL("./address-flood-worker.mjs", import.meta.url), {
-    workerData: { port, ...opts, connections: flood.connections, request: flood.request },
+    workerData: {
+      port,
+      ...opts,
+      connections: flood.connections,
+      request: flood.request,
+      authorizations: flood.authorizations,
+      forwardedFor: flood.forwardedFor,
+    },
   });
   return new Promise((resolve, reject) => {
     worker.once("message", resolve);
@@ -180,12 +201,59 @@ export interface AddressFloodRow {
 }
 
 /**
+ * The floods from many addresses of `measureAddressFloods` (and bench/refusal-profiles.ts), for an instance at
+ * `origin` (the sign-in's Origin header).
+ */
+export function addressFloods(origin: string): AddressFlood[] {
+  return [
+    { name: "signed-out /api/trpc", request: { method: "GET", path: "/api/trpc/auth.me" } },
+    { name: "/docs", request: { method: "GET", path: "/docs" } },
+    {
+      name: "sign-in, wrong passwords",
+      request: {
+        method: "POST",
+        path: "/api/trpc/auth.signIn",
+        headers: { "content-type": "application/json", origin },
+        body: JSON.stringify({ email: "flood-{n}@flood.example", password: "not the password" }),
+      },
+    },
+    {
+      name: "forged keys, unknown (correct checksums)",
+      request: { method: "GET", path: "/v1/pets/1" },
+      authorizations: unknownKeys(FORGED_KEYS),
+    },
+    {
+      name: "forged keys, bad checksums",
+      request: { method: "GET", path: "/v1/pets/1" },
+      authorizations: badChecksums(FORGED_KEYS),
+    },
+    {
+      name: "/metrics without a token, from outside loopback",
+      request: { method: "GET", path: "/metrics" },
+      forwardedFor: true,
+    },
+    {
+      name: "/metrics without a token, from loopback",
+      request: { method: "GET", path: "/metrics" },
+    },
+    {
+      name: "dot segments, 64 connections from one address",
+      request: { method: "GET", path: "/_next/../docs" },
+      connections: 64,
+    },
+  ];
+}
+
+/**
  * `npm run bench -- --floods --address-floods`: a real key's getPet (16 connections from 127.0.0.1) alone,
  * beside a reference flood and beside each dashboard flood, in alternating rounds, on an instance that serves
- * both (role `all`, TRUST_PROXY off so each socket address is a client). The floods: `addresses` loopback
- * addresses at `rate` requests a second in all on signed-out /api/trpc, on /docs, and on sign-in with wrong
- * passwords (a new unknown email each time), each against the same flood on /healthz; and 64 connections from
- * one address sending dot-segment paths (`/_next/../docs`), against 64 connections on /healthz.
+ * both (role `all`, TRUST_PROXY `loopback`: each socket address is a client, or the X-Forwarded-For address it
+ * sends). The floods: `addresses` loopback addresses at `rate` requests a second in all on signed-out /api/trpc,
+ * on /docs, on sign-in with wrong passwords (a new unknown email each time), on getPet with forged keys (unknown
+ * keys with correct checksums, and keys with bad checksums; a new key each request), and on /metrics without a
+ * token (from addresses outside loopback, as through a proxy, and from the loopback addresses themselves), each
+ * against the same flood on /healthz; and 64 connections from one address sending dot-segment paths
+ * (`/_next/../docs`), against 64 connections on /healthz.
  */
 export async function measureAddressFloods(
   server: ProductionServer,
@@ -201,24 +269,7 @@ export async function measureAddressFloods(
   const port = Number(new URL(server.baseUrl).port);
   const origin = `http://127.0.0.1:${port}`;
   const addresses = loopbackAddresses(opts.addresses);
-  const floods: AddressFlood[] = [
-    { name: "signed-out /api/trpc", request: { method: "GET", path: "/api/trpc/auth.me" } },
-    { name: "/docs", request: { method: "GET", path: "/docs" } },
-    {
-      name: "sign-in, wrong passwords",
-      request: {
-        method: "POST",
-        path: "/api/trpc/auth.signIn",
-        headers: { "content-type": "application/json", origin },
-        body: JSON.stringify({ email: "flood-{n}@flood.example", password: "not the password" }),
-      },
-    },
-    {
-      name: "dot segments, 64 connections from one address",
-      request: { method: "GET", path: "/_next/../docs" },
-      connections: 64,
-    },
-  ];
+  const floods = addressFloods(origin);
   const seconds = options.duration / options.rounds;
   const clientConnections = 16;
   const rows: AddressFloodRow[] = [];

@@ -133,8 +133,10 @@ async function main(): Promise<void> {
     const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
 
     if (options.addressFloods) {
-      // The default budgets and TRUST_PROXY off (the default): each loopback address is a client of its own.
-      const { ANONYMOUS_PER_MINUTE: _, ...defaults } = common;
+      // The default budgets, and no METRICS_TOKEN (the default outside production: the /metrics floods send
+      // none); TRUST_PROXY `loopback`: each loopback address is a client of its own, or the X-Forwarded-For
+      // address it sends (the /metrics flood from outside loopback, as through a proxy).
+      const { ANONYMOUS_PER_MINUTE: _, METRICS_TOKEN: _token, ...defaults } = common;
       log(`Starting the project (PETSTORE_SERVE=all) ...`);
       const server = await startProductionServer(
         ports[0] as number,
@@ -143,7 +145,7 @@ async function main(): Promise<void> {
           RATE_LIMIT_PREFIX: `${PREFIX}:all`,
           ...options.allEnv,
           PETSTORE_SERVE: "all",
-          TRUST_PROXY: "false",
+          TRUST_PROXY: "loopback",
         },
         90_000,
         SERVER_BUNDLE,

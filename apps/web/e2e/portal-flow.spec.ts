@@ -162,6 +162,7 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   for (const [name, heading] of [
     ["Request log", "Request log"],
     ["Usage", "Usage"],
+    ["Orders", "Orders"],
     ["Webhooks", "Webhooks"],
   ] as const) {
     await page.getByRole("button", { name: "Toggle navigation" }).click();

@@ -179,6 +179,8 @@ const envSchema = z
     DASHBOARD_CONCURRENCY: positiveInt.max(1000).default(4),
     DASHBOARD_QUEUE: nonNegativeInt.max(10_000).default(16),
     DASHBOARD_ANONYMOUS_SHARE: z.coerce.number().gt(0).max(1000).default(0.1),
+    DASHBOARD_ANONYMOUS_BURST: nonNegativeInt.max(1000).default(10),
+    DASHBOARD_QUEUE_TIMEOUT_MS: positiveInt.max(600_000).default(10_000),
     PETSTORE_ENV: z.enum(["production", "staging"]).default("staging"),
     DATABASE_URL: url(["postgres", "postgresql"]).optional(),
     PGLITE_DIR: z.string().min(1).optional(),
@@ -246,6 +248,7 @@ const envSchema = z
     ORDER_HOLD_MINUTES: positiveInt.max(1440).default(30),
     METRICS_ENABLED: booleanFlag.default(true),
     METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
+    METRICS_PUBLIC: booleanFlag.default(false),
     ANALYTICS_ENABLED: booleanFlag.default(true),
     ANALYTICS_RETENTION_DAYS: positiveInt.max(3650).default(90),
     ANALYTICS_FLUSH_INTERVAL_MS: positiveInt.min(100).max(60_000).default(5000),
@@ -349,9 +352,19 @@ export interface Config {
    * beyond both, a 429 with Retry-After 1 at once. In the `all` role, the anonymous pool's places may also be
    * held at most `anonymousShare` of the time, summed over places (DASHBOARD_ANONYMOUS_SHARE, over 0 to 1000,
    * default 0.1; at or above the concurrency it never refuses), which bounds the event-loop share anonymous
-   * dashboard work takes from /v1. /v1 never waits.
+   * dashboard work takes from /v1. The first `anonymousBurst` requests of a client address in a minute
+   * (DASHBOARD_ANONYMOUS_BURST, 0 to 1000, default 10; 0: none) may draw on a reserve beyond the share, so that a
+   * person opening a few pages is not refused while the share is used up. A request waits in a queue at most
+   * `queueTimeoutMs` (DASHBOARD_QUEUE_TIMEOUT_MS, 1 to 600,000, default 10,000), then gets a 503 with Retry-After.
+   * /v1 never waits.
    */
-  dashboardAdmission: { concurrency: number; queue: number; anonymousShare: number };
+  dashboardAdmission: {
+    concurrency: number;
+    queue: number;
+    anonymousShare: number;
+    anonymousBurst: number;
+    queueTimeoutMs: number;
+  };
   environment: "production" | "staging";
   database: DatabaseConfig;
   /**
@@ -443,9 +456,10 @@ export interface Config {
   orders: { holdMinutes: number };
   /**
    * GET /metrics (Prometheus text format): `enabled` false turns off both the endpoint (404) and the per-request
-   * recording; with `token` set a scrape must send `Authorization: Bearer <token>`.
+   * recording; with `token` set a scrape must send `Authorization: Bearer <token>`; without one, only clients on
+   * loopback are served unless `public` (METRICS_PUBLIC) opens it to every address (docs/operations.md "Metrics").
    */
-  metrics: { enabled: boolean; token?: string };
+  metrics: { enabled: boolean; token?: string; public: boolean };
   /**
    * Request analytics per key, hour, operation and outcome (docs/contract.md section 4): `enabled` false stops
    * counting (benchmarks only: usage figures then stay where they were); hourly rows older than
@@ -597,6 +611,8 @@ export function loadConfig(
       concurrency: e.DASHBOARD_CONCURRENCY,
       queue: e.DASHBOARD_QUEUE,
       anonymousShare: e.DASHBOARD_ANONYMOUS_SHARE,
+      anonymousBurst: e.DASHBOARD_ANONYMOUS_BURST,
+      queueTimeoutMs: e.DASHBOARD_QUEUE_TIMEOUT_MS,
     },
     environment: e.PETSTORE_ENV,
     database,
@@ -634,7 +650,11 @@ export function loadConfig(
     passwordHashing: { concurrency: e.PASSWORD_HASH_CONCURRENCY, queue: e.PASSWORD_HASH_QUEUE },
     ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
     orders: { holdMinutes: e.ORDER_HOLD_MINUTES },
-    metrics: { enabled: e.METRICS_ENABLED, ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}) },
+    metrics: {
+      enabled: e.METRICS_ENABLED,
+      ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}),
+      public: e.METRICS_PUBLIC,
+    },
     analytics: {
       enabled: e.ANALYTICS_ENABLED,
       retentionDays: e.ANALYTICS_RETENTION_DAYS,

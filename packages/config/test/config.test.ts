@@ -160,13 +160,16 @@ describe("loadConfig", () => {
     expect(loadConfig({ CURSOR_SECRET: secret }).cursorSecret).toBe(secret);
   });
 
-  it("serves metrics by default, without a token; METRICS_TOKEN and METRICS_ENABLED change that", () => {
-    expect(loadConfig({}).metrics).toEqual({ enabled: true });
+  it("serves metrics by default, without a token, to loopback; METRICS_TOKEN, METRICS_PUBLIC and METRICS_ENABLED change that", () => {
+    expect(loadConfig({}).metrics).toEqual({ enabled: true, public: false });
+    expect(loadConfig({ METRICS_PUBLIC: "true" }).metrics).toEqual({ enabled: true, public: true });
     const token = "t".repeat(16);
     expect(loadConfig({ METRICS_TOKEN: token, METRICS_ENABLED: "false" }).metrics).toEqual({
       enabled: false,
       token,
+      public: false,
     });
+    expect(() => loadConfig({ METRICS_PUBLIC: "sometimes" })).toThrow(/METRICS_PUBLIC/);
   });
 
   it("counts analytics by default, kept 90 days, written every 5 s; the ANALYTICS_* variables change that", () => {

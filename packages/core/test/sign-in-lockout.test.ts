@@ -6,11 +6,12 @@
  * strangers at all.
  */
 import { loadConfig } from "@petstore/config";
+import type { AppError } from "@petstore/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseOf } from "../src/database/operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
-import type { SignInAttempt } from "../src/sessions/throttle.ts";
+import { KNOWN_BLOCK_MS, type SignInAttempt } from "../src/sessions/throttle.ts";
 import { createMigratedDatabase, type TemporaryDatabase } from "../src/testing/index.ts";
 
 const start = new Date("2033-03-01T09:00:00Z");
@@ -90,6 +91,48 @@ describe("per-account lock-out of clients without a device cookie", () => {
     for (let i = 0; i < 50; i++)
       expect(await rt.sessions.throttle.admit(stranger(email))).toEqual({ admitted: true });
     expect(await rt.sessions.throttle.admit(stranger(email))).toMatchObject({ admitted: false });
+  });
+
+  it("refuses a blocked client from memory for up to KNOWN_BLOCK_MS after reading its block, then reads it again", async () => {
+    const email = "flood@lockout.test";
+    const ip = "198.51.100.77";
+    at(0);
+    const prisma = databaseOf(rt).prisma;
+    await prisma.signInThrottle.create({
+      data: {
+        bucket: `client:${ip}`,
+        failures: 40,
+        lastAttemptAt: start,
+        blockedUntil: new Date(start.getTime() + 10 * MINUTE),
+      },
+    });
+    const refusals = async () =>
+      (await prisma.signInThrottle.findUniqueOrThrow({ where: { bucket: `client:${ip}` } })).refusals;
+    const attempt = (client: { ip: string; deviceCookie?: string }) =>
+      rt.sessions.signIn({ email, password: "not the password" }, client).then(
+        () => undefined,
+        (error: unknown) => error as AppError,
+      );
+    // The first refusal is read and counted in the database.
+    expect(await attempt({ ip })).toMatchObject({ code: "rate_limited", headers: { "Retry-After": "600" } });
+    expect(await refusals()).toBe(1);
+    // Within KNOWN_BLOCK_MS: refused from memory, with the block's own Retry-After, nothing written.
+    at(KNOWN_BLOCK_MS - 1000);
+    for (let i = 0; i < 5; i++)
+      expect(await attempt({ ip })).toMatchObject({
+        code: "rate_limited",
+        headers: { "Retry-After": "596" },
+      });
+    expect(await refusals()).toBe(1);
+    // A browser with a device cookie is decided by the database (its own bucket may admit it).
+    expect(await attempt({ ip, deviceCookie: "not a valid cookie" })).toMatchObject({ code: "rate_limited" });
+    expect(await refusals()).toBe(2);
+    // KNOWN_BLOCK_MS after the last read (the device cookie's): read again.
+    at(2 * KNOWN_BLOCK_MS);
+    expect(await attempt({ ip })).toMatchObject({ code: "rate_limited" });
+    expect(await refusals()).toBe(3);
+    // Another client is not refused by this one's block.
+    expect(await attempt({ ip: "198.51.100.78" })).toMatchObject({ code: "unauthorized" });
   });
 
   it("a browser with the account's device cookie is admitted throughout", async () => {

@@ -80,6 +80,7 @@ describe("createPasswordWork", () => {
       return release;
     });
     expect(queued).toBeInstanceOf(Promise);
+    expect(work.full()).toBe(true);
     expect(work.enter()).toBeUndefined();
     const staff = work.acquire().then((release) => {
       order.push("staff");
@@ -95,6 +96,10 @@ describe("createPasswordWork", () => {
     expect(again[0]).toBeInstanceOf(Promise);
     expect(again[1]).toBeInstanceOf(Promise);
     expect(work.enter()).toBeUndefined();
+    const fresh = createPasswordWork(1, 1);
+    expect(fresh.full()).toBe(false);
+    await fresh.enter();
+    expect(fresh.full()).toBe(false);
   });
 });
 

@@ -9,7 +9,7 @@ import { type DatabaseConfig, type DatabasePoolConfig, DEFAULT_DATABASE_POOL } f
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { type Prisma, PrismaClient } from "./generated/prisma/client.ts";
-import { tracingQueries } from "./tracing.ts";
+import { inQuerySpan } from "./tracing.ts";
 
 export type { DatabaseConfig };
 
@@ -24,8 +24,8 @@ export interface Database {
    * types the columns the hot path selects: int8 as bigint, timestamp (without time zone, as Prisma stores
    * DateTime) as a Date in UTC, text and int4 as node-postgres reads them. On PostgreSQL the statement goes to the
    * pool behind the adapter directly: a raw statement through Prisma costs two to three times node-postgres' CPU
-   * (docs/performance.md "Where the time goes"). The embedded database, and every process that traces its
-   * database calls (tracing.ts), go through `$queryRaw`.
+   * (docs/performance.md "Where the time goes"), traced or not (tracing.ts). The embedded database goes through
+   * `$queryRaw`.
    * @throws the driver's error (node-postgres' or Prisma's): error-translator.ts and pets/database-errors.ts read
    *   both.
    */
@@ -138,10 +138,11 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     return {
       prisma,
       config,
-      queryRows: async <T>(query: Prisma.Sql) =>
-        tracingQueries()
-          ? prisma.$queryRaw<T[]>(query)
-          : ((await pool.query({ text: query.text, values: query.values, types: DIRECT_TYPES })).rows as T[]),
+      queryRows: <T>(query: Prisma.Sql) =>
+        inQuerySpan(query.text, async () => {
+          const result = await pool.query({ text: query.text, values: query.values, types: DIRECT_TYPES });
+          return result.rows as T[];
+        }),
       close: async () => {
         await prisma.$disconnect();
         await pool.end().catch(() => undefined);

@@ -1,10 +1,8 @@
 /**
- * Spans of the Prisma client (docs/operations.md "Tracing"): `prisma:client:operation` per client call and
- * `prisma:client:db_query` per SQL statement sent through the driver adapter (`db.query.text`,
- * `db.system.name`), made by the client itself once Prisma's instrumentation (`@prisma/instrumentation`) has
- * installed its tracing helper. Loaded only by a process that traces.
+ * Database spans (docs/operations.md "Tracing"): Prisma's own (`@prisma/instrumentation`) for client calls, and a
+ * `postgresql` CLIENT span per direct statement (`Database["queryRows"]`).
  */
-import type { TracerProvider } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode, type Tracer, type TracerProvider, trace } from "@opentelemetry/api";
 
 /**
  * Makes every Prisma client of the process trace its calls with `tracerProvider`.
@@ -15,17 +13,38 @@ export async function traceDatabaseQueries(tracerProvider: TracerProvider): Prom
   const instrumentation = new PrismaInstrumentation();
   instrumentation.setTracerProvider(tracerProvider);
   instrumentation.enable();
-  traced++;
+  directTracer = tracerProvider.getTracer("@petstore/db");
   let stopped = false;
   return () => {
     if (stopped) return;
     stopped = true;
     instrumentation.disable();
-    traced--;
+    directTracer = undefined;
   };
 }
 
-let traced = 0;
+let directTracer: Tracer | undefined;
 
-/** Whether the process traces its database calls: then every statement goes through Prisma (client.ts). */
-export const tracingQueries = () => traced > 0;
+/**
+ * Runs the direct statement `text` through `run`, inside a CLIENT span named `postgresql` (OpenTelemetry's
+ * database conventions: `db.system.name`, `db.query.text`) when the process traces and a recording span is
+ * active; otherwise calls `run` alone. A rejection marks the span failed and is passed on.
+ */
+export function inQuerySpan<T>(text: string, run: () => Promise<T>): Promise<T> {
+  if (!directTracer || !trace.getActiveSpan()?.isRecording()) return run();
+  const attributes = { "db.system.name": "postgresql", "db.query.text": text };
+  return directTracer.startActiveSpan("postgresql", { kind: SpanKind.CLIENT, attributes }, (span) =>
+    run().then(
+      (rows) => {
+        span.end();
+        return rows;
+      },
+      (error: unknown) => {
+        span.setAttribute("error.type", error instanceof Error ? error.name : "_OTHER");
+        span.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
+        span.end();
+        throw error;
+      },
+    ),
+  );
+}

@@ -5,13 +5,11 @@
  */
 import { problems } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
-import { auditExportResponse } from "./audit-export.ts";
+import { AUDIT_EXPORT, auditExportResponse } from "./audit-export.ts";
 import { DEPRECATED_CALLS_EXPORT, deprecatedCallsExportResponse } from "./deprecated-calls-export.ts";
 import { errorResponse } from "./http/error-answer.ts";
 import { handleTrpcRequest, TRPC_ENDPOINT } from "./trpc/handler.ts";
 import { appRouter } from "./trpc/router.ts";
-
-const AUDIT_EXPORT = "/api/audit/export";
 
 /** The downloads, by path. */
 const DOWNLOADS: Record<string, (rt: Runtime, request: Request) => Promise<Response>> = {

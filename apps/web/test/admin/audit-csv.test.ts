@@ -1,5 +1,5 @@
 /**
- * The audit CSV stream (src/server/audit-csv.ts): it reads a batch only when the reader asks for more, fails
+ * The CSV stream of the downloads (src/server/csv-download.ts), on the audit log's shape: it reads a batch only when the reader asks for more, fails
  * (so the download breaks off) when reading a batch fails instead of ending short, stops reading when the
  * reader goes away, and writes the same lines whatever the batching. Every cell a spreadsheet could run as a
  * formula is escaped, whatever follows its first character.
@@ -7,7 +7,12 @@
 import type { AuditLogEntry } from "@petstore/core";
 import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
-import { auditCsvLines, auditCsvStream } from "../../src/server/audit-csv";
+import { AUDIT_CSV } from "../../src/server/audit-csv";
+import { csvLines, csvStream } from "../../src/server/csv-download";
+
+const auditCsvLines = (rows: AuditLogEntry[], header = false) => csvLines(AUDIT_CSV, rows, header);
+const auditCsvStream = (batches: AsyncGenerator<AuditLogEntry[], void, undefined>) =>
+  csvStream(AUDIT_CSV, batches);
 
 const entry = (id: number): AuditLogEntry => ({
   id,

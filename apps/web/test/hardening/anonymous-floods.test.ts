@@ -2,10 +2,11 @@
  * Nothing anonymous can make the API's process do unbounded work (docs/contract.md sections 3 and 4), against
  * the app served in process (in-process.ts, its clock standing still where a window must not turn):
  * - forged keys (well-formed, valid checksum, unknown) cost database look-ups only within the client address's
- *   anonymous budget, and a repeated one none at all (negative cache);
+ *   anonymous budget, and a repeated one none at all (negative cache); a key with a bad checksum none ever;
  * - dashboard traffic without a session (tRPC calls, the sign-in page) is limited per client address, with a JSON
  *   429 and Retry-After, while a signed-in user from the same address is not;
- * - /metrics needs its token in production, and a scrape is computed at most once a second.
+ * - /metrics needs its token in production, and a scrape is computed at most once a second; without a token it is
+ *   served to loopback clients only (the handler's own rules and its render clock: test/metrics/endpoint.test.ts).
  * That start-up refuses production without a token, and the holding of refusals in every place anonymous
  * budgets apply, are tested on the production server (production-server.test.ts).
  */
@@ -106,6 +107,35 @@ describe("forged API keys from one address", () => {
     expect(await real()).toBe(200);
   });
 
+  it("refuses a key with a bad checksum without a look-up of any kind", async () => {
+    const ip = "203.0.113.54";
+    const claims = vi.spyOn(app.rt.apiKeys, "claim");
+    onTestFinished(() => claims.mockRestore());
+    const before = app.rt.apiKeys.keysRead();
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const key = forgedKey();
+      const r = await fetch(`${app.baseUrl}/v1/pets/1`, {
+        headers: {
+          authorization: `Bearer ${key.slice(0, -1)}${key.endsWith("0") ? "1" : "0"}`,
+          "x-forwarded-for": ip,
+        },
+      });
+      await r.body?.cancel();
+      statuses.push(r.status);
+    }
+    expect(new Set(statuses)).toEqual(new Set([401, 429]));
+    expect(claims).not.toHaveBeenCalled();
+    expect(app.rt.apiKeys.keysRead()).toBe(before);
+    // The same count moves for a key with a correct checksum that no database holds.
+    const unknown = await fetch(`${app.baseUrl}/v1/pets/1`, {
+      headers: { authorization: `Bearer ${forgedKey()}`, "x-forwarded-for": "203.0.113.55" },
+    });
+    expect(unknown.status).toBe(401);
+    expect(claims).toHaveBeenCalledTimes(1);
+    expect(app.rt.apiKeys.keysRead()).toBe(before + 1);
+  });
+
   it("remembers a key that failed, so repeating it costs no look-up", async () => {
     const forged = forgedKey();
     const ask = () =>
@@ -147,6 +177,21 @@ describe("dashboard traffic without a session", () => {
     expect(signedIn.body).toMatchObject({ result: { data: { email: STAFF } } });
     // Another address is not affected.
     expect((await trpc(app, "query", "auth.me", undefined, { ip: "203.0.113.61" })).status).toBe(200);
+  });
+});
+
+describe("/metrics without a token", () => {
+  const app = useInProcessApp({ ANONYMOUS_REFUSAL_DELAY_MS: "0" });
+
+  it("is served to this host's loopback clients only: any other address gets a JSON 403", async () => {
+    const scrape = (headers: Record<string, string>) => fetch(`${app.baseUrl}/metrics`, { headers });
+    const outside = await scrape({ "x-forwarded-for": "203.0.113.80" });
+    expect(outside.status).toBe(403);
+    expect(outside.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await outside.json()).toMatchObject({ code: "forbidden", status: 403 });
+    const local = await scrape({});
+    expect(local.status).toBe(200);
+    expect(await local.text()).toMatch(/^petstore_ready 1$/m);
   });
 });
 

@@ -5,7 +5,11 @@
  * anonymous, once their places were held for their share of the time; /v1 never waits for them, and staff with a
  * session have a pool of their own. The router on a listen(0) server with stand-ins: Next answers only when a
  * test releases it (a slow page), the REST app and the probes at once; every address within its budget, as when
- * a flood comes from many addresses; the pools' clock moves only when a test moves it.
+ * a flood comes from many addresses (past the first few of each: not a person); the pools' clock and queue
+ * timer move only when a test moves them. A person's few requests (the first `DASHBOARD_ANONYMOUS_BURST` of their
+ * address in a minute) draw on a reserve beyond the share; a refused page load gets a page, anything else JSON; a
+ * request whose client goes away before it takes a place never holds one, and no request waits in a queue beyond
+ * `DASHBOARD_QUEUE_TIMEOUT_MS` (503).
  */
 import http from "node:http";
 import net, { type AddressInfo, type Socket } from "node:net";
@@ -17,6 +21,10 @@ import { createRouter } from "../../src/server/http/router.ts";
 const CONCURRENCY = 2;
 const QUEUE = 3;
 const STAFF_COOKIE = "petstore_session=staff-session";
+/** A session the router must read again (known.ts `recheck`): its read waits until a test ends it. */
+const RECHECK_COOKIE = "petstore_session=recheck-session";
+const BURST = 10;
+const QUEUE_TIMEOUT_MS = 7_000;
 
 describe("dashboard admission in the all role", () => {
   let server: http.Server;
@@ -28,6 +36,12 @@ describe("dashboard admission in the all role", () => {
   let routed = 0;
   /** The pools' clock (ms). */
   let clock = 0;
+  /** Requests of the client address this minute, this one included, as the limiter reports them. */
+  let used = BURST + 1;
+  /** Session reads waiting to be answered (true: live). */
+  const rechecks: Array<(live: boolean) => void> = [];
+  /** The pools' queue timers that have not fired nor been cancelled. */
+  const timers = new Set<() => void>();
 
   beforeAll(async () => {
     const config = loadConfig({
@@ -36,6 +50,8 @@ describe("dashboard admission in the all role", () => {
       DASHBOARD_CONCURRENCY: String(CONCURRENCY),
       DASHBOARD_QUEUE: String(QUEUE),
       DASHBOARD_ANONYMOUS_SHARE: "0.25",
+      DASHBOARD_ANONYMOUS_BURST: String(BURST),
+      DASHBOARD_QUEUE_TIMEOUT_MS: String(QUEUE_TIMEOUT_MS),
     });
     const answer = (res: http.ServerResponse, body: string) =>
       res
@@ -47,11 +63,12 @@ describe("dashboard admission in the all role", () => {
       sessions: {
         isKnown: (token: string | undefined) => {
           routed++;
+          if (token === "recheck-session") return new Promise<boolean>((live) => rechecks.push(live));
           return token === "staff-session";
         },
       },
       rateLimiter: {
-        checkAnonymous: async () => ({ allowed: true }),
+        checkAnonymous: async () => ({ allowed: true, windows: [{ limit: 60, remaining: 60 - used }] }),
         holdRefusal: async () => undefined,
       },
       logger: createLogger("silent"),
@@ -61,6 +78,11 @@ describe("dashboard admission in the all role", () => {
         role: "all",
         runtime,
         now: () => clock,
+        setTimer: (ms, callback) => {
+          expect(ms).toBe(QUEUE_TIMEOUT_MS);
+          timers.add(callback);
+          return () => timers.delete(callback);
+        },
         api: (req, res) => answer(res, `api ${req.url}`),
         ops: (req, res) => answer(res, `ops ${req.url}`),
         dashboard: (req, res) => {
@@ -220,5 +242,163 @@ describe("dashboard admission in the all role", () => {
     const next = get("/docs?next");
     expect(await statusOrNext(next)).toBe("handed to Next");
     expect(await answerAll([next])).toEqual([200]);
+  });
+  /** Resolves once `ready()` holds, turn by turn. */
+  async function until(ready: () => boolean): Promise<void> {
+    while (!ready()) await turn();
+  }
+
+  /** Empties the anonymous share with one slow page (10 s), from an address past its first few requests. */
+  async function emptyShare(): Promise<void> {
+    clock += 100_000;
+    used = BURST + 1;
+    const slow = get("/docs?slow");
+    await nextHolds(served.length + 1);
+    clock += 10_000;
+    expect(await answerAll([slow])).toEqual([200]);
+  }
+
+  it("gives no place to a request whose client went away while its session was read, so staff are served after", async () => {
+    clock += 100_000;
+    const before = routed;
+    const port = (server.address() as AddressInfo).port;
+    // Prefetches the browser cancels: more than the signed-in pool's places and queue together.
+    const cancelled = await Promise.all(
+      Array.from(
+        { length: CONCURRENCY + QUEUE + 1 },
+        (_, i) =>
+          new Promise<Socket>((resolve) => {
+            const socket = net.connect(port, "127.0.0.1", () => resolve(socket));
+            socket.write(
+              `GET /admin?prefetch=${i} HTTP/1.1\r\nHost: localhost\r\nCookie: ${RECHECK_COOKIE}\r\n\r\n`,
+            );
+          }),
+      ),
+    );
+    await routedSince(before, CONCURRENCY + QUEUE + 1);
+    const ends = cancelled.map((socket) => accepted.get(socket.localPort ?? 0) as Socket);
+    const closed = ends.map((end) => new Promise((resolve) => end.once("close", resolve)));
+    for (const socket of cancelled) socket.resetAndDestroy();
+    await Promise.all(closed);
+    // Their session reads answer only now: live, so each would go to the signed-in pool.
+    for (const live of rechecks.splice(0)) live(true);
+    for (let i = 0; i < 10; i++) await turn();
+    expect(served).toEqual([]);
+
+    const staff = get("/admin/sign-in?after", { cookie: STAFF_COOKIE });
+    expect(await statusOrNext(staff)).toBe("handed to Next");
+    expect(await answerAll([staff])).toEqual([200]);
+  });
+
+  it("answers a request that waited DASHBOARD_QUEUE_TIMEOUT_MS in the queue with a 503, a page for a page load", async () => {
+    const held = Array.from({ length: CONCURRENCY }, (_, i) =>
+      get(`/admin?held=${i}`, { cookie: STAFF_COOKIE }),
+    );
+    await nextHolds(CONCURRENCY);
+    const page = get("/admin/users?page=2", {
+      cookie: STAFF_COOKIE,
+      accept: "text/html,application/xhtml+xml",
+    });
+    const call = get("/api/trpc/auth.me", { cookie: STAFF_COOKIE });
+    await until(() => timers.size === 2);
+    for (const fire of [...timers]) fire();
+
+    const pageAnswer = await page;
+    expect([pageAnswer.status, pageAnswer.headers.get("retry-after")]).toEqual([503, "7"]);
+    expect(pageAnswer.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(pageAnswer.headers.get("refresh")).toBe("7; url=/admin/users?page=2");
+    expect(await pageAnswer.text()).toContain("reloads itself in 7 seconds");
+    const callAnswer = await call;
+    expect([callAnswer.status, callAnswer.headers.get("retry-after")]).toEqual([503, "7"]);
+    expect(((await callAnswer.json()) as { code: string }).code).toBe("service_unavailable");
+    expect(served).toHaveLength(CONCURRENCY);
+    expect(await answerAll(held)).toEqual(Array(CONCURRENCY).fill(200));
+  });
+
+  it("answers a refused page load with a page that reloads itself, and every other request with JSON", async () => {
+    await emptyShare();
+    const html = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
+    const page = await get("/portal/sign-in?next=%2Fportal%2Fkeys", html);
+    expect(page.status).toBe(429);
+    expect(page.headers.get("retry-after")).toBe("1");
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expect(page.headers.get("content-security-policy")).toMatch(
+      /^default-src 'none'; style-src 'unsafe-inline'/,
+    );
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    const body = await page.text();
+    expect(body).toMatch(/^<!doctype html>\n<html lang="en">/);
+    expect(body).toContain("<title>Too many requests · Pet Store</title>");
+    expect(page.headers.get("refresh")).toBe("1; url=/portal/sign-in?next=%2Fportal%2Fkeys");
+    expect(body).not.toContain("http-equiv");
+    expect(body).toContain("<h1>Please wait a moment</h1>");
+    expect(body).not.toContain("<script");
+
+    const head = await fetch(`${base}/docs`, { method: "HEAD", headers: { connection: "close", ...html } });
+    expect([head.status, head.headers.get("content-type"), await head.text()]).toEqual([
+      429,
+      "text/html; charset=utf-8",
+      "",
+    ]);
+    for (const [path, headers] of [
+      ["/api/trpc/auth.me", html],
+      ["/admin", { ...html, rsc: "1" }],
+      ["/docs", {}],
+    ] as const) {
+      const answer = await get(path, headers);
+      expect([path, answer.status, answer.headers.get("content-type")]).toEqual([
+        path,
+        429,
+        "application/json; charset=utf-8",
+      ]);
+      expect(((await answer.json()) as { code: string }).code).toBe("rate_limited");
+    }
+    expect(served).toEqual(["/docs?slow"]);
+  });
+
+  it("lets a person's first requests in a minute draw on a reserve beyond the share, and no further", async () => {
+    await emptyShare();
+    expect(await statusOrNext(get("/docs?flood"))).toBe(429);
+    // Five pages in five seconds on a loaded machine (each one takes a second), from an address within its first few.
+    used = 1;
+    for (let i = 0; i < 5; i++) {
+      const page = get(`/portal/sign-in?person=${i}`, { accept: "text/html" });
+      expect(await statusOrNext(page)).toBe("handed to Next");
+      clock += 1000;
+      expect(await answerAll([page])).toEqual([200]);
+      used++;
+    }
+    // Another address past its first few is still refused: the person's time is charged to the same share.
+    used = BURST + 1;
+    expect(await statusOrNext(get("/docs?flood-again"))).toBe(429);
+    // The reserve is bounded: requests of half a second each (each charging 500 place-ms, 125 back), counted as
+    // personal, drain it (5,000 place-ms, after the 1,250 the five pages left in debt) after ten.
+    used = 1;
+    let admitted = 0;
+    for (;;) {
+      const request = get(`/api/trpc/auth.me?drain=${admitted}`);
+      const status = await statusOrNext(request);
+      if (status !== "handed to Next") {
+        expect(status).toBe(429);
+        break;
+      }
+      clock += 500;
+      expect(await answerAll([request])).toEqual([200]);
+      admitted++;
+    }
+    expect(admitted).toBe(10);
+  });
+  it("lets an invitation's acceptance draw on the reserve from an address past its first few requests", async () => {
+    await emptyShare();
+    expect(await statusOrNext(get("/portal/invitations/abc", { accept: "text/html" }))).toBe(429);
+    const accept = fetch(`${base}/api/trpc/portal.acceptInvitation`, {
+      method: "POST",
+      headers: { connection: "close", "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(await statusOrNext(accept)).toBe("handed to Next");
+    expect(await answerAll([accept])).toEqual([200]);
+    expect(await statusOrNext(get("/api/trpc/portal.acceptInvitation"))).toBe(429);
   });
 });

@@ -4,7 +4,9 @@
  * session, ending the others, an admin ending all of a user's sessions, deactivation. Two runtimes on one
  * database; the second serves the request router (src/server/http/router.ts) with a dashboard that answers
  * 204 and never resolves a session itself, so only the known-session list decides, on a clock the test moves.
- * A live session stays exempt after an idle while, even from an address whose budget is used up.
+ * A live session stays exempt after an idle while, even from an address whose budget is used up, though its first
+ * request after that while (read again) spends the budget; a cookie of an ended session never buys more than the
+ * address's budget, however many requests it sends at once.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,7 +18,7 @@ import { createRouter } from "../../src/server/http/router.ts";
 import { SESSION_COOKIE } from "../../src/server/trpc/cookies.ts";
 import { PASSWORD } from "./support.ts";
 
-const BUDGET = 3;
+const BUDGET = 60;
 const ENV = {
   LOG_LEVEL: "silent",
   PASSWORD_HASH_COST: "10",
@@ -129,6 +131,30 @@ describe("ended sessions on another instance", () => {
       expect(await statuses(ip, BUDGET + 1, session.token)).toEqual([...Array(BUDGET).fill(204), 429]);
     },
   );
+
+  it("answers at most the budget of 120 requests at once with the cookie of a session an admin ended 5.5 s ago", async () => {
+    const ip = "198.51.100.50";
+    const session = await signedIn(ip);
+    expect(await statuses(ip, 3, session.token)).toEqual([204, 204, 204]);
+    await one.userSessions.endAllOf(session.userId, adminId, "test");
+    advance(5_500);
+    const answered: number[] = [];
+    for (let round = 0; round < 12; round++)
+      answered.push(
+        ...(await Promise.all(Array.from({ length: 10 }, () => statuses(ip, 1, session.token)))).flat(),
+      );
+    expect(answered.filter((status) => status === 204).length).toBeLessThanOrEqual(BUDGET);
+    expect(answered.filter((status) => status === 429).length).toBeGreaterThanOrEqual(120 - BUDGET);
+  });
+
+  it("counts the first request of a live session after an idle while against the budget, and answers it", async () => {
+    const ip = "198.51.100.51";
+    const session = await signedIn(ip);
+    expect(await statuses(ip, BUDGET - 1)).toEqual(Array(BUDGET - 1).fill(204));
+    advance(4_000);
+    expect(await statuses(ip, 2, session.token)).toEqual([204, 204]);
+    expect(await statuses(ip, 1)).toEqual([429]);
+  });
 
   it("keeps a live session exempt after an idle while, from an address whose budget is used up", async () => {
     const ip = "198.51.100.40";

@@ -71,8 +71,19 @@ export async function startRestInstance(
   };
 }
 
-/** Starts the in-process app with `env` (configuration variables) before the block's tests, stops it after. */
-export function useInProcessApp(env: Record<string, string> = {}): InProcessApp {
+/** What a test may put in place of the in-process app's parts (the router's `Routes`). */
+export interface InProcessParts {
+  /** The dashboard pools' clock (ms; performance.now unless given). */
+  now?: () => number;
+  /** The dashboard's pages (default: a 404 "no pages in process"). */
+  dashboard?: http.RequestListener;
+}
+
+/**
+ * Starts the in-process app with `env` (configuration variables) and `parts` before the block's tests, stops it
+ * after.
+ */
+export function useInProcessApp(env: Record<string, string> = {}, parts: InProcessParts = {}): InProcessApp {
   const app = {} as InProcessApp;
   let server: http.Server | undefined;
   let drop: (() => Promise<void>) | undefined;
@@ -122,8 +133,10 @@ export function useInProcessApp(env: Record<string, string> = {}): InProcessApp 
       ),
       ops: fetchListener(createOpsFetch({ config, runtime: async () => rt }), config.trustProxy),
       // The dashboard without its Next process: its JSON API only.
-      dashboard: (_req, res) =>
-        res.writeHead(404, { "Content-Type": "text/plain" }).end("no pages in process"),
+      dashboard:
+        parts.dashboard ??
+        ((_req, res) => res.writeHead(404, { "Content-Type": "text/plain" }).end("no pages in process")),
+      ...(parts.now ? { now: parts.now } : {}),
       dashboardApi: fetchListener(createDashboardApiFetch(rt), config.trustProxy),
     });
   }, 120_000);

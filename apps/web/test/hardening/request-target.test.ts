@@ -92,10 +92,18 @@ const counts = (role: ServeRole, path: string) => {
   return owner === "dashboard" ? !file : owner === undefined && !isRest(path);
 };
 
-/** Sends `target` as it is, over one connection; resolves with the status and the body. */
-async function rawGet(port: number, target: string): Promise<{ status: number; body: string }> {
+/**
+ * Sends `target` as it is, with `hosts` as its Host headers (one each), over one connection; resolves with the
+ * status and the body.
+ */
+async function rawGet(
+  port: number,
+  target: string,
+  hosts: string[] = ["localhost"],
+): Promise<{ status: number; body: string }> {
   const socket = net.connect(port, "127.0.0.1");
-  socket.end(`GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+  const host = hosts.map((h) => `Host: ${h}\r\n`).join("");
+  socket.end(`GET ${target} HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
   let text = "";
   for await (const chunk of socket) text += chunk.toString();
   const [head = "", body = ""] = text.split("\r\n\r\n");
@@ -143,6 +151,27 @@ describe.each(ROLES)("the %s role", (role) => {
     port = (server.address() as AddressInfo).port;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it.each([
+    ["the same name twice", ["localhost", "localhost"]],
+    ["two names", ["localhost", "internal.example"]],
+    ["two spellings of the name", ["localhost", "LOCALHOST:80"]],
+  ])(
+    "refuses two Host headers (%s) with a 400 before any handler (RFC 9112 section 3.2)",
+    async (_, hosts) => {
+      for (const target of ["/v1/pets/1", "/healthz", "/docs"]) {
+        counted.length = 0;
+        const { status, body } = await rawGet(port, target, hosts);
+        expect({ status, counted: counted.length }, target).toEqual({ status: 400, counted: 0 });
+        const json = JSON.parse(body) as { handler?: Handler; code?: string; message?: string };
+        expect(json.handler, target).toBeUndefined();
+        expect(json.code, target).toBe("invalid_request");
+        expect(json.message, target).toMatch(/one Host header/);
+      }
+      // One Host header is served as ever.
+      expect((await rawGet(port, "/healthz", ["localhost"])).status).toBe(200);
+    },
+  );
 
   it.each(SPELLINGS)("%s is served as %s, by the role's own handler", async (target, served) => {
     counted.length = 0;

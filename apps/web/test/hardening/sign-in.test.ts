@@ -7,8 +7,10 @@
  * client's X-Forwarded-Proto without TRUST_PROXY, and sign-in events are in the audit log.
  */
 
+import { AppError } from "@petstore/contracts";
+import { SIGN_IN_BUSY_MESSAGE, SIGN_IN_BUSY_RETRY_SECONDS } from "@petstore/core";
 import { databaseOf, pollUntil } from "@petstore/core/testing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { useInProcessApp } from "./in-process.ts";
 import { ADMIN, batchCodes, PASSWORD, STAFF, signIn, trpc, trpcBatch, trpcCode } from "./support.ts";
 
@@ -20,6 +22,40 @@ const wrong = (email: string, i: number) => ({
 describe("sign-in throttle (TRUST_PROXY on)", () => {
   // Parallel sign-ins are the subject here, not the cap on password work (sign-in-work.test.ts in core).
   const app = useInProcessApp({ PASSWORD_HASH_CONCURRENCY: "64" });
+
+  it("answers a sign-in while the password work is full up front, unread, as the sign-in itself would", async () => {
+    const ip = "203.0.113.9";
+    const busy = new AppError("rate_limited", SIGN_IN_BUSY_MESSAGE, undefined, {
+      "Retry-After": String(SIGN_IN_BUSY_RETRY_SECONDS),
+    });
+    // What tRPC answers when the sign-in itself finds the work full.
+    const signIn = vi.spyOn(app.rt.sessions, "signIn").mockRejectedValue(busy);
+    onTestFinished(() => signIn.mockRestore());
+    const inside = await trpc(app, "mutation", "auth.signIn", { email: STAFF, password: "x" }, { ip });
+    const insideBatch = await trpcBatch(app, [wrong(STAFF, 0)], { ip });
+    expect(signIn).toHaveBeenCalledTimes(2);
+    // Answered before tRPC runs: the same answers, the sign-in never called, the body never read (not JSON here).
+    const full = vi.spyOn(app.rt.sessions, "signInBusy").mockReturnValue(true);
+    onTestFinished(() => full.mockRestore());
+    const unread = (batch: boolean) =>
+      fetch(`${app.baseUrl}/api/trpc/auth.signIn${batch ? "?batch=1" : ""}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": ip },
+        body: "{not json",
+      }).then(async (r) => ({
+        status: r.status,
+        retryAfter: r.headers.get("retry-after"),
+        body: await r.json(),
+      }));
+    const outside = await unread(false);
+    const outsideBatch = await unread(true);
+    expect(signIn).toHaveBeenCalledTimes(2);
+    expect(outside).toEqual({ status: 429, retryAfter: "1", body: inside.body });
+    expect(outsideBatch).toEqual({ status: 429, retryAfter: "1", body: insideBatch.body });
+    expect(trpcCode(inside)).toBe("TOO_MANY_REQUESTS");
+    // Other procedures, and a batch that carries more than the sign-in, go to tRPC as ever.
+    expect((await trpc(app, "query", "auth.me", undefined, { ip })).status).toBe(200);
+  });
 
   it("checks at most 5 passwords of one batch and refuses the right one after them", async () => {
     const ip = "203.0.113.1";

@@ -65,3 +65,23 @@ describe("tRPC errors carry their code of the closed set", () => {
     expect(refused.headers.get("content-type")).toBe("application/json; charset=utf-8");
   });
 });
+
+describe("the headers of every answer", () => {
+  const app = useInProcessApp();
+
+  it("are the same on JSON answers, errors, probes and an OPTIONS' 204: no-store, nosniff, the request id", async () => {
+    const answers = [
+      ["GET", "/healthz"],
+      ["GET", "/readyz"],
+      ["GET", "/v1/pets"],
+      ["OPTIONS", "/v1/pets"],
+    ] as const;
+    for (const [method, path] of answers) {
+      const res = await fetch(`${app.baseUrl}${path}`, { method, headers: { "x-request-id": "probe-42" } });
+      await res.arrayBuffer();
+      expect([path, res.headers.get("cache-control")]).toEqual([path, "no-store"]);
+      expect([path, res.headers.get("x-content-type-options")]).toEqual([path, "nosniff"]);
+      expect([path, res.headers.get("x-request-id")]).toEqual([path, "probe-42"]);
+    }
+  });
+});

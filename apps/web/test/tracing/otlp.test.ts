@@ -158,6 +158,10 @@ describe("tracing over OTLP/HTTP", () => {
     }, 5_000);
   }
 
+  /** Whether `span` is one SQL statement: Prisma's own, or a direct statement of the hot path. */
+  const isStatement = (span: OtlpSpan) =>
+    span.name === "prisma:client:db_query" || (span.name === "postgresql" && span.kind === CLIENT);
+
   /** Whether `span` descends from the span `ancestorId` within `spans`. */
   const descends = (span: OtlpSpan, ancestorId: string, spans: OtlpSpan[]): boolean => {
     for (let s: OtlpSpan | undefined = span; s; s = spans.find((p) => p.spanId === s?.parentSpanId))
@@ -179,7 +183,7 @@ describe("tracing over OTLP/HTTP", () => {
       TRACE_ID,
       (s) =>
         s.some((x) => x.kind === SERVER) &&
-        s.some((x) => x.name === "prisma:client:db_query") &&
+        s.some(isStatement) &&
         s.some((x) => attribute(x, "db.system.name") === "redis"),
     );
     const request = spans.find((s) => s.kind === SERVER) as OtlpSpan;
@@ -189,7 +193,7 @@ describe("tracing over OTLP/HTTP", () => {
     expect(attribute(request, "http.route")).toBe("/v1/pets");
     expect(Number(attribute(request, "http.response.status_code"))).toBe(200);
 
-    const queries = spans.filter((s) => s.name === "prisma:client:db_query");
+    const queries = spans.filter(isStatement);
     for (const query of queries) expect(descends(query, request.spanId, spans)).toBe(true);
     expect(queries.some((q) => String(attribute(q, "db.query.text")).includes('"Pet"'))).toBe(true);
     const redis = spans.filter((s) => attribute(s, "db.system.name") === "redis");

@@ -13,6 +13,7 @@ describe("auth procedures", () => {
   beforeEach(async () => {
     h.setNow(undefined);
     await databaseOf(h.rt).prisma.signInThrottle.deleteMany();
+    h.rt.sessions.throttle.forgetBlocks();
   });
 
   it("signs in with the right password, sets an httpOnly SameSite=Lax cookie, and me() names the user", async () => {

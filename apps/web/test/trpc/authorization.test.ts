@@ -34,6 +34,9 @@ const MEMBER = [
   "portal.webhooks.message",
   "portal.webhooks.replayMessage",
   "portal.webhooks.replayRange",
+  "portal.orders.search",
+  "portal.orders.get",
+  "portal.orders.cancel",
 ];
 const OWNER = ["portal.invite", "portal.setMemberRole", "portal.removeMember"];
 const STAFF = [
@@ -49,6 +52,12 @@ const STAFF = [
   "categories.rename",
   "categories.remove",
   "overview.animals",
+  "overview.orders",
+  "orders.search",
+  "orders.get",
+  "orders.complete",
+  "orders.cancel",
+  "orders.accounts",
   "sessions.list",
   "sessions.revoke",
   "sessions.revokeOthers",

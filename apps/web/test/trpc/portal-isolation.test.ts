@@ -19,7 +19,7 @@ import {
   type TestAccount,
 } from "./support";
 
-type Kind = "key" | "endpoint" | "message" | "member";
+type Kind = "key" | "endpoint" | "message" | "member" | "order" | "pet";
 
 /**
  * Every portal procedure that takes an object id: the kind of id, its input for id `id`, and whether only the
@@ -55,6 +55,8 @@ const BY_ID: Record<string, { kind: Kind; input: (id: string) => unknown; owners
     input: (endpointId) => ({ endpointId, since: "2026-01-01T00:00:00Z" }),
   },
   "portal.webhooks.message": { kind: "message", input: (id) => ({ id }) },
+  "portal.orders.get": { kind: "order", input: (id) => ({ id: Number(id) }) },
+  "portal.orders.cancel": { kind: "order", input: (id) => ({ id: Number(id) }) },
   "portal.setMemberRole": { kind: "member", input: (id) => ({ id, role: "developer" }), owners: true },
   "portal.removeMember": { kind: "member", input: (id) => ({ id }), owners: true },
 };
@@ -68,6 +70,16 @@ const WITHOUT_ID = [
   "portal.webhooks.create",
   "portal.usage",
 ];
+/**
+ * Portal procedures whose object ids are filters of a search: another account's id finds what an unknown id finds,
+ * nothing (`kind`'s foreign ids, as `field`).
+ */
+const BY_FILTER: Record<string, { kind: Kind; field: string }[]> = {
+  "portal.orders.search": [
+    { kind: "order", field: "id" },
+    { kind: "pet", field: "petId" },
+  ],
+};
 /** Public procedures whose input is an invitation's secret token: the token is the permission. */
 const BY_TOKEN = ["portal.invitation", "portal.acceptInvitation"];
 
@@ -85,6 +97,11 @@ const FOREIGN: Record<Kind, { kinds: string[]; message: string }> = {
     kinds: ["messageOfB", "storeMessage", "unknownMessage"],
     message: "No webhook message with id <id>.",
   },
+  order: {
+    kinds: ["orderOfB", "orderOutsideAccounts", "unknownOrder"],
+    message: "No order with id <id>.",
+  },
+  pet: { kinds: ["petOrderedByB", "petOrderedOutsideAccounts"], message: "No animal <id>." },
   member: {
     kinds: ["ownerOfB", "developerOfB", "staffUser", "adminUser", "unknownMember"],
     message: "No member <id>.",
@@ -97,6 +114,8 @@ const OWNERS_ONLY = "Only the account's owners may do this.";
 /** An endpoint of A's and a test message of it (replayMessage's other id). */
 let ownEndpoint = "";
 let ownMessage = "";
+/** An order of A's (what the search filters find when the id is A's). */
+let ownOrder = { id: 0, petId: 0 };
 
 describe("portal isolation between accounts", () => {
   let h: Harness;
@@ -154,6 +173,26 @@ describe("portal isolation between accounts", () => {
     foreign.staffUser = h.staff.id;
     foreign.adminUser = h.admin.id;
     foreign.unknownMember = randomUUID();
+    const [forB, forOutside, forA] = await databaseOf(h.rt).prisma.pet.findMany({
+      where: { status: "available" },
+      orderBy: { id: "asc" },
+      take: 3,
+    });
+    const orderOfB = await h.rt.orders
+      .of({ accountId: b.id })
+      .create({ petId: Number(forB?.id) }, { apiKeyId: foreign.liveKeyOfB });
+    foreign.orderOfB = String(orderOfB.id);
+    foreign.petOrderedByB = String(orderOfB.petId);
+    const outside = await h.rt.orders
+      .of({ apiKeyId: foreign.keyOutsideAccounts })
+      .create({ petId: Number(forOutside?.id) }, { apiKeyId: foreign.keyOutsideAccounts });
+    foreign.orderOutsideAccounts = String(outside.id);
+    foreign.petOrderedOutsideAccounts = String(outside.petId);
+    const keyOfA = (await members.owner.portal.keys.list())[0]?.id as string;
+    ownOrder = await h.rt.orders
+      .of({ accountId: a.id })
+      .create({ petId: Number(forA?.id) }, { apiKeyId: keyOfA });
+    foreign.unknownOrder = "987654321";
     ownEndpoint = (await members.owner.portal.webhooks.create(target)).id;
     ownMessage = (await members.owner.portal.webhooks.sendTest({ id: ownEndpoint })).messageId;
   });
@@ -162,8 +201,8 @@ describe("portal isolation between accounts", () => {
   it("has a row for every portal procedure", () => {
     const portal = Object.keys(appRouter._def.procedures).filter((p) => p.startsWith("portal."));
     const rows = new Set(Object.keys(BY_ID).map((path) => path.split("#")[0]));
-    expect(portal.sort()).toEqual([...rows, ...WITHOUT_ID, ...BY_TOKEN].sort());
-    expect(cases.length).toBe(154);
+    expect(portal.sort()).toEqual([...rows, ...Object.keys(BY_FILTER), ...WITHOUT_ID, ...BY_TOKEN].sort());
+    expect(cases.length).toBe(166);
   });
 
   const snapshotOfOthers = async () => {
@@ -182,6 +221,10 @@ describe("portal isolation between accounts", () => {
         orderBy: { id: "asc" },
       }),
       sessions: await prisma.session.count(),
+      orders: await prisma.order.findMany({
+        where: { accountId: { not: a.id } },
+        orderBy: { id: "asc" },
+      }),
     };
   };
 
@@ -200,6 +243,29 @@ describe("portal isolation between accounts", () => {
     );
     expect(error.message.replace(id, "<id>")).toBe(forbidden ? OWNERS_ONLY : FOREIGN[row.kind].message);
     expect(await snapshotOfOthers()).toEqual(before);
+  });
+
+  const filterCases = Object.entries(BY_FILTER).flatMap(([path, filters]) =>
+    filters.flatMap(({ kind, field }) =>
+      FOREIGN[kind].kinds.map((id) => ({ path, field, id, member: "developer" })),
+    ),
+  );
+
+  it.each(filterCases)(
+    "$path by A's $member filtered by $field = $id: nothing, as for an unknown id",
+    async (c) => {
+      const before = await snapshotOfOthers();
+      const page = await callPath(members[c.member] as Caller, c.path, { [c.field]: Number(foreign[c.id]) });
+      expect(page).toEqual({ rows: [], total: 0, totalExact: true });
+      expect(await snapshotOfOthers()).toEqual(before);
+    },
+  );
+
+  it("finds A's own order by the same filters", async () => {
+    for (const filter of [{ id: ownOrder.id }, { petId: ownOrder.petId }]) {
+      const page = await (members.developer as Caller).portal.orders.search(filter);
+      expect(page.rows.map((o) => o.id)).toEqual([ownOrder.id]);
+    }
   });
 
   it("lists and the account view show nothing of another account", async () => {

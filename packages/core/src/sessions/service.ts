@@ -66,6 +66,20 @@ export const SIGN_IN_FAILED_MESSAGE = "The email or password is incorrect.";
 /** Retry-After of a sign-in refused because the instance is checking as many passwords as it may at once. */
 export const SIGN_IN_BUSY_RETRY_SECONDS = 1;
 
+/** The 429 of a throttled sign-in, `retryAfterSeconds` (whole seconds) until it may be tried again. */
+function throttled(retryAfterSeconds: number): AppError {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  return new AppError(
+    "rate_limited",
+    `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+    undefined,
+    { "Retry-After": String(retryAfterSeconds) },
+  );
+}
+
+/** The message of a sign-in refused while every password slot is taken and the queue is full. */
+export const SIGN_IN_BUSY_MESSAGE = "Too many sign-ins at this moment. Try again in a second.";
+
 /** Audit actor of a failed sign-in: nobody is known (the client's address is in the entry). */
 export const ANONYMOUS_ACTOR = "anonymous";
 
@@ -156,15 +170,7 @@ export function createSessionService(
       device: presented.find((token) => user && token.userId === user.id)?.nonce,
     };
     const admission = await throttle.admit(attempt);
-    if (!admission.admitted) {
-      const minutes = Math.ceil(admission.retryAfterSeconds / 60);
-      throw new AppError(
-        "rate_limited",
-        `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
-        undefined,
-        { "Retry-After": String(admission.retryAfterSeconds) },
-      );
-    }
+    if (!admission.admitted) throw throttled(admission.retryAfterSeconds);
     if (user === undefined) user = await prisma.user.findUnique({ where: { email: input.email } });
     const matches = await verifyPassword(
       input.password,
@@ -238,6 +244,12 @@ export function createSessionService(
     throttle,
 
     /**
+     * Whether a sign-in now would be refused as busy (`signIn`'s 429 with Retry-After 1: every password slot
+     * taken and the queue full), so the HTTP layer can answer it before reading the request's body.
+     */
+    signInBusy: (): boolean => passwords.full(),
+
+    /**
      * Whether `token` is a live session, never an access check (known.ts): answered from memory when this
      * process read it valid less than KNOWN_SESSION_TTL_MS ago (true) or never (false); a session read valid
      * longer ago is read again, one read per token at a time, and the answer is a promise (false when the
@@ -267,14 +279,16 @@ export function createSessionService(
      *   wrong password or inactive account, always with the same message.
      */
     async signIn(input: SignIn, client: SignInClient): Promise<NewSession> {
+      // A client this instance knows is blocked is refused before taking any of the password work's places.
+      if (!client.deviceCookie) {
+        const known = throttle.refusedFromMemory({ email: input.email, ip: client.ip });
+        if (known && !known.admitted) throw throttled(known.retryAfterSeconds);
+      }
       const entered = passwords.enter();
       if (!entered) {
-        throw new AppError(
-          "rate_limited",
-          "Too many sign-ins at this moment. Try again in a second.",
-          undefined,
-          { "Retry-After": String(SIGN_IN_BUSY_RETRY_SECONDS) },
-        );
+        throw new AppError("rate_limited", SIGN_IN_BUSY_MESSAGE, undefined, {
+          "Retry-After": String(SIGN_IN_BUSY_RETRY_SECONDS),
+        });
       }
       const release = await entered;
       try {

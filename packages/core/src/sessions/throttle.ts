@@ -9,8 +9,15 @@
  * rather than deadlock), decides again and counts a failure up front, which `succeeded` gives back; a refusal
  * decided under the lock rolls the transaction back. Unknown emails count like known ones, so throttling never
  * tells whether an account exists.
+ *
+ * A block this instance has read is remembered for up to `KNOWN_BLOCK_MS` (`refusedFromMemory`): while it lasts,
+ * an attempt without a device cookie that one of its buckets blocks is refused without the database or a password
+ * slot, so a blocked flood costs a map look-up per attempt. The first refusal of a block is always read and
+ * written in the database (its audit entry); a block lifted elsewhere (a success on another instance) is seen
+ * within `KNOWN_BLOCK_MS`, one lifted here at once.
  */
 import { Prisma, type PrismaClient } from "@petstore/db";
+import { LRUCache } from "lru-cache";
 import { writeAudit } from "../audit.ts";
 import { type ClientPrefixes, clientNetwork, DEFAULT_CLIENT_PREFIXES } from "../client-network.ts";
 import { type CoreDeps, SYSTEM_ACTOR } from "../deps.ts";
@@ -46,6 +53,12 @@ export const SIGN_IN_RULES: Record<BucketScope, BucketRule> = {
 export const SIGN_IN_FORGET_MS = 3600_000;
 
 const PURGE_EVERY_MS = 60_000;
+
+/** How long a block read from the database refuses attempts from memory (ms), however long it lasts. */
+export const KNOWN_BLOCK_MS = 5_000;
+
+/** Blocked buckets remembered at once per instance. */
+const KNOWN_BLOCKS = 10_000;
 
 /** One sign-in attempt as the throttle sees it. */
 export interface SignInAttempt {
@@ -145,6 +158,8 @@ export function createSignInThrottle({
   config,
 }: Pick<CoreDeps, "prisma" | "clock" | "logger"> & { config: Pick<CoreDeps["config"], "clientPrefixes"> }) {
   let lastPurge = 0;
+  /** Blocks this instance read, by bucket key: until when the block lasts, and when it was read (clock ms). */
+  const knownBlocks = new LRUCache<string, { until: number; readAt: number }>({ max: KNOWN_BLOCKS });
 
   /** The row as it counts at `now`: forgotten rows start from zero. */
   const current = (row: Row, now: number): Row => {
@@ -173,6 +188,8 @@ export function createSignInThrottle({
    * The first refusal of a block is written to the audit log.
    */
   async function refuse(block: Block, attempt: SignInAttempt, now: Date): Promise<Admission> {
+    if (block.row.blockedUntil)
+      knownBlocks.set(block.row.bucket, { until: block.row.blockedUntil.getTime(), readAt: now.getTime() });
     const counted = await prisma.$queryRaw<{ refusals: number }[]>`
       UPDATE "SignInThrottle" SET
         "refusals" = CASE WHEN "auditedBlock" IS NOT DISTINCT FROM "blockedUntil" THEN "refusals" + 1 ELSE 1 END,
@@ -207,6 +224,33 @@ export function createSignInThrottle({
   }
 
   return {
+    /**
+     * The refusal of `attempt` when a block this instance read less than `KNOWN_BLOCK_MS` ago still holds one of
+     * its buckets, else undefined (decide with `admit`). Never for an attempt with a device cookie (its own bucket
+     * may admit it). No I/O, nothing written.
+     */
+    refusedFromMemory(attempt: SignInAttempt): Admission | undefined {
+      if (attempt.device || knownBlocks.size === 0) return undefined;
+      const at = clock().getTime();
+      let until = 0;
+      for (const bucket of signInBuckets(attempt, config.clientPrefixes)) {
+        const known = knownBlocks.get(bucket.key);
+        if (known && known.until > at && at - known.readAt < KNOWN_BLOCK_MS)
+          until = Math.max(until, known.until);
+      }
+      return until > 0
+        ? { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((until - at) / 1000)) }
+        : undefined;
+    },
+
+    /**
+     * Drops every block this instance remembers (`refusedFromMemory`): the next attempts read the database. For
+     * whoever changes the table behind the throttle's back (tests resetting it between cases).
+     */
+    forgetBlocks(): void {
+      knownBlocks.clear();
+    },
+
     /**
      * Decides whether `attempt` may check its password, and if so counts it as a failure already
      * (atomically with the decision). A refusal writes one counter increment (and the audit log once per
@@ -262,6 +306,12 @@ export function createSignInThrottle({
     async succeeded(attempt: SignInAttempt): Promise<void> {
       const buckets = signInBuckets(attempt, config.clientPrefixes);
       const key = (scope: BucketScope) => buckets.find((bucket) => bucket.scope === scope)?.key ?? "";
+      // What this success lifts is lifted here at once (the database decides again on the next attempt).
+      for (const bucket of [
+        ...buckets,
+        ...signInBuckets({ email: attempt.email, ip: attempt.ip }, config.clientPrefixes),
+      ])
+        knownBlocks.delete(bucket.key);
       if (attempt.device) {
         await prisma.signInThrottle.deleteMany({ where: { bucket: key("device") } });
         return;

@@ -94,6 +94,8 @@ export interface PasswordWork {
    * at once when every slot is taken and the queue is full.
    */
   enter(): Promise<() => void> | undefined;
+  /** Whether `enter` would refuse now (every slot taken, the queue full): lets a caller refuse before any work. */
+  full(): boolean;
   /** Resolves with a slot's release function once one is free (first come, first served). */
   acquire(): Promise<() => void>;
   /** `hashPassword` in a slot (waiting for one). */
@@ -128,6 +130,7 @@ export function createPasswordWork(concurrency: number, queue: number): Password
       }
       return waiting.length < queue ? wait() : undefined;
     },
+    full: () => busy >= concurrency && waiting.length >= queue,
     acquire() {
       if (busy < concurrency) {
         busy++;

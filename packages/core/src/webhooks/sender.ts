@@ -19,7 +19,7 @@ import { type Attributes, context, propagation, SpanStatusCode } from "@opentele
 import { LRUCache } from "lru-cache";
 import { Webhook } from "standardwebhooks";
 import { inRootSpan } from "../tracing.ts";
-import { blockedLiteral, guardedLookup } from "./targets.ts";
+import { blockedLiteral, guardedLookup, NOT_REACHED } from "./targets.ts";
 
 /** Longest response excerpt kept, bytes. */
 export const RESPONSE_EXCERPT_BYTES = 1024;
@@ -287,7 +287,7 @@ function describe(error: unknown, timedOut: boolean, timeoutMs: number): string 
   if (e?.name === "AbortError") return "stopped: the server was shutting down";
   if (e?.name === "BlockedAddressError") return e.message;
   if (e?.code === "ECONNREFUSED") return "connection refused";
-  if (e?.code === "ENOTFOUND" || e?.code === "EAI_AGAIN") return "the host name could not be resolved";
+  if (e?.code === "ENOTFOUND" || e?.code === "EAI_AGAIN") return NOT_REACHED;
   if (e?.code === "ECONNRESET") return "the connection was reset";
   return (e?.message ? `${e.code ? `${e.code}: ` : ""}${e.message}` : String(error))
     .slice(0, 300)

@@ -43,11 +43,21 @@ export function isPublicAddress(address: string): boolean {
   return parsed.kind() === "ipv4" || parsed.match(GLOBAL_UNICAST_V6);
 }
 
-/** Raised (as a connection error) when a webhook would connect to an address that is not public. */
+/** What a member is told of a host that is not public, at save time and per attempt. */
+export const NOT_ALLOWED = "this host is not allowed: webhooks call public addresses only";
+
+/** What a member is told of a host without an answer (no address, no DNS answer in time), at save time and per attempt. */
+export const NOT_REACHED = "this host could not be reached";
+
+/**
+ * Raised (as a connection error) when a webhook would connect to an address that is not public. Its message is
+ * shown to the endpoint's account (the delivery log): it says "not allowed" and never the address a name
+ * resolves to, which would map the private network for whoever can save a URL.
+ */
 export class BlockedAddressError extends Error {
   readonly code = "EWEBHOOKBLOCKED";
-  constructor(host: string, address: string) {
-    super(`${host} resolves to ${address}, which is not a public address`);
+  constructor() {
+    super(NOT_ALLOWED);
     this.name = "BlockedAddressError";
   }
 }
@@ -71,11 +81,7 @@ export async function checkTarget(rawUrl: string, allowPrivate: boolean): Promis
   if (allowPrivate) return url.href;
   const host = hostOf(url);
   const addresses = net.isIP(host) ? [host] : await resolve(host);
-  const blocked = addresses.find((a) => !isPublicAddress(a));
-  if (blocked)
-    throw invalidUrl(
-      `must point to a public address, but ${host === blocked ? host : `${host} resolves to ${blocked}`} is a private, loopback or reserved address`,
-    );
+  if (addresses.some((a) => !isPublicAddress(a))) throw invalidUrl(NOT_ALLOWED);
   return url.href;
 }
 
@@ -91,7 +97,7 @@ async function resolve(host: string): Promise<string[]> {
     if (found.length === 0) throw new Error("no address");
     return found.map((a) => a.address);
   } catch {
-    throw invalidUrl(`its host ${host} could not be resolved`);
+    throw invalidUrl(NOT_REACHED);
   } finally {
     clearTimeout(timer);
   }
@@ -101,7 +107,7 @@ async function resolve(host: string): Promise<string[]> {
 export function blockedLiteral(url: URL, allowPrivate: boolean): BlockedAddressError | undefined {
   const host = hostOf(url);
   if (allowPrivate || !net.isIP(host) || isPublicAddress(host)) return undefined;
-  return new BlockedAddressError(host, host);
+  return new BlockedAddressError();
 }
 
 type LookupCallback = (
@@ -122,7 +128,7 @@ export function guardedLookup(resolver: typeof dns.lookup = dns.lookup) {
       if (error) return callback(error, []);
       const list = addresses as dns.LookupAddress[];
       const blocked = list.find((a) => !isPublicAddress(a.address));
-      if (blocked) return callback(new BlockedAddressError(hostname, blocked.address), []);
+      if (blocked) return callback(new BlockedAddressError(), []);
       if (options.all) return callback(null, list);
       const first = list[0];
       if (!first)

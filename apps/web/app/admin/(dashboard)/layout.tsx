@@ -10,6 +10,7 @@ const LINKS = [
   { href: "/admin", label: "Overview" },
   { href: "/admin/animals", label: "Animals" },
   { href: "/admin/categories", label: "Categories" },
+  { href: "/admin/orders", label: "Orders" },
   { href: "/admin/keys", label: "API keys", adminOnly: true },
   { href: "/admin/accounts", label: "Accounts", adminOnly: true },
   { href: "/admin/plans", label: "Plans", adminOnly: true },

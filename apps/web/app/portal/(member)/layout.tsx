@@ -11,6 +11,7 @@ const LINKS = [
   { href: "/portal", label: "Overview and keys", also: "/portal/keys/" },
   { href: "/portal/usage", label: "Usage" },
   { href: "/portal/requests", label: "Request log" },
+  { href: "/portal/orders", label: "Orders" },
   { href: "/portal/webhooks", label: "Webhooks" },
 ];
 

@@ -1,7 +1,7 @@
 "use client";
 /**
  * Adds an animal or edits `animal`, validated with the contract schemas (NewPet, PetUpdate), so the messages are
- * the REST API's; the server's field errors show on the fields.
+ * the REST API's; the server's field errors show on the fields. An animal's dialog also lists its orders.
  */
 import { Select, TextInput } from "@mantine/core";
 import { NewPet, PetUpdate } from "@petstore/contracts";
@@ -11,6 +11,7 @@ import { useNotifiedMutation } from "@/ui/feedback";
 import { STATUS_LABELS } from "@/ui/format";
 import { useZodForm } from "@/ui/forms/use-zod-form";
 import { useTRPC } from "@/ui/trpc";
+import { AnimalOrders } from "./animal-orders";
 
 export type EditableAnimal = Pick<RouterOutputs["pets"]["get"], "id" | "name" | "categoryId" | "status">;
 
@@ -81,6 +82,7 @@ export function AnimalDialog({
         nothingFoundMessage="No such category"
       />
       <Select label="Status" data={STATUS_OPTIONS} allowDeselect={false} {...form.field("status")} />
+      {animal ? <AnimalOrders petId={animal.id} /> : null}
     </FormModal>
   );
 }

@@ -33,6 +33,7 @@ const ENTITY_OPTIONS = [
   { value: "webhookEndpoint", label: "Webhook endpoints" },
   { value: "account", label: "Accounts" },
   { value: "invitation", label: "Invitations" },
+  { value: "order", label: "Orders" },
 ];
 
 const shortId = (id: string) => (id.length > 13 ? `${id.slice(0, 8)}…` : id);

@@ -1,6 +1,6 @@
 "use client";
 /**
- * Overview: animals by status (everyone), and for admins the working keys by plan, requests today, the busiest keys
+ * Overview: animals by status and the orders' figures (everyone), and for admins the working keys by plan, requests today, the busiest keys
  * and the whole API's traffic, the usage service's figures that every other screen shows.
  */
 import { DonutChart } from "@mantine/charts";
@@ -111,6 +111,39 @@ function AnimalsCard() {
         }}
       </QueryState>
     </Card>
+  );
+}
+
+/** Open holds (placed orders, linking to them) and the orders placed today (UTC). */
+function OrdersSection() {
+  const trpc = useTRPC();
+  const orders = useQuery({ ...trpc.overview.orders.queryOptions(), refetchInterval: 60_000 });
+  return (
+    <QueryState query={orders} errorTitle="Could not load the order figures" skeletonRows={2}>
+      {(data) => (
+        <SimpleGrid cols={{ base: 1, xs: 2 }} component="section" aria-label="Orders">
+          <Paper withBorder p="md">
+            <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+              Open holds
+            </Text>
+            <Group justify="space-between" align="baseline" wrap="wrap">
+              <Text fz={28} fw={700}>
+                {formatNumber(data.placed)}
+              </Text>
+              <RouteLink href="/admin/orders?status=placed" size="sm">
+                See the placed orders
+              </RouteLink>
+            </Group>
+            <Hint size="xs">Animals held for API clients until completed, cancelled or lapsed</Hint>
+          </Paper>
+          <Stat
+            label="Orders today (UTC)"
+            value={formatNumber(data.today)}
+            hint="Placed since midnight UTC"
+          />
+        </SimpleGrid>
+      )}
+    </QueryState>
   );
 }
 
@@ -241,6 +274,7 @@ export function OverviewPage() {
       <PageHeader title="Overview" description={`Signed in as ${user.name}.`} />
       <Stack>
         <AnimalsCard />
+        <OrdersSection />
         {user.role === "admin" ? <KeysSection /> : null}
         {user.role === "admin" ? <TrafficSection /> : null}
       </Stack>

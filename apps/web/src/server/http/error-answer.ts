@@ -19,7 +19,12 @@ export function requestIdOf(given: string | string[] | null | undefined): string
   return typeof given === "string" && SANE_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** The headers every JSON answer of the API surface carries, besides its own. */
+/** The headers every answer of the API surface carries, with or without a body (an OPTIONS' 204). */
+export function answerHeaders(requestId: string): Record<string, string> {
+  return { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "X-Request-Id": requestId };
+}
+
+/** The headers every JSON answer of the API surface carries, besides its own: `answerHeaders` and the type. */
 export function jsonHeaders(requestId: string): Record<string, string> {
   return {
     "Content-Type": JSON_CONTENT_TYPE,

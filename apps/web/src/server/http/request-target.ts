@@ -8,7 +8,8 @@
  * - percent-encoded unreserved characters in the path (`%5F`, `%2E`, `%76`...) are decoded (RFC 3986 sections
  *   2.3 and 6.2.2.2: the same URI, and producers must not create them), so no spelling of a prefix escapes its
  *   route;
- * - a 400 `invalid_request`: an HTTP/1.1 request without Host; a path that is not valid percent-encoding; a path
+ * - a 400 `invalid_request`: an HTTP/1.1 request without Host, or with more than one Host header (RFC 9112
+ *   section 3.2: Node keeps the first and drops the others, while a proxy in front may have read the last); a path that is not valid percent-encoding; a path
  *   with a dot segment (`.` or `..`, also percent-encoded: RFC 3986 section 5.2.4), a backslash, or a fragment
  *   (`#`). These are refused rather than resolved: conforming clients (browsers, fetch, curl) resolve dot
  *   segments before they send a request, and Next and the REST adapter read targets with the WHATWG URL parser
@@ -45,6 +46,18 @@ function decodeUnreserved(path: string): string {
   });
 }
 
+/** Whether `raw` (IncomingMessage's `rawHeaders`: name, value, name, value, ...) names Host more than once. */
+function repeatsHost(raw: readonly string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length !== 4 || name.toLowerCase() !== "host") continue;
+    if (seen) return true;
+    seen = true;
+  }
+  return false;
+}
+
 /** The path and query of an absolute-form target as sent (`new URL` would resolve its dot segments). */
 function originFormOf(url: string): string | undefined {
   const scheme = /^https?:\/\//i.exec(url);
@@ -67,6 +80,9 @@ export function checkTarget(req: IncomingMessage): Problem | "*" | undefined {
   }
   if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && !req.headers.host) {
     return problems.malformedRequest("An HTTP/1.1 request needs a Host header (RFC 9112 section 3.2).");
+  }
+  if (repeatsHost(req.rawHeaders)) {
+    return problems.malformedRequest("A request has one Host header, not several (RFC 9112 section 3.2).");
   }
   if (!url.startsWith("/")) {
     let absolute: URL | undefined;

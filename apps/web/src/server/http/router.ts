@@ -9,13 +9,18 @@
  *   404 in the `api` role. Such a request
  *   from a client without a session this process knows counts against that client address's dashboard bucket
  *   (`DASHBOARD_ANONYMOUS_PER_MINUTE`), in the `api` role too: anonymous traffic cannot starve the process, while
- *   signed-in staff are never limited. Once the bucket is used up, the 429 is held before it is answered
- *   (`holdRefusal`). Next's static files are not counted. Then, in the roles that serve the dashboard, the request
- *   takes a place in the process's dashboard pool (dashboard-admission.ts: one pool for clients without a
- *   session, one for signed-in staff, `DASHBOARD_CONCURRENCY` places and `DASHBOARD_QUEUE` waiting each; in the
- *   `all` role the anonymous pool's places may be held `DASHBOARD_ANONYMOUS_SHARE` of the time), or is refused
- *   at once (429 with `Retry-After`): many addresses within their budgets cannot occupy the process together,
- *   nor an anonymous flood lock staff out; `/v1` never waits for either pool.
+ *   signed-in staff are never limited (a session read valid too long ago to trust from memory spends the budget
+ *   while it is read again). Once the bucket is used up, the 429 is held before it is answered (`holdRefusal`).
+ *   Next's static files are not counted. Then, in the roles that serve the dashboard, the request takes a place
+ *   in the process's dashboard pool (dashboard-admission.ts: one pool for clients without a session, one for
+ *   signed-in staff, `DASHBOARD_CONCURRENCY` places and `DASHBOARD_QUEUE` waiting each, at most
+ *   `DASHBOARD_QUEUE_TIMEOUT_MS`; in the `all` role the anonymous pool's places may be held
+ *   `DASHBOARD_ANONYMOUS_SHARE` of the time, and an address's first `DASHBOARD_ANONYMOUS_BURST` requests in a
+ *   minute may draw on a reserve beyond it), or is refused at once (429 with `Retry-After`; 503 after the
+ *   queue's wait): many addresses within their budgets cannot occupy the process together, nor an anonymous
+ *   flood lock staff out; `/v1` never waits for either pool. A browser's page load gets each refusal as a
+ *   styled page that reloads itself (unavailable-page.ts `answerRefusal`), any other request JSON. A request
+ *   whose client went away during these checks is not answered and takes no place.
  * While the database does not answer (checked at most once a second), dashboard pages get the styled 503 page
  * (unavailable-page.ts) instead of going to Next. Methods no route serves get a JSON 405, whatever the path; a
  * target the server cannot read a JSON 400 (request-target.ts); other methods on the probes a JSON 405. Every
@@ -40,13 +45,14 @@ import { isRestPath } from "../rest/handler.ts";
 import { baseSecurityHeaders } from "../security-headers.ts";
 import { tracedListener } from "../tracing/request-span.ts";
 import { readCookie, SESSION_COOKIE } from "../trpc/cookies.ts";
-import { createDashboardPool } from "./dashboard-admission.ts";
+import { type Admission, createDashboardPool, type SetTimer } from "./dashboard-admission.ts";
 import { jsonHeaders, requestIdOf, writeErrorAnswer } from "./error-answer.ts";
 import type { PageRouteOf } from "./page-routes.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import { observeRequest, UNMATCHED } from "./request-log.ts";
 import { checkTarget } from "./request-target.ts";
 import {
+  answerRefusal,
   answerUnavailable,
   isPageOrNavigation,
   requestIsHttps,
@@ -69,7 +75,12 @@ export interface Routes {
   pages?: PageRouteOf;
   /** Monotonic milliseconds for the dashboard pools' time share (performance.now unless a test injects one). */
   now?: () => number;
+  /** The dashboard pools' queue timer (setTimeout unless a test injects one). */
+  setTimer?: SetTimer;
 }
+
+/** Whether the answer `res` has closed (its client went away): nothing more can be sent on it. */
+const isClosed = (res: ServerResponse) => res.closed || res.destroyed;
 
 /** Path of a request target without its query (`*` and absolute-form targets as given). */
 const pathOf = (url: string) => {
@@ -81,6 +92,12 @@ const pathOf = (url: string) => {
 const STATIC = /^\/(_next\/|vendor\/|favicon\.ico$|icon\.svg$|swagger-ui-init\.js$)/;
 
 const OPENAPI_DOCUMENT = "/v1/openapi.json";
+
+/**
+ * The acceptance of an invitation: the end of a person's errand whose page has loaded, and bounded by the sign-in
+ * throttle and the password work it starts, so it may always draw on the anonymous pool's reserve.
+ */
+const INVITATION_ACCEPTANCE = "/api/trpc/portal.acceptInvitation";
 
 /** What every answer Next gives starts with, until proxy.ts sets a page's own policy. */
 const FALLBACK_POLICY = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
@@ -111,17 +128,20 @@ export function createRouter(routes: Routes): Listener {
   const { role, runtime, api, ops, dashboard } = routes;
   const trustProxy = runtime.config.trustProxy;
   const databaseAnswers = databaseCheck(() => runtime.health());
-  const { concurrency, queue, anonymousShare } = runtime.config.dashboardAdmission;
+  const { concurrency, queue, anonymousShare, anonymousBurst, queueTimeoutMs } =
+    runtime.config.dashboardAdmission;
   const now = routes.now ?? (() => performance.now());
+  const common = {
+    concurrency,
+    queue,
+    now,
+    maxWaitMs: queueTimeoutMs,
+    ...(routes.setTimer ? { setTimer: routes.setTimer } : {}),
+  };
   const pools = {
     // The time share only where /v1 competes for the same event loop.
-    anonymous: createDashboardPool({
-      concurrency,
-      queue,
-      now,
-      ...(role === "all" ? { share: anonymousShare } : {}),
-    }),
-    signedIn: createDashboardPool({ concurrency, queue, now }),
+    anonymous: createDashboardPool({ ...common, ...(role === "all" ? { share: anonymousShare } : {}) }),
+    signedIn: createDashboardPool(common),
   };
 
   const https = (req: IncomingMessage) => requestIsHttps(req, runtime.config);
@@ -160,60 +180,82 @@ export function createRouter(routes: Routes): Listener {
 
   /**
    * Whether `req` comes with a session this process knows; one without is counted against its client address's
-   * dashboard bucket, and when the bucket is used up, the 429 is answered (after the limiter's hold).
-   * @returns `refused` when answered, else which pool the request belongs to.
+   * dashboard bucket, and when the bucket is used up, the 429 is answered (after the limiter's hold). A session
+   * read valid too long ago to be trusted from memory (known.ts `recheck`) spends the budget while it is read
+   * again, and is refused like an anonymous caller unless it is still live, so a cookie of an ended session
+   * never buys more than the address's budget.
+   * @returns `refused` when answered (or the client went away), else which pool the request belongs to, and
+   *   whether it is among the first `DASHBOARD_ANONYMOUS_BURST` of its address this minute (`personal`).
    */
-  async function budget(req: IncomingMessage, res: ServerResponse): Promise<"refused" | keyof typeof pools> {
+  async function budget(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<"refused" | { pool: keyof typeof pools; personal: boolean }> {
     stampClientIp(req, trustProxy);
     const known = runtime.sessions.isKnown(readCookie(req.headers.cookie, SESSION_COOKIE));
-    if (known === true || (known !== false && (await known))) return "signedIn";
-    const decision = await runtime.rateLimiter.checkAnonymous(
+    if (known === true) return { pool: "signedIn", personal: false };
+    const check = runtime.rateLimiter.checkAnonymous(
       trustedClientIp({ get: (name) => (req.headers[name] as string | undefined) ?? null }),
       "dashboard",
     );
-    if (decision.allowed) return "anonymous";
+    // Never rejects (it fails open); the catch only keeps a live session's unread decision from being reported.
+    check.catch(() => {});
+    if (known !== false && (await known)) return { pool: "signedIn", personal: false };
+    const decision = await check;
+    const window = decision.windows?.[0];
+    if (decision.allowed)
+      return {
+        pool: "anonymous",
+        personal: window !== undefined && window.limit - window.remaining <= anonymousBurst,
+      };
     await runtime.rateLimiter.holdRefusal(decision);
+    if (isClosed(res)) return "refused";
     const headers = rateLimitHeaders(decision);
-    writeErrorAnswer(
-      res,
-      {
-        code: "rate_limited",
-        message: `Too many requests without a session from this address: ${decision.reported?.limit ?? ""} per minute. Retry after ${headers["Retry-After"] ?? 1} s.`,
-        headers,
-      },
-      req.headers,
-    );
+    const retryAfter = Number(headers["Retry-After"] ?? 1);
+    answerRefusal(req, res, runtime.config, {
+      status: 429,
+      retryAfter,
+      message: `Too many requests without a session from this address: ${decision.reported?.limit ?? ""} per minute. Retry after ${retryAfter} s.`,
+      reason: "This address has opened more pages without signing in than this site allows in a minute.",
+      headers,
+    });
     return "refused";
   }
 
-  /** The 429 of a dashboard request its pool refused (`retryAfter` seconds). */
-  function busy(req: IncomingMessage, res: ServerResponse, pool: keyof typeof pools, retryAfter: number) {
-    writeErrorAnswer(
-      res,
-      {
-        code: "rate_limited",
-        message: `This instance is serving as many dashboard requests${pool === "anonymous" ? " without a session" : ""} as it takes for now. Retry after ${retryAfter} s.`,
-        headers: { "Retry-After": String(retryAfter) },
-      },
-      req.headers,
-    );
+  /** Answers a dashboard request its pool refused or gave up on. */
+  function refused(req: IncomingMessage, res: ServerResponse, pool: keyof typeof pools, outcome: Admission) {
+    if (typeof outcome !== "object") return;
+    const what = `dashboard requests${pool === "anonymous" ? " without a session" : ""}`;
+    answerRefusal(req, res, runtime.config, {
+      ...outcome,
+      message:
+        outcome.status === 429
+          ? `This instance is serving as many ${what} as it takes for now. Retry after ${outcome.retryAfter} s.`
+          : `This instance could not give the request a place among its ${what} in time. Retry after ${outcome.retryAfter} s.`,
+      reason: "The site is busy serving other visitors right now.",
+    });
   }
 
   async function gateThenDashboard(req: IncomingMessage, res: ServerResponse, next: Listener) {
-    const pool = await budget(req, res);
-    if (pool === "refused") return;
+    const admission = await budget(req, res);
+    if (admission === "refused" || isClosed(res)) return;
     const path = pathOf(req.url ?? "/");
+    const { pool } = admission;
+    const personal = admission.personal || (req.method === "POST" && path === INVITATION_ACCEPTANCE);
     // Before a place is taken: waiting for the database check is no work, and must not use up the time share.
     // A navigation inside the dashboard (Next's `rsc` request) gets the 503 too: Next then loads that address as
     // a page, which gets the styled 503 at the address the person asked for, path and query.
-    if (isPageOrNavigation(req, path) && !(await databaseAnswers()))
+    if (isPageOrNavigation(req, path) && !(await databaseAnswers())) {
+      if (isClosed(res)) return;
       return answerUnavailable(req, res, runtime.config, "database");
+    }
     // Where a page that lost the database mid-render sent the browser: back to that page once it answers.
     if (path === UNAVAILABLE_PATH)
       return res.writeHead(307, { Location: returnAddress(req.url ?? "/") }).end();
-    const admitted = pools[pool].admit(res);
-    const outcome = typeof admitted === "number" ? admitted : await admitted;
-    if (outcome !== true) return busy(req, res, pool, outcome);
+    // A client that went away while the checks above ran takes no place (the pool sees its answer closed).
+    const admitted = pools[pool].admit(res, personal);
+    const outcome = admitted instanceof Promise ? await admitted : admitted;
+    if (outcome !== true) return refused(req, res, pool, outcome);
     toDashboard(req, res, next);
   }
 
@@ -254,8 +296,8 @@ export function createRouter(routes: Routes): Listener {
     }
     if (!dashboard) {
       void budget(req, res).then(
-        (pool) => {
-          if (pool === "refused") return;
+        (admission) => {
+          if (admission === "refused" || isClosed(res)) return;
           writeErrorAnswer(
             res,
             { code: "not_found", message: "This instance serves the API under /v1 only." },

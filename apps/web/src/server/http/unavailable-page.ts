@@ -1,9 +1,11 @@
 /**
- * The dashboard's page for "the database does not answer" (docs/contract.md section 4), and for "the dashboard
- * process is restarting" (dashboard.ts): a styled 503 with Retry-After, answered by server.ts itself
- * (http/router.ts), never Next's HTML 500. It needs no database, no
- * script and no asset, so it renders whatever is down; it carries the pages' security headers, with a policy
- * that allows nothing but its own inline style.
+ * The dashboard's own pages for what stops a page load before Next: "the database does not answer" (docs/contract.md
+ * section 4), "the dashboard process is restarting" (dashboard.ts), both a 503, and a page load refused (429, or a
+ * 503 after waiting too long for a place: http/router.ts). Styled, with Retry-After, reloading themselves, answered
+ * by server.ts itself, never Next's HTML 500 nor a JSON body in a browser. They need no database, no script and no
+ * asset, so they render whatever is down; they carry the pages' security headers, with a policy that allows
+ * nothing but their own inline style. They reload through the `Refresh` header (HTML's "refresh" pragma, as a
+ * header), not a `<meta http-equiv="refresh">`: a timed refresh in the document is a WCAG 2.2.1 failure to axe.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Config } from "@petstore/config";
@@ -59,13 +61,21 @@ const REASONS: Record<UnavailableCause, string> = {
   dashboard: "It is restarting right now.",
 };
 
-const html = (cause: UnavailableCause, address: string) => `<!doctype html>
+/** What a page says: `title` (the document's), `heading`, `text` (HTML), and when and where it reloads. */
+interface PageText {
+  title: string;
+  heading: string;
+  text: string;
+  reloadSeconds: number;
+  address: string;
+}
+
+const html = ({ title, heading, text, reloadSeconds, address }: PageText) => `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta http-equiv="refresh" content="${DATABASE_RETRY_AFTER_SECONDS * 3}; url=${escapeHtml(address)}" />
-    <title>Temporarily unavailable · Pet Store admin</title>
+    <title>${escapeHtml(title)}</title>
     <style>
       body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: #f8f9fa;
         font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #212529; }
@@ -77,13 +87,22 @@ const html = (cause: UnavailableCause, address: string) => `<!doctype html>
   </head>
   <body>
     <main>
-      <h1>The dashboard is temporarily unavailable</h1>
-      <p>${REASONS[cause]} Nothing you entered has been lost.</p>
-      <p>This page reloads itself in a few seconds; you can also <a href="${escapeHtml(address)}">try again now</a>.</p>
+      <h1>${escapeHtml(heading)}</h1>
+      <p>${text}</p>
+      <p>This page reloads itself in ${reloadSeconds === 1 ? "a second" : `${reloadSeconds} seconds`}; you can also <a href="${escapeHtml(address)}">try again now</a>.</p>
     </main>
   </body>
 </html>
 `;
+
+/**
+ * The `Refresh` header that reloads `address` (an address on this site) after `seconds`: the address as URL
+ * syntax, percent-encoded ASCII, since a header carries no other characters.
+ */
+function refreshHeader(seconds: number, address: string): string {
+  const url = new URL(address, "http://unused");
+  return `${seconds}; url=${url.pathname}${url.search}`;
+}
 
 const POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -110,8 +129,15 @@ export function unavailablePage(
       "Content-Type": "text/html; charset=utf-8",
       "Cache-Control": "no-store",
       "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+      Refresh: refreshHeader(DATABASE_RETRY_AFTER_SECONDS * 3, sameSiteAddress(address)),
     },
-    body: html(cause, sameSiteAddress(address)),
+    body: html({
+      title: "Temporarily unavailable · Pet Store admin",
+      heading: "The dashboard is temporarily unavailable",
+      text: `${REASONS[cause]} Nothing you entered has been lost.`,
+      reloadSeconds: DATABASE_RETRY_AFTER_SECONDS * 3,
+      address: sameSiteAddress(address),
+    }),
   };
 }
 
@@ -156,4 +182,66 @@ export function answerUnavailable(
     },
     req.headers,
   );
+}
+
+/** Whether `req` is a browser's page load: a page request (`isPageRequest`) whose Accept names text/html. */
+export const isPageLoad = (req: IncomingMessage, path: string): boolean =>
+  isPageRequest(req, path) && /\btext\/html\b/i.test(String(req.headers.accept ?? ""));
+
+/** Why a dashboard request is refused before it reaches the dashboard (http/router.ts). */
+export interface Refusal {
+  /** 429: a budget or the pool's share or queue; 503: waited too long for a place. */
+  status: 429 | 503;
+  retryAfter: number;
+  /** The JSON Error body's message. */
+  message: string;
+  /** What the page says (one sentence). */
+  reason: string;
+  /** Headers beside Retry-After (the RateLimit fields of a budget). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Answers a refused dashboard request: a browser's page load (`isPageLoad`) gets a styled page that reloads the
+ * address asked for after `retryAfter` seconds, any other request (the JSON API, Next's data requests, scripts)
+ * the JSON Error body (`rate_limited` or `service_unavailable`); both with Retry-After and `refusal.headers`.
+ */
+export function answerRefusal(
+  req: IncomingMessage,
+  res: ServerResponse,
+  config: Pick<Config, "publicBaseUrl">,
+  refusal: Refusal,
+): void {
+  const headers = { ...refusal.headers, "Retry-After": String(refusal.retryAfter) };
+  if (!isPageLoad(req, (req.url ?? "/").split("?")[0] ?? "/")) {
+    writeErrorAnswer(
+      res,
+      {
+        code: refusal.status === 429 ? "rate_limited" : "service_unavailable",
+        message: refusal.message,
+        headers,
+      },
+      req.headers,
+    );
+    return;
+  }
+  const address = returnAddress(req.url ?? "/");
+  const body = html({
+    title: `${refusal.status === 429 ? "Too many requests" : "Busy"} · Pet Store`,
+    heading: "Please wait a moment",
+    text: escapeHtml(refusal.reason),
+    reloadSeconds: refusal.retryAfter,
+    address,
+  });
+  res
+    .writeHead(refusal.status, {
+      ...baseSecurityHeaders(requestIsHttps(req, config)),
+      "Content-Security-Policy": POLICY,
+      "Content-Type": "text/html; charset=utf-8",
+      "Content-Length": String(Buffer.byteLength(body)),
+      "Cache-Control": "no-store",
+      Refresh: refreshHeader(refusal.retryAfter, address),
+      ...headers,
+    })
+    .end(req.method === "HEAD" ? undefined : body);
 }

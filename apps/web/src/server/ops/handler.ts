@@ -15,11 +15,13 @@ export function createOpsFetch(deps: {
   config: Pick<Config, "metrics">;
   runtime: () => Promise<Runtime | undefined>;
   draining?: () => boolean;
+  /** Monotonic ms deciding when a /metrics render is reused (performance.now unless a test injects one). */
+  now?: () => number;
 }): (request: Request) => Promise<Response> {
   const answers: Record<string, (request: Request) => Response | Promise<Response>> = {
     "/healthz": healthResponse,
     "/readyz": readinessEndpoint(deps.runtime, deps.draining),
-    "/metrics": metricsEndpoint(deps.config.metrics, deps.runtime, deps.draining),
+    "/metrics": metricsEndpoint(deps.config.metrics, deps.runtime, deps.draining, deps.now),
   };
   return async (request) => {
     const answer = answers[new URL(request.url).pathname] ?? healthResponse;

@@ -1,13 +1,16 @@
 /**
  * GET /healthz (the process is up; nothing checked) and GET /readyz (readiness.ts: 503 while draining or
- * while the database does not answer; docs/contract.md section 5). Both answer `Cache-Control: no-store`.
+ * while the database does not answer; docs/contract.md section 5), with the headers of every JSON answer.
  */
 import type { Runtime } from "@petstore/core";
+import { jsonHeaders, requestIdOf } from "../http/error-answer.ts";
 import { type ReadinessReport, readinessOf } from "../readiness.ts";
 
+const headersFor = (request: Request) => jsonHeaders(requestIdOf(request.headers.get("x-request-id")));
+
 /** GET /healthz: `{ "status": "ok" }`. */
-export function healthResponse(): Response {
-  return Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } });
+export function healthResponse(request: Request): Response {
+  return new Response(JSON.stringify({ status: "ok" }), { headers: headersFor(request) });
 }
 
 /** How long a readiness check is answered again (ms): a flood of probes costs one check a second. */
@@ -20,9 +23,9 @@ const CHECK_REUSE_MS = 1000;
 export function readinessEndpoint(
   runtime: () => Promise<Runtime | undefined>,
   draining: () => boolean = () => false,
-): () => Promise<Response> {
+): (request: Request) => Promise<Response> {
   let last: { at: number; report: Promise<ReadinessReport> } | undefined;
-  return async () => {
+  return async (request) => {
     const now = Date.now();
     if (!last || now - last.at >= CHECK_REUSE_MS) {
       last = { at: now, report: runtime().then((rt) => readinessOf(rt)) };
@@ -31,9 +34,9 @@ export function readinessEndpoint(
     const report: ReadinessReport = draining()
       ? { ...checked, status: "unavailable", draining: true }
       : checked;
-    return Response.json(report, {
+    return new Response(JSON.stringify(report), {
       status: report.status === "ok" ? 200 : 503,
-      headers: { "Cache-Control": "no-store" },
+      headers: headersFor(request),
     });
   };
 }

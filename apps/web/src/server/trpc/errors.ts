@@ -180,8 +180,14 @@ export function formatError({ shape, error: thrown }: { shape: Shape; error: TRP
  * A JSON response shaped like tRPC's own error answers (`{error: {message, code, data}}`), for requests
  * refused before tRPC runs, with the headers of every JSON error answer (http/error-answer.ts): request id,
  * no-store, nosniff, and the problem's own. Status from its code (403 forbidden, 413 payload_too_large, ...).
+ * `call`: the one procedure the request called (tRPC names it in `data.path`), and whether as a batch of one
+ * (`?batch=1`: an array of that one error, as tRPC answers it).
  */
-export function trpcErrorResponse(problem: Problem, requestId: string): Response {
+export function trpcErrorResponse(
+  problem: Problem,
+  requestId: string,
+  call?: { path: string; batch: boolean },
+): Response {
   const error = new TRPCError({
     code: TRPC_CODE_BY_APP_CODE[problem.code],
     message: problem.message,
@@ -192,11 +198,11 @@ export function trpcErrorResponse(problem: Problem, requestId: string): Response
     shape: {
       message: problem.message,
       code: TRPC_ERROR_CODES_BY_KEY[error.code],
-      data: { code: error.code, httpStatus },
+      data: { code: error.code, httpStatus, ...(call ? { path: call.path } : {}) },
     },
     error,
   });
-  return new Response(JSON.stringify({ error: shape }), {
+  return new Response(JSON.stringify(call?.batch ? [{ error: shape }] : { error: shape }), {
     status: httpStatus,
     headers: Object.assign({}, problem.headers, jsonHeaders(requestId)),
   });

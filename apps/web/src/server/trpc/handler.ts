@@ -1,14 +1,16 @@
 /**
  * HTTP entry of the tRPC API (fetch adapter). Before any procedure runs: a state-changing call (POST) whose
- * Origin (or Sec-Fetch-Site) says cross-site is refused with 403; a body over `TRPC_MAX_BODY_BYTES` with 413;
+ * Origin (or Sec-Fetch-Site) says cross-site is refused with 403; a sign-in (a call of `auth.signIn` alone)
+ * while the instance's password work is full with the sign-in's own 429 (Retry-After 1), its body unread, so a
+ * sign-in flood's refusals cost no parsing; a body over `TRPC_MAX_BODY_BYTES` with 413;
  * a batch of more than `TRPC_MAX_BATCH_SIZE` calls with 400 (tRPC's `maxBatchSize`). Headers a domain error
  * carries (Retry-After of a throttled sign-in) reach the HTTP response; in a batch the longest Retry-After
  * wins. Every error goes through core's error translator (`toTrpcError`): a database outage, even while the
  * session is read, is 503 with Retry-After. Responses are never cached. Unexpected errors are logged; an
  * outage once, when it starts and ends (dependency-status.ts).
  */
-import { type AppError, problems } from "@petstore/contracts";
-import type { Runtime } from "@petstore/core";
+import { type AppError, type Problem, problems } from "@petstore/contracts";
+import { type Runtime, SIGN_IN_BUSY_MESSAGE, SIGN_IN_BUSY_RETRY_SECONDS } from "@petstore/core";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { JSON_CONTENT_TYPE, jsonHeaders, requestIdOf } from "../http/error-answer";
 import { withBoundedBody } from "./body-limit";
@@ -19,6 +21,16 @@ import { TRPC_MAX_BATCH_SIZE, TRPC_MAX_BODY_BYTES } from "./limits";
 import { appRouter } from "./router";
 
 export const TRPC_ENDPOINT = "/api/trpc";
+
+/** The path of a call of `auth.signIn` alone (a batch of one too, `?batch=1`). */
+const SIGN_IN_PATH = `${TRPC_ENDPOINT}/auth.signIn`;
+
+/** What `signIn` throws while the password work is full (packages/core sessions/service.ts), answered up front. */
+const SIGN_IN_BUSY: Problem = {
+  code: "rate_limited",
+  message: SIGN_IN_BUSY_MESSAGE,
+  headers: { "Retry-After": String(SIGN_IN_BUSY_RETRY_SECONDS) },
+};
 
 /** Response headers contributed by the domain errors of one request (the largest Retry-After). */
 function errorHeaders(errors: readonly { cause?: unknown }[]): Record<string, string> {
@@ -38,6 +50,15 @@ export async function handleTrpcRequest(rt: Runtime, req: Request): Promise<Resp
       { code: "forbidden", message: "Cross-site requests are not allowed." },
       requestId,
     );
+  }
+  if (req.method === "POST" && rt.sessions.signInBusy()) {
+    const url = new URL(req.url);
+    if (url.pathname === SIGN_IN_PATH) {
+      return trpcErrorResponse(SIGN_IN_BUSY, requestId, {
+        path: "auth.signIn",
+        batch: url.searchParams.get("batch") === "1",
+      });
+    }
   }
   const bounded = await withBoundedBody(req, TRPC_MAX_BODY_BYTES);
   if (!bounded) {

@@ -6,6 +6,7 @@ import { apiKeysRouter } from "./routers/api-keys";
 import { auditRouter } from "./routers/audit";
 import { authRouter } from "./routers/auth";
 import { categoriesRouter } from "./routers/categories";
+import { ordersRouter } from "./routers/orders";
 import { overviewRouter } from "./routers/overview";
 import { petsRouter } from "./routers/pets";
 import { plansRouter } from "./routers/plans";
@@ -17,6 +18,7 @@ import { webhooksRouter } from "./routers/webhooks";
 export const appRouter = router({
   auth: authRouter,
   pets: petsRouter,
+  orders: ordersRouter,
   categories: categoriesRouter,
   apiKeys: apiKeysRouter,
   plans: plansRouter,

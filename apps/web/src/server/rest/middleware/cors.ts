@@ -18,6 +18,7 @@ import type { Config } from "@petstore/config";
 import type { Context, Next } from "hono";
 import { cors } from "hono/cors";
 import { createMiddleware } from "hono/factory";
+import { answerHeaders } from "../../http/error-answer.ts";
 import type { RestEnv } from "../env.ts";
 
 /** The methods of the API's operations. */
@@ -102,8 +103,7 @@ export const crossOrigin = (config: Pick<Config, "cors">, methodsOf: (path: stri
     return c.body(null, 204, {
       ...actualHeaders(origin),
       Allow: methods.join(", "),
-      "X-Request-Id": c.get("requestId"),
-      "Cache-Control": "no-store",
+      ...answerHeaders(c.get("requestId")),
     });
   };
 

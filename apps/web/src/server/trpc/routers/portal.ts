@@ -12,6 +12,8 @@ import {
   InvitationToken,
   MemberRef,
   MemberRoleChange,
+  OrderRef,
+  OrderSearch,
   PortalKeyCreate,
   RequestLogFilter,
   UsageRange,
@@ -46,10 +48,30 @@ const keysRouter = router({
     .query(({ ctx, input }) => ctx.account.keys.recentRequests(input.id)),
 });
 
+/**
+ * The account's orders (core's `forAccount(…).orders`): a page, one order, and cancelling a placed one; completing
+ * is the API client's step (docs/contract.md section 7, "Orders in the portal").
+ */
+const ordersRouter = router({
+  search: memberProcedure
+    .input(
+      OrderSearch.refine((v) => v.accountId === undefined, {
+        path: ["accountId"],
+        message: "is always the member's own account",
+      }),
+    )
+    .query(({ ctx, input }) => ctx.account.orders.search(input)),
+  get: memberProcedure.input(OrderRef).query(({ ctx, input }) => ctx.account.orders.get(input.id)),
+  cancel: memberProcedure
+    .input(OrderRef)
+    .mutation(({ ctx, input }) => ctx.account.orders.cancel(input.id, ctx.actor)),
+});
+
 export const portalRouter = router({
   /** The account as core's scope shows it, and the member's role. */
   account: memberProcedure.query(async ({ ctx }) => ({ ...(await ctx.account.get()), role: ctx.user.role })),
   keys: keysRouter,
+  orders: ordersRouter,
   webhooks: webhookRouter(
     memberProcedure.use(({ ctx, next }) => next({ ctx: { webhooks: ctx.account.webhooks } })),
   ),
