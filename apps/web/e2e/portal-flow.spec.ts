@@ -3,7 +3,8 @@
  * the invitation, creates a key, calls the REST API with an `X-Request-Id` of its own and finds that request in the
  * request log by it, reads the usage and downloads its daily figures, adds a webhook endpoint (a loopback receiver),
  * sends it an example event and sees the attempt in the endpoint's delivery log (its details with the headers the
- * receiver got) and on the message's page. Every portal page on the way passes axe.
+ * receiver got) and on the message's page; a key's flood of refusals shows in the log as an aggregate row. Every
+ * portal page on the way passes axe.
  */
 import fs from "node:fs";
 import { startWebhookReceiver, type WebhookReceiver } from "@petstore/core/testing";
@@ -172,4 +173,43 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
     await expectAccessible(page, `the portal's ${name} page on a phone`);
     await snap(page, testInfo, `portal-${name.toLowerCase().replace(" ", "-")}-phone`);
   }
+});
+
+test("a key's flood of refusals shows as an aggregate row in the request log", async ({
+  page,
+  browser,
+  request,
+}) => {
+  test.slow();
+  const { invitationUrl } = await createAccount(
+    browser,
+    unique("Flood Pets"),
+    `flood-${Date.now().toString(36)}@example.com`,
+    "free",
+  );
+  await acceptInvitation(page, invitationUrl, "Flo Flooder");
+  const secret = await createKey(page, unique("Flood"));
+  // Past the free plan's 60 a minute, and past the log's 100 refusals one by one per flush interval.
+  const statuses: number[] = [];
+  for (let round = 0; round < 15; round++)
+    statuses.push(
+      ...(await Promise.all(
+        Array.from({ length: 20 }, () =>
+          request
+            .get("/v1/categories", { headers: { Authorization: `Bearer ${secret}` } })
+            .then((r) => r.status()),
+        ),
+      )),
+    );
+  expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(200);
+
+  await openFromNav(page, "Request log");
+  const log = page.getByRole("region", { name: "Request log table" });
+  const aggregate = log.getByRole("row").filter({ hasText: /requests refused with 429 between/ });
+  await expect(async () => {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(aggregate.first()).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(aggregate.first()).toContainText("not logged one by one");
+  await expectAccessible(page, "the portal's request log with an aggregate row");
 });

@@ -99,7 +99,11 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const analytics = config.analytics.enabled
     ? new AnalyticsRecorder({
         write: usageHourWriter(db.prisma),
-        writeLog: requestLogWriter((query) => db.queryRows(query)),
+        writeLog: requestLogWriter(
+          (query) => db.queryRows(query),
+          (error) =>
+            logger.warn({ err: error }, "request log trim failed; the next flush or housekeeping trims"),
+        ),
         recent: createRecentRequestStore(config),
         logger,
         dependencies,

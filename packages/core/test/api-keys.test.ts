@@ -125,6 +125,21 @@ describe("API key service on the embedded database", () => {
     expect(rt.apiKeys.peek(issued.key)).toEqual({ kind: "unknown", wasValid: true });
   });
 
+  it("tells whose a key was when last read, however long ago, while it is live by what was read", async () => {
+    const issued = await rt.apiKeys.create(
+      { name: "remembered", plan: "free", expiresInSeconds: 600 },
+      "test",
+    );
+    expect(rt.apiKeys.lastKnown(issued.key)).toBeUndefined();
+    expect(await rt.apiKeys.authenticate(issued.key)).toBeDefined();
+    now = new Date(now.getTime() + 60_000);
+    expect(rt.apiKeys.peek(issued.key)).toEqual({ kind: "unknown", wasValid: true });
+    expect(rt.apiKeys.lastKnown(issued.key)).toMatchObject({ keyId: issued.id, prefix: issued.prefix });
+    expect(rt.apiKeys.lastKnown(generateApiKey(rt.config.environment))).toBeUndefined();
+    now = new Date(now.getTime() + 600_000);
+    expect(rt.apiKeys.lastKnown(issued.key)).toBeUndefined();
+  });
+
   it("reads a key in use again in the background in the last second of its entry only", async () => {
     const issued = await rt.apiKeys.create({ name: "refreshed", plan: "free" }, "test");
     expect(await rt.apiKeys.authenticate(issued.key)).toBeDefined();

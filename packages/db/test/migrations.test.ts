@@ -38,6 +38,7 @@ const MODEL_TABLES = [
   "PetStatusCount",
   "Plan",
   "RequestLogEntry",
+  "RequestLogTally",
   "ServerSecret",
   "Session",
   "SignInThrottle",

@@ -306,6 +306,8 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
     lookup: verifier.lookup,
     /** Claims the look-up of a key `peek` did not know, for the requests that arrive meanwhile (verifier.ts). */
     claim: verifier.claim,
+    /** A token's caller as this instance last read it, for logging a request it could not verify (verifier.ts). */
+    lastKnown: verifier.lastKnown,
     /** Keys read from the database to verify bearer tokens since the process started (verifier.ts). */
     keysRead: verifier.keysRead,
 

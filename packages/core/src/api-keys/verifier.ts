@@ -195,13 +195,16 @@ export function createKeyVerifier(deps: {
     return ids.map(() => undefined);
   }, endOfTurn);
 
-  /** The caller of `key` at `nowMs`, or undefined when it is not live or has no limits. */
-  function callerOf(key: VerifiedKey, nowMs: number): ApiCaller | undefined {
+  /**
+   * The caller of `key` at `nowMs`, or undefined when it is not live or has no limits; `use` says the request
+   * uses the key (its lastUsedAt is written).
+   */
+  function callerOf(key: VerifiedKey, nowMs: number, use = true): ApiCaller | undefined {
     const now = new Date(nowMs);
     if (key.environment !== environment || !isLive(key, now)) return undefined;
     const { perMinute, perDay } = effectiveLimits(key);
     if (perMinute === null || perDay === null) return undefined;
-    if (!lastUsedWritten.has(key.id)) {
+    if (use && !lastUsedWritten.has(key.id)) {
       lastUsedWritten.set(key.id, true);
       void lastUsed.load(key.id);
     }
@@ -272,6 +275,18 @@ export function createKeyVerifier(deps: {
 
     /** Reads `token`'s key from the database (see `lookup` above). */
     lookup,
+
+    /**
+     * Whose key `token` was when this instance last read it, however long ago (up to the 10,000 keys remembered),
+     * if it is still live by what was read: for the request log and usage of a request the database could not
+     * admit (a 503 during an outage), never for admission. No I/O.
+     * @returns the caller, or undefined for a token never read as valid here.
+     */
+    lastKnown(token: string): ApiCaller | undefined {
+      if (parseApiKey(token) !== environment) return undefined;
+      const cached = valid.peek(hashApiKey(token));
+      return cached ? callerOf(cached.key, clock().getTime(), false) : undefined;
+    },
 
     /**
      * Claims the look-up of `token` (whose `peek` said `unknown`): until the claim looks it up or is released,

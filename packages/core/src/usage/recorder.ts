@@ -222,7 +222,7 @@ export class AnalyticsRecorder {
   private rows = new Map<string, UsageHourRow>();
   private inFlight: UsageHourRow[] = [];
   private readonly recentBatch = new RecentBatch();
-  /** The accounts' request-log entries since the last flush (its `dropped` counts those a full batch refused). */
+  /** The accounts' request-log rows since the last flush, within each account's budget (request-log.ts). */
   readonly logBatch = new RequestLogBatch();
   private running: Promise<void> | null = null;
   private flushesBegun = 0;

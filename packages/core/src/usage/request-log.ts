@@ -10,35 +10,54 @@ import { Prisma, type PrismaClient, type QueryRows } from "@petstore/db";
 import type { CoreDeps } from "../deps.ts";
 import { DAY_MS } from "../utc-day.ts";
 import type { Operation, RefusingWindow } from "./recorder.ts";
+import { redactTarget } from "./redact.ts";
 
 /** How long entries are kept (ms). */
 export const REQUEST_LOG_RETENTION_MS = 7 * DAY_MS;
-/** The most entries kept per account; beyond it the oldest go first. */
+/** The most entries kept per account, after every flush; beyond it the oldest go first. */
 export const REQUEST_LOG_PER_ACCOUNT = 100_000;
-/** The most entries one flush interval holds for all accounts; beyond it new entries are dropped and counted. */
-export const REQUEST_LOG_BATCH_LIMIT = 50_000;
+/**
+ * The most requests of one account one flush interval logs one by one; the account's further requests of the
+ * interval are counted in aggregate rows. Each account has its own budget: one account's flood never costs
+ * another an entry.
+ */
+export const REQUEST_LOG_ACCOUNT_ENTRIES = 10_000;
+/**
+ * The most refused requests (429 by a window or the ban) of one account one flush interval logs one by one; the
+ * further ones are counted in aggregate rows (a refused request costs its client no quota, so it is not worth a row).
+ */
+export const REQUEST_LOG_ACCOUNT_REFUSALS = 100;
 /** The longest path kept, in characters. */
 export const REQUEST_LOG_PATH_LENGTH = 512;
 
-/** One request of an account's key, as logged. */
+/**
+ * One row of the request log: one request of an account's key, or (`requests` > 1 or `firstAt` set) an aggregate
+ * row counting the account's requests of one key, operation, status, error code and refusal between `firstAt`
+ * and `at` that were not logged one by one (`method`, `path` and `requestId` are empty there).
+ */
 export interface RequestLogEntry {
   accountId: string;
   apiKeyId: string;
   keyPrefix: string;
-  /** When it ended, Unix ms. */
+  /** When it ended (an aggregate row: its last request), Unix ms. */
   at: number;
   method: string;
-  /** Path and query as sent (cut to `REQUEST_LOG_PATH_LENGTH`). */
+  /** Path and query as sent, redacted (redact.ts) and cut to `REQUEST_LOG_PATH_LENGTH`. */
   path: string;
   operation: Operation;
   status: number;
   errorCode: string | null;
+  /** Latency, ms (an aggregate row: the mean). */
   durationMs: number;
   requestId: string;
   /** What the account's windows had left after it; null when the deployment limits nothing. */
   minuteRemaining: number | null;
   dayRemaining: number | null;
   refusedBy: RefusingWindow | "ban" | null;
+  /** How many requests the row stands for: 1, or an aggregate row's count. */
+  requests: number;
+  /** An aggregate row's first request, Unix ms; null for a row of one request. */
+  firstAt: number | null;
 }
 
 /** Entries as columns, one array per field: what a flush binds, and what the batch holds. */
@@ -59,51 +78,90 @@ const FIELDS = [
   "minuteRemaining",
   "dayRemaining",
   "refusedBy",
+  "requests",
+  "firstAt",
 ] as const satisfies readonly (keyof RequestLogEntry)[];
 
 const emptyColumns = (): RequestLogColumns =>
   Object.fromEntries(FIELDS.map((f) => [f, []])) as unknown as RequestLogColumns;
 
+/** Row `i` of `c` as an entry. */
+const rowOf = (c: RequestLogColumns, i: number): RequestLogEntry =>
+  Object.fromEntries(FIELDS.map((f) => [f, c[f][i]])) as unknown as RequestLogEntry;
+
+/** What a request hands the batch: its own fields (the recorder's record). */
+type RequestFields = Pick<RequestLogEntry, "at" | "operation" | "status" | "durationMs" | "requestId">;
+/** What a request hands the batch: what the log adds (the REST hook's object). */
+type LogFields = Pick<
+  RequestLogEntry,
+  "accountId" | "keyPrefix" | "method" | "path" | "errorCode" | "minuteRemaining" | "dayRemaining"
+>;
+
+/** An aggregate row being counted, with the sum of its latencies (ms). */
+type Aggregate = RequestLogEntry & { durationSum: number };
+
 /**
- * The entries of one flush interval, at most `REQUEST_LOG_BATCH_LIMIT`, kept as columns: the values of a request
- * live until the flush (seconds), and arrays of values keep far fewer objects alive into the old generation than
- * an object per request would.
+ * The rows of one flush interval, kept as columns: the values of a request live until the flush (seconds), and
+ * arrays of values keep far fewer objects alive into the old generation than an object per request would. Each
+ * account logs at most `REQUEST_LOG_ACCOUNT_ENTRIES` requests (of them at most `REQUEST_LOG_ACCOUNT_REFUSALS`
+ * refused ones) one by one; its further requests are counted in aggregate rows, one per key, operation, status,
+ * error code and refusal. So the batch holds at most that budget plus a few aggregate rows per account, and one
+ * account's flood costs no other account anything.
  */
 export class RequestLogBatch {
   private columns = emptyColumns();
-  /** Entries dropped because a batch was full, since the process started. */
-  dropped = 0;
+  /** Requests logged one by one, and refused ones among them, by account. */
+  private budgets = new Map<string, { entries: number; refusals: number }>();
+  private aggregates = new Map<string, Aggregate>();
+  /** Requests counted in aggregate rows instead of one by one, since the process started. */
+  aggregated = 0;
 
+  /** Rows held (entries and aggregate rows). */
   get size(): number {
-    return this.columns.requestId.length;
+    return this.columns.requestId.length + this.aggregates.size;
   }
 
   /**
-   * Adds an entry: the key's id, the request's own fields `request`, the window or ban that refused it, and what
-   * the log adds, `log` (the recorder's objects as they are, so that logging allocates nothing per request).
+   * Adds a request: the key's id, the request's own fields `request`, the window or ban that refused it, and what
+   * the log adds, `log` (the recorder's objects as they are, so that logging allocates nothing per request). The
+   * path is redacted (redact.ts) and cut here, for the requests logged one by one.
    */
   push(
     apiKeyId: string,
-    request: Pick<RequestLogEntry, "at" | "operation" | "status" | "durationMs" | "requestId">,
+    request: RequestFields,
     refusedBy: RequestLogEntry["refusedBy"],
-    log: Pick<
-      RequestLogEntry,
-      "accountId" | "keyPrefix" | "method" | "path" | "errorCode" | "minuteRemaining" | "dayRemaining"
-    >,
+    log: LogFields,
   ): void {
-    if (this.size >= REQUEST_LOG_BATCH_LIMIT) {
-      this.dropped++;
+    if (!this.admit(log.accountId, refusedBy)) {
+      this.aggregated++;
+      this.count({
+        accountId: log.accountId,
+        apiKeyId,
+        keyPrefix: log.keyPrefix,
+        at: request.at,
+        method: "",
+        path: "",
+        operation: request.operation,
+        status: request.status,
+        errorCode: log.errorCode,
+        durationMs: request.durationMs,
+        requestId: "",
+        minuteRemaining: log.minuteRemaining,
+        dayRemaining: log.dayRemaining,
+        refusedBy,
+        requests: 1,
+        firstAt: request.at,
+      });
       return;
     }
+    const path = redactTarget(log.path);
     const c = this.columns;
     c.accountId.push(log.accountId);
     c.apiKeyId.push(apiKeyId);
     c.keyPrefix.push(log.keyPrefix);
     c.at.push(request.at);
     c.method.push(log.method);
-    c.path.push(
-      log.path.length > REQUEST_LOG_PATH_LENGTH ? log.path.slice(0, REQUEST_LOG_PATH_LENGTH) : log.path,
-    );
+    c.path.push(path.length > REQUEST_LOG_PATH_LENGTH ? path.slice(0, REQUEST_LOG_PATH_LENGTH) : path);
     c.operation.push(request.operation);
     c.status.push(request.status);
     c.errorCode.push(log.errorCode);
@@ -112,71 +170,198 @@ export class RequestLogBatch {
     c.minuteRemaining.push(log.minuteRemaining);
     c.dayRemaining.push(log.dayRemaining);
     c.refusedBy.push(refusedBy);
+    c.requests.push(1);
+    c.firstAt.push(null);
   }
 
-  /** Everything held, emptying the batch. */
+  /** Everything held (the entries, then the aggregate rows), emptying the batch. */
   take(): RequestLogColumns {
     const taken = this.columns;
+    for (const a of this.aggregates.values()) {
+      const { durationSum, ...row } = a;
+      row.durationMs = durationSum / row.requests;
+      for (const f of FIELDS) (taken[f] as unknown[]).push(row[f]);
+    }
     this.columns = emptyColumns();
+    this.budgets = new Map();
+    this.aggregates = new Map();
     return taken;
   }
 
-  /** Puts back entries a failed write did not store, before the newer ones, as far as the limit allows. */
-  putBack(entries: RequestLogColumns): void {
-    const room = Math.max(0, REQUEST_LOG_BATCH_LIMIT - this.size);
-    const kept = Math.min(room, entries.requestId.length);
-    this.dropped += entries.requestId.length - kept;
-    const merged = emptyColumns() as Record<string, unknown[]>;
-    for (const f of FIELDS)
-      merged[f] = [...(entries[f] as unknown[]).slice(0, kept), ...(this.columns[f] as unknown[])];
-    this.columns = merged as unknown as RequestLogColumns;
+  /**
+   * Puts back rows a failed write did not store, before the newer ones, within each account's budget: what no
+   * longer fits is counted in aggregate rows, so a long outage holds no more than one interval's budget per account.
+   */
+  putBack(failed: RequestLogColumns): void {
+    const newer = this.take();
+    for (const c of [failed, newer])
+      for (let i = 0; i < c.requestId.length; i++) {
+        const row = rowOf(c, i);
+        if (row.firstAt === null && this.admit(row.accountId, row.refusedBy))
+          for (const f of FIELDS) (this.columns[f] as unknown[]).push(row[f]);
+        else {
+          if (row.firstAt === null) {
+            this.aggregated++;
+            row.firstAt = row.at;
+          }
+          this.count(row);
+        }
+      }
+  }
+
+  /** Whether the account's budget admits one more request logged one by one (and counts it when it does). */
+  private admit(accountId: string, refusedBy: RequestLogEntry["refusedBy"]): boolean {
+    let budget = this.budgets.get(accountId);
+    if (!budget) {
+      budget = { entries: 0, refusals: 0 };
+      this.budgets.set(accountId, budget);
+    }
+    if (budget.entries >= REQUEST_LOG_ACCOUNT_ENTRIES) return false;
+    if (refusedBy !== null) {
+      if (budget.refusals >= REQUEST_LOG_ACCOUNT_REFUSALS) return false;
+      budget.refusals++;
+    }
+    budget.entries++;
+    return true;
+  }
+
+  /** Adds `row` (a request, or an aggregate row put back) to its aggregate row. */
+  private count(row: RequestLogEntry): void {
+    const id = `${row.apiKeyId}|${row.operation}|${row.status}|${row.errorCode}|${row.refusedBy}`;
+    const first = row.firstAt ?? row.at;
+    const cur = this.aggregates.get(id);
+    if (!cur) {
+      this.aggregates.set(id, {
+        ...row,
+        method: "",
+        path: "",
+        requestId: "",
+        firstAt: first,
+        durationSum: row.durationMs * row.requests,
+      });
+      return;
+    }
+    cur.requests += row.requests;
+    cur.durationSum += row.durationMs * row.requests;
+    if (first < (cur.firstAt ?? first)) cur.firstAt = first;
+    if (row.at >= cur.at) {
+      cur.at = row.at;
+      cur.minuteRemaining = row.minuteRemaining;
+      cur.dayRemaining = row.dayRemaining;
+    }
   }
 }
 
 /**
- * The recorder's writer of log entries: ONE `INSERT ... SELECT` per flush, on the direct path (db's `queryRows`:
- * node-postgres on PostgreSQL). The columns travel as one JSON parameter, which PostgreSQL turns back into arrays
- * (`json_to_record`) and rows (`unnest`): `JSON.stringify` is native code, while binding fourteen arrays of up to
- * 50,000 values has node-postgres escape every value in JavaScript on the API's event loop.
- * @throws the database error; nothing is written then.
+ * The recorder's writer of log rows: ONE `INSERT ... SELECT` per flush, on the direct path (db's `queryRows`:
+ * node-postgres on PostgreSQL), which also adds the rows to each account's tally (`RequestLogTally`); then, only
+ * when an account's tally passed `REQUEST_LOG_PER_ACCOUNT`, one statement deletes those accounts' oldest rows
+ * beyond it. The columns travel as one JSON parameter, which PostgreSQL turns back into arrays (`json_to_record`)
+ * and rows (`unnest`): `JSON.stringify` is native code, while binding sixteen arrays of many values has
+ * node-postgres escape every value in JavaScript on the API's event loop.
+ * @param onTrimFailed told when the trim fails (the rows are written then, and the flush succeeds: retrying it
+ *   would write them twice; the account's next flush or housekeeping trims)
+ * @throws the database error of the insert; nothing is written then.
  */
-export function requestLogWriter(queryRows: QueryRows) {
+export function requestLogWriter(queryRows: QueryRows, onTrimFailed: (error: unknown) => void = () => {}) {
   return async (c: RequestLogColumns): Promise<void> => {
     if (c.requestId.length === 0) return;
-    await queryRows(Prisma.sql`
-      INSERT INTO "RequestLogEntry" ("accountId", "apiKeyId", "keyPrefix", "at", "method", "path", "operation",
-        "status", "errorCode", "durationMs", "requestId", "minuteRemaining", "dayRemaining", "refusedBy")
-      SELECT b.a::uuid, b.k::uuid, b.p, to_timestamp(b.t / 1000.0), b.m, b.pa, b.o, b.s, b.e, b.d, b.r, b.mr,
-        b.dr, b.rb
-      FROM json_to_record(${JSON.stringify(c)}::json) AS c("accountId" text[], "apiKeyId" text[],
-          "keyPrefix" text[], "at" float8[], "method" text[], "path" text[], "operation" text[], "status" int[],
-          "errorCode" text[], "durationMs" real[], "requestId" text[], "minuteRemaining" int[],
-          "dayRemaining" int[], "refusedBy" text[]),
-        unnest(c."accountId", c."apiKeyId", c."keyPrefix", c."at", c."method", c."path", c."operation",
-          c."status", c."errorCode", c."durationMs", c."requestId", c."minuteRemaining", c."dayRemaining",
-          c."refusedBy") AS b(a, k, p, t, m, pa, o, s, e, d, r, mr, dr, rb)`);
+    const tallies = await queryRows<{ accountId: string; rows: number }>(Prisma.sql`
+      WITH inserted AS (
+        INSERT INTO "RequestLogEntry" ("accountId", "apiKeyId", "keyPrefix", "at", "method", "path", "operation",
+          "status", "errorCode", "durationMs", "requestId", "minuteRemaining", "dayRemaining", "refusedBy",
+          "requests", "firstAt")
+        SELECT b.a::uuid, b.k::uuid, b.p, to_timestamp(b.t / 1000.0), b.m, b.pa, b.o, b.s, b.e, b.d, b.r, b.mr,
+          b.dr, b.rb, b.n, to_timestamp(b.ft / 1000.0)
+        FROM json_to_record(${JSON.stringify(c)}::json) AS c("accountId" text[], "apiKeyId" text[],
+            "keyPrefix" text[], "at" float8[], "method" text[], "path" text[], "operation" text[], "status" int[],
+            "errorCode" text[], "durationMs" real[], "requestId" text[], "minuteRemaining" int[],
+            "dayRemaining" int[], "refusedBy" text[], "requests" int[], "firstAt" float8[]),
+          unnest(c."accountId", c."apiKeyId", c."keyPrefix", c."at", c."method", c."path", c."operation",
+            c."status", c."errorCode", c."durationMs", c."requestId", c."minuteRemaining", c."dayRemaining",
+            c."refusedBy", c."requests", c."firstAt") AS b(a, k, p, t, m, pa, o, s, e, d, r, mr, dr, rb, n, ft)
+        RETURNING "accountId"
+      )
+      INSERT INTO "RequestLogTally" ("accountId", "rows")
+      SELECT "accountId", count(*)::int FROM inserted GROUP BY "accountId" ORDER BY "accountId"
+      ON CONFLICT ("accountId") DO UPDATE SET "rows" = "RequestLogTally"."rows" + EXCLUDED."rows"
+      RETURNING "accountId"::text AS "accountId", "rows"`);
+    const over = tallies.filter((t) => t.rows > REQUEST_LOG_PER_ACCOUNT).map((t) => t.accountId);
+    if (over.length > 0) await queryRows(trimStatement(over)).catch(onTrimFailed);
   };
 }
 
 /**
- * Housekeeping's purge of the request log: entries older than 7 days, then, account by account, the entries beyond
- * the newest `REQUEST_LOG_PER_ACCOUNT`: the boundary entry is found by an index-only walk of the account's
- * (at, id) index, which stops early for an account with fewer entries, and the older ones are deleted by range.
+ * Deletes the oldest rows of `accountIds` beyond the newest `REQUEST_LOG_PER_ACCOUNT` (by their tallies, locked
+ * so that two instances never trim the same excess twice) and takes them off the tallies. Each account's oldest
+ * rows are read from its (at, id) index, as many as its excess.
+ */
+function trimStatement(accountIds: string[]): Prisma.Sql {
+  return Prisma.sql`
+    WITH over AS (
+      SELECT "accountId", "rows" - ${REQUEST_LOG_PER_ACCOUNT}::int AS excess FROM "RequestLogTally"
+      WHERE "accountId" = ANY(${accountIds}::uuid[]) AND "rows" > ${REQUEST_LOG_PER_ACCOUNT}::int
+      ORDER BY "accountId" FOR UPDATE
+    ),
+    victims AS (
+      SELECT v."id" FROM over CROSS JOIN LATERAL (
+        SELECT e."id" FROM "RequestLogEntry" e WHERE e."accountId" = over."accountId"
+        ORDER BY e."at", e."id" LIMIT over.excess
+      ) v
+    ),
+    gone AS (
+      DELETE FROM "RequestLogEntry" e USING victims WHERE e."id" = victims."id" RETURNING e."accountId"
+    ),
+    counted AS (SELECT "accountId", count(*)::int AS n FROM gone GROUP BY "accountId")
+    UPDATE "RequestLogTally" t SET "rows" = t."rows" - counted.n FROM counted
+    WHERE t."accountId" = counted."accountId"
+    RETURNING t."accountId"::text AS "accountId"`;
+}
+
+/**
+ * Housekeeping's purge of the request log, account by account, with the account's tally locked (as a flush's trim
+ * locks it, before any entry, so the two never wait for each other in opposite orders): its entries older than 7
+ * days are deleted, its rows counted, those beyond the newest `REQUEST_LOG_PER_ACCOUNT` deleted by range (the
+ * boundary found by an index-only walk of the account's (at, id) index), and the tally set to what is left, so a
+ * tally that drifted (rows deleted by hand) is right again. Entries of accounts that no longer exist older than
+ * 7 days go last. The flushes keep the bound between two rounds (`requestLogWriter`).
  * @returns how many entries were deleted.
  */
 export async function purgeRequestLog(prisma: PrismaClient, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - REQUEST_LOG_RETENTION_MS);
-  let deleted = await prisma.$executeRaw`DELETE FROM "RequestLogEntry" WHERE "at" < ${cutoff}`;
+  let deleted = 0;
   const accounts = await prisma.account.findMany({ select: { id: true } });
   for (const { id: accountId } of accounts) {
-    const [boundary] = await prisma.$queryRaw<{ at: Date; id: bigint }[]>`
-      SELECT "at", "id" FROM "RequestLogEntry" WHERE "accountId" = ${accountId}::uuid
-      ORDER BY "at" DESC, "id" DESC OFFSET ${REQUEST_LOG_PER_ACCOUNT} LIMIT 1`;
-    if (!boundary) continue;
-    deleted += await prisma.$executeRaw`
-      DELETE FROM "RequestLogEntry" WHERE "accountId" = ${accountId}::uuid
-        AND ("at" < ${boundary.at} OR ("at" = ${boundary.at} AND "id" <= ${boundary.id}))`;
+    deleted += await prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`
+        INSERT INTO "RequestLogTally" ("accountId", "rows") VALUES (${accountId}::uuid, 0)
+        ON CONFLICT ("accountId") DO NOTHING`;
+      await tx.$queryRaw`SELECT 1 FROM "RequestLogTally" WHERE "accountId" = ${accountId}::uuid FOR UPDATE`;
+      let gone = await tx.$executeRaw`
+        DELETE FROM "RequestLogEntry" WHERE "accountId" = ${accountId}::uuid AND "at" < ${cutoff}`;
+      const [count] = await tx.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM "RequestLogEntry" WHERE "accountId" = ${accountId}::uuid`;
+      let rows = count?.n ?? 0;
+      if (rows > REQUEST_LOG_PER_ACCOUNT) {
+        const [boundary] = await tx.$queryRaw<{ at: Date; id: bigint }[]>`
+          SELECT "at", "id" FROM "RequestLogEntry" WHERE "accountId" = ${accountId}::uuid
+          ORDER BY "at" DESC, "id" DESC OFFSET ${REQUEST_LOG_PER_ACCOUNT} LIMIT 1`;
+        if (boundary) {
+          const beyond = await tx.$executeRaw`
+            DELETE FROM "RequestLogEntry" WHERE "accountId" = ${accountId}::uuid
+              AND ("at" < ${boundary.at} OR ("at" = ${boundary.at} AND "id" <= ${boundary.id}))`;
+          rows -= beyond;
+          gone += beyond;
+        }
+      }
+      await tx.$executeRaw`
+        UPDATE "RequestLogTally" SET "rows" = ${rows}::int WHERE "accountId" = ${accountId}::uuid`;
+      return gone;
+    });
   }
+  deleted += await prisma.$executeRaw`
+    DELETE FROM "RequestLogEntry" e WHERE e."at" < ${cutoff}
+      AND NOT EXISTS (SELECT 1 FROM "Account" a WHERE a."id" = e."accountId")`;
   return deleted;
 }
 
@@ -212,6 +397,10 @@ export interface RequestLogView {
   minuteRemaining: number | null;
   dayRemaining: number | null;
   refusedBy: string | null;
+  /** How many requests the row stands for: 1, or an aggregate row's count (then `method`, `path`, `requestId` are empty). */
+  requests: number;
+  /** An aggregate row's first request (ISO instant); null for a row of one request. */
+  firstAt: string | null;
 }
 
 const encodeCursor = (at: Date, id: bigint) => Buffer.from(`${at.toISOString()}|${id}`).toString("base64url");
@@ -276,6 +465,8 @@ export function createRequestLogService({ prisma }: Pick<CoreDeps, "prisma">) {
           minuteRemaining: r.minuteRemaining,
           dayRemaining: r.dayRemaining,
           refusedBy: r.refusedBy,
+          requests: r.requests,
+          firstAt: r.firstAt?.toISOString() ?? null,
         })),
         nextCursor:
           rows.length > query.limit && last ? encodeCursor(new Date(last.at), BigInt(last.id)) : null,

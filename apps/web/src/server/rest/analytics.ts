@@ -60,7 +60,8 @@ export function recordAnalytics(
   const recorder = rt.analytics;
   // A CORS preflight (every OPTIONS, answered before admission) is browser protocol, not a call of the API.
   if (!recorder || c.req.method === "OPTIONS") return;
-  const caller = c.get("caller");
+  // A 503 of an outage is counted for the key this instance last knew (admission's `lastKnownCaller`).
+  const caller = c.get("caller") ?? c.get("lastKnownCaller");
   const outcome = outcomeOf(status, c.get("deniedBy"));
   const decision = c.get("rateLimitDecision");
   recorder.record({

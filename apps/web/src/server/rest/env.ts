@@ -6,6 +6,11 @@ export interface RestVariables {
   requestId: string;
   /** The key's caller when a valid bearer key was sent. */
   caller?: ApiCaller;
+  /**
+   * The key's caller as this instance last knew it, when admission could not verify the key because the database
+   * did not answer (a 503): the request is logged and counted for it, and nothing else uses it.
+   */
+  lastKnownCaller?: ApiCaller;
   /** Whether an Authorization header was sent at all (for WWW-Authenticate's `error="invalid_token"`). */
   tokenSent: boolean;
   /** Set when the token sent is a key of the other deployment (`pet_test_` on production, `pet_live_` on staging). */

@@ -2,9 +2,10 @@
 /**
  * An account's request log (docs/contract.md section 7, "Usage and the request log"), newest first: time, method and
  * path, status with the error code, latency, the key's prefix and what the account's minute and day windows had
- * left (or what refused the request). Filters (key, status or class, operation, time range, `X-Request-Id`) live in
- * the URL; "Load more" pages on with the answer's cursor. The portal shows the member's account (`portal.requestLog`),
- * the admin's account page any account (`accounts.requestLog`, with `accountId`).
+ * left (or what refused the request); an aggregate row says how many requests it counts and between which times.
+ * Filters (key, status or class, operation, time range, `X-Request-Id`) live in the URL; "Load more" pages on with
+ * the answer's cursor. The portal shows the member's account (`portal.requestLog`), the admin's account page any
+ * account (`accounts.requestLog`, with `accountId`).
  */
 import { Badge, Button, Code, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { LoggedOperation } from "@petstore/contracts";
@@ -56,7 +57,7 @@ function statusFilter(status: string | null): number | "2xx" | "4xx" | "5xx" | u
 function RateLimitState({ entry: e }: { entry: Entry }) {
   if (e.refusedBy)
     return (
-      <Text size="sm" c="orange.9">
+      <Text size="sm" c="red.9">
         Refused by the {REFUSED_BY[e.refusedBy] ?? e.refusedBy}
       </Text>
     );
@@ -71,6 +72,15 @@ function RateLimitState({ entry: e }: { entry: Entry }) {
       {formatNumber(e.minuteRemaining)} left this minute · {formatNumber(e.dayRemaining)} today
     </Text>
   );
+}
+
+/**
+ * What an aggregate row stands for: "1,234 requests refused with 429 between 12:00:01 and 12:00:05, not logged
+ * one by one".
+ */
+function aggregateText(e: Entry, firstAt: string): string {
+  const what = e.refusedBy ? `refused with ${e.status}` : `answered ${e.status}`;
+  return `${formatNumber(e.requests)} requests ${what} between ${formatDateTimeSeconds(firstAt)} and ${formatDateTimeSeconds(e.at)}, counted together (not logged one by one)`;
 }
 
 /** The log's filters (from the URL) as the procedures' input. */
@@ -234,9 +244,13 @@ export function RequestLog({
                   minWidth: 240,
                   cell: (e) => (
                     <Stack gap={2}>
-                      <Text size="sm" ff="monospace" style={{ overflowWrap: "anywhere" }}>
-                        {e.method} {e.path}
-                      </Text>
+                      {e.firstAt ? (
+                        <Text size="sm">{aggregateText(e, e.firstAt)}</Text>
+                      ) : (
+                        <Text size="sm" ff="monospace" style={{ overflowWrap: "anywhere" }}>
+                          {e.method} {e.path}
+                        </Text>
+                      )}
                       <Text size="xs" c="dimmed">
                         {e.operation}
                       </Text>
@@ -260,7 +274,8 @@ export function RequestLog({
                   key: "latency",
                   header: "Latency",
                   align: "right",
-                  cell: (e) => `${formatNumber(Math.round(e.durationMs * 10) / 10)} ms`,
+                  cell: (e) =>
+                    `${e.firstAt ? "mean " : ""}${formatNumber(Math.round(e.durationMs * 10) / 10)} ms`,
                 },
                 { key: "key", header: "Key", minWidth: 150, cell: (e) => <Code>{e.keyPrefix}…</Code> },
                 {
@@ -275,7 +290,7 @@ export function RequestLog({
                   minWidth: 200,
                   cell: (e) => (
                     <Text size="xs" ff="monospace" style={{ overflowWrap: "anywhere" }}>
-                      {e.requestId}
+                      {e.firstAt ? "—" : e.requestId}
                     </Text>
                   ),
                 },

@@ -16,7 +16,8 @@
  *   is 403 `ip_not_allowed`: the request counts against the address's anonymous bucket, like a failed
  *   authentication, never against the key's windows, and is not the key's (no caller, no usage).
  * - A key that cannot be checked because the database does not answer is 503 `service_unavailable` (core's
- *   error translator), never the anonymous bucket's 429.
+ *   error translator), never the anonymous bucket's 429; when this instance read the key as valid before, the
+ *   503 is logged and counted for it (`lastKnownCaller`).
  * Every answer carries the rate-limit headers of the decision; a denial is answered 429 `rate_limited` or
  * `key_banned` right here, that of a client address's anonymous budget after the limiter's hold (`holdRefusal`).
  */
@@ -133,9 +134,16 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
     if (header !== undefined) c.set("tokenSent", true);
     const ip = () => trustedClientIp(c.req.raw.headers);
     const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    const { caller, decision, outside } = await decide(token, ip, (budget) =>
-      c.set("rateLimit", rateLimitHeaders(budget)),
-    );
+    let admitted: Awaited<ReturnType<typeof decide>>;
+    try {
+      admitted = await decide(token, ip, (budget) => c.set("rateLimit", rateLimitHeaders(budget)));
+    } catch (error) {
+      // An outage's 503 still belongs in the log and usage of a key this instance knew (docs/contract.md section 7).
+      const known = token === undefined ? undefined : rt.apiKeys.lastKnown(token);
+      if (known) c.set("lastKnownCaller", known);
+      throw error;
+    }
+    const { caller, decision, outside } = admitted;
     if (caller) c.set("caller", caller);
     // A key of the other deployment (a staging key sent to production, or the reverse) is named in the 401.
     else if (token?.startsWith(otherPrefix)) c.set("keyEnvironment", otherEnvironment);
