@@ -58,6 +58,11 @@ const Options = z.object({
   accounts: flag,
   /** The third server (API role) answers the many-key scenarios with keys on a plan with a monthly quota. */
   quotas: flag,
+  /**
+   * The third server (API role) answers the many-key scenarios with keys that each have an IP allowlist of five
+   * entries, the loopback ones last (docs/contract.md section 2, "IP allowlists").
+   */
+  allowlists: flag,
   tracing: flag,
   floods: flag,
   addressFloods: flag,
@@ -100,6 +105,7 @@ export const options = readOptions(Options, {
   analytics: { arg: "analytics", env: "BENCH_ANALYTICS", flag: true },
   accounts: { arg: "accounts", env: "BENCH_ACCOUNTS", flag: true },
   quotas: { arg: "quotas", env: "BENCH_QUOTAS", flag: true },
+  allowlists: { arg: "allowlists", env: "BENCH_ALLOWLISTS", flag: true },
   tracing: { arg: "tracing", env: "BENCH_TRACING", flag: true },
   floods: { arg: "floods", env: "BENCH_FLOODS", flag: true },
   addressFloods: { arg: "address-floods", env: "BENCH_ADDRESS_FLOODS", flag: true },

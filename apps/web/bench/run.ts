@@ -74,7 +74,9 @@ const THIRD: { name: string; env: Record<string, string>; bundle?: string } = op
           ? { name: "api, account keys", env: { PETSTORE_SERVE: "api" } }
           : options.quotas
             ? { name: "api, monthly quota", env: { PETSTORE_SERVE: "api" } }
-            : { name: "all", env: { PETSTORE_SERVE: "all" } };
+            : options.allowlists
+              ? { name: "api, keys with IP allowlists", env: { PETSTORE_SERVE: "api" } }
+              : { name: "all", env: { PETSTORE_SERVE: "all" } };
 
 /** The OTLP/HTTP receiver of `--tracing` (bench/otlp-sink.ts) in a child process: its port, its counts, its stop. */
 async function startOtlpSink() {
@@ -407,7 +409,8 @@ async function sameBodies(servers: { baseUrl: string }[], key: string, firstId: 
  * again for the server at `thirdUrl`: 4 per consumer account, on the Business plan with those limits, so that its
  * requests go through the account's shared windows and its request log. With `--quotas`, as many keys again for
  * the server at `thirdUrl`, on the Business plan with those limits and a monthly quota nothing reaches, so that
- * every check counts the UTC month too (docs/contract.md section 3, "Monthly quota").
+ * every check counts the UTC month too (docs/contract.md section 3, "Monthly quota"). With `--allowlists`, as
+ * many keys again for it, each with an IP allowlist.
  */
 async function manyKeyPopulation(
   db: PreparedDatabase,
@@ -451,6 +454,20 @@ async function manyKeyPopulation(
         (await db.rt.apiKeys.create({ name: `bench quota ${i}`, plan: "business" }, "bench")).key,
       );
     keysByUrl.set(thirdUrl, quotaKeys);
+  } else if (options.allowlists) {
+    // The same keys again, each limited to five ranges with the bench's own (loopback) last: every request is
+    // matched against the whole list, the worst case of an allowed call.
+    const allowed = ["192.0.2.0/24", "198.51.100.0/24", "2001:db8::/32", "127.0.0.0/8", "::1"];
+    const fenced: string[] = [];
+    for (let i = 0; i < options.keys; i++) {
+      const created = await db.rt.apiKeys.create(
+        { name: `bench allowlist ${i}`, plan: "enterprise", perMinute: 100_000_000, perDay: 100_000_000 },
+        "bench",
+      );
+      await db.rt.apiKeys.changeAllowlist(created.id, allowed, "bench");
+      fenced.push(created.key);
+    }
+    keysByUrl.set(thirdUrl, fenced);
   }
   const prisma = databaseOf(db.rt).prisma;
   const [animals, categories, pages] = await Promise.all([

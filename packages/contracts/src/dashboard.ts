@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { RollGraceSeconds } from "./admin.ts";
 import { DEFAULT_PAGE_SIZE, DEFAULT_ROLL_GRACE_SECONDS, MAX_PAGE_SIZE } from "./defaults.ts";
+import { IpAllowlist } from "./ip-allowlist.ts";
 import { checkLimits, EditablePlanName, PlanName, RateLimitValue } from "./limits.ts";
 import { ApiKeyScopes } from "./scopes.ts";
 import { humanText } from "./text.ts";
@@ -34,6 +35,13 @@ export type ApiKeyPlanChange = z.infer<typeof ApiKeyPlanChange>;
 export const ApiKeyScopesChange = z.strictObject({ id: ApiKeyId, scopes: ApiKeyScopes });
 export type ApiKeyScopesChange = z.infer<typeof ApiKeyScopesChange>;
 
+/**
+ * A key's new IP allowlist (docs/contract.md section 2, "IP allowlists"): it replaces the old one; empty lifts it.
+ * Admins set any key's, members their account's keys' (the portal).
+ */
+export const ApiKeyAllowlistChange = z.strictObject({ id: ApiKeyId, allowedIps: IpAllowlist });
+export type ApiKeyAllowlistChange = z.infer<typeof ApiKeyAllowlistChange>;
+
 export const UsageRange = z.strictObject({
   id: ApiKeyId,
   days: z.int().min(1).max(90).default(30),
@@ -59,6 +67,7 @@ export const AuditEntityType = z.enum([
   "account",
   "invitation",
   "order",
+  "brownout",
 ]);
 export type AuditEntityType = z.infer<typeof AuditEntityType>;
 
@@ -74,6 +83,9 @@ export const AUDIT_ACTIONS = [
   "apiKey.create",
   "apiKey.update",
   "apiKey.scopes",
+  "apiKey.allowlist",
+  "brownout.schedule",
+  "brownout.cancel",
   "apiKey.roll",
   "apiKey.revoke",
   "apiKey.ban",

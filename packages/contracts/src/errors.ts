@@ -7,6 +7,7 @@ import { z } from "./zod.ts";
 export const errorStatusByCode = {
   unauthorized: 401,
   insufficient_scope: 403,
+  ip_not_allowed: 403,
   invalid_request: 400,
   validation_failed: 400,
   not_found: 404,
@@ -36,6 +37,7 @@ export type ErrorCode = keyof typeof errorStatusByCode;
 export const restErrorCodes = [
   "unauthorized",
   "insufficient_scope",
+  "ip_not_allowed",
   "invalid_request",
   "validation_failed",
   "not_found",

@@ -5,6 +5,8 @@ export * from "./dashboard.ts";
 export * from "./defaults.ts";
 export * from "./errors.ts";
 export * from "./http.ts";
+export * from "./ip-allowlist.ts";
+export * from "./lifecycle.ts";
 export * from "./limits.ts";
 export * from "./me.ts";
 export * from "./orders.ts";

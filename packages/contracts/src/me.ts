@@ -5,6 +5,7 @@
  * very request (section 3).
  */
 
+import { DeprecatedOperation } from "./lifecycle.ts";
 import { PlanName } from "./limits.ts";
 import { ApiKeyScope } from "./scopes.ts";
 import { z } from "./zod.ts";
@@ -25,6 +26,33 @@ export const RateLimitWindow = z
   })
   .meta({ id: "RateLimitWindow" });
 export type RateLimitWindow = z.infer<typeof RateLimitWindow>;
+
+/** A deprecated operation the key still calls (docs/contract.md section 4, "Brownouts"). */
+export const DeprecationNotice = z
+  .object({
+    operation: DeprecatedOperation.meta({ description: "The operation's id in this document." }),
+    callsLast30Days: z
+      .int()
+      .min(1)
+      .meta({ description: "The key's calls of it that reached the API in the last 30 days." }),
+    sunsetAt: z.iso.datetime().meta({ description: "When it is removed (its `Sunset`), RFC 3339, UTC." }),
+    successor: z
+      .string()
+      .meta({ description: 'The path of its successor (its `Link` rel="successor-version").' }),
+    brownouts: z
+      .array(
+        z.object({
+          startsAt: z.iso.datetime().meta({ description: "RFC 3339, UTC." }),
+          endsAt: z.iso.datetime().meta({ description: "RFC 3339, UTC; the window ends just before it." }),
+        }),
+      )
+      .meta({
+        description:
+          "Windows before the sunset, soonest first, that have not ended: during each, the operation answers 410 `gone` as after the sunset.",
+      }),
+  })
+  .meta({ id: "DeprecationNotice" });
+export type DeprecationNotice = z.infer<typeof DeprecationNotice>;
 
 export const Me = z
   .object({
@@ -75,6 +103,10 @@ export const Me = z
       .meta({
         description: "The key's windows after this request; null when the deployment limits nothing.",
       }),
+    deprecations: z.array(DeprecationNotice).meta({
+      description:
+        "The deprecated operations this key called in the last 30 days (counted within a minute), each with its sunset, successor and the brownouts that have not ended; empty when it called none.",
+    }),
   })
   .meta({ id: "Me" });
 export type Me = z.infer<typeof Me>;

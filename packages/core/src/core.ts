@@ -9,6 +9,7 @@ import { countActiveBans } from "./api-keys/bans.ts";
 import { createApiKeySearch } from "./api-keys/search.ts";
 import { createApiKeyService } from "./api-keys/service.ts";
 import { createAuditLogService } from "./audit-log.ts";
+import { createBrownoutService } from "./brownouts.ts";
 import { createCategoryService } from "./categories.ts";
 import type { CoreDeps } from "./deps.ts";
 import { createIdempotencyService } from "./idempotency.ts";
@@ -84,6 +85,11 @@ export function createCore(
     /** Usage alerts of consumer accounts, decided from the limiter's counts (usage/alerts.ts). */
     usageAlerts,
     requestLog,
+    /** Brownouts of deprecated operations and the notices of keys that still call them (brownouts.ts). */
+    brownouts: createBrownoutService(deps, async (keyId) => {
+      const [sums] = await usage.withWindowSums([{ id: keyId }]);
+      return { getPet: sums?.getPetCalls30d ?? 0 };
+    }),
     /** The store's webhook endpoints (every one), delivery log, replay; delivery in this process. */
     webhooks,
     /** One consumer account's services, refusing other accounts' ids (accounts/scope.ts). */

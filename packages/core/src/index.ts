@@ -9,6 +9,7 @@ export { KEY_CACHE_TTL_MS } from "./api-keys/verifier.ts";
 export * from "./api-keys/view.ts";
 export * from "./audit.ts";
 export * from "./audit-log.ts";
+export * from "./brownouts.ts";
 export * from "./categories.ts";
 export * from "./client-network.ts";
 export * from "./core.ts";

@@ -28,6 +28,7 @@ const MODEL_TABLES = [
   "Account",
   "ApiKey",
   "AuditLog",
+  "Brownout",
   "Category",
   "DeploymentSetting",
   "IdempotencyRecord",

@@ -22,7 +22,7 @@ describe.each([
     const { prisma } = fx.db;
     // The rows of the schema before the migration are written in SQL: the client knows today's columns only.
     await prisma.$executeRaw`INSERT INTO "Plan" (name, "updatedAt") VALUES ('free', now())`;
-    const before = async (name: string, scopes: string[]) => {
+    const earlierKey = async (name: string, scopes: string[]) => {
       const id = randomUUID();
       await prisma.$executeRaw`INSERT INTO "ApiKey" (id, hash, prefix, name, "planName", environment, "createdBy", scopes)
         VALUES (${id}::uuid, ${randomUUID()}, ${name}, ${name}, 'free', 'staging', 't', ${scopes})`;
@@ -40,9 +40,9 @@ describe.each([
           scopes,
         },
       });
-    const both = await before("both", ["pets:read", "pets:write"]);
-    const reader = await before("reader", ["pets:read"]);
-    const writer = await before("writer", ["pets:write"]);
+    const both = await earlierKey("both", ["pets:read", "pets:write"]);
+    const reader = await earlierKey("reader", ["pets:read"]);
+    const writer = await earlierKey("writer", ["pets:write"]);
     const category = await prisma.category.create({ data: { name: "dogs" } });
     await prisma.pet.createMany({
       data: (["available", "available", "pending", "sold", null] as const).map((status, i) => ({

@@ -102,7 +102,13 @@ describe("getMe (postgres)", () => {
   it("never answers the secret, its hash or the key's id", async () => {
     for (const { key, id } of [keys.pro, keys.enterprise]) {
       const r = await me(t.auth(key));
-      expect(Object.keys(r.body as object).sort()).toEqual(["account", "key", "plan", "rateLimit"]);
+      expect(Object.keys(r.body as object).sort()).toEqual([
+        "account",
+        "deprecations",
+        "key",
+        "plan",
+        "rateLimit",
+      ]);
       expect(Object.keys((r.body as Me).key).sort()).toEqual(["expiresAt", "name", "prefix", "scopes"]);
       for (const secret of [key, key.slice(12), createHash("sha256").update(key).digest("hex"), id])
         expect(r.text).not.toContain(secret);

@@ -15,6 +15,7 @@ import { type CallResult, expectError, rawRequest, seedPets, useServer } from ".
 const ERROR_CODES = [
   "unauthorized",
   "insufficient_scope",
+  "ip_not_allowed",
   "invalid_request",
   "validation_failed",
   "not_found",

@@ -29,6 +29,7 @@ const BY_ID: Record<string, { kind: Kind; input: (id: string) => unknown; owners
   "portal.keys.get": { kind: "key", input: (id) => ({ id }) },
   "portal.keys.roll": { kind: "key", input: (id) => ({ id, graceSeconds: 0 }) },
   "portal.keys.revoke": { kind: "key", input: (id) => ({ id }) },
+  "portal.keys.changeAllowlist": { kind: "key", input: (id) => ({ id, allowedIps: ["192.0.2.0/24"] }) },
   "portal.keys.traffic": { kind: "key", input: (id) => ({ id, days: 7 }) },
   "portal.keys.recentRequests": { kind: "key", input: (id) => ({ id }) },
   "portal.requestLog": { kind: "key", input: (keyId) => ({ keyId }) },
@@ -203,7 +204,7 @@ describe("portal isolation between accounts", () => {
     const portal = Object.keys(appRouter._def.procedures).filter((p) => p.startsWith("portal."));
     const rows = new Set(Object.keys(BY_ID).map((path) => path.split("#")[0]));
     expect(portal.sort()).toEqual([...rows, ...Object.keys(BY_FILTER), ...WITHOUT_ID, ...BY_TOKEN].sort());
-    expect(cases.length).toBe(158);
+    expect(cases.length).toBe(166);
   });
 
   const snapshotOfOthers = async () => {

@@ -38,7 +38,7 @@ export interface paths {
         /**
          * Fetch one animal (deprecated)
          * @deprecated
-         * @description Deprecated since 2026-01-01 and removed on 2030-12-05 (then 410 `gone`). Use `GET /pets` with the `status` filter instead. Send the animal's ETag back in `If-None-Match` to get 304 while it is unchanged. Needs the `pets:read` scope.
+         * @description Deprecated since 2026-01-01 and removed on 2030-12-05 (then 410 `gone`); before that, during brownouts the store announces (`GET /me` lists them for keys that call this operation), it answers as after the removal. Use `GET /pets` with the `status` filter instead. Send the animal's ETag back in `If-None-Match` to get 304 while it is unchanged. Needs the `pets:read` scope.
          */
         get: operations["getPet"];
         put?: never;
@@ -186,7 +186,7 @@ export interface paths {
         };
         /**
          * Describe the calling API key
-         * @description An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), the consumer account that holds it, its plan with the key's effective limits, and its minute, day and (with a monthly quota) month rate-limit windows after this request, which counts like any other. Needs a valid key and no particular scope.
+         * @description An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), the consumer account that holds it, its plan with the key's effective limits, its minute, day and (with a monthly quota) month rate-limit windows after this request, and the deprecated operations it still calls with their scheduled brownouts. The request counts like any other. Needs a valid key and no particular scope.
          */
         get: operations["getMe"];
         put?: never;
@@ -206,7 +206,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "unauthorized" | "insufficient_scope" | "invalid_request" | "validation_failed" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "header_too_large" | "conflict" | "precondition_failed" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "key_banned" | "gone" | "not_implemented" | "service_unavailable" | "internal_error";
+            code: "unauthorized" | "insufficient_scope" | "ip_not_allowed" | "invalid_request" | "validation_failed" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "header_too_large" | "conflict" | "precondition_failed" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "key_banned" | "gone" | "not_implemented" | "service_unavailable" | "internal_error";
             /** @description Human-readable description. */
             message: string;
             /** @description The HTTP status code. */
@@ -381,6 +381,8 @@ export interface components {
                     resetsAt: string;
                 } | null;
             } | null;
+            /** @description The deprecated operations this key called in the last 30 days (counted within a minute), each with its sunset, successor and the brownouts that have not ended; empty when it called none. */
+            deprecations: components["schemas"]["DeprecationNotice"][];
         };
         RateLimitWindow: {
             /** @description Requests allowed per window. */
@@ -392,6 +394,35 @@ export interface components {
              * @description When the current window ends (RFC 3339, UTC): the next minute, 00:00 UTC for the day, or 00:00 UTC on the 1st for the month; the `X-RateLimit-Reset` of that window.
              */
             resetsAt: string;
+        };
+        DeprecationNotice: {
+            /**
+             * @description The operation's id in this document.
+             * @enum {string}
+             */
+            operation: "getPet";
+            /** @description The key's calls of it that reached the API in the last 30 days. */
+            callsLast30Days: number;
+            /**
+             * Format: date-time
+             * @description When it is removed (its `Sunset`), RFC 3339, UTC.
+             */
+            sunsetAt: string;
+            /** @description The path of its successor (its `Link` rel="successor-version"). */
+            successor: string;
+            /** @description Windows before the sunset, soonest first, that have not ended: during each, the operation answers 410 `gone` as after the sunset. */
+            brownouts: {
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC.
+                 */
+                startsAt: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC; the window ends just before it.
+                 */
+                endsAt: string;
+            }[];
         };
     };
     responses: {
@@ -543,7 +574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -553,7 +584,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -680,7 +710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -690,7 +720,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -906,7 +935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -916,7 +945,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
@@ -1095,7 +1123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1105,7 +1133,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1332,7 +1359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1342,7 +1369,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1468,7 +1494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1478,7 +1504,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1682,7 +1707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1692,7 +1717,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1833,7 +1857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1843,7 +1867,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2032,7 +2055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2042,7 +2065,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2226,7 +2248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2236,7 +2258,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2379,7 +2400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other */
+            /** @description `insufficient_scope`: the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other; `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2389,7 +2410,6 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2484,6 +2504,22 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ip_not_allowed`: the API key has an IP allowlist and the client address is outside it; counts against the address, not the key */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -81,6 +81,9 @@ export function createAccountScopes(s: ScopedServices) {
         create: keys.create,
         roll: keys.roll,
         revoke: async (id: string, actor: Actor) => withoutAuthor(await keys.revoke(id, actor)),
+        /** Replaces the key's IP allowlist (normalized entries; empty: from anywhere), audited. */
+        changeAllowlist: async (id: string, allowedIps: readonly string[], actor: Actor) =>
+          withoutAuthor(await keys.changeAllowlist(id, allowedIps, actor)),
         traffic: async (id: string, days: number) => s.usage.traffic(await keys.require(id), days),
         recentRequests: async (id: string) => s.usage.recentRequests(await keys.require(id)),
       },

@@ -114,6 +114,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       scopes?: readonly ApiKeyScope[] | undefined;
       expiresAt: Date | null;
       accountId?: string | null;
+      allowedIps?: readonly string[];
     },
     actor: Actor,
   ): Promise<{ row: ApiKey; secret: string }> {
@@ -130,6 +131,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
         scopes: [...(input.scopes ?? DEFAULT_API_KEY_SCOPES)],
         expiresAt: input.expiresAt,
         accountId: input.accountId ?? null,
+        allowedIps: [...(input.allowedIps ?? [])],
         createdBy: actor,
       },
     });
@@ -266,6 +268,7 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
           scopes: scopesOf(old),
           expiresAt: old.expiresAt,
           accountId: old.accountId,
+          allowedIps: old.allowedIps,
         },
         actor,
       );
@@ -292,6 +295,9 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
     forget(result.old.id);
     return issued(result.row, result.secret);
   }
+
+  const changeAllowlist = (ref: string, allowedIps: readonly string[], actor: Actor, accountId?: string) =>
+    changeKey(ref, actor, "apiKey.allowlist", () => ({ allowedIps: [...allowedIps] }), accountId);
 
   return {
     /** What memory says about a bearer token, without I/O (verifier.ts `peek`). */
@@ -334,6 +340,8 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
         create: (input: PortalKeyCreate, actor: Actor) => createInAccount(accountId, input, actor),
         roll: (id: string, graceSeconds: number, actor: Actor) => roll(id, graceSeconds, actor, accountId),
         revoke: (id: string, actor: Actor) => revoke(id, actor, accountId),
+        changeAllowlist: (id: string, allowedIps: readonly string[], actor: Actor) =>
+          changeAllowlist(id, allowedIps, actor, accountId),
         async require(id: string): Promise<string> {
           const row = await prisma.apiKey.findFirst({ where: { id, accountId }, select: { id: true } });
           if (!row) throw notFound(id);
@@ -372,6 +380,13 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
     async changeScopes(ref: string, scopes: readonly ApiKeyScope[], actor: Actor): Promise<ApiKeyView> {
       return changeKey(ref, actor, "apiKey.scopes", () => ({ scopes: [...scopes] }));
     },
+
+    /**
+     * Replaces a key's IP allowlist (normalized entries; empty: from anywhere), audited as `apiKey.allowlist`;
+     * every instance applies it within 5 s (docs/contract.md section 2, "IP allowlists"). @throws not_found.
+     */
+    changeAllowlist: (ref: string, allowedIps: readonly string[], actor: Actor, accountId?: string) =>
+      changeAllowlist(ref, allowedIps, actor, accountId),
 
     /** Records the limiter's ban of subject `subjectId` (a key, or an account), audited (bans.ts). */
     async recordBan(subjectId: string, until: Date, ban?: BanFacts): Promise<void> {

@@ -25,6 +25,7 @@ import type { DependencyStatus } from "../dependency-status.ts";
 import type { Clock } from "../deps.ts";
 import { endOfTurn } from "../end-of-turn.ts";
 import { isDatabaseUnavailable } from "../error-translator.ts";
+import { compileAllowlist, type IpAllowlist } from "./allowlist.ts";
 import { hashApiKey, type KeyEnvironment, parseApiKey } from "./format.ts";
 import { effectiveLimits, isLive } from "./policy.ts";
 
@@ -53,6 +54,11 @@ export interface ApiCaller {
    * id for a key of an account (its keys share the account's windows), else the key's id.
    */
   rateLimitSubject: string;
+  /**
+   * The addresses the key may call from (docs/contract.md section 2, "IP allowlists"), compiled when the key was
+   * read, or null when it may call from anywhere.
+   */
+  allowlist: IpAllowlist | null;
 }
 
 /**
@@ -104,10 +110,12 @@ type VerifiedKey = Pick<
   /** The monthly quota: the account's, else the plan's (null: none). */
   perMonth: number | null;
   alertThresholds: number[] | null;
+  allowlist: IpAllowlist | null;
 };
 
-type KeyRow = Omit<VerifiedKey, "plan" | "account"> & {
+type KeyRow = Omit<VerifiedKey, "plan" | "account" | "allowlist"> & {
   hash: string;
+  allowedIps: string[];
   planPerMinute: number | null;
   planPerDay: number | null;
   accountId: string | null;
@@ -120,11 +128,13 @@ const verifiedKey = ({
   planPerDay,
   accountId,
   accountName,
+  allowedIps,
   ...key
 }: KeyRow): VerifiedKey => ({
   ...key,
   plan: { perMinute: planPerMinute, perDay: planPerDay },
   account: accountId ? { id: accountId, name: accountName ?? "" } : null,
+  allowlist: compileAllowlist(allowedIps),
 });
 
 export function createKeyVerifier(deps: {
@@ -171,7 +181,7 @@ export function createKeyVerifier(deps: {
       SELECT k."id", k."hash", k."prefix", k."name", k."planName"::text AS "planName",
              k."environment"::text AS "environment", COALESCE(a."perMinute", k."perMinute") AS "perMinute",
              COALESCE(a."perDay", k."perDay") AS "perDay", LEAST(k."revokedAt", a."suspendedAt") AS "revokedAt", k."expiresAt",
-             k."scopes", p."perMinute" AS "planPerMinute", p."perDay" AS "planPerDay",
+             k."scopes", k."allowedIps", p."perMinute" AS "planPerMinute", p."perDay" AS "planPerDay",
              COALESCE(a."perMonth", p."perMonth") AS "perMonth", a."alertThresholds",
              a."id"::text AS "accountId", a."name" AS "accountName"
       FROM "ApiKey" k JOIN "Plan" p ON p."name" = k."planName"
@@ -219,6 +229,7 @@ export function createKeyVerifier(deps: {
       scopes: key.scopes as ApiKeyScope[],
       account: key.account,
       rateLimitSubject: key.account?.id ?? key.id,
+      allowlist: key.allowlist,
     };
   }
 

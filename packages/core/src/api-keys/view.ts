@@ -35,6 +35,8 @@ export interface ApiKeyView {
   rolledToId: string | null;
   /** The consumer account that holds the key (docs/contract.md section 7), or null. */
   accountId: string | null;
+  /** The addresses and CIDR ranges the key may call from; empty: anywhere (docs/contract.md section 2). */
+  allowedIps: string[];
 }
 
 /** A key of the same lineage, as a link: its id and display prefix. */
@@ -98,6 +100,7 @@ export function toView(key: KeyWithPlan, now: Date): ApiKeyView {
     bannedUntil: iso(key.bannedUntil),
     rolledToId: key.rolledToId,
     accountId: key.accountId,
+    allowedIps: key.allowedIps,
   };
 }
 

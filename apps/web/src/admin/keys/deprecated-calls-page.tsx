@@ -1,7 +1,8 @@
 "use client";
 /**
  * The keys that still call the deprecated getPet (docs/contract.md section 4 "API keys": admins chase them before its
- * sunset), server-paged, by most calls or latest call over 7 or 30 days (all in the URL), and as a streamed CSV.
+ * sunset), server-paged, by most calls or latest call over 7 or 30 days (all in the URL), and as a streamed CSV;
+ * below them, getPet's brownouts (brownouts.tsx).
  */
 import { Button, Code, Group, Select } from "@mantine/core";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
@@ -13,6 +14,7 @@ import { PageHeader, RouteLink, StateBadge } from "@/ui/components/page";
 import { PAGE_SIZES } from "@/ui/components/pager";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { useTRPC } from "@/ui/trpc";
+import { Brownouts } from "./brownouts";
 
 type Row = RouterOutputs["apiKeys"]["deprecatedCalls"]["rows"][number];
 
@@ -119,6 +121,7 @@ export function DeprecatedCallsPage() {
           onPageSize: (size) => setView({ size: size as typeof view.size, page: null }),
         }}
       />
+      <Brownouts />
     </>
   );
 }

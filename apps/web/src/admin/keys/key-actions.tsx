@@ -1,6 +1,6 @@
 "use client";
 /**
- * An API key's actions, in a menu: roll, change plan or scopes, lift a ban, reset today's usage, revoke; only those
+ * An API key's actions, in a menu: roll, change plan, scopes or IP allowlist, lift a ban, reset today's usage, revoke; only those
  * its state allows, destructive ones after confirming. A dialog and its mutation exist only while it is open.
  */
 import { Select } from "@mantine/core";
@@ -10,6 +10,7 @@ import { ActionMenu, ConfirmMutation, FormModal } from "@/ui/dialogs";
 import { useNotifiedMutation } from "@/ui/feedback";
 import { planLabel } from "@/ui/format";
 import { numberValue, useZodForm } from "@/ui/forms/use-zod-form";
+import { AllowlistDialog } from "@/ui/keys/allowlist-dialog";
 import { LimitsFields, ScopesField } from "@/ui/keys/key-fields";
 import { type ApiKey, PLAN_OPTIONS } from "@/ui/keys/key-meta";
 import { RollKeyDialog } from "@/ui/keys/roll-key-dialog";
@@ -23,6 +24,7 @@ export type KeyActionTarget = Pick<
   | "state"
   | "rolledToId"
   | "scopes"
+  | "allowedIps"
   | "plan"
   | "perMinute"
   | "perDay"
@@ -60,6 +62,11 @@ export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; s
           label: "Change scopes…",
           hidden: !usable,
           dialog: (close) => <ChangeScopesDialog apiKey={apiKey} onClose={close} />,
+        },
+        {
+          label: "Change IP allowlist…",
+          hidden: !usable,
+          dialog: (close) => <AllowlistDialog scope="admin" keyInfo={apiKey} onClose={close} />,
         },
         {
           label: "Lift ban…",

@@ -107,7 +107,7 @@ export function createRestApp(rt: Runtime) {
   registerGetInventory(app, rt);
   // Additions to the interface (docs/contract.md section 1): what a client needs to call the three operations.
   registerListCategories(app, rt);
-  registerGetMe(app);
+  registerGetMe(app, rt);
   registerOpenApiDocument(app, rt);
 
   const log = (obj: object, msg: string) => rt.logger.error(obj, msg);

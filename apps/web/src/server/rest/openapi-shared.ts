@@ -181,6 +181,8 @@ const errorMeaning: Partial<Record<ErrorCode, string>> = {
   unauthorized: "API key missing, malformed, unknown, revoked, expired, or of the other deployment",
   insufficient_scope:
     "the API key lacks the scope this operation needs (`WWW-Authenticate` names it); the call counts like any other",
+  ip_not_allowed:
+    "the API key has an IP allowlist and the client address is outside it; counts against the address, not the key",
   invalid_request: "the body is not UTF-8, not valid JSON, or not a JSON object",
   validation_failed: "a query, path, header or body value breaks the schema (see `details`)",
   not_found: "no such animal or order (another owner's order is answered as one that does not exist)",
@@ -233,6 +235,7 @@ export function errorResponses(...codes: ErrorCode[]) {
 /** Codes every authenticated operation may answer with. */
 export const baseErrorCodes: ErrorCode[] = [
   "unauthorized",
+  "ip_not_allowed",
   "rate_limited",
   "quota_exceeded",
   "key_banned",

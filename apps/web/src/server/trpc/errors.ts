@@ -25,6 +25,7 @@ import { jsonHeaders } from "../http/error-answer";
 const TRPC_CODE_BY_APP_CODE = {
   unauthorized: "UNAUTHORIZED",
   insufficient_scope: "FORBIDDEN",
+  ip_not_allowed: "FORBIDDEN",
   invalid_request: "BAD_REQUEST",
   validation_failed: "BAD_REQUEST",
   not_found: "NOT_FOUND",

@@ -17,6 +17,7 @@ type Summarized = Pick<
   | "effectivePerMinute"
   | "effectivePerDay"
   | "scopes"
+  | "allowedIps"
   | "requestsToday"
   | "createdAt"
   | "lastUsedAt"
@@ -57,6 +58,7 @@ export function KeySummary({
           <Field label="Scopes">
             <ScopeBadges scopes={k.scopes} />
           </Field>
+          <Field label="IP allowlist">{k.allowedIps.length ? k.allowedIps.join(", ") : "Any address"}</Field>
           <Field label="Requests today">{formatNumber(k.requestsToday)}</Field>
           <Field label="Created">
             {formatDateTime(k.createdAt)}

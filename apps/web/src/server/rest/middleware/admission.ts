@@ -12,6 +12,9 @@
  *   again without the budget, so a flood from its address cannot lock it out. Concurrent requests with a key being looked up wait for that
  *   look-up instead. So a flood of forged keys costs at most the anonymous budget in database look-ups, however
  *   many keys it tries, while a valid key pays nothing.
+ * - A valid key with an IP allowlist (docs/contract.md section 2, "IP allowlists") called from an address outside it
+ *   is 403 `ip_not_allowed`: the request counts against the address's anonymous bucket, like a failed
+ *   authentication, never against the key's windows, and is not the key's (no caller, no usage).
  * - A key that cannot be checked because the database does not answer is 503 `service_unavailable` (core's
  *   error translator), never the anonymous bucket's 429; when this instance read the key as valid before, the
  *   503 is logged and counted for it (`lastKnownCaller`).
@@ -54,6 +57,17 @@ function denial(
   return { code: "rate_limited", message: `Rate limit exceeded: ${what}. Retry after ${retry} s.` };
 }
 
+/** The 403 of a key called from outside its IP allowlist; the message says who can change the list. */
+function ipNotAllowed(key: ApiCaller, ip: string): Problem {
+  const who = key.account
+    ? "A member of its account can change the list in the developer portal (/portal)."
+    : "An admin can change the list.";
+  return {
+    code: "ip_not_allowed",
+    message: `API key ${key.prefix}… may not be used from ${ip}: the address is outside the key's IP allowlist. ${who}`,
+  };
+}
+
 export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config" | "usageAlerts">) => {
   const { rateLimiter } = rt;
   const checkKey = (caller: ApiCaller, storeFailed = false) =>
@@ -71,19 +85,30 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
    * The caller behind `token` and the decision counted for the request; when the look-up fails, `onBudget` gets
    * the decision of its budget, so that the 503 carries its headers too. @throws 503 on an outage.
    */
+  /** A valid key's decision: its windows, or the address's bucket when it calls from outside its allowlist. */
+  async function admit(
+    caller: ApiCaller,
+    ip: () => string,
+    storeFailed?: boolean,
+  ): Promise<{ caller?: ApiCaller; decision: RateLimitDecision; outside?: ApiCaller }> {
+    if (caller.allowlist && !caller.allowlist.allows(ip()))
+      return { decision: await rateLimiter.checkAnonymous(ip()), outside: caller };
+    return { caller, decision: await checkKey(caller, storeFailed) };
+  }
+
   async function decide(
     token: string | undefined,
     ip: () => string,
     onBudget: (decision: RateLimitDecision) => void,
-  ): Promise<{ caller?: ApiCaller; decision: RateLimitDecision }> {
+  ): Promise<{ caller?: ApiCaller; decision: RateLimitDecision; outside?: ApiCaller }> {
     // A request waiting for another one's look-up decides again when that one gives it up (at most twice).
     for (let round = 0; token && round < 3; round++) {
       const check = rt.apiKeys.peek(token);
-      if (check.kind === "valid") return { caller: check.caller, decision: await checkKey(check.caller) };
+      if (check.kind === "valid") return admit(check.caller, ip);
       if (check.kind === "invalid") break;
       if (check.kind === "pending") {
         const caller = await check.result;
-        if (caller) return { caller, decision: await checkKey(caller) };
+        if (caller) return admit(caller, ip);
         if (caller === undefined) break;
         continue;
       }
@@ -104,8 +129,11 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
         throw error;
       }
       if (!caller) return { decision: budget ?? (await rateLimiter.checkAnonymous(ip())) };
+      // A key used from outside its allowlist keeps the look-up's charge to the address: it stands for the refusal.
+      if (budget && caller.allowlist && !caller.allowlist.allows(ip()))
+        return { decision: budget, outside: caller };
       if (budget) void rateLimiter.refundAnonymous(ip(), budget);
-      return { caller, decision: await checkKey(caller, budget?.degraded) };
+      return admit(caller, ip, budget?.degraded);
     }
     return { decision: await rateLimiter.checkAnonymous(ip()) };
   }
@@ -127,7 +155,7 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
       if (known) c.set("lastKnownCaller", known);
       throw error;
     }
-    const { caller, decision } = admitted;
+    const { caller, decision, outside } = admitted;
     if (caller) {
       c.set("caller", caller);
       // From the counts just returned: no I/O unless this request reached one of its account's thresholds.
@@ -143,6 +171,7 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
       if (!caller) await rateLimiter.holdRefusal(decision);
       return respondProblem(denial(decision, headers, caller), c);
     }
+    if (outside) return respondProblem(ipNotAllowed(outside, ip()), c);
     await next();
   });
 };

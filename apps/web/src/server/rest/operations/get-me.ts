@@ -3,11 +3,12 @@
  * API key as its holder may see it (prefix, name, scopes, expiry; never the secret or its hash), its plan with the
  * key's effective limits, and its minute, day and (with a quota) month windows. Any valid key may ask about itself: no scope is needed.
  * The windows are those admission counted this request with (middleware/admission.ts), the same numbers as the
- * answer's rate-limit headers: no second look at the rate-limit store.
+ * answer's rate-limit headers: no second look at the rate-limit store. The deprecation notices (core's
+ * brownouts.ts) come from the key's usage, read at most once a minute per key, and the brownouts in memory.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { Me, type RateLimitWindow } from "@petstore/contracts";
-import type { RateLimitDecision, WindowName } from "@petstore/core";
+import type { RateLimitDecision, Runtime, WindowName } from "@petstore/core";
 import type { RestEnv } from "../env.ts";
 import { requireCaller } from "../middleware/require-caller.ts";
 import { baseErrorCodes, bearerSecurity, errorResponses, responseHeaders } from "../openapi-shared.ts";
@@ -20,7 +21,7 @@ export const getMeRoute = createRoute({
   summary: "Describe the calling API key",
   description:
     "An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), " +
-    "the consumer account that holds it, its plan with the key's effective limits, and its minute, day and (with a monthly quota) month rate-limit windows after this request, which " +
+    "the consumer account that holds it, its plan with the key's effective limits, its minute, day and (with a monthly quota) month rate-limit windows after this request, and the deprecated operations it still calls with their scheduled brownouts. The request " +
     "counts like any other. Needs a valid key and no particular scope.",
   tags: ["keys"],
   security: bearerSecurity(),
@@ -41,8 +42,8 @@ function windowOf(decision: RateLimitDecision | undefined, name: WindowName): Ra
   return w && { limit: w.limit, remaining: w.remaining, resetsAt: new Date(w.resetMs).toISOString() };
 }
 
-export function registerGetMe(app: OpenAPIHono<RestEnv>): void {
-  app.openapi(getMeRoute, (c) => {
+export function registerGetMe(app: OpenAPIHono<RestEnv>, rt: Pick<Runtime, "brownouts">): void {
+  app.openapi(getMeRoute, async (c) => {
     // requireCaller ran first: a request without a valid key never gets here.
     const caller = c.get("caller") as NonNullable<RestEnv["Variables"]["caller"]>;
     const decision = c.get("rateLimitDecision");
@@ -62,6 +63,7 @@ export function registerGetMe(app: OpenAPIHono<RestEnv>): void {
         limits: { perMinute: caller.perMinute, perDay: caller.perDay, perMonth: caller.perMonth },
       },
       rateLimit: minute && day ? { minute, day, month } : null,
+      deprecations: await rt.brownouts.noticesFor(caller.keyId),
     };
     return respondJson<Me, 200>(c, 200, JSON.stringify(me));
   });

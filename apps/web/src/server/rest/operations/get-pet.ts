@@ -1,10 +1,11 @@
 /**
  * GET /v1/pets/{petId} (getPet, deprecated): one animal (docs/interface.md "GET /pets/{petId}"). Every response of the
  * operation carries Deprecation (RFC 9745), Sunset (RFC 8594) and a successor-version Link (RFC 8288);
- * from the sunset instant on (server clock) it answers 410 `gone`.
+ * from the sunset instant on (server clock), and during a brownout an admin scheduled before it (docs/contract.md
+ * section 4, "Brownouts"; core's brownouts.ts, answered from memory), it answers 410 `gone`.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { Animal, MAX_PET_ID, PetIdParam } from "@petstore/contracts";
+import { Animal, DEPRECATED_OPERATIONS, MAX_PET_ID, PetIdParam } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
 import { createMiddleware } from "hono/factory";
 import { cacheableJsonResponse, REVALIDATE } from "../conditional.ts";
@@ -22,15 +23,12 @@ import {
 } from "../openapi-shared.ts";
 import { respondProblem } from "../respond.ts";
 
-/** 2026-01-01T00:00:00Z, when the deprecation was announced. */
-export const DEPRECATED_AT = new Date("2026-01-01T00:00:00Z");
-/** 2030-12-05T00:00:00Z, the announced removal. */
-export const SUNSET_AT = new Date("2030-12-05T00:00:00Z");
+const { deprecatedAt: DEPRECATED_AT, sunsetAt: SUNSET_AT, successor } = DEPRECATED_OPERATIONS.getPet;
 
 const lifecycleHeaders = (rt: Pick<Runtime, "config">) => ({
   Deprecation: `@${DEPRECATED_AT.getTime() / 1000}`,
   Sunset: SUNSET_AT.toUTCString(),
-  Link: `<${rt.config.publicBaseUrl}/v1/pets>; rel="successor-version"`,
+  Link: `<${rt.config.publicBaseUrl}${successor}>; rel="successor-version"`,
 });
 
 /** Puts the lifecycle headers on every GET response on /pets/{petId}, errors included. */
@@ -42,24 +40,21 @@ export const getPetLifecycle = (rt: Pick<Runtime, "config">) => {
   });
 };
 
+/** The answer after the sunset, and during a brownout: the same body. */
+const GONE = {
+  code: "gone",
+  message: "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.",
+} as const;
+
 /**
- * From the sunset instant on the operation is removed: 410 `gone` whatever the petId, so this runs before
- * the path is validated (and after `requireCaller`).
+ * From the sunset instant on, and during a brownout, the operation is removed: 410 `gone` whatever the petId, so
+ * this runs before the path is validated (and after `requireCaller`).
  */
-const sunsetGate = (rt: Pick<Runtime, "clock">) =>
-  createMiddleware<RestEnv>((c, next) =>
-    rt.clock() < SUNSET_AT
-      ? next()
-      : Promise.resolve(
-          respondProblem(
-            {
-              code: "gone",
-              message: "getPet was removed on 2030-12-05; use GET /v1/pets with the status filter.",
-            },
-            c,
-          ),
-        ),
-  );
+const sunsetGate = (rt: Pick<Runtime, "clock" | "brownouts">) =>
+  createMiddleware<RestEnv>(async (c, next) => {
+    if (rt.clock() >= SUNSET_AT || (await rt.brownouts.active("getPet"))) return respondProblem(GONE, c);
+    return next();
+  });
 
 const lifecycle = ["Deprecation", "Sunset", "Link"] as const;
 
@@ -69,7 +64,7 @@ export const getPetRoute = createRoute({
   path: "/pets/{petId}",
   summary: "Fetch one animal (deprecated)",
   description:
-    "Deprecated since 2026-01-01 and removed on 2030-12-05 (then 410 `gone`). Use `GET /pets` with the `status` filter instead. " +
+    "Deprecated since 2026-01-01 and removed on 2030-12-05 (then 410 `gone`); before that, during brownouts the store announces (`GET /me` lists them for keys that call this operation), it answers as after the removal. Use `GET /pets` with the `status` filter instead. " +
     "Send the animal's ETag back in `If-None-Match` to get 304 while it is unchanged. Needs the `pets:read` scope.",
   deprecated: true,
   tags: ["pets"],

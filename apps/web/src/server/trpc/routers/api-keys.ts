@@ -1,17 +1,20 @@
 /**
  * API keys (admins): the searchable, paged list with requests today, one key with its 30-day usage, issue
- * (secret returned once), revoke, roll, change plan/limits, change scopes, lift a ban, reset today's usage. Every usage
+ * (secret returned once), revoke, roll, change plan/limits, change scopes or IP allowlist, lift a ban, reset today's usage. Every usage
  * figure comes from the core usage service (stored and not yet flushed counters), the same numbers the
  * overview shows. Lifting a ban and resetting usage go through the runtime, which clears the rate
  * limiter's state as well as the database's.
  */
 import {
+  ApiKeyAllowlistChange,
   ApiKeyCreate,
   ApiKeyPlanChange,
   ApiKeyRef,
   ApiKeyRoll,
   ApiKeyScopesChange,
   ApiKeySearch,
+  BrownoutCreate,
+  BrownoutRef,
   DeprecatedCallsQuery,
   KeyUsageDay,
   UsageRange,
@@ -37,6 +40,19 @@ export const apiKeysRouter = router({
   deprecatedCalls: adminProcedure
     .input(DeprecatedCallsQuery.prefault({}))
     .query(({ ctx, input }) => ctx.rt.usage.deprecatedCalls(input)),
+
+  /** getPet's brownouts that end after 30 days ago, soonest first (docs/contract.md section 4 "Brownouts"). */
+  brownouts: adminProcedure.query(({ ctx }) => ctx.rt.brownouts.list()),
+
+  /** Schedules a brownout (audited): 400 in the past or past the sunset, 409 over another one. */
+  scheduleBrownout: adminProcedure
+    .input(BrownoutCreate)
+    .mutation(({ ctx, input }) => ctx.rt.brownouts.schedule(input, ctx.actor)),
+
+  /** Cancels a brownout (audited); a running one ends now. */
+  cancelBrownout: adminProcedure
+    .input(BrownoutRef)
+    .mutation(({ ctx, input }) => ctx.rt.brownouts.cancel(input.id, ctx.actor)),
 
   get: adminProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
     const key = await ctx.rt.apiKeys.get(input.id);
@@ -107,6 +123,11 @@ export const apiKeysRouter = router({
   changeScopes: adminProcedure
     .input(ApiKeyScopesChange)
     .mutation(({ ctx, input }) => ctx.rt.apiKeys.changeScopes(input.id, input.scopes, ctx.actor)),
+
+  /** Replaces the key's IP allowlist (audited; empty lifts it); every instance applies it within 5 s. */
+  changeAllowlist: adminProcedure
+    .input(ApiKeyAllowlistChange)
+    .mutation(({ ctx, input }) => ctx.rt.apiKeys.changeAllowlist(input.id, input.allowedIps, ctx.actor)),
 
   /** Lifts the ban in the rate-limit store and the database (audited). */
   liftBan: adminProcedure

@@ -5,6 +5,7 @@
 import {
   AccountUsageRange,
   AlertThresholdsChange,
+  ApiKeyAllowlistChange,
   ApiKeyRef,
   ApiKeyRoll,
   InvitationAccept,
@@ -36,6 +37,10 @@ const keysRouter = router({
   revoke: memberProcedure
     .input(ApiKeyRef)
     .mutation(({ ctx, input }) => ctx.account.keys.revoke(input.id, ctx.actor)),
+  /** Replaces the key's IP allowlist (audited; empty lifts it). */
+  changeAllowlist: memberProcedure
+    .input(ApiKeyAllowlistChange)
+    .mutation(({ ctx, input }) => ctx.account.keys.changeAllowlist(input.id, input.allowedIps, ctx.actor)),
   traffic: memberProcedure
     .input(UsageRange)
     .query(({ ctx, input }) => ctx.account.keys.traffic(input.id, input.days)),
