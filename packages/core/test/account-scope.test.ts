@@ -22,6 +22,10 @@ const BY_ID: Record<string, { kind: Kind; call: (a: AccountScope, id: string) =>
   "keys.get": { kind: "key", call: (a, id) => a.keys.get(id) },
   "keys.roll": { kind: "key", call: (a, id) => a.keys.roll(id, 0, "test") },
   "keys.revoke": { kind: "key", call: (a, id) => a.keys.revoke(id, "test") },
+  "keys.changeAllowlist": {
+    kind: "key",
+    call: (a, id) => a.keys.changeAllowlist(id, ["192.0.2.0/24"], "test"),
+  },
   "keys.traffic": { kind: "key", call: (a, id) => a.keys.traffic(id, 7) },
   "keys.recentRequests": { kind: "key", call: (a, id) => a.keys.recentRequests(id) },
   requestLog: { kind: "key", call: (a, keyId) => a.requestLog({ keyId, limit: 10 }) },
