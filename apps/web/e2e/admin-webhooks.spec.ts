@@ -148,6 +148,10 @@ test("register an endpoint, receive signed events, follow the log, retry, replay
   await expect(page.getByText(`The message will be sent again to ${url}.`)).toBeVisible();
   const again = await receiver.waitFor((r) => r.headers["webhook-id"] === messageId, 3, 20_000);
   expect(again.at(-1)?.body).toBe(failing?.body);
+  // Without a reload the page shows the new attempt: it asks every second while an attempt is on its way.
+  await expect(delivery).toContainText("#3", { timeout: 5_000 });
+  await expect(delivery).toContainText("succeeded");
+  await expectAccessible(page, "webhook message after a replay");
 
   // Disabling and deleting ask first.
   await page.goto("/admin/webhooks");
