@@ -88,6 +88,13 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   expect(csv[0]).toMatch(/^"day \(UTC\)","requests","2xx success"/);
   expect(csv.filter((line) => /^"\d{4}-\d{2}-\d{2}"/.test(line))).toHaveLength(90);
   await expectAccessible(page, "the portal's usage page");
+  // Headings go down one level at a time (axe `heading-order`, a moderate finding the scan above does not fail on).
+  const levels = await page
+    .locator("h1, h2, h3, h4, h5, h6")
+    .evaluateAll((hs) => hs.map((h) => Number(h.tagName.slice(1))));
+  expect(levels[0]).toBe(1);
+  for (const [i, level] of levels.entries())
+    if (i) expect(level).toBeLessThanOrEqual((levels[i - 1] ?? 1) + 1);
   await snap(page, testInfo, "portal-usage");
 
   // A webhook endpoint of the account: its secret once, then an example event delivered and logged.
