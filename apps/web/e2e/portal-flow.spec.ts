@@ -71,6 +71,22 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   await page.reload();
   await expect(page.getByRole("textbox", { name: "Find by X-Request-Id" })).toHaveValue(requestId);
   await expect(log.getByRole("row").filter({ hasText: requestId })).toBeVisible();
+  // While a new search runs, the old rows are shown busy (aria-busy, dimmed, a spinner), not as its answer.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(/\/api\/trpc\/[^?]*portal\.requestLog/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.getByRole("combobox", { name: "Status" }).click();
+  await page.getByRole("option", { name: "5xx server error" }).click();
+  await expect(log.getByRole("table")).toHaveAttribute("aria-busy", "true");
+  await expect(page.locator(".list-busy")).toBeVisible();
+  release();
+  await expect(page.getByText("No request matches")).toBeVisible();
+  await page.unroute(/\/api\/trpc\/[^?]*portal\.requestLog/);
 
   // Usage against the limits, and the daily figures as CSV.
   await openFromNav(page, "Usage");
