@@ -14,6 +14,7 @@ import { ordersCommand } from "./commands/orders.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { purgeCommand } from "./commands/purge.ts";
 import { seedCommand } from "./commands/seed.ts";
+import { usageCommand } from "./commands/usage.ts";
 import { usersCommand } from "./commands/users.ts";
 import { webhooksCommand } from "./commands/webhooks.ts";
 import { reportFailure } from "./failure.ts";
@@ -93,6 +94,8 @@ async function run(argv: string[], io: CliIo, out: Output): Promise<void> {
       return withRuntime((rt) => ordersCommand(rt, args, actor, out));
     case "plans":
       return withRuntime((rt) => plansCommand(rt, args, out));
+    case "usage":
+      return withRuntime((rt) => usageCommand(rt, args, out));
     case "users":
       return withRuntime((rt) => usersCommand(rt, args, actor, out));
     case "webhooks":

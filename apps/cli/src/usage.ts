@@ -39,7 +39,11 @@ export const usage = (command: string) => `Usage: ${command} <command>
                                           the newest 100 orders matching, with animal, account and hold
   orders complete|cancel <id> [--json]    complete a placed order (the animal sold) or cancel it (the animal
                                           available again)
-  plans list [--json]                     show the rate limits of each plan
+  plans list [--json]                     show the rate limits and monthly quota of each plan
+  usage export --month YYYY-MM [--account ID] [--format csv|json]
+                                          usage for billing: requests per account, operation and outcome in
+                                          the UTC month (every account without --account); a month is final
+                                          an hour after it ends
   users create --email E --name N --role staff|admin [--password-stdin]
                                           create a dashboard user (password read from stdin)
   webhooks create --url U --events pet.created,pet.updated,... [--description D] [--json]

@@ -138,6 +138,7 @@ describe("petstore command on PostgreSQL", () => {
       "requestLog",
       "sessions",
       "signInThrottles",
+      "usageAlerts",
       "usageHours",
       "webhookMessages",
     ]);
@@ -149,10 +150,10 @@ describe("petstore command on PostgreSQL", () => {
   it("shows the plans with the spec's limits", async () => {
     const plans = JSON.parse((await petstore(["plans", "list", "--json"], env)).stdout);
     expect(plans).toEqual([
-      { name: "free", perMinute: 60, perDay: 1000, maxKeys: 3 },
-      { name: "pro", perMinute: 300, perDay: 10000, maxKeys: 10 },
-      { name: "business", perMinute: 1000, perDay: 100000, maxKeys: 25 },
-      { name: "enterprise", perMinute: null, perDay: null, maxKeys: null },
+      { name: "free", perMinute: 60, perDay: 1000, perMonth: null, maxKeys: 3 },
+      { name: "pro", perMinute: 300, perDay: 10000, perMonth: null, maxKeys: 10 },
+      { name: "business", perMinute: 1000, perDay: 100000, perMonth: null, maxKeys: 25 },
+      { name: "enterprise", perMinute: null, perDay: null, perMonth: null, maxKeys: null },
     ]);
     // Without --json, a table on stdout.
     expect((await petstore(["plans", "list"], env)).stdout).toMatch(/│ 'free'\s+│ 60\s+│ 1000/);

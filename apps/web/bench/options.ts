@@ -56,6 +56,8 @@ const Options = z.object({
   analytics: flag,
   /** The third server (API role) answers the many-key scenarios with keys of consumer accounts (4 per account). */
   accounts: flag,
+  /** The third server (API role) answers the many-key scenarios with keys on a plan with a monthly quota. */
+  quotas: flag,
   tracing: flag,
   floods: flag,
   addressFloods: flag,
@@ -97,6 +99,7 @@ export const options = readOptions(Options, {
   metrics: { arg: "metrics", env: "BENCH_METRICS", flag: true },
   analytics: { arg: "analytics", env: "BENCH_ANALYTICS", flag: true },
   accounts: { arg: "accounts", env: "BENCH_ACCOUNTS", flag: true },
+  quotas: { arg: "quotas", env: "BENCH_QUOTAS", flag: true },
   tracing: { arg: "tracing", env: "BENCH_TRACING", flag: true },
   floods: { arg: "floods", env: "BENCH_FLOODS", flag: true },
   addressFloods: { arg: "address-floods", env: "BENCH_ADDRESS_FLOODS", flag: true },

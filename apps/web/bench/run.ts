@@ -72,7 +72,9 @@ const THIRD: { name: string; env: Record<string, string>; bundle?: string } = op
         ? { name: "api, analytics off", env: { PETSTORE_SERVE: "api", ANALYTICS_ENABLED: "false" } }
         : options.accounts
           ? { name: "api, account keys", env: { PETSTORE_SERVE: "api" } }
-          : { name: "all", env: { PETSTORE_SERVE: "all" } };
+          : options.quotas
+            ? { name: "api, monthly quota", env: { PETSTORE_SERVE: "api" } }
+            : { name: "all", env: { PETSTORE_SERVE: "all" } };
 
 /** The OTLP/HTTP receiver of `--tracing` (bench/otlp-sink.ts) in a child process: its port, its counts, its stop. */
 async function startOtlpSink() {
@@ -403,7 +405,9 @@ async function sameBodies(servers: { baseUrl: string }[], key: string, firstId: 
  * `options.keys` Enterprise keys with limits nothing reaches (created through the service, as an admin would), the
  * animal and category ids, and every listPets page walked on `baseUrl` with `key`. With `--accounts`, as many keys
  * again for the server at `thirdUrl`: 4 per consumer account, on the Business plan with those limits, so that its
- * requests go through the account's shared windows and its request log.
+ * requests go through the account's shared windows and its request log. With `--quotas`, as many keys again for
+ * the server at `thirdUrl`, on the Business plan with those limits and a monthly quota nothing reaches, so that
+ * every check counts the UTC month too (docs/contract.md section 3, "Monthly quota").
  */
 async function manyKeyPopulation(
   db: PreparedDatabase,
@@ -436,6 +440,17 @@ async function manyKeyPopulation(
         );
     }
     keysByUrl.set(thirdUrl, accountKeys);
+  } else if (options.quotas) {
+    await db.rt.plans.update(
+      { plan: "business", perMinute: 100_000_000, perDay: 100_000_000, perMonth: 2_000_000_000 },
+      "bench",
+    );
+    const quotaKeys: string[] = [];
+    for (let i = 0; i < options.keys; i++)
+      quotaKeys.push(
+        (await db.rt.apiKeys.create({ name: `bench quota ${i}`, plan: "business" }, "bench")).key,
+      );
+    keysByUrl.set(thirdUrl, quotaKeys);
   }
   const prisma = databaseOf(db.rt).prisma;
   const [animals, categories, pages] = await Promise.all([

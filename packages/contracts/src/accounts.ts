@@ -5,7 +5,7 @@
  */
 import { Email, Password } from "./admin.ts";
 import { ApiKeyId } from "./dashboard.ts";
-import { checkLimits, PlanName, RateLimitValue } from "./limits.ts";
+import { checkLimits, MonthlyQuotaValue, PlanName, RateLimitValue } from "./limits.ts";
 import { ApiKeyScopes } from "./scopes.ts";
 import { humanText } from "./text.ts";
 import { UserId, UserName } from "./users.ts";
@@ -46,10 +46,16 @@ export const AccountSuspension = z.strictObject({ id: AccountId, suspended: z.bo
 
 /**
  * An account's own limits, shared by its keys instead of its plan's (null: the plan's); both are required on
- * Enterprise, and the per-minute limit may not exceed the per-day one.
+ * Enterprise, and the per-minute limit may not exceed the per-day one. `perMonth`: its own monthly quota (null: the
+ * plan's; absent: unchanged).
  */
 export const AccountLimitsChange = z
-  .strictObject({ id: AccountId, perMinute: RateLimitValue.nullable(), perDay: RateLimitValue.nullable() })
+  .strictObject({
+    id: AccountId,
+    perMinute: RateLimitValue.nullable(),
+    perDay: RateLimitValue.nullable(),
+    perMonth: MonthlyQuotaValue.nullable().optional(),
+  })
   .superRefine(checkLimits);
 
 /** An invitation to an account, by an admin (`accountId` given) or the account's owner (their own account). */
@@ -90,6 +96,29 @@ export type PortalKeyCreate = z.infer<typeof PortalKeyCreate>;
 
 /** The window of an account's usage charts: the last `days` UTC days (the last 24 hours by hour besides). */
 export const AccountUsageRange = z.strictObject({ days: z.int().min(1).max(90).default(30) });
+
+/**
+ * Usage alert thresholds (docs/contract.md section 7, "Usage alerts"): percentages of the day and month windows,
+ * 1 to 100, at most 5, each once, in ascending order; empty: no alerts.
+ */
+export const AlertThresholds = z
+  .array(z.int().min(1).max(100), { error: "must be a list of percentages" })
+  .max(5, { error: "at most 5 thresholds" })
+  .transform((ts) => [...new Set(ts)].sort((a, b) => a - b));
+
+/** An account's alert thresholds, set by an admin (`id`) or by the account's owner (their own account). */
+export const AlertThresholdsChange = z.strictObject({ thresholds: AlertThresholds });
+export const AccountAlertThresholdsChange = z.strictObject({ id: AccountId, thresholds: AlertThresholds });
+
+/** A UTC calendar month, `YYYY-MM` (the billing export's period; docs/contract.md section 7, "Usage for billing"). */
+export const BillingMonth = z
+  .string()
+  .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: "must be a month as YYYY-MM" })
+  .meta({ description: "A UTC calendar month, YYYY-MM." });
+
+/** The billing export's query: a month, and (admins only) one account; without it, every account. */
+export const BillingExportQuery = z.strictObject({ month: BillingMonth, account: AccountId.optional() });
+export type BillingExportQuery = z.infer<typeof BillingExportQuery>;
 
 /** The operations a request-log entry names (`other`: a request that matched none). */
 export const LoggedOperation = z.enum([

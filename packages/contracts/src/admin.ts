@@ -6,7 +6,7 @@
 
 import { MAX_CATEGORY_NAME_LENGTH } from "./categories.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./defaults.ts";
-import { checkLimits, EditablePlanName, PlanName, RateLimitValue } from "./limits.ts";
+import { checkLimits, EditablePlanName, MonthlyQuotaValue, PlanName, RateLimitValue } from "./limits.ts";
 import { CategoryId, PetName, PetStatus } from "./pets.ts";
 import { ApiKeyScopes } from "./scopes.ts";
 import { humanText } from "./text.ts";
@@ -84,9 +84,17 @@ export const RollGraceSeconds = z
   .min(0)
   .max(7 * 86400);
 
-/** Plan limits edit (admins): Free, Pro or Business; the per-minute limit may not exceed the per-day one. */
+/**
+ * Plan limits edit (admins): Free, Pro or Business; the per-minute limit may not exceed the per-day one.
+ * `perMonth`: the plan's monthly quota (null: none; absent: unchanged).
+ */
 export const PlanLimitsChange = z
-  .object({ plan: EditablePlanName, perMinute: RateLimitValue, perDay: RateLimitValue })
+  .object({
+    plan: EditablePlanName,
+    perMinute: RateLimitValue,
+    perDay: RateLimitValue,
+    perMonth: MonthlyQuotaValue.nullable().optional(),
+  })
   .superRefine(checkLimits);
 export type PlanLimitsChange = z.infer<typeof PlanLimitsChange>;
 

@@ -106,6 +106,7 @@ export const AUDIT_ACTIONS = [
   "account.resume",
   "account.ban",
   "account.setLimits",
+  "account.setAlertThresholds",
   "account.setMemberRole",
   "account.removeMember",
   "invitation.create",

@@ -20,6 +20,10 @@ export type EditablePlanName = z.infer<typeof EditablePlanName>;
 export const RATE_LIMIT_MAX = 100_000_000;
 export const RateLimitValue = z.int().min(1).max(RATE_LIMIT_MAX);
 
+/** Bounds of a monthly quota (requests per UTC calendar month; a PostgreSQL integer). */
+export const MONTHLY_QUOTA_MAX = 2_000_000_000;
+export const MonthlyQuotaValue = z.int().min(1).max(MONTHLY_QUOTA_MAX);
+
 export const ENTERPRISE_NEEDS_LIMITS = "Enterprise keys need custom per-minute and per-day limits";
 export const PER_MINUTE_ABOVE_PER_DAY = "the per-minute limit cannot exceed the per-day limit";
 

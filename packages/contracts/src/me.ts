@@ -1,7 +1,8 @@
 /**
  * The answer of `GET /v1/me` (getMe; docs/contract.md section 1, "GET /v1/me (getMe)"): the calling API key as
  * its holder may see it (display prefix, name, scopes, expiry: never the secret or its hash), its account, its plan with the
- * key's effective limits, and the key's two rate-limit windows as counted for this very request (section 3).
+ * key's effective limits, and the key's rate-limit windows (minute, day and, with a quota, month) as counted for this
+ * very request (section 3).
  */
 
 import { PlanName } from "./limits.ts";
@@ -19,7 +20,7 @@ export const RateLimitWindow = z
     }),
     resetsAt: z.iso.datetime().meta({
       description:
-        "When the current window ends (RFC 3339, UTC): the next minute, or 00:00 UTC for the day; the `X-RateLimit-Reset` of that window.",
+        "When the current window ends (RFC 3339, UTC): the next minute, 00:00 UTC for the day, or 00:00 UTC on the 1st for the month; the `X-RateLimit-Reset` of that window.",
     }),
   })
   .meta({ id: "RateLimitWindow" });
@@ -51,15 +52,29 @@ export const Me = z
         .object({
           perMinute: z.int().min(1).meta({ description: "Requests per minute." }),
           perDay: z.int().min(1).meta({ description: "Requests per UTC day." }),
+          perMonth: z.int().min(1).nullable().meta({
+            description:
+              "Requests per UTC calendar month (the monthly quota): the account's, else the plan's; null when there is none.",
+          }),
         })
         .meta({
           description:
             "The key's effective limits: its own when it has custom ones (Enterprise), else its plan's.",
         }),
     }),
-    rateLimit: z.object({ minute: RateLimitWindow, day: RateLimitWindow }).nullable().meta({
-      description: "The key's windows after this request; null when the deployment limits nothing.",
-    }),
+    rateLimit: z
+      .object({
+        minute: RateLimitWindow,
+        day: RateLimitWindow,
+        month: RateLimitWindow.nullable().meta({
+          description:
+            "The UTC calendar month's quota after this request (its progress); null without a quota.",
+        }),
+      })
+      .nullable()
+      .meta({
+        description: "The key's windows after this request; null when the deployment limits nothing.",
+      }),
   })
   .meta({ id: "Me" });
 export type Me = z.infer<typeof Me>;

@@ -19,6 +19,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "category.created",
   "category.updated",
   "category.deleted",
+  "usage.threshold",
 ] as const;
 
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES, {

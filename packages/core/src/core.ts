@@ -3,7 +3,7 @@
  * no business rule lives anywhere else (docs/architecture.md "Where each behaviour lives").
  */
 import { createInvitationService } from "./accounts/invitations.ts";
-import { createAccountScopes } from "./accounts/scope.ts";
+import { createAccountScopes, type ScopedServices } from "./accounts/scope.ts";
 import { createAccountService } from "./accounts/service.ts";
 import { countActiveBans } from "./api-keys/bans.ts";
 import { createApiKeySearch } from "./api-keys/search.ts";
@@ -20,6 +20,7 @@ import { createPlanService } from "./plans.ts";
 import { createScaleSeeder } from "./scale-seed.ts";
 import { createUserSessionService } from "./sessions/manage.ts";
 import { createSessionService } from "./sessions/service.ts";
+import { createUsageAlerts } from "./usage/alerts.ts";
 import { createRequestLogService } from "./usage/request-log.ts";
 import type { UsageSources } from "./usage/rows.ts";
 import { createUsageService } from "./usage/service.ts";
@@ -31,7 +32,15 @@ import { createWebhooks } from "./webhooks/index.ts";
  * `cursorSecret` signs the cursors of listPets, listCategories and listOrders; `usageSources`: the recorder's
  * unflushed counts.
  */
-export function createCore(deps: CoreDeps, options: { cursorSecret: string; usageSources?: UsageSources }) {
+export function createCore(
+  deps: CoreDeps,
+  options: {
+    cursorSecret: string;
+    usageSources?: UsageSources;
+    /** The rate limiter's `monthQuota` (the limiter is built after core); null answers without it. */
+    monthQuota?: ScopedServices["monthQuota"];
+  },
+) {
   // The services that write webhook events tell delivery when a change queued some (webhooks/outbox.ts).
   const webhooks = createWebhooks(deps);
   // One cap on password hashing for the instance, shared by sign-ins and staff's user management.
@@ -46,6 +55,7 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
   const usage = createUsageService(deps, options.usageSources);
   const requestLog = createRequestLogService(deps);
   const orders = createOrdersService(deps, options.cursorSecret, webhooks.queued);
+  const usageAlerts = createUsageAlerts(deps, mailer, webhooks.queued);
   return {
     pets: createPetService(deps, options.cursorSecret, webhooks.queued),
     categories: createCategoryService(deps, webhooks.queued, options.cursorSecret),
@@ -71,11 +81,22 @@ export function createCore(deps: CoreDeps, options: { cursorSecret: string; usag
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
     usage,
+    /** Usage alerts of consumer accounts, decided from the limiter's counts (usage/alerts.ts). */
+    usageAlerts,
     requestLog,
     /** The store's webhook endpoints (every one), delivery log, replay; delivery in this process. */
     webhooks,
     /** One consumer account's services, refusing other accounts' ids (accounts/scope.ts). */
-    forAccount: createAccountScopes({ accounts, invitations, apiKeys, usage, requestLog, webhooks, orders }),
+    forAccount: createAccountScopes({
+      accounts,
+      invitations,
+      apiKeys,
+      usage,
+      requestLog,
+      webhooks,
+      orders,
+      monthQuota: options.monthQuota ?? (async () => null),
+    }),
     /** `petstore db seed --scale`: the scale data set in a new PostgreSQL database (scale-seed.ts). */
     seedScale: createScaleSeeder(deps),
   };

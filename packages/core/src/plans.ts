@@ -8,6 +8,8 @@ export interface PlanView {
   name: PlanName;
   perMinute: number | null;
   perDay: number | null;
+  /** Requests per UTC calendar month (docs/contract.md section 3); null: no quota. */
+  perMonth: number | null;
   /** Live keys one consumer account on the plan may hold (docs/contract.md section 7); null: no cap. */
   maxKeys: number | null;
 }
@@ -16,6 +18,7 @@ const toView = (p: PlanView): PlanView => ({
   name: p.name,
   perMinute: p.perMinute,
   perDay: p.perDay,
+  perMonth: p.perMonth,
   maxKeys: p.maxKeys,
 });
 
@@ -38,11 +41,12 @@ export function createPlanService({ prisma, clock }: Pick<CoreDeps, "prisma" | "
     },
 
     /**
-     * Sets a plan's limits; keys pick the change up within 5 s (their cache lifetime).
+     * Sets a plan's limits and, when `perMonth` is given, its monthly quota (null: none); keys pick the change up
+     * within 5 s (their cache lifetime).
      * @throws AppError validation_failed when the limits break the rule (`assertLimits`).
      */
     async update(
-      input: { plan: EditablePlanName; perMinute: number; perDay: number },
+      input: { plan: EditablePlanName; perMinute: number; perDay: number; perMonth?: number | null },
       actor: Actor,
     ): Promise<PlanView> {
       assertLimits(input);
@@ -50,7 +54,11 @@ export function createPlanService({ prisma, clock }: Pick<CoreDeps, "prisma" | "
         const before = await tx.plan.findUniqueOrThrow({ where: { name: input.plan } });
         const row = await tx.plan.update({
           where: { name: input.plan },
-          data: { perMinute: input.perMinute, perDay: input.perDay },
+          data: {
+            perMinute: input.perMinute,
+            perDay: input.perDay,
+            ...(input.perMonth !== undefined ? { perMonth: input.perMonth } : {}),
+          },
         });
         await writeAudit(tx, {
           actor,

@@ -19,6 +19,7 @@ import { createLogger, type Logger } from "./logger.ts";
 import { recordedPublicOrigin, recordPublicOrigin } from "./public-origin.ts";
 import { createRateLimiter, type RateLimiter } from "./ratelimit/index.ts";
 import { ensureServerSecret } from "./secrets.ts";
+import { purgeUsageAlerts } from "./usage/alerts.ts";
 import { purgeAnalyticsOlderThan, usageHourWriter } from "./usage/flush.ts";
 import { createRecentRequestStore } from "./usage/recent.ts";
 import { AnalyticsRecorder } from "./usage/recorder.ts";
@@ -110,10 +111,16 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
         intervalMs: config.analytics.flushIntervalMs,
       })
     : undefined;
-  // The usage service reads the recorder's unflushed counts; the limiter reports bans to the key service.
+  // The usage service reads the recorder's unflushed counts; the limiter reports bans to the key service, and
+  // the accounts' scopes read the month's quota from it.
+  let limiter: RateLimiter | undefined;
   const core = createCore(
     { prisma: db.prisma, queryRows: (query) => db.queryRows(query), config, clock, logger, dependencies },
-    { cursorSecret, ...(analytics ? { usageSources: usageSourcesOf(analytics) } : {}) },
+    {
+      cursorSecret,
+      ...(analytics ? { usageSources: usageSourcesOf(analytics) } : {}),
+      monthQuota: async (subject, perMonth) => (limiter ? limiter.monthQuota(subject, perMonth) : null),
+    },
   );
   const rateLimiter = createRateLimiter({
     config: config.rateLimit,
@@ -123,6 +130,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     onBan: (keyId, until, info) =>
       core.apiKeys.recordBan(keyId, until, { level: info.banNumber, durationSeconds: info.durationSeconds }),
   });
+  limiter = rateLimiter;
   await rateLimiter.ready();
   const housekeeping = createHousekeeping({ prisma: db.prisma, config, clock, logger, dependencies });
   housekeeping.register("usageHours", (prisma, now) =>
@@ -130,6 +138,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   );
   housekeeping.register("webhookMessages", (prisma, now) => purgeWebhookMessages(prisma, now));
   housekeeping.register("requestLog", purgeRequestLog);
+  housekeeping.register("usageAlerts", purgeUsageAlerts);
   const database = databaseOperations(db);
   const runtime: Runtime = {
     ...core,

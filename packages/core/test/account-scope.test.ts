@@ -71,6 +71,9 @@ const WITHOUT_ID = [
   "webhooks.list",
   "webhooks.create",
   "usage",
+  "billing",
+  "monthQuota",
+  "setAlertThresholds",
   "invite",
   "orders.search",
 ];

@@ -26,12 +26,17 @@ async function run(mode: "exit" | "sigterm" | "crash") {
   });
   let stdout = "";
   let stderr = "";
+  let signalled = false;
   child.stdout.on("data", (c: Buffer) => {
     stdout += c.toString();
   });
   child.stderr.on("data", (c: Buffer) => {
     stderr += c.toString();
-    if (mode === "sigterm" && stderr.includes("ready")) child.kill("SIGTERM");
+    // Once: a second SIGTERM (on a later chunk of stderr) would meet the default action and end the child at once.
+    if (mode === "sigterm" && !signalled && stderr.includes("ready")) {
+      signalled = true;
+      child.kill("SIGTERM");
+    }
   });
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   const lines = stdout.split("\n").filter(Boolean);

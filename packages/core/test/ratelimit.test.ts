@@ -465,6 +465,85 @@ describe.each(backends)("rate limiter on the $kind store", ({ kind, open }) => {
     // nothing.
     expect((await limiter.checkKey(roomy)).windows.map((w) => w.remaining)).toEqual([97, 997]);
   });
+
+  describe("the monthly quota", () => {
+    const monthEnd = (y: number, m: number) => Date.UTC(y, m + 1, 1);
+
+    it("counts the UTC calendar month in the same script, answers quota_exceeded with Retry-After to the month's end, and starts over on the 1st", async () => {
+      const { store, counted } = countingScripts();
+      const limiter = make({}, { store });
+      const limits = { keyId: randomUUID(), perMinute: 100, perDay: 1000, perMonth: 3 };
+      // 1.5 s before April: the last second of March.
+      vi.setSystemTime(Date.UTC(2031, 3, 1) - 1500);
+      const first = await limiter.checkKey(limits);
+      expect(first.windows.map((w) => [w.name, w.limit, w.remaining, w.resetMs, w.windowSeconds])).toEqual([
+        ["minute", 100, 99, Date.UTC(2031, 3, 1), 60],
+        ["day", 1000, 999, Date.UTC(2031, 3, 1), 86400],
+        ["month", 3, 2, monthEnd(2031, 2), 31 * 86400],
+      ]);
+      // One script per check, the month included (the first may load the script: EVALSHA, then EVAL).
+      counted.scripts = 0;
+      await limiter.checkKey(limits);
+      expect(counted.scripts).toBe(1);
+      expect((await limiter.checkKey(limits)).allowed).toBe(true);
+      const denied = await limiter.checkKey(limits);
+      expect(denied).toMatchObject({
+        allowed: false,
+        code: "quota_exceeded",
+        reported: { name: "month", limit: 3, remaining: 0, resetMs: Date.UTC(2031, 3, 1) },
+        retryAfterSeconds: 2,
+      });
+      // A refusal of the month takes nothing from the minute or the day.
+      expect(denied.windows.map((w) => w.remaining)).toEqual([97, 997, 0]);
+      vi.setSystemTime(Date.UTC(2031, 3, 1) + 500);
+      const april = await limiter.checkKey(limits);
+      expect(april.allowed).toBe(true);
+      expect(april.windows.find((w) => w.name === "month")).toMatchObject({
+        remaining: 2,
+        resetMs: monthEnd(2031, 3),
+        windowSeconds: 30 * 86400,
+      });
+    });
+
+    it("reports the minute when it denies before the quota runs out, and the month when both deny", async () => {
+      const limiter = make();
+      const keyId = randomUUID();
+      await limiter.checkKey({ keyId, perMinute: 1, perDay: 100, perMonth: 10 });
+      const minute = await limiter.checkKey({ keyId, perMinute: 1, perDay: 100, perMonth: 10 });
+      expect(minute).toMatchObject({ code: "rate_limited", reported: { name: "minute" } });
+      const both = await limiter.checkKey({ keyId, perMinute: 1, perDay: 100, perMonth: 1 });
+      expect(both).toMatchObject({ code: "quota_exceeded", reported: { name: "month" } });
+      expect(both.retryAfterSeconds).toBe(Math.ceil((monthEnd(2031, 2) - both.at) / 1000));
+    });
+
+    it("admits exactly the quota across two instances on one store", async () => {
+      const a = make();
+      const b = make();
+      const limits = { keyId: randomUUID(), perMinute: 1000, perDay: 1000, perMonth: 37 };
+      const decisions = await Promise.all(
+        Array.from({ length: 120 }, (_, i) => (i % 2 ? a : b).checkKey(limits)),
+      );
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(37);
+      expect(new Set(decisions.filter((d) => !d.allowed).map((d) => d.code))).toEqual(
+        new Set(["quota_exceeded"]),
+      );
+      // Refusals consumed nothing: 37 of the day are used.
+      const next = await a.checkKey({ ...limits, perMonth: 1000 });
+      expect(next.windows.map((w) => w.remaining)).toEqual([962, 962, 962]);
+    });
+
+    it("keeps the month's count when the quota changes, and counts no month without one", async () => {
+      const limiter = make();
+      const keyId = randomUUID();
+      for (let i = 0; i < 4; i++)
+        await limiter.checkKey({ keyId, perMinute: 100, perDay: 100, perMonth: 50 });
+      expect(
+        (await limiter.checkKey({ keyId, perMinute: 100, perDay: 100 })).windows.map((w) => w.name),
+      ).toEqual(["minute", "day"]);
+      const raised = await limiter.checkKey({ keyId, perMinute: 100, perDay: 100, perMonth: 500 });
+      expect(raised.windows.find((w) => w.name === "month")?.remaining).toBe(495);
+    });
+  });
 });
 
 describe("rate limiter when the store fails", () => {

@@ -41,6 +41,7 @@ const MODEL_TABLES = [
   "ServerSecret",
   "Session",
   "SignInThrottle",
+  "UsageAlert",
   "UsageHour",
   "UsageHourTotal",
   "User",

@@ -1,4 +1,7 @@
-/** `petstore plans list`: the rate limits of each plan (docs/contract.md section 3) and its key cap (section 7). */
+/**
+ * `petstore plans list`: the rate limits and monthly quota of each plan (docs/contract.md section 3) and its key
+ * cap (section 7).
+ */
 import type { Runtime } from "@petstore/core";
 import type { Output } from "../io.ts";
 import { parseOptions, UsageError } from "../usage.ts";
@@ -15,6 +18,7 @@ export async function plansCommand(rt: Runtime, args: string[], out: Output): Pr
       plan: p.name,
       "per minute": p.perMinute ?? "custom per key",
       "per day": p.perDay ?? "custom per key",
+      "per month": p.perMonth ?? "no quota",
       "keys per account": p.maxKeys ?? "no cap",
     })),
   );

@@ -6,23 +6,27 @@
 import { Alert, Button, Code, Group, Paper, SimpleGrid, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
+import { AlertThresholdsEditor } from "@/ui/accounts/alert-thresholds";
 import { InviteDialog } from "@/ui/accounts/invite-dialog";
 import { InvitationsTable, MembersTable } from "@/ui/accounts/people";
 import { type Column, QueryTable } from "@/ui/components/data-table";
 import { Field, Hint, PageHeader, RouteLink, SectionTitle, StateBadge } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
+import { useNotifiedMutation } from "@/ui/feedback";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { KeyDialog } from "@/ui/keys/key-dialog";
 import { ScopeBadges } from "@/ui/keys/key-fields";
 import { STATE_COLORS, STATE_LABELS } from "@/ui/keys/key-meta";
 import { useCurrentUser } from "@/ui/shell";
 import { useTRPC } from "@/ui/trpc";
+import { MonthQuotaProgress } from "@/ui/usage/month-quota";
 import { KeyButtons } from "./key-buttons";
 import type { PortalAccount, PortalKey } from "./portal-meta";
 
 export function AccountPage() {
   const trpc = useTRPC();
   const account = useQuery(trpc.portal.account.queryOptions());
+  const quota = useQuery(trpc.portal.monthQuota.queryOptions());
   return (
     <QueryState query={account} errorTitle="Could not load your account" skeletonRows={6}>
       {(a) => (
@@ -44,6 +48,12 @@ export function AccountPage() {
               </Field>
               <Field label="Requests today">{formatNumber(a.requestsToday)}</Field>
             </SimpleGrid>
+          </Paper>
+          <QueryState query={quota} errorTitle="Could not read the monthly quota" skeletonRows={1}>
+            {(q) => <MonthQuotaProgress quota={q} whose="your account's" />}
+          </QueryState>
+          <Paper withBorder p="md" mb="xl">
+            <PortalAlerts key={a.alertThresholds.join(",")} account={a} />
           </Paper>
           <KeysSection account={a} />
           <MembersSection account={a} />
@@ -117,6 +127,26 @@ function KeysSection({ account }: { account: PortalAccount }) {
       />
       {creating ? <KeyDialog scope="portal" onClose={create.close} /> : null}
     </section>
+  );
+}
+
+/** The account's usage alert thresholds: its owners change them, its developers see them. */
+function PortalAlerts({ account }: { account: PortalAccount }) {
+  const trpc = useTRPC();
+  const save = useNotifiedMutation(trpc.portal.setAlertThresholds.mutationOptions(), {
+    invalidate: [trpc.portal.account.queryKey()],
+    success: (a) =>
+      a.alertThresholds.length
+        ? `Usage alerts at ${a.alertThresholds.map((t) => `${t}%`).join(", ")}.`
+        : "No usage alerts.",
+    failure: "Could not save the thresholds",
+  });
+  return (
+    <AlertThresholdsEditor
+      thresholds={account.alertThresholds}
+      saving={save.isPending}
+      {...(account.role === "owner" ? { save: (thresholds: number[]) => save.mutate({ thresholds }) } : {})}
+    />
   );
 }
 

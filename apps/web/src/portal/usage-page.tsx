@@ -1,9 +1,13 @@
 "use client";
-/** The account's usage against the limits its keys share, for 7, 30 or 90 days (`?days=90`), with a CSV. */
+/**
+ * The account's usage against the limits its keys share, for 7, 30 or 90 days (`?days=90`), with a CSV, and the
+ * billing CSV of a month.
+ */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { parseAsNumberLiteral, useQueryState } from "nuqs";
-import { PageHeader } from "@/ui/components/page";
+import { PageHeader, SectionTitle } from "@/ui/components/page";
 import { useTRPC } from "@/ui/trpc";
+import { BillingExport } from "@/ui/usage/billing-export";
 import { ChartHeadingLevel } from "@/ui/usage/traffic-charts";
 import { USAGE_DAYS, UsageView } from "@/ui/usage/usage-view";
 
@@ -39,6 +43,8 @@ export function UsagePage() {
           keyHref={(id) => `/portal/keys/${id}`}
         />
       </ChartHeadingLevel>
+      <SectionTitle mt="xl">Usage for billing</SectionTitle>
+      <BillingExport />
     </>
   );
 }

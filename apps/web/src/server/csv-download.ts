@@ -71,6 +71,11 @@ export interface CsvDownload<F, R> {
   filter: z.ZodType<F, unknown>;
   table: CsvTable<R>;
   batches(rt: Runtime, filter: F): AsyncGenerator<R[], void, undefined>;
+  /**
+   * For a download the members of a consumer account may make too: the rows of their own account
+   * (`accountId`, from the session). Without it, members are refused like staff.
+   */
+  forMember?(rt: Runtime, accountId: string, filter: F): AsyncGenerator<R[], void, undefined>;
   /** The file's name for `filter`; `stamp` is the time of the answer, `2026-11-29-10-00-00`. */
   filename(filter: F, stamp: string): string;
 }
@@ -83,8 +88,8 @@ async function* withFirst<R>(first: IteratorResult<R[], void>, rest: AsyncGenera
 }
 
 /**
- * The handler `(rt, request) => response` of `download`: admins only; 401 without a session, 403 for staff, 400
- * for a bad query, 503 when the database is unreachable. The first batch is read before answering, so a
+ * The handler `(rt, request) => response` of `download`: admins (and, with `forMember`, members of an account);
+ * 401 without a session, 403 for staff, 400 for a bad query, 503 when the database is unreachable. The first batch is read before answering, so a
  * database that cannot be read is a 503, not a broken file.
  */
 export function csvDownload<F, R>(
@@ -96,11 +101,16 @@ export function csvDownload<F, R>(
     try {
       const { session } = await createRequestContext(rt, req, new Headers());
       if (!session) return refuse(new AppError("unauthorized", "Sign in to continue."));
-      if (session.user.role !== "admin") return refuse(new AppError("forbidden", "Only admins may do this."));
+      const member = session.user.accountId;
+      if (member ? !download.forMember : session.user.role !== "admin")
+        return refuse(new AppError("forbidden", "Only admins may do this."));
       const filter = download.filter.safeParse(Object.fromEntries(new URL(req.url).searchParams));
       if (!filter.success) return refuse(validationError(filter.error));
       const stamp = rt.clock().toISOString().slice(0, 19).replace(/[:T]/g, "-");
-      const batches = download.batches(rt, filter.data);
+      const batches =
+        member && download.forMember
+          ? download.forMember(rt, member, filter.data)
+          : download.batches(rt, filter.data);
       const first = await batches.next();
       return new Response(csvStream(download.table, withFirst(first, batches)), {
         headers: {

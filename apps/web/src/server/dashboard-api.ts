@@ -1,7 +1,8 @@
 /**
  * The dashboard's JSON API and its download, served by server.ts on its own runtime (the dashboard process,
  * dashboard.ts, never opens one): `/api/trpc/*` (trpc/handler.ts) and the downloads `GET /api/audit/export`
- * (audit-export.ts) and `GET /api/keys/deprecated-calls/export` (deprecated-calls-export.ts). The router (http/router.ts) sends them here through the same gates as the pages.
+ * (audit-export.ts), `GET /api/keys/deprecated-calls/export` (deprecated-calls-export.ts) and `GET /api/usage/export`
+ * (usage-export.ts, the billing CSV). The router (http/router.ts) sends them here through the same gates as the pages.
  */
 import { problems } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
@@ -10,11 +11,13 @@ import { DEPRECATED_CALLS_EXPORT, deprecatedCallsExportResponse } from "./deprec
 import { errorResponse } from "./http/error-answer.ts";
 import { handleTrpcRequest, TRPC_ENDPOINT } from "./trpc/handler.ts";
 import { appRouter } from "./trpc/router.ts";
+import { USAGE_EXPORT, usageExportResponse } from "./usage-export.ts";
 
 /** The downloads, by path. */
 const DOWNLOADS: Record<string, (rt: Runtime, request: Request) => Promise<Response>> = {
   [AUDIT_EXPORT]: auditExportResponse,
   [DEPRECATED_CALLS_EXPORT]: deprecatedCallsExportResponse,
+  [USAGE_EXPORT]: usageExportResponse,
 };
 const isDownload = (path: string) => Object.hasOwn(DOWNLOADS, path);
 

@@ -260,6 +260,9 @@ describe("@petstore/client packed and installed outside the workspace", () => {
         path.join(work, pack.filename),
         "@types/node@20.19.43",
         "--prefer-offline",
+        // A registry request that stalls is retried after 20 s rather than held for npm's default five minutes.
+        "--fetch-timeout=20000",
+        "--fetch-retries=4",
         "--ignore-scripts",
         "--no-audit",
         "--no-fund",

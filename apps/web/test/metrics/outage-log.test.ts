@@ -39,6 +39,8 @@ beforeAll(async () => {
     DATABASE_URL: url.toString(),
     LOG_LEVEL: "info",
     ANALYTICS_FLUSH_INTERVAL_MS: "60000",
+    // The scrapes below come from no address: who may scrape is endpoint.test.ts's subject.
+    METRICS_PUBLIC: "true",
   });
   rt = await openRuntime({ config, logger: createLogger("info", sink) });
   await rt.seed();

@@ -129,6 +129,12 @@ export function parseRateLimit(h: Headers): RateLimitHeaders {
 export const windowEndSeconds = (ms: number, windowMs: number) =>
   ((Math.floor(ms / windowMs) + 1) * windowMs) / 1000;
 
+/** Unix ms of 00:00 UTC on the 1st of the month after the one containing `ms`. */
+export const monthEndMs = (ms: number) => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+};
+
 /**
  * The header invariants of every /v1 response: RateLimit-Policy and RateLimit name the same windows;
  * X-RateLimit-* describe one of them (`window`, default: the one matching limit and remaining); Reset is the
@@ -164,6 +170,11 @@ export function expectConsistentHeaders(
   if (banned) {
     endMs = expected.banEndMs ?? (expected.banReset as number) * 1000;
     expect(rl.reset).toBe(Math.ceil(endMs / 1000));
+  } else if (name === "month") {
+    // The UTC calendar month: it ends at 00:00 UTC on the 1st of the next month, whatever its length.
+    endMs = monthEndMs(r.sentAt);
+    expect(monthEndMs(r.doneAt), "the request crossed a month's end").toBe(endMs);
+    expect(rl.reset).toBe(endMs / 1000);
   } else {
     const windowMs = (policy?.w ?? 0) * 1000;
     endMs = windowEndSeconds(r.sentAt, windowMs) * 1000;

@@ -17,8 +17,8 @@ interface Window {
 interface Me {
   key: { prefix: string; name: string; scopes: string[]; expiresAt: string | null };
   account: { id: string; name: string } | null;
-  plan: { name: string; limits: { perMinute: number; perDay: number } };
-  rateLimit: { minute: Window; day: Window } | null;
+  plan: { name: string; limits: { perMinute: number; perDay: number; perMonth: number | null } };
+  rateLimit: { minute: Window; day: Window; month: Window | null } | null;
 }
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -85,7 +85,7 @@ describe("getMe (postgres)", () => {
         scopes: ["pets:read", "pets:write", "orders:read", "orders:write"],
         expiresAt: null,
       },
-      plan: { name: "enterprise", limits: { perMinute: 500, perDay: 20_000 } },
+      plan: { name: "enterprise", limits: { perMinute: 500, perDay: 20_000, perMonth: null } },
     });
     expect((pro.body as Me).account).toBeNull();
     for (const [own, other] of [
@@ -184,7 +184,7 @@ describe("getMe (postgres)", () => {
     });
     const answer = await client.me();
     expect(answer.key).toMatchObject({ prefix: keys.enterprise.prefix, name: "Warehouse" });
-    expect(answer.plan.limits).toEqual({ perMinute: 500, perDay: 20_000 });
+    expect(answer.plan.limits).toEqual({ perMinute: 500, perDay: 20_000, perMonth: null });
     expect(client.rateLimit?.remaining).toBe(answer.rateLimit?.minute.remaining);
   });
 });

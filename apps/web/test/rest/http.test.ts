@@ -28,6 +28,7 @@ const ERROR_CODES = [
   "idempotency_key_in_use",
   "idempotency_key_reused",
   "rate_limited",
+  "quota_exceeded",
   "key_banned",
   "gone",
   "not_implemented",

@@ -194,7 +194,7 @@ describe("consumer accounts", () => {
       "BAD_REQUEST",
     );
     const limited = await admin.accounts.setLimits({ id: corp.id, perMinute: 500, perDay: 20_000 });
-    expect(limited.limits).toEqual({ perMinute: 500, perDay: 20_000 });
+    expect(limited.limits).toEqual({ perMinute: 500, perDay: 20_000, perMonth: null });
     const issued = await owner.portal.keys.create({ name: "limited" });
     expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({
       plan: "enterprise",
@@ -202,6 +202,31 @@ describe("consumer accounts", () => {
       perDay: 20_000,
     });
     expect(await owner.portal.account()).toMatchObject({ perMinute: 500, perDay: 20_000 });
+    // Its own monthly quota, shared by its keys; the portal and the admin page read the month's progress.
+    const quota = await admin.accounts.setLimits({
+      id: corp.id,
+      perMinute: 500,
+      perDay: 20_000,
+      perMonth: 400_000,
+    });
+    expect(quota).toMatchObject({ perMonth: 400_000, limits: { perMonth: 400_000 } });
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toMatchObject({ perMonth: 400_000 });
+    expect(await owner.portal.monthQuota()).toMatchObject({ limit: 400_000, used: 0 });
+    expect(await admin.accounts.monthQuota({ id: corp.id })).toMatchObject({ limit: 400_000 });
+    await admin.accounts.setLimits({ id: corp.id, perMinute: 500, perDay: 20_000, perMonth: null });
+    expect(await owner.portal.monthQuota()).toBeNull();
+    // Usage alert thresholds: 80% and 100% by default; the owner's and the admin's, sorted, each once.
+    expect(limited.alertThresholds).toEqual([80, 100]);
+    expect(await owner.portal.setAlertThresholds({ thresholds: [100, 50, 50] })).toMatchObject({
+      alertThresholds: [50, 100],
+    });
+    expect(await admin.accounts.setAlertThresholds({ id: corp.id, thresholds: [] })).toMatchObject({
+      alertThresholds: [],
+    });
+    await expectTrpcError(
+      admin.accounts.setAlertThresholds({ id: corp.id, thresholds: [101] }),
+      "BAD_REQUEST",
+    );
 
     const small = await createTestAccount(h.rt, "Small Corp", "pro");
     const moved = await expectTrpcError(

@@ -20,6 +20,7 @@ const MEMBER = [
   "portal.keys.recentRequests",
   "portal.requestLog",
   "portal.usage",
+  "portal.monthQuota",
   "portal.webhooks.list",
   "portal.webhooks.get",
   "portal.webhooks.create",
@@ -37,7 +38,7 @@ const MEMBER = [
   "portal.orders.get",
   "portal.orders.cancel",
 ];
-const OWNER = ["portal.invite", "portal.setMemberRole", "portal.removeMember"];
+const OWNER = ["portal.invite", "portal.setMemberRole", "portal.removeMember", "portal.setAlertThresholds"];
 const STAFF = [
   "pets.search",
   "pets.get",
@@ -69,6 +70,7 @@ const ADMIN = [
   "apiKeys.traffic",
   "apiKeys.dayByHour",
   "apiKeys.recentRequests",
+  "apiKeys.monthQuota",
   "apiKeys.create",
   "apiKeys.revoke",
   "apiKeys.roll",
@@ -113,6 +115,8 @@ const ADMIN = [
   "accounts.setPlan",
   "accounts.setSuspended",
   "accounts.setLimits",
+  "accounts.setAlertThresholds",
+  "accounts.monthQuota",
 ];
 
 /** Calls `path` on `caller` with an empty input and returns the error code, or "OK". */

@@ -13,10 +13,10 @@ describe("plans procedures (admin)", () => {
 
   it("lists the four plans in order with their limits and key caps", async () => {
     expect(await admin.plans.list()).toEqual([
-      { name: "free", perMinute: 60, perDay: 1000, maxKeys: 3 },
-      { name: "pro", perMinute: 300, perDay: 10000, maxKeys: 10 },
-      { name: "business", perMinute: 1000, perDay: 100000, maxKeys: 25 },
-      { name: "enterprise", perMinute: null, perDay: null, maxKeys: null },
+      { name: "free", perMinute: 60, perDay: 1000, perMonth: null, maxKeys: 3 },
+      { name: "pro", perMinute: 300, perDay: 10000, perMonth: null, maxKeys: 10 },
+      { name: "business", perMinute: 1000, perDay: 100000, perMonth: null, maxKeys: 25 },
+      { name: "enterprise", perMinute: null, perDay: null, perMonth: null, maxKeys: null },
     ]);
   });
 
@@ -26,14 +26,30 @@ describe("plans procedures (admin)", () => {
       name: "pro",
       perMinute: 500,
       perDay: 20000,
+      perMonth: null,
       maxKeys: 10,
     });
     expect((await admin.plans.list())[1]).toEqual({
       name: "pro",
       perMinute: 500,
       perDay: 20000,
+      perMonth: null,
       maxKeys: 10,
     });
+    // A monthly quota is set beside them, and cleared with null; absent, it stays as it is.
+    expect(
+      await admin.plans.update({ plan: "pro", perMinute: 500, perDay: 20000, perMonth: 300_000 }),
+    ).toMatchObject({ perMonth: 300_000 });
+    expect(await admin.plans.update({ plan: "pro", perMinute: 500, perDay: 20000 })).toMatchObject({
+      perMonth: 300_000,
+    });
+    expect(
+      await admin.plans.update({ plan: "pro", perMinute: 500, perDay: 20000, perMonth: null }),
+    ).toMatchObject({ perMonth: null });
+    await expectTrpcError(
+      admin.plans.update({ plan: "pro", perMinute: 500, perDay: 20000, perMonth: 0 }),
+      "BAD_REQUEST",
+    );
     expect((await admin.apiKeys.get({ id: key.id })).effectivePerMinute).toBe(500);
     const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "plan.update", entityId: "pro" },

@@ -68,6 +68,8 @@ const WITHOUT_ID = [
   "portal.webhooks.list",
   "portal.webhooks.create",
   "portal.usage",
+  "portal.monthQuota",
+  "portal.setAlertThresholds",
 ];
 /**
  * Portal procedures whose object ids are filters of a search: another account's id finds what an unknown id finds,

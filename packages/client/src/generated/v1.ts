@@ -186,7 +186,7 @@ export interface paths {
         };
         /**
          * Describe the calling API key
-         * @description An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), the consumer account that holds it, its plan with the key's effective limits, and its minute and day rate-limit windows after this request, which counts like any other. Needs a valid key and no particular scope.
+         * @description An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), the consumer account that holds it, its plan with the key's effective limits, and its minute, day and (with a monthly quota) month rate-limit windows after this request, which counts like any other. Needs a valid key and no particular scope.
          */
         get: operations["getMe"];
         put?: never;
@@ -206,7 +206,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "unauthorized" | "insufficient_scope" | "invalid_request" | "validation_failed" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "header_too_large" | "conflict" | "precondition_failed" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "key_banned" | "gone" | "not_implemented" | "service_unavailable" | "internal_error";
+            code: "unauthorized" | "insufficient_scope" | "invalid_request" | "validation_failed" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "header_too_large" | "conflict" | "precondition_failed" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "key_banned" | "gone" | "not_implemented" | "service_unavailable" | "internal_error";
             /** @description Human-readable description. */
             message: string;
             /** @description The HTTP status code. */
@@ -360,12 +360,26 @@ export interface components {
                     perMinute: number;
                     /** @description Requests per UTC day. */
                     perDay: number;
+                    /** @description Requests per UTC calendar month (the monthly quota): the account's, else the plan's; null when there is none. */
+                    perMonth: number | null;
                 };
             };
             /** @description The key's windows after this request; null when the deployment limits nothing. */
             rateLimit: {
                 minute: components["schemas"]["RateLimitWindow"];
                 day: components["schemas"]["RateLimitWindow"];
+                /** @description The UTC calendar month's quota after this request (its progress); null without a quota. */
+                month: {
+                    /** @description Requests allowed per window. */
+                    limit: number;
+                    /** @description Requests left in the current window, this one already counted. */
+                    remaining: number;
+                    /**
+                     * Format: date-time
+                     * @description When the current window ends (RFC 3339, UTC): the next minute, 00:00 UTC for the day, or 00:00 UTC on the 1st for the month; the `X-RateLimit-Reset` of that window.
+                     */
+                    resetsAt: string;
+                } | null;
             } | null;
         };
         RateLimitWindow: {
@@ -375,7 +389,7 @@ export interface components {
             remaining: number;
             /**
              * Format: date-time
-             * @description When the current window ends (RFC 3339, UTC): the next minute, or 00:00 UTC for the day; the `X-RateLimit-Reset` of that window.
+             * @description When the current window ends (RFC 3339, UTC): the next minute, 00:00 UTC for the day, or 00:00 UTC on the 1st for the month; the `X-RateLimit-Reset` of that window.
              */
             resetsAt: string;
         };
@@ -408,7 +422,7 @@ export interface components {
         "X-RateLimit-Remaining": number;
         /** @description Unix time (seconds) at which that window resets. */
         "X-RateLimit-Reset": number;
-        /** @description IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+        /** @description IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`; a key with a monthly quota also has `"month";q=...;w=...` (`w`: the current UTC calendar month in seconds). */
         "RateLimit-Policy": string;
         /** @description IETF draft remaining quota, e.g. `"minute";r=12;t=34, "day";r=870;t=50211`. */
         RateLimit: string;
@@ -546,7 +560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -748,7 +762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -950,7 +964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1178,7 +1192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1335,7 +1349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1536,7 +1550,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1701,7 +1715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1900,7 +1914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2099,7 +2113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2229,7 +2243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2382,7 +2396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2476,7 +2490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a rate-limit window is exhausted; `key_banned`: the key is temporarily banned for calling while denied */
+            /** @description `rate_limited`: a rate-limit window is exhausted; `quota_exceeded`: the monthly quota is used up until the month ends; `key_banned`: the key is temporarily banned for calling while denied */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -3,6 +3,7 @@ import type { MemberRole, RequestLogFilter } from "@petstore/contracts";
 import type { ApiKeyService } from "../api-keys/service.ts";
 import type { Actor } from "../deps.ts";
 import type { OrdersService } from "../orders/service.ts";
+import type { MonthQuota } from "../ratelimit/types.ts";
 import type { RequestLogService } from "../usage/request-log.ts";
 import type { UsageService } from "../usage/service.ts";
 import type { Webhooks } from "../webhooks/index.ts";
@@ -17,6 +18,8 @@ export interface ScopedServices {
   requestLog: RequestLogService;
   webhooks: Webhooks;
   orders: OrdersService;
+  /** The month's progress of a rate-limit subject against `perMonth` (the limiter's `monthQuota`). */
+  monthQuota(subject: string, perMonth: number | null): Promise<MonthQuota | null>;
 }
 
 /** A row as an account sees it: without who made it (a store admin's address, for what the store made). */
@@ -49,8 +52,25 @@ export function createAccountScopes(s: ScopedServices) {
           invitations: invitations.map(withoutAuthor),
           perMinute: account.limits.perMinute,
           perDay: account.limits.perDay,
+          perMonth: account.limits.perMonth,
         };
       },
+
+      /**
+       * The month's progress against the monthly quota the account's keys share (the limiter's count); null
+       * without a quota. @throws not_found; rejects when the rate-limit store fails.
+       */
+      async monthQuota(): Promise<MonthQuota | null> {
+        const account = await s.accounts.get(accountId);
+        return s.monthQuota(account.id, account.limits.perMonth);
+      },
+
+      /** Sets the account's usage alert thresholds (audited with the member as actor). */
+      setAlertThresholds: (thresholds: number[], actor: Actor) =>
+        s.accounts.setAlertThresholds({ id: accountId, thresholds }, actor),
+
+      /** The account's usage for billing in the UTC month `YYYY-MM` (usage/billing.ts). */
+      billing: (month: string) => s.usage.billing(month, accountId),
 
       keys: {
         list: async () => (await s.usage.withRequestsToday(await keys.list())).map(withoutAuthor),

@@ -33,7 +33,12 @@ export interface AccountView {
   /** The account's own limits (null: the plan's), and the limits its keys share: its own, else the plan's. */
   perMinute: number | null;
   perDay: number | null;
-  limits: { perMinute: number | null; perDay: number | null };
+  /** The account's own monthly quota (null: the plan's). */
+  perMonth: number | null;
+  /** `perMonth`: the quota its keys share, its own else the plan's; null: none. */
+  limits: { perMinute: number | null; perDay: number | null; perMonth: number | null };
+  /** Usage alert thresholds, percentages of the day and month windows, ascending (docs/contract.md section 7). */
+  alertThresholds: number[];
   members: number;
   /** Requests of the account's keys since 00:00 UTC, as flushed (at most 5 s behind). */
   requestsToday: number;
@@ -94,6 +99,9 @@ interface AccountRow {
   perDay: number | null;
   planPerMinute: number | null;
   planPerDay: number | null;
+  perMonth: number | null;
+  planPerMonth: number | null;
+  alertThresholds: number[];
   members: number;
   requestsToday: number;
 }
@@ -126,7 +134,13 @@ const toView = (r: AccountRow): AccountView => ({
   maxKeys: r.maxKeys,
   perMinute: r.perMinute,
   perDay: r.perDay,
-  limits: { perMinute: r.perMinute ?? r.planPerMinute, perDay: r.perDay ?? r.planPerDay },
+  perMonth: r.perMonth,
+  limits: {
+    perMinute: r.perMinute ?? r.planPerMinute,
+    perDay: r.perDay ?? r.planPerDay,
+    perMonth: r.perMonth ?? r.planPerMonth,
+  },
+  alertThresholds: r.alertThresholds,
   members: r.members,
   requestsToday: r.requestsToday,
 });
@@ -147,7 +161,8 @@ export function createAccountService(
     return prisma.$queryRaw<AccountRow[]>`
       SELECT a."id"::text AS "id", a."name", a."planName"::text AS "plan", a."suspendedAt", a."createdBy",
              a."createdAt", p."maxKeys", a."perMinute", a."perDay", p."perMinute" AS "planPerMinute",
-             p."perDay" AS "planPerDay",
+             p."perDay" AS "planPerDay", a."perMonth", p."perMonth" AS "planPerMonth",
+             a."alertThresholds",
              (SELECT count(*)::int FROM "ApiKey" k WHERE k."accountId" = a."id"
                 AND (k."revokedAt" IS NULL OR k."revokedAt" > ${now})
                 AND (k."expiresAt" IS NULL OR k."expiresAt" > ${now})) AS "keys",
@@ -320,12 +335,38 @@ export function createAccountService(
     },
 
     /**
-     * Sets the account's own limits, which its keys share instead of the plan's (null: the plan's); they apply
-     * within 5 s. @throws AppError not_found; validation_failed when they break the limits rule (both are needed
+     * The account's usage alert thresholds (percentages of the day and month windows; empty: none), read with its
+     * keys, so they apply within 5 s. Audited as `account.setAlertThresholds`. @throws AppError not_found.
+     */
+    async setAlertThresholds(
+      input: { id: string; thresholds: number[] },
+      actor: Actor,
+    ): Promise<AccountDetail> {
+      const keys = await prisma.$transaction(async (tx) => {
+        const before = await tx.account.findUnique({ where: { id: input.id } });
+        if (!before) throw notFound(input.id);
+        await tx.account.update({ where: { id: input.id }, data: { alertThresholds: input.thresholds } });
+        await writeAudit(tx, {
+          actor,
+          action: "account.setAlertThresholds",
+          entityType: "account",
+          entityId: input.id,
+          before: { alertThresholds: before.alertThresholds },
+          after: { alertThresholds: input.thresholds },
+        });
+        return keysOf(tx, input.id);
+      });
+      forgetKeys(keys);
+      return get(input.id);
+    },
+
+    /**
+     * Sets the account's own limits, which its keys share instead of the plan's (null: the plan's), and when
+     * `perMonth` is given its own monthly quota (null: the plan's); they apply within 5 s. @throws AppError not_found; validation_failed when they break the limits rule (both are needed
      * on Enterprise; per-minute at most per-day).
      */
     async setLimits(
-      input: { id: string; perMinute: number | null; perDay: number | null },
+      input: { id: string; perMinute: number | null; perDay: number | null; perMonth?: number | null },
       actor: Actor,
     ): Promise<AccountDetail> {
       const keys = await prisma.$transaction(async (tx) => {
@@ -334,15 +375,23 @@ export function createAccountService(
         assertLimits({ plan: before.planName, perMinute: input.perMinute, perDay: input.perDay });
         await tx.account.update({
           where: { id: input.id },
-          data: { perMinute: input.perMinute, perDay: input.perDay },
+          data: {
+            perMinute: input.perMinute,
+            perDay: input.perDay,
+            ...(input.perMonth !== undefined ? { perMonth: input.perMonth } : {}),
+          },
         });
         await writeAudit(tx, {
           actor,
           action: "account.setLimits",
           entityType: "account",
           entityId: input.id,
-          before: { perMinute: before.perMinute, perDay: before.perDay },
-          after: { perMinute: input.perMinute, perDay: input.perDay },
+          before: { perMinute: before.perMinute, perDay: before.perDay, perMonth: before.perMonth },
+          after: {
+            perMinute: input.perMinute,
+            perDay: input.perDay,
+            perMonth: input.perMonth === undefined ? before.perMonth : input.perMonth,
+          },
         });
         return keysOf(tx, input.id);
       });

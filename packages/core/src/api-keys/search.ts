@@ -37,7 +37,7 @@ export function stateCondition(state: ApiKeyStateFilter, now: Date): Prisma.Sql 
 }
 
 /** Rows of refused requests: the predicate of the partial index `UsageHour_refused_hour_idx`. */
-const refused = Prisma.sql`"outcome" IN ('rate_limited', 'rate_limited_minute', 'rate_limited_day', 'key_banned')`;
+const refused = Prisma.sql`"outcome" IN ('rate_limited', 'rate_limited_minute', 'rate_limited_day', 'rate_limited_month', 'key_banned')`;
 
 /** The keys `activity` selects (see ApiKeyActivityFilter), as of `now`. */
 function activityCondition(activity: ApiKeyActivityFilter, now: Date): Prisma.Sql {

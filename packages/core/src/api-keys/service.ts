@@ -397,6 +397,24 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       const key = await findByRef(prisma as unknown as Prisma.TransactionClient, ref);
       return { id: key.id, rateLimitSubject: key.accountId ?? key.id };
     },
+
+    /**
+     * Whose monthly quota a key counts against and how large it is: its account's (its own, else its plan's),
+     * else its plan's; `perMonth` null: none. @throws AppError not_found.
+     */
+    async quotaOf(ref: string): Promise<{ rateLimitSubject: string; perMonth: number | null }> {
+      const key = await findByRef(prisma as unknown as Prisma.TransactionClient, ref);
+      const [plan, account] = await Promise.all([
+        prisma.plan.findUnique({ where: { name: key.planName }, select: { perMonth: true } }),
+        key.accountId
+          ? prisma.account.findUnique({ where: { id: key.accountId }, select: { perMonth: true } })
+          : null,
+      ]);
+      return {
+        rateLimitSubject: key.accountId ?? key.id,
+        perMonth: account?.perMonth ?? plan?.perMonth ?? null,
+      };
+    },
   };
 }
 

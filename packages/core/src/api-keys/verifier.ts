@@ -40,6 +40,10 @@ export interface ApiCaller {
   /** Effective limits: the key's custom limits, else its plan's. */
   perMinute: number;
   perDay: number;
+  /** Requests per UTC calendar month: the account's quota, else its plan's; null: none. */
+  perMonth: number | null;
+  /** The account's usage alert thresholds (percent of the day and month windows); empty outside accounts. */
+  alertThresholds: readonly number[];
   /** What the key may do (docs/contract.md section 2, "Scopes"); cached like the rest, so a change applies within 5 s. */
   scopes: readonly ApiKeyScope[];
   /** The consumer account that holds the key (docs/contract.md section 7), or null for a key outside accounts. */
@@ -94,7 +98,13 @@ type VerifiedKey = Pick<
   | "revokedAt"
   | "expiresAt"
   | "scopes"
-> & { plan: Pick<Plan, "perMinute" | "perDay">; account: { id: string; name: string } | null };
+> & {
+  plan: Pick<Plan, "perMinute" | "perDay">;
+  account: { id: string; name: string } | null;
+  /** The monthly quota: the account's, else the plan's (null: none). */
+  perMonth: number | null;
+  alertThresholds: number[] | null;
+};
 
 type KeyRow = Omit<VerifiedKey, "plan" | "account"> & {
   hash: string;
@@ -162,6 +172,7 @@ export function createKeyVerifier(deps: {
              k."environment"::text AS "environment", COALESCE(a."perMinute", k."perMinute") AS "perMinute",
              COALESCE(a."perDay", k."perDay") AS "perDay", LEAST(k."revokedAt", a."suspendedAt") AS "revokedAt", k."expiresAt",
              k."scopes", p."perMinute" AS "planPerMinute", p."perDay" AS "planPerDay",
+             COALESCE(a."perMonth", p."perMonth") AS "perMonth", a."alertThresholds",
              a."id"::text AS "accountId", a."name" AS "accountName"
       FROM "ApiKey" k JOIN "Plan" p ON p."name" = k."planName"
       LEFT JOIN "Account" a ON a."id" = k."accountId"
@@ -203,6 +214,8 @@ export function createKeyVerifier(deps: {
       plan: key.planName,
       perMinute,
       perDay,
+      perMonth: key.perMonth,
+      alertThresholds: key.alertThresholds ?? [],
       scopes: key.scopes as ApiKeyScope[],
       account: key.account,
       rateLimitSubject: key.account?.id ?? key.id,

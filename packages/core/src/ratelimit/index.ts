@@ -13,6 +13,7 @@ export type {
   AnonymousScope,
   BanInfo,
   KeyLimits,
+  MonthQuota,
   RateLimitConfig,
   RateLimitDecision,
   RateLimiter,

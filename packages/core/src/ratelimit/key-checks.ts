@@ -21,10 +21,16 @@ import {
   failedOpen,
   type LimitedWindow,
   rateLimited,
+  specEnd,
   type WindowSpec,
-  windowEnd,
   windowSeconds,
 } from "./windows.ts";
+
+/**
+ * How long a month's counter outlives the month (ms): it is read by nothing after the month ends, and the margin
+ * keeps it through the end of the month on an instance whose clock is behind.
+ */
+const MONTH_COUNTER_GRACE_MS = DAY_MS;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The ban cache
@@ -107,6 +113,8 @@ function keyCheckAlgorithm(actx: AlgorithmContext, windows: LimitedWindow[]): Al
   const instance = randomUUID();
   let serial = 0;
   const limitArgs = windows.flatMap(([spec, limit]) => [limit, spec.ms]);
+  // A calendar month's counter lives until that month's end (plus a margin), computed per call.
+  const monthAt = windows.findIndex(([spec]) => spec.calendarMonth);
   const banWindowMs = ban.windowSeconds * 1000;
   const banBaseMs = ban.baseSeconds * 1000;
   const algorithm: ReturnType<Algorithm> = {
@@ -126,6 +134,9 @@ function keyCheckAlgorithm(actx: AlgorithmContext, windows: LimitedWindow[]): Al
         DAY_MS - (at % DAY_MS) + 60_000,
       ];
       for (const a of limitArgs) args.push(a);
+      if (monthAt >= 0)
+        args[7 + 2 * monthAt + 1] =
+          specEnd((windows[monthAt] as LimitedWindow)[0], t) - t + MONTH_COUNTER_GRACE_MS;
       const reply = (await runScript(
         ctx.redis as unknown as RateLimitStore,
         KEY_CHECK,
@@ -151,7 +162,7 @@ function keyCheckAlgorithm(actx: AlgorithmContext, windows: LimitedWindow[]): Al
         success: banEnd === 0 && left >= 0,
         limit,
         remaining: Math.max(0, left),
-        reset: banEnd > at ? banEnd : windowEnd(t, spec.ms),
+        reset: banEnd > at ? banEnd : specEnd(spec, t),
         pending: settled,
         at,
         t,
@@ -165,7 +176,7 @@ function keyCheckAlgorithm(actx: AlgorithmContext, windows: LimitedWindow[]): Al
       const t = Date.now();
       const [spec, limit] = windows[0] as LimitedWindow;
       const used = Number((await ctx.redis.get(counterKey(spec, id, t))) ?? 0);
-      return { remaining: Math.max(0, limit - used), reset: windowEnd(t, spec.ms), limit };
+      return { remaining: Math.max(0, limit - used), reset: specEnd(spec, t), limit };
     },
     async resetTokens(ctx, key) {
       const id = key.slice(ctx.prefix.length + 1);
@@ -188,7 +199,7 @@ interface KeyChecksContext {
   store: RateLimitStore;
   /** The engine's prefix of key checks; the windows' own prefixes name their counters. */
   prefix: string;
-  windows: { minute: WindowSpec; day: WindowSpec };
+  windows: { minute: WindowSpec; day: WindowSpec; month: WindowSpec };
   ban: RateLimitConfig["ban"];
   /** The store's keys of a key's ban, its denial log and its count of bans on the UTC day of `at`. */
   keys: {
@@ -223,13 +234,20 @@ export function createKeyChecks(
 ): (limits: KeyLimits, options?: { storeFailed?: boolean }) => Promise<RateLimitDecision> {
   const { store, windows, bans, guard, stats, now, deniedBy, notifyBan } = ctx;
 
-  /** A key's windows with its limits, in the order of the script's counters. */
-  const windowsOf = ({ perMinute, perDay }: KeyLimits): LimitedWindow[] => [
-    [windows.minute, perMinute],
-    [windows.day, perDay],
-  ];
+  /** A key's windows with its limits, in the order of the script's counters (the month only with a quota). */
+  const windowsOf = ({ perMinute, perDay, perMonth }: KeyLimits): LimitedWindow[] =>
+    perMonth
+      ? [
+          [windows.minute, perMinute],
+          [windows.day, perDay],
+          [windows.month, perMonth],
+        ]
+      : [
+          [windows.minute, perMinute],
+          [windows.day, perDay],
+        ];
   /** A key's windows are known per set of limits: a plan change starts from nothing known. */
-  const limitsId = ({ perMinute, perDay }: KeyLimits) => `${perMinute}|${perDay}`;
+  const limitsId = ({ perMinute, perDay, perMonth }: KeyLimits) => `${perMinute}|${perDay}|${perMonth ?? ""}`;
 
   // The engine fixes its algorithm (and so the limits) per instance; the counters do not depend on the limits.
   const engines = new LRUCache<string, { engine: Ratelimit; windows: LimitedWindow[] }>({ max: MAX_ENGINES });
@@ -279,8 +297,8 @@ export function createKeyChecks(
             name: spec.name,
             limit,
             remaining: limit - (counts[w] as number) + n - 1 - i,
-            resetMs: windowEnd(t, spec.ms),
-            windowSeconds: windowSeconds(spec),
+            resetMs: specEnd(spec, t),
+            windowSeconds: windowSeconds(spec, t),
           })),
         );
       return true;
@@ -302,8 +320,8 @@ export function createKeyChecks(
         name: spec.name,
         limit,
         remaining: count <= limit ? Math.min(limit, limit - count + 1) : 0,
-        resetMs: windowEnd(t, spec.ms),
-        windowSeconds: windowSeconds(spec),
+        resetMs: specEnd(spec, t),
+        windowSeconds: windowSeconds(spec, t),
       };
     });
     const denying = states.filter((_, w) => (counts[w] as number) > (limited[w] as LimitedWindow)[1]);

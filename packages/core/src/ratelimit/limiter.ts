@@ -30,6 +30,7 @@ import {
   fixedWindows,
   type Hit,
   rateLimited,
+  specEnd,
   type WindowSpec,
   windowState,
 } from "./windows.ts";
@@ -114,6 +115,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const minuteMs = opts.minuteWindowMs ?? 60_000;
   const MINUTE: WindowSpec = { name: "minute", ms: minuteMs, prefix: `${p}:rl:min` };
   const DAY: WindowSpec = { name: "day", ms: DAY_MS, prefix: `${p}:rl:day` };
+  const MONTH: WindowSpec = { name: "month", ms: 31 * DAY_MS, prefix: `${p}:rl:month`, calendarMonth: true };
   const ANON: Record<AnonymousScope, WindowSpec> = {
     api: { name: "minute", ms: minuteMs, prefix: `${p}:rl:ip`, refuseFromMemory: true },
     dashboard: { name: "minute", ms: minuteMs, prefix: `${p}:rl:dash`, refuseFromMemory: true },
@@ -152,7 +154,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const checkKey = createKeyChecks({
     store,
     prefix: `${p}:rl`,
-    windows: { minute: MINUTE, day: DAY },
+    windows: { minute: MINUTE, day: DAY, month: MONTH },
     ban: config.ban,
     keys,
     bans,
@@ -210,6 +212,12 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     async unban(keyId) {
       bans.delete(keyId);
       await guard.bounded(() => store.del(keys.ban(keyId), keys.denials(keyId)));
+    },
+    async monthQuota(keyId, perMonth) {
+      if (!perMonth) return null;
+      const t = Date.now(); // the engine's clock decides the current buckets
+      const used = await guard.bounded(() => store.get(counterKey(MONTH, keyId, t)));
+      return { limit: perMonth, used: Number(used ?? 0), resetMs: specEnd(MONTH, t) };
     },
     async resetUsage(keyId) {
       const t = Date.now(); // the engine's clock decides the current buckets
@@ -283,6 +291,7 @@ function disabledLimiter(config: RateLimitConfig, stats: RateLimitMetrics, now: 
     holdRefusal: async () => {},
     isBanned: async () => null,
     unban: async () => {},
+    monthQuota: async () => null,
     resetUsage: async () => {},
     ready: async () => true,
     health: async () => ({ store: config.store.kind, ok: true, breaker: "closed" as const }),

@@ -178,7 +178,8 @@ return 0`,
  * counter; for n > 1 (a group the caller then counts one by one) reply {0, -1, 0, count...}; for one request the
  * denial is logged, and more than `threshold` denials within the window ban the key for base * 2^(bans today - 1)
  * and clear the log: reply {banEnd, banNumber, denials, count...} ({0, 0, denials, ...} without a ban).
- * Another window (a monthly quota) is one more counter and one more (limit, ttl) pair.
+ * The windows are the minute, the UTC day and, for a key with a monthly quota, the UTC calendar month (its ttl runs
+ * to the month's end): a quota costs one more counter in the same call, never another round trip.
  */
 export const KEY_CHECK = defineScript(
   `local now = tonumber(ARGV[1])

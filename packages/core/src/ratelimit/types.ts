@@ -15,7 +15,7 @@ export type StoreKind = "redis" | "upstash" | "memory";
 export type AnonymousScope = "api" | "dashboard" | "metrics";
 
 /** Name of a fixed window as it appears in the `RateLimit` / `RateLimit-Policy` headers. */
-export type WindowName = "minute" | "day";
+export type WindowName = "minute" | "day" | "month";
 
 /** State of one fixed window after a check. */
 export interface WindowState {
@@ -24,7 +24,7 @@ export interface WindowState {
   limit: number;
   /** Requests left in the current window (>= 0). */
   remaining: number;
-  /** Unix ms at which the current window ends (the day window ends at 00:00 UTC). */
+  /** Unix ms at which the current window ends (the day at 00:00 UTC, the month at 00:00 UTC on the 1st). */
   resetMs: number;
   /** Window length in whole seconds (`w=` of RateLimit-Policy). */
   windowSeconds: number;
@@ -34,7 +34,8 @@ export interface WindowState {
  * Outcome of a check, in numbers (the HTTP surface formats them as the rate-limit headers of docs/contract.md
  * section 3).
  * - allowed: the request may proceed (also when the store failed: `degraded: true`, "fail open").
- * - code: only on denial; `rate_limited` (a window is exhausted) or `key_banned`.
+ * - code: only on denial; `rate_limited` (the minute or day window is exhausted), `quota_exceeded` (the month's
+ *   quota is, and the request cannot succeed before the month ends) or `key_banned`.
  * - windows: every window that applies ([] when the limiter is disabled).
  * - reported: the window X-RateLimit-* describe: the one with the fewest remaining requests, or on a
  *   denial the window that denied (while banned: remaining 0, reset = end of the ban).
@@ -42,7 +43,7 @@ export interface WindowState {
  */
 export interface RateLimitDecision {
   allowed: boolean;
-  code?: "rate_limited" | "key_banned";
+  code?: "rate_limited" | "quota_exceeded" | "key_banned";
   /** Clock reading (`now()`, Unix ms) the decision was made at; `t=` values are relative to it. */
   at: number;
   windows: WindowState[];
@@ -65,6 +66,18 @@ export interface KeyLimits {
   perMinute: number;
   /** Requests per UTC day (>= 1). */
   perDay: number;
+  /** Requests per UTC calendar month (>= 1); null or absent: no monthly quota. */
+  perMonth?: number | null;
+}
+
+/** A subject's use of its monthly quota (`RateLimiter.monthQuota`). */
+export interface MonthQuota {
+  /** Requests per UTC calendar month. */
+  limit: number;
+  /** Requests counted this month (admitted ones; refusals take nothing). */
+  used: number;
+  /** Unix ms of 00:00 UTC on the 1st of next month, when the count starts over. */
+  resetMs: number;
 }
 
 /** The part of a pino logger the limiter uses. */
@@ -103,7 +116,8 @@ export interface RateLimitMetrics {
 /** What `createRateLimiter` returns. Request-path methods never throw; admin methods reject on store failure. */
 export interface RateLimiter {
   /**
-   * Checks and counts one request of an API key against its minute and UTC-day windows and its ban state.
+   * Checks and counts one request of an API key against its minute, UTC-day and (with a quota) UTC-month windows
+   * and its ban state, in one store script.
    * Never throws: a store failure or timeout admits the request (`degraded: true`). `storeFailed`: the same
    * request already found the store failing (its anonymous budget check failed open), so it is admitted the same
    * way without a second wait: one request waits for the store at most once.
@@ -131,7 +145,16 @@ export interface RateLimiter {
   isBanned(keyId: string): Promise<Date | null>;
   /** Lifts a ban (store and local cache) and forgets the key's recent denials. Rejects when the store fails. */
   unban(keyId: string): Promise<void>;
-  /** Resets the key's current minute and UTC-day windows in the store. Rejects when the store fails. */
+  /**
+   * The month's progress of `keyId` (a key's or an account's subject) against `perMonth`: requests counted in the
+   * current UTC calendar month (the limiter's own counter: admitted requests) and when the month ends; null
+   * without a quota or with the limiter disabled. Rejects when the store fails.
+   */
+  monthQuota(keyId: string, perMonth: number | null): Promise<MonthQuota | null>;
+  /**
+   * Resets the key's current minute and UTC-day windows in the store (never the month's: a quota is what was
+   * sold, and billing reads the same month). Rejects when the store fails.
+   */
   resetUsage(keyId: string): Promise<void>;
   /** Waits (up to `storeTimeoutMs`) until the store takes commands; false when it does not. */
   ready(): Promise<boolean>;

@@ -8,14 +8,18 @@ import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis as UpstashRedis } from "@upstash/redis";
 import { LRUCache } from "lru-cache";
 import { BoundedMap } from "../bounded-map.ts";
+import { DAY_MS } from "../utc-day.ts";
 import type { RateLimitStore } from "./store.ts";
 import type { RateLimitDecision, WindowName, WindowState } from "./types.ts";
 
 /** A window's definition: name, length in ms, key prefix handed to @upstash/ratelimit. */
 export interface WindowSpec {
   name: WindowName;
+  /** Length in ms of an epoch-aligned window; for the calendar month, that of its longest month (31 days). */
   ms: number;
   prefix: string;
+  /** The UTC calendar month instead of epoch-aligned windows of `ms` (buckets `YYYYMM`, ends at 00:00 UTC of the 1st). */
+  calendarMonth?: boolean;
   /**
    * An identifier found over the limit is refused from memory until the window ends (the engine's
    * `ephemeralCache`): the client-network windows, where no ban counts denials and no usage reset frees a window.
@@ -41,9 +45,50 @@ const MAX_ENGINES = 1_000;
 /** Identifiers an engine refuses from memory at most (the oldest are forgotten first). */
 const MAX_REFUSED = 10_000;
 
+/** The UTC calendar month of one UTC day: its start and end (Unix ms) and its bucket `YYYYMM`. */
+interface Month {
+  day: number;
+  start: number;
+  end: number;
+  bucket: number;
+}
+
+/**
+ * The month of the UTC day last asked about: every check of a day asks about the same month, and a month begins
+ * and ends with a UTC day, so the day's index decides it (no Date per check).
+ */
+let lastMonth: Month = { day: Number.NaN, start: 0, end: 0, bucket: 0 };
+
+/** The UTC calendar month containing the Unix ms `t`. */
+function monthOf(t: number): Month {
+  const day = Math.floor(t / DAY_MS);
+  if (day !== lastMonth.day) {
+    const d = new Date(day * DAY_MS);
+    const [y, m] = [d.getUTCFullYear(), d.getUTCMonth()];
+    lastMonth = { day, start: Date.UTC(y, m, 1), end: Date.UTC(y, m + 1, 1), bucket: y * 100 + m + 1 };
+  }
+  return lastMonth;
+}
+
+/** Unix ms of 00:00 UTC on the first of the month after the one containing the Unix ms `t`. */
+export const monthEnd = (t: number): number => monthOf(t).end;
+
+/** Unix ms of 00:00 UTC on the first of the month containing the Unix ms `t`. */
+export const monthStart = (t: number): number => monthOf(t).start;
+
+/** `spec`'s bucket at `t` (Unix ms): the window's index since the epoch, or `YYYYMM` for the calendar month. */
+export function bucketOf(spec: WindowSpec, t: number): number {
+  return spec.calendarMonth ? monthOf(t).bucket : Math.floor(t / spec.ms);
+}
+
+/** Unix ms at which `spec`'s window containing `t` (Unix ms) ends. */
+export function specEnd(spec: WindowSpec, t: number): number {
+  return spec.calendarMonth ? monthEnd(t) : windowEnd(t, spec.ms);
+}
+
 /** The counter key of `identifier` in `spec`'s bucket at `t` (Unix ms, the engine's clock `Date.now()`). */
 export function counterKey(spec: WindowSpec, identifier: string, t: number): string {
-  return `${spec.prefix}:${identifier}:${Math.floor(t / spec.ms)}`;
+  return `${spec.prefix}:${identifier}:${bucketOf(spec, t)}`;
 }
 
 /**
@@ -88,8 +133,12 @@ export function fixedWindows(store: RateLimitStore): {
   };
 }
 
-/** Window length in whole seconds (>= 1) for `w=`. */
-export const windowSeconds = (spec: WindowSpec) => Math.max(1, Math.round(spec.ms / 1000));
+/** Window length in whole seconds (>= 1) for `w=`: for the calendar month, that of the month containing `t`. */
+export const windowSeconds = (spec: WindowSpec, t = 0) => {
+  if (!spec.calendarMonth) return Math.max(1, Math.round(spec.ms / 1000));
+  const month = monthOf(t);
+  return (month.end - month.start) / 1000;
+};
 
 /** Whole seconds (>= 1) from `at` until `resetMs`. */
 const retryAfter = (resetMs: number, at: number) => Math.max(1, Math.ceil((resetMs - at) / 1000));
@@ -129,12 +178,15 @@ export function admitted(at: number, windows: WindowState[]): RateLimitDecision 
   return { allowed: true, at, windows, reported: fewestRemaining(windows) };
 }
 
-/** Denied by `denying` (a non-empty subset of `windows`): headers and Retry-After follow the denying window. */
+/**
+ * Denied by `denying` (a non-empty subset of `windows`): headers and Retry-After follow the denying window that
+ * resets last; `quota_exceeded` when that is the month's quota, else `rate_limited`.
+ */
 export function rateLimited(at: number, windows: WindowState[], denying: WindowState[]): RateLimitDecision {
   const reported = resetsLast(denying) ?? windows[0];
   return {
     allowed: false,
-    code: "rate_limited",
+    code: reported?.name === "month" ? "quota_exceeded" : "rate_limited",
     at,
     windows,
     reported,
@@ -149,7 +201,7 @@ export function banned(at: number, until: number, limits: LimitedWindow[]): Rate
     limit,
     remaining: 0,
     resetMs: until,
-    windowSeconds: windowSeconds(spec),
+    windowSeconds: windowSeconds(spec, at),
   }));
   return {
     allowed: false,
@@ -171,8 +223,8 @@ export function failedOpen(at: number, limits: LimitedWindow[]): RateLimitDecisi
     name: spec.name,
     limit,
     remaining: limit,
-    resetMs: windowEnd(at, spec.ms),
-    windowSeconds: windowSeconds(spec),
+    resetMs: specEnd(spec, at),
+    windowSeconds: windowSeconds(spec, at),
   }));
   return { ...admitted(at, windows), degraded: true };
 }

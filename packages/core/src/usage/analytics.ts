@@ -207,7 +207,9 @@ export function createAnalyticsQueries(
         addHistogram(point.latency, sum.latency);
         if (stored === "rate_limited_minute") split.minuteWindow += sum.requests;
         else if (stored === "rate_limited_day") split.dayWindow += sum.requests;
-        else if (stored === "rate_limited") split.windowUnrecorded += sum.requests;
+        // The chart splits the minute and the day; a month's quota refusal joins the other refusals.
+        else if (stored === "rate_limited" || stored === "rate_limited_month")
+          split.windowUnrecorded += sum.requests;
       };
       for (const h of stored) add(h.start, h.outcome, h);
       for (const r of pending)

@@ -45,7 +45,7 @@ const ENTRY_ORDER = [
   "refusedBy",
 ] as const;
 
-const REFUSALS: readonly string[] = ["minute", "day", "ban"];
+const REFUSALS: readonly string[] = ["minute", "day", "month", "ban"];
 
 /**
  * Appends one key's entries to its stream and renews the stream's expiry, in one command: a flush holds up to

@@ -33,7 +33,7 @@ export type Operation =
 export type Outcome = "2xx" | "4xx" | "rate_limited" | "key_banned" | "5xx";
 
 /** The rate-limit window that refused a request (a ban is its own outcome, `key_banned`). */
-export type RefusingWindow = "minute" | "day";
+export type RefusingWindow = "minute" | "day" | "month";
 
 /**
  * The outcome as a UsageHour row stores it: a `rate_limited` request whose refusing window is known is stored as
@@ -41,7 +41,7 @@ export type RefusingWindow = "minute" | "day";
  * and every existing figure reads the two as `rate_limited` (`reportedOutcome`). A stored `rate_limited` is a 429
  * whose window was not recorded (rows written before windows were, or a 429 the limiter did not decide).
  */
-export type StoredOutcome = Outcome | "rate_limited_minute" | "rate_limited_day";
+export type StoredOutcome = Outcome | "rate_limited_minute" | "rate_limited_day" | "rate_limited_month";
 
 /**
  * The stored outcome of a request.
@@ -53,14 +53,16 @@ export function storedOutcome(outcome: Outcome, window: RefusingWindow | undefin
 }
 
 /**
- * The window that refused a request, read from the limiter's decision: on a `rate_limited` denial `reported` is
- * the denying window (when both deny, the one that resets last). Undefined when the decision admitted the
- * request or is a ban.
+ * The window that refused a request, read from the limiter's decision: on a `rate_limited` or `quota_exceeded`
+ * (the month) denial `reported` is the denying window (when several deny, the one that resets last). Undefined
+ * when the decision admitted the request or is a ban.
  */
 export function refusingWindow(
   decision: Pick<RateLimitDecision, "allowed" | "code" | "reported"> | undefined,
 ): RefusingWindow | undefined {
-  return decision && !decision.allowed && decision.code === "rate_limited"
+  return decision &&
+    !decision.allowed &&
+    (decision.code === "rate_limited" || decision.code === "quota_exceeded")
     ? decision.reported?.name
     : undefined;
 }
@@ -70,7 +72,8 @@ export function refusingWindow(
  * a string that is no outcome.
  */
 export function reportedOutcome(stored: string): Outcome | undefined {
-  if (stored === "rate_limited_minute" || stored === "rate_limited_day") return "rate_limited";
+  if (stored === "rate_limited_minute" || stored === "rate_limited_day" || stored === "rate_limited_month")
+    return "rate_limited";
   return (OUTCOMES as readonly string[]).includes(stored) ? (stored as Outcome) : undefined;
 }
 

@@ -62,12 +62,19 @@ export async function readWithPending<T>(
 export const ADMITTED = ["2xx", "4xx", "5xx"] as const;
 export const isAdmitted = (outcome: string) => outcome === "2xx" || outcome === "4xx" || outcome === "5xx";
 /** The stored outcomes of a 429 (see `isDenied`). */
-export const DENIED = ["rate_limited", "rate_limited_minute", "rate_limited_day", "key_banned"] as const;
+export const DENIED = [
+  "rate_limited",
+  "rate_limited_minute",
+  "rate_limited_day",
+  "rate_limited_month",
+  "key_banned",
+] as const;
 /** A 429, whatever refused it: `rate_limited` (window recorded or not, recorder.ts `StoredOutcome`) or `key_banned`. */
 export const isDenied = (outcome: string) =>
   outcome === "rate_limited" ||
   outcome === "rate_limited_minute" ||
   outcome === "rate_limited_day" ||
+  outcome === "rate_limited_month" ||
   outcome === "key_banned";
 
 /** Unix ms of 00:00 UTC of `date`'s day. */

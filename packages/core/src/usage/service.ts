@@ -19,6 +19,7 @@ import type { Actor, CoreDeps } from "../deps.ts";
 import { countByStatus, type StatusCount } from "../pets/status-counts.ts";
 import { DAY_MS, isoDay, utcDayStart } from "../utc-day.ts";
 import { createAnalyticsQueries } from "./analytics.ts";
+import { createBilling } from "./billing.ts";
 import {
   type DeprecatedCaller,
   type DeprecatedCallsAfter,
@@ -126,6 +127,8 @@ export function createUsageService(
     });
 
   return {
+    /** Usage for billing: per account and UTC month, requests by operation and outcome (billing.ts). */
+    billing: createBilling({ prisma, clock }),
     ...createAnalyticsQueries(
       { prisma, clock, retentionDays: config?.analytics.retentionDays ?? DEFAULT_RETENTION_DAYS },
       sources,

@@ -147,7 +147,7 @@ export function storedDays(
            coalesce(sum("requests") FILTER (WHERE "outcome" IN ('2xx', '4xx', '5xx')), 0)::float8 AS requests,
            coalesce(sum("requests") FILTER (WHERE "outcome" IN ('2xx', '4xx', '5xx') AND "operation" = 'getPet'), 0)::float8
              AS "deprecatedGet",
-           coalesce(sum("requests") FILTER (WHERE "outcome" IN ('rate_limited', 'rate_limited_minute', 'rate_limited_day', 'key_banned')), 0)::float8 AS "rateLimited"
+           coalesce(sum("requests") FILTER (WHERE "outcome" IN ('rate_limited', 'rate_limited_minute', 'rate_limited_day', 'rate_limited_month', 'key_banned')), 0)::float8 AS "rateLimited"
     FROM "UsageHour"
     WHERE "apiKeyId" = ${keyId}::uuid AND "hour" >= ${iso(from)}::timestamp(3) AND "hour" < ${iso(to)}::timestamp(3)
     GROUP BY date_trunc('day', "hour")`;

@@ -41,5 +41,15 @@ export function testMessageData(type: WebhookTestType, endpointId: string): Reco
       return { ...CATEGORY };
     case "category.updated":
       return { ...CATEGORY, previous: { name: "Former example category" } };
+    case "usage.threshold":
+      return {
+        accountId: "00000000-0000-4000-8000-000000000001",
+        accountName: "Example account",
+        window: "month",
+        threshold: 80,
+        limit: 100_000,
+        count: 80_000,
+        resetsAt: "2026-02-01T00:00:00.000Z",
+      };
   }
 }

@@ -13,7 +13,8 @@ import type { Animal, WebhookEventType } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
 
 /** An event to store: its type, the body's `data` (docs/contract.md section 6, "Events"), and for an `order.*`
- * event the consumer account of its order (null or absent: an order of a key outside accounts). */
+ * event the consumer account of its order (null or absent: an order of a key outside accounts), for `usage.*` the
+ * account whose usage it reports. */
 export interface OutboxEvent {
   type: WebhookEventType | "webhook.test";
   data: Record<string, unknown>;
@@ -22,12 +23,12 @@ export interface OutboxEvent {
 
 /**
  * SQL condition: the event `e` (a `WebhookEvent` row, or a row with `type` and `accountId`) may reach the endpoint
- * `ep`: an `order.*` event only the store's endpoints and those of its order's account, any other event every
+ * `ep`: an `order.*` or `usage.*` event only the store's endpoints and those of its account, any other event every
  * endpoint (docs/contract.md section 6, "Events"). Subscription is checked apart.
  */
 export function reaches(e: string, ep: string): Prisma.Sql {
   const [event, endpoint] = [Prisma.raw(e), Prisma.raw(ep)];
-  return Prisma.sql`(${event}."type" NOT LIKE 'order.%' OR ${endpoint}."accountId" IS NULL OR ${endpoint}."accountId" = ${event}."accountId")`;
+  return Prisma.sql`((${event}."type" NOT LIKE 'order.%' AND ${event}."type" NOT LIKE 'usage.%') OR ${endpoint}."accountId" IS NULL OR ${endpoint}."accountId" = ${event}."accountId")`;
 }
 
 /** What can run a raw statement: the Prisma client or an interactive transaction. */

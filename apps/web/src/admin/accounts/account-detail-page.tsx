@@ -23,14 +23,22 @@ import { QueryState } from "@/ui/components/query-state";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { STATE_COLORS } from "@/ui/keys/key-meta";
 import { hasCode, useTRPC } from "@/ui/trpc";
+import { BillingExport } from "@/ui/usage/billing-export";
+import { MonthQuotaProgress } from "@/ui/usage/month-quota";
 import { RequestLog } from "@/ui/usage/request-log";
 import { type UsageDays, UsageView } from "@/ui/usage/usage-view";
 import { ACCOUNT_STATE_COLORS, ACCOUNT_STATE_LABELS, type AccountDetail, keysOfCap } from "./account-meta";
-import { AccountLimitsEditor, AccountPlanSelect, SuspendButton } from "./account-settings";
+import {
+  AccountAlertsEditor,
+  AccountLimitsEditor,
+  AccountPlanSelect,
+  SuspendButton,
+} from "./account-settings";
 
 export function AccountDetailPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const account = useQuery(trpc.accounts.get.queryOptions({ id }));
+  const quota = useQuery(trpc.accounts.monthQuota.queryOptions({ id }));
   const [inviting, invite] = useDisclosure(false);
 
   if (hasCode(account.error, "NOT_FOUND")) return <NotFoundNotice />;
@@ -88,7 +96,13 @@ export function AccountDetailPage({ id }: { id: string }) {
               </Group>
             </Paper>
             <Paper withBorder p="md" mb="lg">
-              <AccountLimitsEditor key={`${a.perMinute}/${a.perDay}`} account={a} />
+              <AccountLimitsEditor key={`${a.perMinute}/${a.perDay}/${a.perMonth}`} account={a} />
+            </Paper>
+            <QueryState query={quota} errorTitle="Could not read the monthly quota" skeletonRows={1}>
+              {(q) => <MonthQuotaProgress quota={q} whose="the account's" />}
+            </QueryState>
+            <Paper withBorder p="md" mb="lg">
+              <AccountAlertsEditor key={a.alertThresholds.join(",")} account={a} />
             </Paper>
             <SectionTitle>Members</SectionTitle>
             <MembersTable members={a.memberList} manage={{ scope: "admin", accountId: a.id }} />
@@ -98,6 +112,8 @@ export function AccountDetailPage({ id }: { id: string }) {
             <AccountKeys keys={a.apiKeys} />
             <SectionTitle mt="xl">Usage</SectionTitle>
             <AccountUsage account={a} />
+            <SectionTitle mt="xl">Usage for billing</SectionTitle>
+            <BillingExport accountId={a.id} />
             <SectionTitle mt="xl">Request log</SectionTitle>
             <RequestLog accountId={a.id} keys={a.apiKeys} />
             {inviting ? <InviteDialog accountId={a.id} onClose={invite.close} /> : null}

@@ -6,12 +6,13 @@
 import { Button, Group, Select, Stack, Title } from "@mantine/core";
 import { AccountLimitsChange } from "@petstore/contracts";
 import { useState } from "react";
+import { AlertThresholdsEditor } from "@/ui/accounts/alert-thresholds";
 import { Hint } from "@/ui/components/page";
 import { ConfirmAction, ConfirmDialog } from "@/ui/dialogs";
 import { useNotifiedMutation } from "@/ui/feedback";
 import { formatNumber, planLabel } from "@/ui/format";
 import { numberValue, useZodForm } from "@/ui/forms/use-zod-form";
-import { LimitsFields } from "@/ui/keys/key-fields";
+import { LimitsFields, MonthlyQuotaInput, quotaValue } from "@/ui/keys/key-fields";
 import { useTRPC } from "@/ui/trpc";
 import { ACCOUNT_PLAN_OPTIONS, type AccountDetail } from "./account-meta";
 
@@ -59,26 +60,34 @@ export function AccountPlanSelect({ account }: { account: Pick<AccountDetail, "i
 
 const asLimit = (v: number | string) => numberValue(v) ?? null;
 
-/** The account's own limits, shared by its keys instead of the plan's; both empty means the plan's. */
+/**
+ * The account's own limits and monthly quota, shared by its keys instead of the plan's; empty means the plan's.
+ */
 export function AccountLimitsEditor({
   account,
 }: {
-  account: Pick<AccountDetail, "id" | "name" | "perMinute" | "perDay" | "limits">;
+  account: Pick<AccountDetail, "id" | "name" | "perMinute" | "perDay" | "perMonth" | "limits">;
 }) {
   const trpc = useTRPC();
-  const own = account.perMinute !== null || account.perDay !== null;
+  const own = account.perMinute !== null || account.perDay !== null || account.perMonth !== null;
   const form = useZodForm(
     AccountLimitsChange,
-    { perMinute: account.perMinute ?? "", perDay: account.perDay ?? "" } as Record<
-      "perMinute" | "perDay",
-      number | string
-    >,
-    (v) => ({ id: account.id, perMinute: asLimit(v.perMinute), perDay: asLimit(v.perDay) }),
+    {
+      perMinute: account.perMinute ?? "",
+      perDay: account.perDay ?? "",
+      perMonth: account.perMonth ?? "",
+    } as Record<"perMinute" | "perDay" | "perMonth", number | string>,
+    (v) => ({
+      id: account.id,
+      perMinute: asLimit(v.perMinute),
+      perDay: asLimit(v.perDay),
+      perMonth: quotaValue(v.perMonth),
+    }),
   );
   const save = useNotifiedMutation(trpc.accounts.setLimits.mutationOptions(), {
     invalidate: [trpc.accounts.pathKey(), trpc.apiKeys.pathKey()],
     success: (_a, v) =>
-      v.perMinute === null && v.perDay === null
+      v.perMinute === null && v.perDay === null && !v.perMonth
         ? `"${account.name}" uses its plan's limits again.`
         : `"${account.name}" has its own limits: ${formatNumber(v.perMinute)}/min, ${formatNumber(v.perDay)}/day.`,
     failure: "Could not save the limits",
@@ -94,10 +103,12 @@ export function AccountLimitsEditor({
         <Hint>
           Shared by every key of the account instead of the plan's; leave both empty for the plan's.
           Enterprise has no plan-wide limits, so an Enterprise account needs its own. In force now:{" "}
-          {inForce(account.limits.perMinute, "min")}, {inForce(account.limits.perDay, "day")}
+          {inForce(account.limits.perMinute, "min")}, {inForce(account.limits.perDay, "day")},{" "}
+          {inForce(account.limits.perMonth, "month")}
           {own ? " (its own)" : " (the plan's)"}.
         </Hint>
         <LimitsFields perMinute={form.field("perMinute")} perDay={form.field("perDay")} required={false} />
+        <MonthlyQuotaInput empty="the plan's quota" {...form.field("perMonth")} />
         <Group>
           <Button type="submit" loading={save.isPending}>
             Save limits
@@ -106,8 +117,8 @@ export function AccountLimitsEditor({
             <Button
               variant="default"
               onClick={() => {
-                form.reset({ perMinute: "", perDay: "" });
-                save.mutate({ id: account.id, perMinute: null, perDay: null });
+                form.reset({ perMinute: "", perDay: "", perMonth: "" });
+                save.mutate({ id: account.id, perMinute: null, perDay: null, perMonth: null });
               }}
               loading={save.isPending}
             >
@@ -117,6 +128,30 @@ export function AccountLimitsEditor({
         </Group>
       </Stack>
     </form>
+  );
+}
+
+/** The account's usage alert thresholds, as its owners set them in the portal. */
+export function AccountAlertsEditor({
+  account,
+}: {
+  account: Pick<AccountDetail, "id" | "name" | "alertThresholds">;
+}) {
+  const trpc = useTRPC();
+  const save = useNotifiedMutation(trpc.accounts.setAlertThresholds.mutationOptions(), {
+    invalidate: [trpc.accounts.pathKey()],
+    success: (a) =>
+      a.alertThresholds.length
+        ? `"${a.name}" is alerted at ${a.alertThresholds.map((t) => `${t}%`).join(", ")}.`
+        : `"${a.name}" gets no usage alerts.`,
+    failure: "Could not save the thresholds",
+  });
+  return (
+    <AlertThresholdsEditor
+      thresholds={account.alertThresholds}
+      save={(thresholds) => save.mutate({ id: account.id, thresholds })}
+      saving={save.isPending}
+    />
   );
 }
 

@@ -11,6 +11,7 @@ import { formatDateTime } from "@/ui/format";
 import { KeySummary } from "@/ui/keys/key-summary";
 import { RecentRequests } from "@/ui/keys/recent-requests";
 import { hasCode, useTRPC } from "@/ui/trpc";
+import { MonthQuotaProgress } from "@/ui/usage/month-quota";
 import { TrafficCharts } from "@/ui/usage/traffic-charts";
 import { DayByHour } from "./day-by-hour";
 import { KeyActions } from "./key-actions";
@@ -39,6 +40,7 @@ export function KeyDetailPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const key = useQuery(trpc.apiKeys.get.queryOptions({ id }));
   const usage = useQuery(trpc.apiKeys.usage.queryOptions({ id, days: 30 }));
+  const quota = useQuery(trpc.apiKeys.monthQuota.queryOptions({ id }));
   const traffic = useQuery({
     ...trpc.apiKeys.traffic.queryOptions({ id, days: 30 }),
     refetchInterval: 30_000,
@@ -81,7 +83,11 @@ export function KeyDetailPage({ id }: { id: string }) {
           />
         )}
       </QueryState>
-      <SectionTitle>Usage by hour</SectionTitle>
+      <SectionTitle>Monthly quota</SectionTitle>
+      <QueryState query={quota} errorTitle="Could not read the monthly quota" skeletonRows={1}>
+        {(q) => <MonthQuotaProgress quota={q} whose={key.data?.accountId ? "the account's" : "this key's"} />}
+      </QueryState>
+      <SectionTitle mt="xl">Usage by hour</SectionTitle>
       <DayByHour keyId={id} />
       <SectionTitle mt="xl">Last 30 days</SectionTitle>
       <QueryState query={usage} errorTitle="Could not load the usage" skeletonRows={4}>

@@ -1,7 +1,7 @@
 "use client";
 /**
- * Plans (admins): the per-minute and per-day limits of Free, Pro and Business (Enterprise limits are per key or
- * account), saved after a confirmation naming the working keys it affects; and each plan's cap on an account's keys.
+ * Plans (admins): the per-minute and per-day limits and the monthly quota of Free, Pro and Business (Enterprise
+ * limits are per key or account), saved after a confirmation naming the working keys it affects; and each plan's cap on an account's keys.
  */
 import { Alert, Button, Group, NumberInput, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { PlanLimitsChange } from "@petstore/contracts";
@@ -14,7 +14,7 @@ import { ConfirmDialog } from "@/ui/dialogs";
 import { notifyError, useNotifiedMutation } from "@/ui/feedback";
 import { formatNumber, planLabel } from "@/ui/format";
 import { numberValue, useZodForm } from "@/ui/forms/use-zod-form";
-import { LimitsFields } from "@/ui/keys/key-fields";
+import { LimitsFields, MonthlyQuotaInput, quotaValue } from "@/ui/keys/key-fields";
 import { useTRPC } from "@/ui/trpc";
 
 type Plan = RouterOutputs["plans"]["list"][number];
@@ -29,21 +29,30 @@ function PlanCard({ plan }: { plan: EditablePlan }) {
   const [pending, setPending] = useState<{ change: Change; keys: number } | null>(null);
   const form = useZodForm(
     PlanLimitsChange,
-    { perMinute: plan.perMinute ?? "", perDay: plan.perDay ?? "" } as Record<
-      "perMinute" | "perDay",
+    { perMinute: plan.perMinute ?? "", perDay: plan.perDay ?? "", perMonth: plan.perMonth ?? "" } as Record<
+      "perMinute" | "perDay" | "perMonth",
       number | string
     >,
-    (v) => ({ plan: plan.name, perMinute: numberValue(v.perMinute), perDay: numberValue(v.perDay) }),
+    (v) => ({
+      plan: plan.name,
+      perMinute: numberValue(v.perMinute),
+      perDay: numberValue(v.perDay),
+      perMonth: quotaValue(v.perMonth),
+    }),
   );
   const update = useNotifiedMutation(trpc.plans.update.mutationOptions(), {
     invalidate: [trpc.plans.pathKey(), trpc.apiKeys.pathKey()],
     success: (saved) =>
-      `${planLabel(saved.name)}: ${formatNumber(saved.perMinute)} per minute, ${formatNumber(saved.perDay)} per day.`,
+      `${planLabel(saved.name)}: ${formatNumber(saved.perMinute)} per minute, ${formatNumber(saved.perDay)} per day, ${
+        saved.perMonth === null ? "no monthly quota" : `${formatNumber(saved.perMonth)} per month`
+      }.`,
     failure: `Could not save the ${planLabel(plan.name)} plan`,
     form,
   });
   const dirty =
-    numberValue(form.values.perMinute) !== plan.perMinute || numberValue(form.values.perDay) !== plan.perDay;
+    numberValue(form.values.perMinute) !== plan.perMinute ||
+    numberValue(form.values.perDay) !== plan.perDay ||
+    quotaValue(form.values.perMonth) !== plan.perMonth;
   const [checking, setChecking] = useState(false);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -83,6 +92,7 @@ function PlanCard({ plan }: { plan: EditablePlan }) {
           required={false}
           stacked
         />
+        <MonthlyQuotaInput empty="no quota" {...form.field("perMonth")} />
         <Group justify="flex-end">
           <Button type="submit" loading={checking || update.isPending} disabled={!dirty}>
             Save {label}
@@ -93,7 +103,11 @@ function PlanCard({ plan }: { plan: EditablePlan }) {
         <ConfirmDialog
           onClose={() => setPending(null)}
           title={`Change the ${label} plan's limits?`}
-          message={`${formatNumber(pending.change.perMinute)} per minute and ${formatNumber(pending.change.perDay)} per day will apply to ${
+          message={`${formatNumber(pending.change.perMinute)} per minute, ${formatNumber(pending.change.perDay)} per day and ${
+            pending.change.perMonth == null
+              ? "no monthly quota"
+              : `${formatNumber(pending.change.perMonth)} per month`
+          } will apply to ${
             pending.keys === 1 ? "1 working key" : `${formatNumber(pending.keys)} working keys`
           } on the ${label} plan within 5 seconds${pending.keys === 0 ? " (no key uses these limits now)" : ""}. Keys with custom limits keep theirs.`}
           confirmLabel={`Change limits of ${pending.keys === 1 ? "1 key" : `${formatNumber(pending.keys)} keys`}`}
@@ -112,14 +126,14 @@ export function PlansPage() {
     <>
       <PageHeader
         title="Plans"
-        description="Rate limits per API key, by plan. Keys pick up a change within 5 seconds."
+        description="Rate limits and monthly quotas per API key (an account's keys share them), by plan. Keys pick up a change within 5 seconds."
       />
       <QueryState query={plans} errorTitle="Could not load the plans" skeletonRows={3}>
         {(data) => (
           <Stack>
             <SimpleGrid cols={{ base: 1, sm: 3 }}>
               {data.filter(editable).map((p) => (
-                <PlanCard key={`${p.name}-${p.perMinute}-${p.perDay}`} plan={p} />
+                <PlanCard key={`${p.name}-${p.perMinute}-${p.perDay}-${p.perMonth}`} plan={p} />
               ))}
             </SimpleGrid>
             <Alert color="blue" title="Enterprise">

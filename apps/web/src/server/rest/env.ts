@@ -20,7 +20,7 @@ export interface RestVariables {
   /** The decision admission counted the request with: a valid key's windows are what `GET /v1/me` reports. */
   rateLimitDecision?: RateLimitDecision;
   /** Set when admission denied the request: which 429 it answered. */
-  deniedBy?: "rate_limited" | "key_banned";
+  deniedBy?: "rate_limited" | "quota_exceeded" | "key_banned";
   /** getPet's lifecycle headers (Deprecation, Sunset, Link), on every answer of that operation. */
   lifecycle?: Record<string, string>;
   /** The CORS headers of the request (middleware/cors.ts): `Vary: Origin`, and for a browser its allowance. */

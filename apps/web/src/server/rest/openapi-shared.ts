@@ -34,7 +34,8 @@ export const commonHeaders: Record<string, HeaderObject> = {
     schema: integer,
   },
   "RateLimit-Policy": {
-    description: 'IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`.',
+    description:
+      'IETF draft quota policies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`; a key with a monthly quota also has `"month";q=...;w=...` (`w`: the current UTC calendar month in seconds).',
     required: true,
     schema: text,
   },
@@ -165,6 +166,7 @@ const errorHeadersByCode: Partial<Record<ErrorCode, (keyof typeof extraHeaders)[
   unauthorized: ["WWW-Authenticate"],
   insufficient_scope: ["WWW-Authenticate"],
   rate_limited: ["Retry-After"],
+  quota_exceeded: ["Retry-After"],
   key_banned: ["Retry-After"],
   service_unavailable: ["Retry-After"],
   idempotency_key_in_use: ["Retry-After"],
@@ -191,6 +193,7 @@ const errorMeaning: Partial<Record<ErrorCode, string>> = {
   idempotency_key_in_use: "a request with the same Idempotency-Key is still being processed",
   idempotency_key_reused: "the Idempotency-Key was used with a different body",
   rate_limited: "a rate-limit window is exhausted",
+  quota_exceeded: "the monthly quota is used up until the month ends",
   key_banned: "the key is temporarily banned for calling while denied",
   gone: "the operation was removed at its sunset",
   not_implemented: "the server does not implement the method",
@@ -231,6 +234,7 @@ export function errorResponses(...codes: ErrorCode[]) {
 export const baseErrorCodes: ErrorCode[] = [
   "unauthorized",
   "rate_limited",
+  "quota_exceeded",
   "key_banned",
   "internal_error",
   "service_unavailable",

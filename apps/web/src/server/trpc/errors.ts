@@ -38,6 +38,7 @@ const TRPC_CODE_BY_APP_CODE = {
   idempotency_key_in_use: "CONFLICT",
   idempotency_key_reused: "UNPROCESSABLE_CONTENT",
   rate_limited: "TOO_MANY_REQUESTS",
+  quota_exceeded: "TOO_MANY_REQUESTS",
   key_banned: "TOO_MANY_REQUESTS",
   gone: "NOT_FOUND",
   not_implemented: "NOT_IMPLEMENTED",

@@ -66,6 +66,15 @@ export function LimitInput(props: Omit<NumberInputProps, "min" | "max" | "clampB
   );
 }
 
+/** The monthly quota of a plan or an account (requests per UTC calendar month); `empty` says what leaving it empty means. */
+export function MonthlyQuotaInput({ empty, ...field }: LimitField & { empty: string }) {
+  return <LimitInput label="Requests per month (UTC)" description={`Empty: ${empty}`} {...field} />;
+}
+
+/** A value of a monthly quota field: null when empty (none, or the plan's), else the number typed. */
+export const quotaValue = (v: number | string): number | null | undefined =>
+  v === "" ? null : typeof v === "number" ? v : Number.isFinite(Number(v)) ? Number(v) : undefined;
+
 /** Requests per minute and per day, side by side or (`stacked`, narrow cards) one under the other. */
 export function LimitsFields({
   perMinute,

@@ -12,7 +12,12 @@ import { QueryState, type QueryStateProps } from "../components/query-state";
 import { formatDateTime } from "../format";
 import { useTRPC } from "../trpc";
 
-const REFUSED_BY = { minute: "minute window", day: "day window", ban: "ban" } as const;
+const REFUSED_BY = {
+  minute: "minute window",
+  day: "day window",
+  month: "monthly quota",
+  ban: "ban",
+} as const;
 
 const statusColor = (status: number) =>
   status >= 500 ? "grape" : status === 429 ? "orange" : status >= 400 ? "yellow" : "teal";

@@ -34,7 +34,12 @@ const STATUSES = [
   ...[200, 201, 400, 401, 403, 404, 429, 500].map((s) => ({ value: String(s), label: String(s) })),
 ];
 
-const REFUSED_BY: Record<string, string> = { minute: "minute window", day: "day window", ban: "ban" };
+const REFUSED_BY: Record<string, string> = {
+  minute: "minute window",
+  day: "day window",
+  month: "monthly quota",
+  ban: "ban",
+};
 
 const params = {
   key: parseAsString,

@@ -62,6 +62,7 @@ export const EVENT_TYPE_LABELS: Record<WebhookEventType, string> = {
   "category.created": "A category is added",
   "category.updated": "A category is renamed",
   "category.deleted": "A category is deleted",
+  "usage.threshold": "An account's requests reach an alert threshold of its day or month",
 };
 
 /** Colour of a delivery's state badge. */

@@ -15,8 +15,8 @@
  * - A key that cannot be checked because the database does not answer is 503 `service_unavailable` (core's
  *   error translator), never the anonymous bucket's 429; when this instance read the key as valid before, the
  *   503 is logged and counted for it (`lastKnownCaller`).
- * Every answer carries the rate-limit headers of the decision; a denial is answered 429 `rate_limited` or
- * `key_banned` right here, that of a client address's anonymous budget after the limiter's hold (`holdRefusal`).
+ * Every answer carries the rate-limit headers of the decision; a denial is answered 429 `rate_limited`,
+ * `quota_exceeded` or `key_banned` right here, that of a client address's anonymous budget after the limiter's hold (`holdRefusal`).
  */
 import type { Problem } from "@petstore/contracts";
 import { type ApiCaller, keyPrefixFor, type RateLimitDecision, type Runtime } from "@petstore/core";
@@ -43,15 +43,27 @@ function denial(
     };
   }
   const window = decision.reported;
+  if (decision.code === "quota_exceeded") {
+    const whose = caller?.account ? "This account's" : "This API key's";
+    return {
+      code: "quota_exceeded",
+      message: `${whose} monthly quota of ${window?.limit ?? 0} requests is used up; it starts over at 00:00 UTC on the 1st, in ${retry} s.`,
+    };
+  }
   const what = window ? `${window.limit} requests per ${window.name}` : "the rate limit";
   return { code: "rate_limited", message: `Rate limit exceeded: ${what}. Retry after ${retry} s.` };
 }
 
-export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config">) => {
+export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config" | "usageAlerts">) => {
   const { rateLimiter } = rt;
   const checkKey = (caller: ApiCaller, storeFailed = false) =>
     rateLimiter.checkKey(
-      { keyId: caller.rateLimitSubject, perMinute: caller.perMinute, perDay: caller.perDay },
+      {
+        keyId: caller.rateLimitSubject,
+        perMinute: caller.perMinute,
+        perDay: caller.perDay,
+        perMonth: caller.perMonth,
+      },
       { storeFailed },
     );
 
@@ -116,7 +128,11 @@ export const admission = (rt: Pick<Runtime, "apiKeys" | "rateLimiter" | "config"
       throw error;
     }
     const { caller, decision } = admitted;
-    if (caller) c.set("caller", caller);
+    if (caller) {
+      c.set("caller", caller);
+      // From the counts just returned: no I/O unless this request reached one of its account's thresholds.
+      rt.usageAlerts.observe(caller, decision);
+    }
     // A key of the other deployment (a staging key sent to production, or the reverse) is named in the 401.
     else if (token?.startsWith(otherPrefix)) c.set("keyEnvironment", otherEnvironment);
     c.set("rateLimitDecision", decision);

@@ -1,7 +1,7 @@
 /**
  * GET /v1/me (getMe), an addition to the interface (docs/contract.md section 1, "GET /v1/me (getMe)"): the calling
  * API key as its holder may see it (prefix, name, scopes, expiry; never the secret or its hash), its plan with the
- * key's effective limits, and its minute and day windows. Any valid key may ask about itself: no scope is needed.
+ * key's effective limits, and its minute, day and (with a quota) month windows. Any valid key may ask about itself: no scope is needed.
  * The windows are those admission counted this request with (middleware/admission.ts), the same numbers as the
  * answer's rate-limit headers: no second look at the rate-limit store.
  */
@@ -20,7 +20,7 @@ export const getMeRoute = createRoute({
   summary: "Describe the calling API key",
   description:
     "An addition to the interface: the API key of the request (display prefix, name, scopes, expiry; never the secret), " +
-    "the consumer account that holds it, its plan with the key's effective limits, and its minute and day rate-limit windows after this request, which " +
+    "the consumer account that holds it, its plan with the key's effective limits, and its minute, day and (with a monthly quota) month rate-limit windows after this request, which " +
     "counts like any other. Needs a valid key and no particular scope.",
   tags: ["keys"],
   security: bearerSecurity(),
@@ -48,6 +48,7 @@ export function registerGetMe(app: OpenAPIHono<RestEnv>): void {
     const decision = c.get("rateLimitDecision");
     const minute = windowOf(decision, "minute");
     const day = windowOf(decision, "day");
+    const month = windowOf(decision, "month") ?? null;
     const me: Me = {
       key: {
         prefix: caller.prefix,
@@ -56,8 +57,11 @@ export function registerGetMe(app: OpenAPIHono<RestEnv>): void {
         expiresAt: caller.expiresAt?.toISOString() ?? null,
       },
       account: caller.account,
-      plan: { name: caller.plan, limits: { perMinute: caller.perMinute, perDay: caller.perDay } },
-      rateLimit: minute && day ? { minute, day } : null,
+      plan: {
+        name: caller.plan,
+        limits: { perMinute: caller.perMinute, perDay: caller.perDay, perMonth: caller.perMonth },
+      },
+      rateLimit: minute && day ? { minute, day, month } : null,
     };
     return respondJson<Me, 200>(c, 200, JSON.stringify(me));
   });

@@ -3,6 +3,7 @@
  * through its scope (docs/architecture.md "Accounts scoped in core"). Every change is audited.
  */
 import {
+  AccountAlertThresholdsChange,
   AccountCreate,
   AccountId,
   AccountLimitsChange,
@@ -29,6 +30,11 @@ export const accountsRouter = router({
     const account = await ctx.rt.accounts.get(input.id);
     return { ...account, apiKeys: await ctx.rt.apiKeys.listOfAccount(input.id) };
   }),
+
+  /** The month's progress against the account's monthly quota (null without one), as its members see it. */
+  monthQuota: adminProcedure
+    .input(AccountRef)
+    .query(({ ctx, input }) => ctx.rt.forAccount(input.id).monthQuota()),
 
   /** The account's usage, as its members see it (portal.usage). */
   usage: adminProcedure
@@ -74,6 +80,11 @@ export const accountsRouter = router({
   setLimits: adminProcedure
     .input(AccountLimitsChange)
     .mutation(({ ctx, input }) => ctx.rt.accounts.setLimits(input, ctx.actor)),
+
+  /** The account's usage alert thresholds (percent of its day and month windows); audited. */
+  setAlertThresholds: adminProcedure
+    .input(AccountAlertThresholdsChange)
+    .mutation(({ ctx, input }) => ctx.rt.accounts.setAlertThresholds(input, ctx.actor)),
 
   /** Suspending makes every key of the account answer 401 within 5 s on every instance. */
   setSuspended: adminProcedure

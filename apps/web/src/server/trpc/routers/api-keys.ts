@@ -68,6 +68,12 @@ export const apiKeysRouter = router({
     return ctx.rt.usage.dayByHour(input.id, input.day);
   }),
 
+  /** The month's progress against the quota the key counts against (its account's, else its plan's); null: none. */
+  monthQuota: adminProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
+    const { rateLimitSubject, perMonth } = await ctx.rt.apiKeys.quotaOf(input.id);
+    return ctx.rt.rateLimiter.monthQuota(rateLimitSubject, perMonth);
+  }),
+
   /** The key's last 100 requests, newest first (time, operation, status, duration, client IP, request id). */
   recentRequests: adminProcedure.input(ApiKeyRef).query(async ({ ctx, input }) => {
     await ctx.rt.apiKeys.get(input.id);

@@ -4,6 +4,7 @@
  */
 import {
   AccountUsageRange,
+  AlertThresholdsChange,
   ApiKeyRef,
   ApiKeyRoll,
   InvitationAccept,
@@ -65,6 +66,8 @@ const ordersRouter = router({
 export const portalRouter = router({
   /** The account as core's scope shows it, and the member's role. */
   account: memberProcedure.query(async ({ ctx }) => ({ ...(await ctx.account.get()), role: ctx.user.role })),
+  /** The month's progress against the monthly quota the account's keys share; null without one. */
+  monthQuota: memberProcedure.query(({ ctx }) => ctx.account.monthQuota()),
   keys: keysRouter,
   orders: ordersRouter,
   webhooks: webhookRouter(
@@ -78,6 +81,10 @@ export const portalRouter = router({
     .query(({ ctx, input }) => ctx.account.requestLog(input)),
 
   /** Owners only: invite a member (the link is in this response only), change a role, remove a member. */
+  /** Owners only: the account's usage alert thresholds (percent of its day and month windows). */
+  setAlertThresholds: ownerProcedure
+    .input(AlertThresholdsChange)
+    .mutation(({ ctx, input }) => ctx.account.setAlertThresholds(input.thresholds, ctx.actor)),
   invite: ownerProcedure
     .input(InvitationCreate)
     .mutation(({ ctx, input }) => ctx.account.invite(input, ctx.actor)),
