@@ -37,8 +37,8 @@ test("register an endpoint, receive signed events, follow the log, retry, replay
   const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
   // A new endpoint starts with no event ticked; validated like the server: a URL and at least one event are needed.
   const events = dialog.getByRole("checkbox");
-  // pet.*, order.* and category.* (docs/contract.md section 6).
-  await expect(events).toHaveCount(10);
+  // pet.*, order.*, category.* and usage.threshold (docs/contract.md section 6).
+  await expect(events).toHaveCount(11);
   for (const box of await events.all()) await expect(box).not.toBeChecked();
   await expect(dialog.getByRole("button", { name: "None" })).toBeDisabled();
   await dialog.getByRole("button", { name: "Add endpoint" }).click();
