@@ -129,7 +129,9 @@ test("the session cookie is httpOnly and SameSite=Lax, the device cookie stays, 
   await replay.addCookies([{ ...(cookie as NonNullable<typeof cookie>) }]);
   const stale = await replay.newPage();
   await stale.goto("/admin/animals");
-  await expect(stale).toHaveURL(/\/admin\/sign-in$/);
+  // The browser still held a session cookie: the sign-in page says the session ended.
+  await expect(stale).toHaveURL(/\/admin\/sign-in\?reason=ended$/);
+  await expect(stale.getByRole("status").filter({ hasText: "You were signed out" })).toBeVisible();
   const me = await stale.request.get("/api/trpc/auth.me");
   expect((await me.json()).result.data).toBeNull();
   await replay.close();

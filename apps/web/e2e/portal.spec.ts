@@ -220,7 +220,11 @@ test("an owner makes a developer an owner and back, then removes them after conf
   await expect(members).not.toContainText("Dana Dev");
   // The removed developer's session is over: their next page is the sign-in.
   await dev.reload();
-  await expect(dev).toHaveURL(/\/portal\/sign-in/);
+  await expect(dev).toHaveURL(/\/portal\/sign-in\?reason=ended$/);
+  // With a word why, not a bare form.
+  const why = dev.getByRole("status").filter({ hasText: "You were signed out" });
+  await expect(why).toContainText("an owner removed you from the account");
+  await expectAccessible(dev, "the sign-in page of a removed member");
   await devContext.close();
 });
 

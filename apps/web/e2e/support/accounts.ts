@@ -22,6 +22,8 @@ export interface E2eState {
   checkerKey: string;
   /** Category ids by name. */
   categories: Record<string, number>;
+  /** An account whose only invitation (its owner's, lapsed-owner@example.com) has expired. */
+  lapsedAccountId: string;
 }
 
 /** Written by the server script once the database is ready. */

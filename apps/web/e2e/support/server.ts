@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime } from "@petstore/core";
-import { createMigratedDatabase } from "@petstore/core/testing";
+import { createMigratedDatabase, databaseOf } from "@petstore/core/testing";
 import { e2e, ensureE2eEnv, writeState } from "./accounts";
 
 ensureE2eEnv();
@@ -73,8 +73,18 @@ try {
     { name: "e2e REST checker", plan: "enterprise", perMinute: 100_000, perDay: 10_000_000 },
     "e2e:setup",
   );
+  // An account whose owner's invitation lapsed unused (72 hours, moved in the database).
+  const lapsed = await rt.accounts.create(
+    { name: "Lapsed Shop", plan: "free", ownerEmail: "lapsed-owner@example.com" },
+    "e2e:setup",
+  );
+  await databaseOf(rt).prisma.invitation.updateMany({
+    where: { accountId: lapsed.id },
+    data: { expiresAt: new Date(Date.now() - 60_000) },
+  });
   const categories = await rt.categories.list();
   writeState({
+    lapsedAccountId: lapsed.id,
     checkerKey: checker.key,
     categories: Object.fromEntries(categories.map((c) => [c.name, c.id])),
   });

@@ -171,7 +171,7 @@ function MembersSection({ account }: { account: PortalAccount }) {
       <Title order={3} size="h4" mt="lg" mb="sm">
         Open invitations
       </Title>
-      <InvitationsTable invitations={account.invitations} />
+      <InvitationsTable invitations={account.invitations} resend={owner ? {} : undefined} />
       {inviting ? <InviteDialog onClose={invite.close} /> : null}
     </section>
   );

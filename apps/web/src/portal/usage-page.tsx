@@ -8,6 +8,7 @@ import { parseAsNumberLiteral, useQueryState } from "nuqs";
 import { PageHeader, SectionTitle } from "@/ui/components/page";
 import { useTRPC } from "@/ui/trpc";
 import { BillingExport } from "@/ui/usage/billing-export";
+import { ChartHeadingLevel } from "@/ui/usage/traffic-charts";
 import { USAGE_DAYS, UsageView } from "@/ui/usage/usage-view";
 
 const daysParam = parseAsNumberLiteral(USAGE_DAYS).withDefault(30);
@@ -27,19 +28,21 @@ export function UsagePage() {
         title="Usage"
         description="Requests of every key of the account, against the limits the keys share. Times are UTC."
       />
-      <UsageView
-        query={usage}
-        days={days}
-        onDays={(d) => setDays(d === 30 ? null : d)}
-        fileName="usage"
-        limits={{
-          plan: account.data?.plan ?? "",
-          perMinute: account.data?.perMinute ?? null,
-          perDay: account.data?.perDay ?? null,
-        }}
-        scope="Your account"
-        keyHref={(id) => `/portal/keys/${id}`}
-      />
+      <ChartHeadingLevel value={2}>
+        <UsageView
+          query={usage}
+          days={days}
+          onDays={(d) => setDays(d === 30 ? null : d)}
+          fileName="usage"
+          limits={{
+            plan: account.data?.plan ?? "",
+            perMinute: account.data?.perMinute ?? null,
+            perDay: account.data?.perDay ?? null,
+          }}
+          scope="Your account"
+          keyHref={(id) => `/portal/keys/${id}`}
+        />
+      </ChartHeadingLevel>
       <SectionTitle mt="xl">Usage for billing</SectionTitle>
       <BillingExport />
     </>

@@ -17,12 +17,15 @@ export function SignInForm({
   title,
   intro,
   to,
+  notice,
 }: {
   /** The page's heading, e.g. "Pet Store admin". */
   title: string;
   intro: string;
   /** Where a staff user and a member go after signing in. */
   to: { staff: string; member: string };
+  /** Why the visitor is here (their session ended), shown above the form. */
+  notice?: { title: string; text: string };
 }) {
   const trpc = useTRPC();
   const form = useZodForm(SignIn, { email: "", password: "" }, (v) => ({
@@ -51,6 +54,11 @@ export function SignInForm({
               </Title>
               <Hint>{intro}</Hint>
             </div>
+            {notice && !signIn.isError ? (
+              <Alert color="blue" role="status" title={notice.title}>
+                {notice.text}
+              </Alert>
+            ) : null}
             {signIn.isError && !Object.keys(form.errors).length ? (
               <Alert color="red" role="alert" title="Sign-in failed">
                 {errorMessage(signIn.error)}

@@ -48,7 +48,7 @@ function makeQueryClient(signInPath: string) {
   const onError = (error: unknown) => {
     if (leaving || !hasCode(error, "UNAUTHORIZED") || window.location.pathname.startsWith(signInPath)) return;
     const next = encodeURIComponent(window.location.pathname + window.location.search);
-    window.location.assign(`${signInPath}?next=${next}`);
+    window.location.assign(`${signInPath}?next=${next}&reason=ended`);
   };
   return new QueryClient({
     queryCache: new QueryCache({ onError }),

@@ -94,6 +94,29 @@ describe("consumer accounts", () => {
     expect(await anon.portal.invitation({ token })).toMatchObject({ email: "staff@example.com" });
   });
 
+  it("lists an expired invitation as expired until a new one is sent to its email", async () => {
+    const account = await createTestAccount(h.rt, "Resend Shop");
+    const email = "resend@shop.example";
+    const first = await admin.accounts.invite({ accountId: account.id, email, role: "developer" });
+    // The link's 72 hours are over (moved in the database: the admin's session keeps the real clock).
+    await databaseOf(h.rt).prisma.invitation.updateMany({
+      where: { accountId: account.id, email },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    const listed = async () =>
+      (await admin.accounts.get({ id: account.id })).invitations.filter((i) => i.email === email);
+    expect(await listed()).toEqual([expect.objectContaining({ email, role: "developer", expired: true })]);
+    const owner = (await h.signedIn(account.ownerEmail)).caller;
+    expect((await owner.portal.account()).invitations).toEqual([
+      expect.objectContaining({ email, expired: true }),
+    ]);
+
+    // Sending it again is a new invitation to the same email: the expired one leaves the list.
+    const again = await owner.portal.invite({ email, role: "developer" });
+    expect(again.invitationUrl).not.toBe(first.invitationUrl);
+    expect(await listed()).toEqual([expect.objectContaining({ email, expired: false })]);
+  });
+
   it("lets an account hold as many live keys as its plan allows, also when members create them at once", async () => {
     const account = await createTestAccount(h.rt, "Cap Shop");
     const owner = (await h.signedIn(account.ownerEmail)).caller;

@@ -60,11 +60,19 @@ export interface PendingInvitationView {
   createdBy: string;
   createdAt: string;
   expiresAt: string;
+  /** The link has expired (an owner or admin may send a new one to the same email). */
+  expired: boolean;
 }
+
+/** How long an expired invitation stays listed (as "expired", to send again). */
+const EXPIRED_INVITATION_LISTED_MS = 30 * 86_400_000;
 
 export interface AccountDetail extends AccountView {
   memberList: MemberView[];
-  /** Invitations neither accepted nor expired. */
+  /**
+   * Invitations not accepted, newest first, one per email: the open ones, and those expired in the last 30 days
+   * (`expired`) whose email has no newer invitation and no sign-in in the account.
+   */
   invitations: PendingInvitationView[];
 }
 
@@ -173,20 +181,34 @@ export function createAccountService(
     const [members, invitations] = await Promise.all([
       prisma.user.findMany({ where: { accountId: id }, orderBy: { email: "asc" } }),
       prisma.invitation.findMany({
-        where: { accountId: id, acceptedAt: null, expiresAt: { gt: clock() } },
-        orderBy: { createdAt: "desc" },
+        where: {
+          accountId: id,
+          acceptedAt: null,
+          expiresAt: { gt: new Date(clock().getTime() - EXPIRED_INVITATION_LISTED_MS) },
+        },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       }),
     ]);
+    const now = clock();
+    const seen = new Set(members.map((m) => m.email));
+    const listed = invitations.filter((i) => {
+      const expired = i.expiresAt <= now;
+      // An expired link is listed only while nothing newer stands for its email.
+      if (expired && seen.has(i.email)) return false;
+      seen.add(i.email);
+      return true;
+    });
     return {
       ...toView(row),
       memberList: members.map(toMemberView),
-      invitations: invitations.map((i) => ({
+      invitations: listed.map((i) => ({
         id: i.id,
         email: i.email,
         role: i.role as MemberRole,
         createdBy: i.createdBy,
         createdAt: i.createdAt.toISOString(),
         expiresAt: i.expiresAt.toISOString(),
+        expired: i.expiresAt <= now,
       })),
     };
   }

@@ -1,7 +1,7 @@
 /** The signed-in dashboard: visitors without a session go to sign in, members of consumer accounts to the portal. */
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { currentUser } from "@/server/trpc/page-auth";
+import { currentUser, signInAddress } from "@/server/trpc/page-auth";
 import { Shell } from "@/ui/shell";
 
 export const dynamic = "force-dynamic";
@@ -22,7 +22,7 @@ const LINKS = [
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const user = await currentUser();
-  if (!user) redirect("/admin/sign-in");
+  if (!user) redirect(await signInAddress("/admin/sign-in"));
   if (user.accountId) redirect("/portal");
   return (
     <Shell

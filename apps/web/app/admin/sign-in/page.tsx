@@ -4,6 +4,11 @@ import { signInPage } from "@/ui/sign-in-page";
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
-  return signInPage("admin", (await searchParams).next);
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ next?: string; reason?: string }>;
+}) {
+  const { next, reason } = await searchParams;
+  return signInPage("admin", next, reason);
 }

@@ -1,7 +1,7 @@
 /** The signed-in portal: visitors without a session go to its sign-in page, staff to the admin dashboard. */
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { currentUser } from "@/server/trpc/page-auth";
+import { currentUser, signInAddress } from "@/server/trpc/page-auth";
 import { Shell } from "@/ui/shell";
 
 export const dynamic = "force-dynamic";
@@ -17,7 +17,7 @@ const LINKS = [
 
 export default async function MemberLayout({ children }: { children: ReactNode }) {
   const user = await currentUser();
-  if (!user) redirect("/portal/sign-in");
+  if (!user) redirect(await signInAddress("/portal/sign-in"));
   if (!user.accountId) redirect("/admin");
   return (
     <Shell

@@ -107,7 +107,7 @@ export function AccountDetailPage({ id }: { id: string }) {
             <SectionTitle>Members</SectionTitle>
             <MembersTable members={a.memberList} manage={{ scope: "admin", accountId: a.id }} />
             <SectionTitle mt="xl">Open invitations</SectionTitle>
-            <InvitationsTable invitations={a.invitations} />
+            <InvitationsTable invitations={a.invitations} resend={{ accountId: a.id }} />
             <SectionTitle mt="xl">API keys</SectionTitle>
             <AccountKeys keys={a.apiKeys} />
             <SectionTitle mt="xl">Usage</SectionTitle>

@@ -24,6 +24,15 @@ export const currentUser = cache(async (): Promise<SessionUser | null> => {
 });
 
 /**
+ * The sign-in page `path` for a visitor without a user: with `?reason=ended` when the browser still holds a session
+ * cookie that names no session any more (it expired, was signed out elsewhere, or its member was removed), so the
+ * page says why; the bare path for a visitor who never signed in.
+ */
+export async function signInAddress(path: string): Promise<string> {
+  return (await cookies()).get(SESSION_COOKIE)?.value ? `${path}?reason=ended` : path;
+}
+
+/**
  * Renders the dashboard's 404 (not-found.tsx) unless record `id` of `kind` exists: for a detail page whose address
  * names an API key, a webhook endpoint or an account (docs/contract.md section 4). An outage sends the browser to the
  * unavailable page, as `currentUser` does. @throws Next's not-found or redirect signal.

@@ -31,10 +31,21 @@ export function InvitationLinkOnce({ url, email, onDone }: { url: string; email:
   );
 }
 
-/** Invites to account `accountId` as an admin, or without it to the owner's own account. */
-export function InviteDialog({ accountId, onClose }: { accountId?: string; onClose(): void }) {
+/**
+ * Invites to account `accountId` as an admin, or without it to the owner's own account; `initial` fills the form
+ * (sending an expired invitation again: a new link, the old one stays dead).
+ */
+export function InviteDialog({
+  accountId,
+  initial,
+  onClose,
+}: {
+  accountId?: string;
+  initial?: { email: string; role: "owner" | "developer" };
+  onClose(): void;
+}) {
   const trpc = useTRPC();
-  const form = useZodForm(InvitationCreate, { email: "", role: "developer" }, (v) => ({
+  const form = useZodForm(InvitationCreate, initial ?? { email: "", role: "developer" }, (v) => ({
     email: v.email.trim(),
     role: v.role,
   }));

@@ -1,10 +1,13 @@
 "use client";
 /** An account's members, with the actions on each where the viewer may manage them, and its open invitations. */
 
+import { Button } from "@mantine/core";
 import type { MemberRole } from "@petstore/contracts";
+import { useState } from "react";
 import { DataTable } from "../components/data-table";
 import { Hint, StateBadge, YouMarker } from "../components/page";
 import { formatDate, formatDateTime } from "../format";
+import { InviteDialog } from "./invite-dialog";
 import { type AccountMember, MemberActions, type MemberScope } from "./member-actions";
 
 const roleBadge = (role: MemberRole) => (
@@ -17,6 +20,7 @@ interface Invitation {
   role: MemberRole;
   createdAt: string;
   expiresAt: string;
+  expired: boolean;
   /** Who sent it; admins see it, members do not. */
   createdBy?: string;
 }
@@ -70,23 +74,69 @@ export function MembersTable({
   );
 }
 
-/** The invitations neither accepted nor expired, or a line saying there are none. */
-export function InvitationsTable({ invitations }: { invitations: Invitation[] }) {
+/**
+ * The invitations not accepted (expired ones labelled "expired"), or a line saying there are none; with `resend`
+ * (the viewer may invite: an owner, `{}`, or an admin, `{ accountId }`) an expired one has "Send again", which
+ * invites the same email with the same role (a new link).
+ */
+export function InvitationsTable({
+  invitations,
+  resend,
+}: {
+  invitations: Invitation[];
+  resend?: { accountId?: string };
+}) {
+  const [again, setAgain] = useState<Invitation | null>(null);
   if (invitations.length === 0) return <Hint>No open invitations.</Hint>;
   const by = invitations.some((i) => i.createdBy !== undefined);
   return (
-    <DataTable
-      label="Open invitations table"
-      rows={invitations}
-      rowKey={(i) => i.id}
-      minWidth={640}
-      columns={[
-        { key: "email", header: "Email", title: true, cell: (i) => i.email },
-        { key: "role", header: "Role", cell: (i) => roleBadge(i.role) },
-        ...(by ? [{ key: "by", header: "Invited by", cell: (i: Invitation) => i.createdBy }] : []),
-        { key: "sent", header: "Sent", cell: (i) => formatDateTime(i.createdAt) },
-        { key: "expires", header: "Link expires", cell: (i) => formatDateTime(i.expiresAt) },
-      ]}
-    />
+    <>
+      <DataTable
+        label="Open invitations table"
+        rows={invitations}
+        rowKey={(i) => i.id}
+        minWidth={640}
+        columns={[
+          { key: "email", header: "Email", title: true, cell: (i) => i.email },
+          { key: "role", header: "Role", cell: (i) => roleBadge(i.role) },
+          ...(by ? [{ key: "by", header: "Invited by", cell: (i: Invitation) => i.createdBy }] : []),
+          { key: "sent", header: "Sent", cell: (i) => formatDateTime(i.createdAt) },
+          {
+            key: "expires",
+            header: "Link expires",
+            cell: (i) =>
+              i.expired ? (
+                <>
+                  <StateBadge color="gray">expired</StateBadge> {formatDateTime(i.expiresAt)}
+                </>
+              ) : (
+                formatDateTime(i.expiresAt)
+              ),
+          },
+        ]}
+        actions={
+          resend
+            ? (i) =>
+                i.expired ? (
+                  <Button
+                    size="xs"
+                    variant="light"
+                    onClick={() => setAgain(i)}
+                    aria-label={`Send again to ${i.email}`}
+                  >
+                    Send again
+                  </Button>
+                ) : null
+            : undefined
+        }
+      />
+      {again && resend ? (
+        <InviteDialog
+          accountId={resend.accountId}
+          initial={{ email: again.email, role: again.role }}
+          onClose={() => setAgain(null)}
+        />
+      ) : null}
+    </>
   );
 }

@@ -2,8 +2,9 @@
 /**
  * A list as a table from the `sm` breakpoint up and as cards on phones, from one set of columns; sorting, filtering
  * and paging are the server's. New rows render in the background and long tables are virtualized
- * (docs/architecture.md "Decisions"); while `busy` the list says so (`aria-busy`) and dims after 250 ms (admin.css).
- */ import { Box, Stack, Table, useMantineTheme, VisuallyHidden } from "@mantine/core";
+ * (docs/architecture.md "Decisions"); while `busy` the list says so (`aria-busy`), and after 250 ms dims and shows a
+ * spinner (admin.css).
+ */ import { Box, Loader, Stack, Table, useMantineTheme, VisuallyHidden } from "@mantine/core";
 import { useMediaQuery } from "@mantine/hooks";
 import { type ReactNode, useDeferredValue } from "react";
 import { CardRow, type Column, TableRow } from "./data-table-rows";
@@ -49,73 +50,82 @@ export function DataTable<Row>({
   const busy = fetching || rows !== latestRows;
   if (rows.length === 0) return null;
   const virtual = rows.length >= VIRTUAL_FROM;
+  const indicator = busy ? (
+    <Loader size="sm" className="list-busy" aria-hidden pos="absolute" top={8} right={8} />
+  ) : null;
   if (wide)
     return (
-      <Box data-refreshing={busy ? "true" : "false"}>
-        <TableScroll label={label} minWidth={minWidth}>
-          <Table
-            striped
-            highlightOnHover
-            verticalSpacing="xs"
-            aria-busy={busy}
-            aria-rowcount={virtual ? rows.length + 1 : undefined}
-          >
-            <Table.Thead>
-              <Table.Tr aria-rowindex={virtual ? 1 : undefined}>
-                {columns.map((c) => {
-                  const head = headers?.[c.key] ?? c;
-                  return (
-                    <Table.Th key={c.key} ta={c.align} {...head.headerProps}>
-                      {head.header}
+      <Box pos="relative">
+        {indicator}
+        <Box data-refreshing={busy ? "true" : "false"}>
+          <TableScroll label={label} minWidth={minWidth}>
+            <Table
+              striped
+              highlightOnHover
+              verticalSpacing="xs"
+              aria-busy={busy}
+              aria-rowcount={virtual ? rows.length + 1 : undefined}
+            >
+              <Table.Thead>
+                <Table.Tr aria-rowindex={virtual ? 1 : undefined}>
+                  {columns.map((c) => {
+                    const head = headers?.[c.key] ?? c;
+                    return (
+                      <Table.Th key={c.key} ta={c.align} {...head.headerProps}>
+                        {head.header}
+                      </Table.Th>
+                    );
+                  })}
+                  {actions ? (
+                    <Table.Th>
+                      <VisuallyHidden>Actions</VisuallyHidden>
                     </Table.Th>
-                  );
-                })}
-                {actions ? (
-                  <Table.Th>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
-                ) : null}
-              </Table.Tr>
-            </Table.Thead>
-            {virtual ? (
-              <VirtualRows
-                rows={rows}
-                rowKey={rowKey}
-                columns={columns}
-                actions={actions}
-                rowProps={rowProps}
-              />
-            ) : (
-              <Table.Tbody>
-                {rows.map((row) => (
-                  <TableRow
-                    key={rowKey(row)}
-                    row={row}
-                    columns={columns}
-                    actions={actions}
-                    rowProps={rowProps}
-                  />
-                ))}
-              </Table.Tbody>
-            )}
-          </Table>
-        </TableScroll>
+                  ) : null}
+                </Table.Tr>
+              </Table.Thead>
+              {virtual ? (
+                <VirtualRows
+                  rows={rows}
+                  rowKey={rowKey}
+                  columns={columns}
+                  actions={actions}
+                  rowProps={rowProps}
+                />
+              ) : (
+                <Table.Tbody>
+                  {rows.map((row) => (
+                    <TableRow
+                      key={rowKey(row)}
+                      row={row}
+                      columns={columns}
+                      actions={actions}
+                      rowProps={rowProps}
+                    />
+                  ))}
+                </Table.Tbody>
+              )}
+            </Table>
+          </TableScroll>
+        </Box>
       </Box>
     );
   return (
-    <Stack
-      gap="sm"
-      component="ul"
-      aria-label={label}
-      p={0}
-      m={0}
-      aria-busy={busy}
-      data-refreshing={busy ? "true" : "false"}
-    >
-      {rows.map((row) => (
-        <CardRow key={rowKey(row)} row={row} columns={columns} actions={actions} cardLead={cardLead} />
-      ))}
-    </Stack>
+    <Box pos="relative">
+      {indicator}
+      <Stack
+        gap="sm"
+        component="ul"
+        aria-label={label}
+        p={0}
+        m={0}
+        aria-busy={busy}
+        data-refreshing={busy ? "true" : "false"}
+      >
+        {rows.map((row) => (
+          <CardRow key={rowKey(row)} row={row} columns={columns} actions={actions} cardLead={cardLead} />
+        ))}
+      </Stack>
+    </Box>
   );
 }
 
@@ -132,6 +142,8 @@ type Page<Row> = { rows: Row[]; total: number; totalExact?: boolean };
 /**
  * A query's rows as a DataTable, with the query's loading, failure and empty states: a list (`Row[]`), or with
  * `pager` one page of a server-paged list (`{ rows, total }`), whose page past the last says so (pager.tsx).
+ * While the rows are an earlier input's (a new search, sort or page on its way, `keepPreviousData`) the table is
+ * busy; a background refresh of the same input keeps it as it is.
  */
 export function QueryTable<Row>({
   query,
@@ -158,7 +170,7 @@ export function QueryTable<Row>({
     >
       {(data) => (
         <>
-          <DataTable rows={rowsOf(data)} busy={query.isFetching} {...table} />
+          <DataTable rows={rowsOf(data)} busy={query.isPlaceholderData ?? query.isFetching} {...table} />
           {pager && !Array.isArray(data) ? (
             <Pager total={data.total} totalExact={data.totalExact} shown={data.rows.length} {...pager} />
           ) : null}

@@ -11,6 +11,8 @@ export interface QueryStateProps<T> {
     isPending: boolean;
     isError: boolean;
     isFetching: boolean;
+    /** The data is an earlier input's (`placeholderData: keepPreviousData`) while this input's is on its way. */
+    isPlaceholderData?: boolean;
     refetch(): unknown;
   };
   /** What failed, e.g. "Could not load animals". */
@@ -31,7 +33,10 @@ export function QueryState<T>({
   skeletonRows = 5,
   children,
 }: QueryStateProps<T>) {
-  if (query.isPending) {
+  const data = query.data as T;
+  // An empty answer to an earlier input says nothing about this one: skeletons until this input's answer.
+  const emptyPlaceholder = query.isPlaceholderData && empty && isEmpty?.(data);
+  if (query.isPending || emptyPlaceholder) {
     return (
       <Stack gap="xs" aria-busy="true" aria-label="Loading">
         {Array.from({ length: skeletonRows }, (_, i) => (
@@ -59,7 +64,6 @@ export function QueryState<T>({
       </Alert>
     );
   }
-  const data = query.data as T;
   if (empty && isEmpty?.(data)) {
     return (
       <EmptyState title={empty.title} description={empty.description} py="xl">

@@ -5,7 +5,7 @@
  */
 import { BarChart, type BarChartProps, LineChart } from "@mantine/charts";
 import { Paper, SimpleGrid, Title } from "@mantine/core";
-import type { ReactNode } from "react";
+import { createContext, type ReactNode, useContext } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { FiguresTable } from "../components/figures-table";
 import { Hint } from "../components/page";
@@ -49,10 +49,17 @@ const dayLabel = (day: string) =>
   });
 const ms = (v: number | null | undefined) => (v === null || v === undefined ? "—" : `${v} ms`);
 
+/**
+ * The level of the charts' headings: 3 under a page's h2 section (the default), 2 where the charts sit right under
+ * the page's h1 (the portal's usage page), so headings go down one level at a time (axe `heading-order`).
+ */
+export const ChartHeadingLevel = createContext<2 | 3>(3);
+
 function ChartCard({ title, summary, children }: { title: string; summary: string; children: ReactNode }) {
+  const order = useContext(ChartHeadingLevel);
   return (
     <Paper withBorder p="md" component="section" aria-label={title}>
-      <Title order={3} size="h5">
+      <Title order={order} size="h5">
         {title}
       </Title>
       <Hint size="xs" mb="sm">

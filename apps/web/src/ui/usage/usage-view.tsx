@@ -16,13 +16,14 @@ import {
   Title,
 } from "@mantine/core";
 import Papa from "papaparse";
+import { useContext } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "../components/data-table";
 import { Field, Hint, RouteLink, StateBadge } from "../components/page";
 import { QueryState, type QueryStateProps } from "../components/query-state";
 import { formatNumber, planLabel } from "../format";
 import { STATE_COLORS, STATE_LABELS } from "../keys/key-meta";
-import { OUTCOME_SERIES, type Traffic, TrafficCharts } from "./traffic-charts";
+import { ChartHeadingLevel, OUTCOME_SERIES, type Traffic, TrafficCharts } from "./traffic-charts";
 
 export type AccountUsage = RouterOutputs["portal"]["usage"];
 type KeyUsage = AccountUsage["keys"][number];
@@ -121,6 +122,7 @@ function Usage({
   scope: string;
   keyHref(id: string): string;
 }) {
+  const order = useContext(ChartHeadingLevel);
   const today = usage.keys.reduce((n, k) => n + k.requestsToday, 0);
   const total = usage.traffic.byOutcome.reduce((n, o) => n + o.requests, 0);
   return (
@@ -150,7 +152,7 @@ function Usage({
       </Paper>
       <TrafficCharts traffic={usage.traffic} scope={scope} />
       <Paper withBorder p="md" component="section" aria-label="Requests by outcome">
-        <Title order={3} size="h5" mb="sm">
+        <Title order={order} size="h5" mb="sm">
           By outcome, last {usage.traffic.daily.length} days: {formatNumber(total)} requests
         </Title>
         <SimpleGrid cols={{ base: 2, sm: 5 }} spacing="sm">
@@ -162,7 +164,7 @@ function Usage({
         </SimpleGrid>
       </Paper>
       <section aria-labelledby="usage-per-key">
-        <Title order={3} size="h4" mb="sm" id="usage-per-key">
+        <Title order={order} size="h4" mb="sm" id="usage-per-key">
           Requests per key
         </Title>
         {usage.keys.length ? (

@@ -29,7 +29,8 @@ export interface EditedEndpoint {
 
 /**
  * Registers an endpoint (its secret then shown once) or edits `endpoint`; whether the URL may be called (https, a
- * public address) is the server's answer, beside the field. A new endpoint starts with every event ticked.
+ * public address) is the server's answer, beside the field. A new endpoint starts with no event ticked: the
+ * sender chooses what its receiver handles ("Every event" ticks them all).
  */
 export function EndpointDialog({ endpoint, onClose }: { endpoint?: EditedEndpoint; onClose(): void }) {
   const api = useWebhookApi();
@@ -38,7 +39,7 @@ export function EndpointDialog({ endpoint, onClose }: { endpoint?: EditedEndpoin
     {
       url: endpoint?.url ?? "",
       description: endpoint?.description ?? "",
-      eventTypes: endpoint?.eventTypes ?? [...WEBHOOK_EVENT_TYPES],
+      eventTypes: endpoint?.eventTypes ?? [],
     },
     (v) => (endpoint ? { id: endpoint.id, ...v } : v),
   );

@@ -18,6 +18,9 @@ import { useWebhookApi } from "./scope";
 import { EndpointState, EventTypes, successRate } from "./webhooks-page";
 
 const LOG_PAGE_SIZE = 25;
+/** Polling: every 3 s while deliveries wait (a replayed period is being sent), else every 15 s. */
+const LIVE_POLL_MS = 3000;
+const IDLE_POLL_MS = 15_000;
 
 const params = {
   outcome: parseAsStringLiteral(WebhookAttemptOutcome.options),
@@ -27,7 +30,11 @@ const params = {
 export function EndpointPage({ id }: { id: string }) {
   const api = useWebhookApi();
   const [view, setView] = useQueryStates(params, { history: "replace" });
-  const endpoint = useQuery({ ...api.procedures.get.queryOptions({ id }), refetchInterval: 15_000 });
+  const endpoint = useQuery({
+    ...api.procedures.get.queryOptions({ id }),
+    refetchInterval: (q) => (q.state.data?.pending ? LIVE_POLL_MS : IDLE_POLL_MS),
+  });
+  const interval = endpoint.data?.pending ? LIVE_POLL_MS : IDLE_POLL_MS;
   const input = {
     endpointId: id,
     page: Math.max(1, view.page),
@@ -37,7 +44,7 @@ export function EndpointPage({ id }: { id: string }) {
   const log = useQuery({
     ...api.procedures.deliveryLog.queryOptions(input),
     placeholderData: keepPreviousData,
-    refetchInterval: 15_000,
+    refetchInterval: interval,
   });
 
   // An endpoint nobody has: the dashboard's not-found notice alone, not one failure per part of the page.

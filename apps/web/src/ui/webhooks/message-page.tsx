@@ -82,9 +82,31 @@ function DeliveryCard({ messageId, delivery }: { messageId: string; delivery: De
   );
 }
 
+/**
+ * The page asks again every second while an attempt is on its way (after a replay, or a retry due within a minute),
+ * else every 10 s. An attempt underway moves `nextAttemptAt` past its longest duration (a lease, 35 s by default),
+ * so "due within a minute" covers it.
+ */
+const LIVE_POLL_MS = 1000;
+const IDLE_POLL_MS = 10_000;
+const DUE_WINDOW_MS = 60_000;
+
+function attemptOnItsWay(m: Message | undefined, now: number): boolean {
+  return Boolean(
+    m?.deliveries.some(
+      (d) =>
+        d.state === "pending" &&
+        (d.nextAttemptAt === null || new Date(d.nextAttemptAt).getTime() - now < DUE_WINDOW_MS),
+    ),
+  );
+}
+
 export function MessagePage({ id }: { id: string }) {
   const api = useWebhookApi();
-  const message = useQuery({ ...api.procedures.message.queryOptions({ id }), refetchInterval: 10_000 });
+  const message = useQuery({
+    ...api.procedures.message.queryOptions({ id }),
+    refetchInterval: (q) => (attemptOnItsWay(q.state.data, Date.now()) ? LIVE_POLL_MS : IDLE_POLL_MS),
+  });
   return (
     <>
       <RouteLink href={api.listHref} size="sm">
