@@ -1,6 +1,6 @@
 /** A key's compiled IP allowlist (api-keys/allowlist.ts; docs/contract.md section 2, "IP allowlists"). */
 import { describe, expect, it } from "vitest";
-import { compileAllowlist } from "../src/api-keys/allowlist.ts";
+import { compileAllowlist, compiledAllowlist } from "../src/api-keys/allowlist.ts";
 
 describe("compileAllowlist", () => {
   it("is null for an empty list: the key may call from anywhere", () => {
@@ -38,5 +38,16 @@ describe("compileAllowlist", () => {
   it("stays right past the addresses it remembers", () => {
     const list = compileAllowlist(["10.0.0.0/24"]);
     for (let i = 0; i < 300; i++) expect(list?.allows(`10.0.${i % 2}.${i % 250}`)).toBe(i % 2 === 0);
+  });
+});
+
+describe("compiledAllowlist", () => {
+  it("reuses the list compiled for the same entries, and compiles other entries anew", () => {
+    const first = compiledAllowlist(["192.0.2.0/24", "2001:db8::/32"]);
+    expect(compiledAllowlist(["192.0.2.0/24", "2001:db8::/32"])).toBe(first);
+    const other = compiledAllowlist(["198.51.100.0/24"]);
+    expect(other).not.toBe(first);
+    expect(other?.allows("198.51.100.9")).toBe(true);
+    expect(compiledAllowlist([])).toBeNull();
   });
 });

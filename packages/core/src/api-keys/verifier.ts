@@ -25,7 +25,7 @@ import type { DependencyStatus } from "../dependency-status.ts";
 import type { Clock } from "../deps.ts";
 import { endOfTurn } from "../end-of-turn.ts";
 import { isDatabaseUnavailable } from "../error-translator.ts";
-import { compileAllowlist, type IpAllowlist } from "./allowlist.ts";
+import { compiledAllowlist, type IpAllowlist } from "./allowlist.ts";
 import { hashApiKey, type KeyEnvironment, parseApiKey } from "./format.ts";
 import { effectiveLimits, isLive } from "./policy.ts";
 
@@ -134,7 +134,7 @@ const verifiedKey = ({
   ...key,
   plan: { perMinute: planPerMinute, perDay: planPerDay },
   account: accountId ? { id: accountId, name: accountName ?? "" } : null,
-  allowlist: compileAllowlist(allowedIps),
+  allowlist: compiledAllowlist(allowedIps),
 });
 
 export function createKeyVerifier(deps: {
