@@ -12,6 +12,7 @@ import rateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { peerConfig } from "./peer-config.ts";
 
 interface Key {
   id: string;
@@ -24,12 +25,13 @@ declare module "fastify" {
   }
 }
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
-const redis = new Redis(process.env.REDIS_URL || "redis://127.0.0.1:6379");
-const prefix = process.env.RATE_LIMIT_PREFIX || `fastify-peer:${process.pid}`;
-const ANONYMOUS_PER_MINUTE = Number(process.env.ANONYMOUS_PER_MINUTE || 60);
+const settings = peerConfig();
+const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 10 });
+const redis = new Redis(settings.redisUrl);
+const prefix = settings.prefix;
+const ANONYMOUS_PER_MINUTE = settings.anonymousPerMinute;
 
-const app = Fastify({ logger: { level: process.env.LOG_LEVEL || "info" }, disableRequestLogging: true });
+const app = Fastify({ logger: { level: settings.logLevel }, disableRequestLogging: true });
 
 const keys = new Map<string, { key: Key | null; until: number }>();
 const BEARER = /^Bearer +(\S+)$/i;
@@ -178,7 +180,7 @@ app.post<{ Body: { name: string; categoryId: number } }>(
   },
 );
 
-const port = Number(process.env.PORT || 3200);
+const port = settings.port;
 await app.listen({ port, host: "127.0.0.1" });
 process.stdout.write(`Listening on port ${port}\n`);
 const stop = () =>

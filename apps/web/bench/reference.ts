@@ -12,11 +12,13 @@ import { createHash } from "node:crypto";
 import http from "node:http";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { peerConfig } from "./peer-config.ts";
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
-const redis = new Redis(process.env.REDIS_URL || "redis://127.0.0.1:6379");
-const prefix = process.env.RATE_LIMIT_PREFIX || `reference:${process.pid}`;
-const ANONYMOUS_PER_MINUTE = Number(process.env.ANONYMOUS_PER_MINUTE || 60);
+const settings = peerConfig();
+const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 10 });
+const redis = new Redis(settings.redisUrl);
+const prefix = settings.prefix;
+const ANONYMOUS_PER_MINUTE = settings.anonymousPerMinute;
 
 // KEYS: counters; ARGV: n, then n (limit, ttl ms) pairs. Increments each; denies (and refunds) when any is over.
 redis.defineCommand("windows", {
@@ -220,7 +222,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse): Prom
 const server = http.createServer((req, res) => {
   handle(req, res).catch(() => send(res, 500, { code: "internal_error" }));
 });
-const port = Number(process.env.PORT || 3100);
+const port = settings.port;
 server.listen(port, () => process.stdout.write(`Listening on port ${port}\n`));
 const stop = () =>
   server.close(() => void Promise.all([pool.end(), redis.quit()]).then(() => process.exit(0)));
