@@ -76,7 +76,9 @@ describe("apiKeys procedures (admin)", () => {
     expect(marked).toMatchObject({ state: "revoked", leakSource: "dashboard", leakUrl: null });
     expect(marked.leakedAt).toBe(marked.revokedAt);
     expect(await h.rt.apiKeys.authenticate(issued.key)).toBeUndefined();
-    expect((await admin.apiKeys.list({ q: "Pasted in a ticket" })).rows[0]?.leakedAt).toBe(marked.leakedAt);
+    expect((await admin.apiKeys.list({ query: "Pasted in a ticket" })).rows[0]?.leakedAt).toBe(
+      marked.leakedAt,
+    );
     const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
       where: { action: "apiKey.leak", entityId: issued.id },
     });
