@@ -4,7 +4,7 @@
 -- index exists on every server, the embedded PGlite included. Its high cost tells the planner to look matches up in
 -- the index rather than compute it row by row. schema.prisma cannot express an index on an expression.
 CREATE FUNCTION pet_name_grams(name text) RETURNS text[]
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE COST 1000 AS $$
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE COST 100 AS $$
 DECLARE
   l text := lower(name);
   n int := char_length(l);
