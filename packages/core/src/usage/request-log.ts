@@ -9,7 +9,7 @@ import { AppError } from "@petstore/contracts";
 import { Prisma, type PrismaClient, type QueryRows } from "@petstore/db";
 import type { CoreDeps } from "../deps.ts";
 import { DAY_MS } from "../utc-day.ts";
-import type { Operation, RefusingWindow } from "./recorder.ts";
+import type { Operation, RefusingWindow } from "./operation.ts";
 import { redactTarget } from "./redact.ts";
 
 /** How long entries are kept (ms). */
