@@ -1,7 +1,8 @@
 "use client";
 /**
  * One API key: its settings, state and lineage (the key it was rolled from and to), its actions, a link to its audit
- * trail, a chosen day by hour, its last 30 days, its traffic and its recent requests.
+ * trail, a chosen day by hour, its last 30 days (traffic by outcome and operation, bans, deprecated getPet calls: one
+ * set of charts) and its recent requests.
  */
 import { Code, Group } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
@@ -90,12 +91,11 @@ export function KeyDetailPage({ id }: { id: string }) {
       <SectionTitle mt="xl">Usage by hour</SectionTitle>
       <DayByHour keyId={id} />
       <SectionTitle mt="xl">Last 30 days</SectionTitle>
-      <QueryState query={usage} errorTitle="Could not load the usage" skeletonRows={4}>
-        {(days) => <UsageCharts days={days} />}
-      </QueryState>
-      <SectionTitle mt="xl">Traffic</SectionTitle>
       <QueryState query={traffic} errorTitle="Could not load the traffic" skeletonRows={4}>
         {(t) => <TrafficCharts traffic={t} scope="This key" />}
+      </QueryState>
+      <QueryState query={usage} errorTitle="Could not load the bans and deprecated calls" skeletonRows={2}>
+        {(days) => <UsageCharts days={days} />}
       </QueryState>
       <RecentRequests scope="admin" keyId={id} lastUsedAt={key.data?.lastUsedAt ?? null} />
     </>
