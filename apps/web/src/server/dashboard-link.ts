@@ -20,9 +20,12 @@ interface SessionQuery {
   token: string;
 }
 
-/** The parent's answer: the user (null: no such session), or why there is none. */
+/**
+ * The parent's answer: the user (null: no such session, with `ended` when it was ended on its person's behalf), or
+ * why there is none.
+ */
 type SessionAnswer = { type: "session"; id: string } & (
-  | { user: SessionUser | null }
+  | { user: SessionUser | null; ended?: "removed" }
   | { unavailable: true }
   | { failed: string }
 );
@@ -76,8 +79,11 @@ export function recordsOf(rt: Pick<Runtime, "apiKeys" | "webhooks" | "accounts">
   };
 }
 
-/** What `userOfSession` found: `unavailable` when the database (or the parent) does not answer. */
-export type SessionLookup = { user: SessionUser | null } | { unavailable: true };
+/**
+ * What `userOfSession` found: `unavailable` when the database (or the parent) does not answer; `ended` says why a
+ * session that is no more was ended (sessions' `endedReason`).
+ */
+export type SessionLookup = { user: SessionUser | null; ended?: "removed" } | { unavailable: true };
 
 const isQuery = (message: unknown): message is SessionQuery =>
   typeof message === "object" &&
@@ -106,7 +112,7 @@ const failure = (error: unknown) =>
  */
 export function answerSessionQueries(
   child: Pick<NodeJS.Process, "send"> & Pick<NodeJS.EventEmitter, "on">,
-  sessions: Pick<Runtime["sessions"], "resolve">,
+  sessions: Pick<Runtime["sessions"], "resolve" | "endedReason">,
   records: RecordLookup = async () => true,
 ): void {
   child.on("message", (message: unknown) => {
@@ -125,8 +131,14 @@ export function answerSessionQueries(
       // The child may have gone meanwhile: its successor asks again.
       child.send?.(answer, undefined, {}, () => {});
     };
-    sessions.resolve(token).then(
-      (resolved) => reply({ type: "session", id, user: resolved?.user ?? null }),
+    const lookup = async () => {
+      const resolved = await sessions.resolve(token);
+      if (resolved) return { user: resolved.user };
+      const ended = await sessions.endedReason(token);
+      return { user: null, ...(ended ? { ended } : {}) };
+    };
+    lookup().then(
+      (found) => reply({ type: "session", id, ...found }),
       (error: unknown) =>
         reply(
           isDatabaseUnavailable(error)
@@ -196,7 +208,12 @@ export function userOfSession(token: string): Promise<SessionLookup> {
       clearTimeout(timer);
       pending.delete(id);
       if ("failed" in answer) reject(new Error(`session lookup failed: ${answer.failed}`));
-      else resolve("user" in answer ? { user: answer.user } : { unavailable: true });
+      else
+        resolve(
+          "user" in answer
+            ? { user: answer.user, ...(answer.ended ? { ended: answer.ended } : {}) }
+            : { unavailable: true },
+        );
     }
     pending.set(id, settle);
     send({ type: "session", id, token } satisfies SessionQuery, undefined, {}, (error: Error | null) => {

@@ -53,7 +53,7 @@ export interface DashboardOptions {
   port: number;
   /** DASHBOARD_NICE: the child's nice value (0 leaves it). */
   nice: number;
-  sessions: Pick<Runtime["sessions"], "resolve">;
+  sessions: Pick<Runtime["sessions"], "resolve" | "endedReason">;
   /** Whether a record a page's address names exists (dashboard-link.ts `recordsOf`). */
   records?: RecordLookup;
   /** Answers a request while no child is ready, or one the child failed before answering; must end `res`. */
