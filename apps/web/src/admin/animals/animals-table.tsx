@@ -5,7 +5,7 @@
  * selection from a context and the sort and "select all" headers are passed apart from the columns, so a checkbox
  * re-renders the checkboxes, not the rows (a selected row's tint is CSS, admin.css; docs/performance.md).
  */
-import { Button, Checkbox, NativeSelect } from "@mantine/core";
+import { Button, Checkbox, Menu } from "@mantine/core";
 import type { PetStatus } from "@petstore/contracts";
 import { createContext, useContext } from "react";
 import { PhoneSort, sortHeaders } from "@/admin/components/sort";
@@ -46,22 +46,34 @@ const STATUS_OPTIONS = (["available", "pending", "sold", "none"] as const).map((
   label: STATUS_LABELS[value],
 }));
 
-/** An animal's status as a select in its row: choosing another sets it at once. */
-function StatusSelect({ pet }: { pet: Animal }) {
+/**
+ * An animal's status in its row: a button naming it that opens a menu of the others; choosing one sets it at once.
+ * The menu's items exist only while it is open, so a page of rows holds one button each.
+ */
+function StatusMenu({ pet }: { pet: Animal }) {
   const { change, pending } = useContext(StatusChange);
+  const current = pet.status ?? "none";
   return (
-    <NativeSelect
-      size="xs"
-      w={130}
-      aria-label={`Status of ${pet.name}`}
-      data={STATUS_OPTIONS}
-      value={pet.status ?? "none"}
-      disabled={pending === pet.id}
-      onChange={(e) => {
-        const value = e.currentTarget.value;
-        change(pet, value === "none" ? null : (value as PetStatus));
-      }}
-    />
+    <Menu position="bottom-start">
+      <Menu.Target>
+        <Button
+          size="compact-sm"
+          variant="default"
+          rightSection="▾"
+          loading={pending === pet.id}
+          aria-label={`Status of ${pet.name}: ${STATUS_LABELS[current]}`}
+        >
+          {STATUS_LABELS[current]}
+        </Button>
+      </Menu.Target>
+      <Menu.Dropdown>
+        {STATUS_OPTIONS.filter((o) => o.value !== current).map((o) => (
+          <Menu.Item key={o.value} onClick={() => change(pet, o.value === "none" ? null : o.value)}>
+            {o.label}
+          </Menu.Item>
+        ))}
+      </Menu.Dropdown>
+    </Menu>
   );
 }
 
@@ -110,7 +122,7 @@ const COLUMNS: Column<Animal>[] = [
   {
     key: "status",
     header: "Status",
-    cell: (p) => <StatusSelect pet={p} />,
+    cell: (p) => <StatusMenu pet={p} />,
   },
   { key: "updated", header: "Updated", cell: (p) => formatDateTime(p.updatedAt) },
 ];
