@@ -134,6 +134,7 @@ describe("petstore command on PostgreSQL", () => {
     const report = JSON.parse(purged.stdout);
     expect(report.skipped).toBe(false);
     expect(Object.keys(report.deleted).sort()).toEqual([
+      "endedSessions",
       "idempotencyRecords",
       "requestLog",
       "sessions",

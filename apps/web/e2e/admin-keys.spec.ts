@@ -67,12 +67,20 @@ test("issue a key, use it, revoke it: the API refuses it within 5 s", async ({ p
   await expect(row).toContainText("revoked");
   await snap(page, testInfo, "keys-list");
 
-  // The key's own page, with its 30-day charts.
+  // The key's own page, with one set of 30-day charts: requests by outcome once, then bans and getPet calls.
   await row.getByRole("link", { name }).click();
   await expect(page.getByRole("heading", { name: "Last 30 days", exact: true })).toBeVisible();
-  for (const chart of ["Requests", "Rate-limited (429)", "Bans", "Deprecated getPet calls"]) {
-    await expect(page.getByRole("region", { name: `${chart}, last 30 days`, exact: true })).toBeVisible();
+  for (const chart of [
+    "This key: requests, last 30 days (UTC)",
+    "Bans, last 30 days",
+    "Deprecated getPet calls, last 30 days",
+  ]) {
+    await expect(page.getByRole("region", { name: chart, exact: true })).toBeVisible();
   }
+  await expect(
+    page.getByRole("region", { name: /^(Requests|Rate-limited \(429\)), last 30 days$/ }),
+  ).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Traffic", exact: true })).toHaveCount(0);
   await expect(page.locator("body")).not.toContainText(secret);
   await snap(page, testInfo, "key-detail");
 });

@@ -45,7 +45,7 @@ test("a key's calls show in its traffic charts and recent requests", async ({ pa
   expect((await request.get("/v1/pets/999999", { headers: headers("e2e-get-missing") })).status()).toBe(404);
 
   await page.getByRole("link", { name }).click();
-  await expect(page.getByRole("heading", { name: "Traffic" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Last 30 days", exact: true })).toBeVisible();
   // The page's queries come back in one batch; on a loaded machine that can take a while.
   await expect(page.getByRole("heading", { name })).toBeVisible({ timeout: 60_000 });
   const hourly = page.getByRole("region", { name: "This key: requests, last 24 hours (UTC)" });

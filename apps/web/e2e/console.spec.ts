@@ -78,7 +78,7 @@ test("the animals view lives in the URL: reload and Back keep filters, sort, sea
   await openSignedIn(page, e2e.staff, "/admin/animals");
   await page.getByLabel("Search by name").fill(tag);
   await expect(page).toHaveURL(/q=Drove/);
-  await page.getByRole("combobox", { name: "Status" }).click();
+  await page.getByRole("combobox", { name: "Status", exact: true }).click();
   await page.getByRole("option", { name: "Available" }).click();
   await page.getByRole("button", { name: /^Name/ }).click();
   await page.getByRole("button", { name: /^Name/ }).click();
@@ -104,7 +104,7 @@ test("the animals view lives in the URL: reload and Back keep filters, sort, sea
 
   await page.reload();
   await settle(page);
-  await expect(page.getByRole("combobox", { name: "Status" })).toHaveValue("Available");
+  await expect(page.getByRole("combobox", { name: "Status", exact: true })).toHaveValue("Available");
   await expect(page.getByLabel("Search by name")).toHaveValue(tag);
   await expect(page.getByRole("button", { name: "Page 2" })).toHaveAttribute("data-active");
   await expect(page.getByRole("table").getByRole("row").nth(1)).toContainText(firstOnPage2);

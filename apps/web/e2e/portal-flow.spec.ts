@@ -191,6 +191,20 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
     await page.getByRole("button", { name: "Toggle navigation" }).click();
     await openFromNav(page, name);
     await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
+    // The header's name is whole, not cut with an ellipsis.
+    const product = page.getByRole("banner").getByRole("link", { name: "Pet Store developer portal" });
+    expect(await product.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    if (name === "Request log") {
+      // The filters fold behind their toggle, so the log starts on the first screen.
+      const find = page.getByRole("textbox", { name: "Find by X-Request-Id" });
+      await expect(find).toBeHidden();
+      const top = (await page.getByLabel("Request log table").boundingBox())?.y ?? Number.POSITIVE_INFINITY;
+      expect(top).toBeLessThan(VIEWPORTS[1].height / 2);
+      await page.getByRole("button", { name: /^Filters/ }).click();
+      await expect(find).toBeVisible();
+      await page.getByRole("button", { name: /^Hide filters/ }).click();
+      await expect(find).toBeHidden();
+    }
     await expectNoHorizontalOverflow(page);
     await expectAccessible(page, `the portal's ${name} page on a phone`);
     await snap(page, testInfo, `portal-${name.toLowerCase().replace(" ", "-")}-phone`);

@@ -140,6 +140,20 @@ test("roll a key (the new secret once; the old key stops), revoke it after confi
   }).toPass({ timeout: 10_000 });
   expect((await restGet(request, "/v1/pets?limit=1", rolled)).status()).toBe(200);
 
+  // Key history: the two keys of one name are told apart, and each key's page links the other.
+  const [oldPrefix, newPrefix] = [secret.slice(0, 12), rolled.slice(0, 12)];
+  const oldRow = page.getByRole("row").filter({ hasText: oldPrefix });
+  await expect(oldRow).toContainText("Replaced by a roll");
+  await expect(page.getByRole("row").filter({ hasText: newPrefix })).not.toContainText("Replaced by a roll");
+  await oldRow.getByRole("link", { name: `${keyName} (${oldPrefix}…)` }).click();
+  await page.getByRole("link", { name: `Rolled to ${newPrefix}…` }).click();
+  await expect(page.getByRole("heading", { name: keyName })).toBeVisible();
+  await expect(page.getByText(`${newPrefix}…`).first()).toBeVisible();
+  await expectAccessible(page, "a rolled key's page in the portal");
+  await page.getByRole("link", { name: `Rolled from ${oldPrefix}…` }).click();
+  await expect(page.getByRole("link", { name: `Rolled to ${newPrefix}…` })).toBeVisible();
+  await page.getByRole("link", { name: "← Your account" }).click();
+
   const current = page.getByRole("row").filter({ hasText: rolled.slice(0, 12) });
   await current.getByRole("button", { name: `Revoke ${keyName}` }).click();
   const confirm = page.getByRole("dialog", { name: `Revoke "${keyName}"?` });
@@ -220,11 +234,16 @@ test("an owner makes a developer an owner and back, then removes them after conf
   await expect(members).not.toContainText("Dana Dev");
   // The removed developer's session is over: their next page is the sign-in.
   await dev.reload();
-  await expect(dev).toHaveURL(/\/portal\/sign-in\?reason=ended$/);
-  // With a word why, not a bare form.
-  const why = dev.getByRole("status").filter({ hasText: "You were signed out" });
-  await expect(why).toContainText("an owner removed you from the account");
+  await expect(dev).toHaveURL(/\/portal\/sign-in\?reason=removed$/);
+  // With the word why, not a bare form nor a guess among reasons.
+  const why = dev.getByRole("status").filter({ hasText: "You were removed from the account" });
+  await expect(why).toContainText("ask an owner of the account for a new invitation");
   await expectAccessible(dev, "the sign-in page of a removed member");
+  // A tab sent to sign in by a refused call (`reason=ended`) is told the same.
+  await dev.goto("/portal/sign-in?reason=ended");
+  await expect(
+    dev.getByRole("status").filter({ hasText: "You were removed from the account" }),
+  ).toBeVisible();
   await devContext.close();
 });
 

@@ -5,7 +5,7 @@
  */
 
 import { MAX_CATEGORY_NAME_LENGTH } from "./categories.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./defaults.ts";
+import { COUNT_CAP, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./defaults.ts";
 import { checkLimits, EditablePlanName, MonthlyQuotaValue, PlanName, RateLimitValue } from "./limits.ts";
 import { CategoryId, PetName, PetStatus } from "./pets.ts";
 import { ApiKeyScopes } from "./scopes.ts";
@@ -34,17 +34,43 @@ export const PetUpdate = z.strictObject({
 });
 export type PetUpdate = z.infer<typeof PetUpdate>;
 
+/** Most animals one bulk status change sets (selected rows, or every row a filter matches), and its undo puts back. */
+export const MAX_BULK_STATUS = 1_000;
+
+/** Most animals one CSV download of the animals table holds: as many as the table counts exactly. */
+export const MAX_ANIMALS_CSV = COUNT_CAP;
+
 export const PetBulkStatus = z.object({
-  ids: z.array(EntityId).min(1).max(500),
+  ids: z.array(EntityId).min(1).max(MAX_BULK_STATUS),
   status: PetStatus.nullable(),
 });
+
+/** The animals table's filters without paging or sort: what "every animal matching" means. */
+export const PetFilter = PetSearch.pick({ status: true, categoryId: true, query: true });
+export type PetFilter = z.infer<typeof PetFilter>;
+
+/** A bulk status change of every animal `filter` matches (at most MAX_BULK_STATUS of them). */
+export const PetBulkStatusMatching = z.object({
+  filter: PetFilter,
+  status: PetStatus.nullable(),
+});
+
+/** The animals CSV's query: the table's filters and sort, as the page's URL names them. */
+export const PetExportQuery = PetSearch.pick({
+  status: true,
+  categoryId: true,
+  query: true,
+  sortBy: true,
+  sortDirection: true,
+});
+export type PetExportQuery = z.infer<typeof PetExportQuery>;
 
 /** The undo of a bulk status change: the statuses it replaced (`previous`), and the status it set (`from`). */
 export const PetStatusRestore = z.object({
   previous: z
     .array(z.object({ id: EntityId, status: PetStatus.nullable() }))
     .min(1)
-    .max(500),
+    .max(MAX_BULK_STATUS),
   from: PetStatus.nullable(),
 });
 

@@ -27,16 +27,21 @@ export function toAuditJson(value: unknown): Prisma.InputJsonValue | undefined {
   ) as Prisma.InputJsonValue;
 }
 
+const auditRow = (entry: AuditEntry) => ({
+  actor: entry.actor,
+  action: entry.action,
+  entityType: entry.entityType,
+  entityId: entry.entityId,
+  before: toAuditJson(entry.before),
+  after: toAuditJson(entry.after),
+});
+
 /** Inserts one audit entry inside the caller's transaction `tx`. */
 export async function writeAudit(tx: Tx, entry: AuditEntry): Promise<void> {
-  await tx.auditLog.create({
-    data: {
-      actor: entry.actor,
-      action: entry.action,
-      entityType: entry.entityType,
-      entityId: entry.entityId,
-      before: toAuditJson(entry.before),
-      after: toAuditJson(entry.after),
-    },
-  });
+  await tx.auditLog.create({ data: auditRow(entry) });
+}
+
+/** Inserts `entries` (in their order) inside the caller's transaction `tx`, in one statement. */
+export async function writeAudits(tx: Tx, entries: AuditEntry[]): Promise<void> {
+  if (entries.length) await tx.auditLog.createMany({ data: entries.map(auditRow) });
 }

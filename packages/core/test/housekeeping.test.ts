@@ -134,6 +134,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
       deleted: {
         idempotencyRecords: 1,
         sessions: 1,
+        endedSessions: 0,
         signInThrottles: 1,
         usageHours: 1,
         webhookMessages: 1,

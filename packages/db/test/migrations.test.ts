@@ -31,6 +31,7 @@ const MODEL_TABLES = [
   "Brownout",
   "Category",
   "DeploymentSetting",
+  "EndedSession",
   "IdempotencyRecord",
   "Invitation",
   "Order",

@@ -69,10 +69,14 @@ const KEY_COLUMNS: Column<PortalKey>[] = [
     header: "Name",
     title: true,
     minWidth: 150,
+    // Keys of one name (a roll's old and new key) are told apart by their prefix and whether a roll replaced them.
     cell: (k) => (
-      <RouteLink href={`/portal/keys/${k.id}`} fw={500}>
-        {k.name}
-      </RouteLink>
+      <>
+        <RouteLink href={`/portal/keys/${k.id}`} fw={500} aria-label={`${k.name} (${k.prefix}…)`}>
+          {k.name}
+        </RouteLink>
+        {k.rolledToId ? <Hint size="xs">Replaced by a roll</Hint> : null}
+      </>
     ),
   },
   { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },

@@ -1,9 +1,13 @@
 "use client";
-/** One key of the member's account: its settings and state, roll and revoke, and its recent requests. */
+/**
+ * One key of the member's account: its settings and state, its lineage (the key it was rolled from and to, linked),
+ * roll and revoke, and its recent requests.
+ */
 import { useQuery } from "@tanstack/react-query";
-import { Notice, RouteLink } from "@/ui/components/page";
+import { Field, Notice, RouteLink } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { KeySummary } from "@/ui/keys/key-summary";
+import { LineageLink } from "@/ui/keys/lineage-link";
 import { RecentRequests } from "@/ui/keys/recent-requests";
 import { useTRPC } from "@/ui/trpc";
 import { KeyButtons } from "./key-buttons";
@@ -12,6 +16,8 @@ export function KeyPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const keys = useQuery({ ...trpc.portal.keys.list.queryOptions(), refetchInterval: 10_000 });
   const key = keys.data?.find((k) => k.id === id);
+  // The lineage: only `get` reads it (the list does not).
+  const detail = useQuery({ ...trpc.portal.keys.get.queryOptions({ id }), enabled: Boolean(key) });
   const suspended = useQuery(trpc.portal.account.queryOptions()).data?.state === "suspended";
   if (keys.isSuccess && !key)
     return (
@@ -27,7 +33,20 @@ export function KeyPage({ id }: { id: string }) {
       <QueryState query={keys} errorTitle="Could not load this key" skeletonRows={3}>
         {() =>
           key ? (
-            <KeySummary apiKey={key} actions={<KeyButtons apiKey={key} suspended={suspended} size="sm" />} />
+            <KeySummary
+              apiKey={key}
+              actions={<KeyButtons apiKey={key} suspended={suspended} size="sm" />}
+              more={
+                <>
+                  <Field label="Rolled from">
+                    <LineageLink link={detail.data?.rolledFrom ?? null} base="/portal/keys" relation="from" />
+                  </Field>
+                  <Field label="Rolled to">
+                    <LineageLink link={detail.data?.rolledTo ?? null} base="/portal/keys" relation="to" />
+                  </Field>
+                </>
+              }
+            />
           ) : null
         }
       </QueryState>

@@ -76,6 +76,8 @@ export interface CsvDownload<F, R> {
    * (`accountId`, from the session). Without it, members are refused like staff.
    */
   forMember?(rt: Runtime, accountId: string, filter: F): AsyncGenerator<R[], void, undefined>;
+  /** For a download staff may make too (the animals), not admins alone. */
+  staff?: boolean;
   /** The file's name for `filter`; `stamp` is the time of the answer, `2026-11-29-10-00-00`. */
   filename(filter: F, stamp: string): string;
 }
@@ -88,8 +90,8 @@ async function* withFirst<R>(first: IteratorResult<R[], void>, rest: AsyncGenera
 }
 
 /**
- * The handler `(rt, request) => response` of `download`: admins (and, with `forMember`, members of an account);
- * 401 without a session, 403 for staff, 400 for a bad query, 503 when the database is unreachable. The first batch is read before answering, so a
+ * The handler `(rt, request) => response` of `download`: admins (with `staff`, staff too; with `forMember`, members
+ * of an account); 401 without a session, 403 for anyone else, 400 for a bad query, 503 when the database is unreachable. The first batch is read before answering, so a
  * database that cannot be read is a 503, not a broken file.
  */
 export function csvDownload<F, R>(
@@ -102,7 +104,7 @@ export function csvDownload<F, R>(
       const { session } = await createRequestContext(rt, req, new Headers());
       if (!session) return refuse(new AppError("unauthorized", "Sign in to continue."));
       const member = session.user.accountId;
-      if (member ? !download.forMember : session.user.role !== "admin")
+      if (member ? !download.forMember : session.user.role !== "admin" && !download.staff)
         return refuse(new AppError("forbidden", "Only admins may do this."));
       const filter = download.filter.safeParse(Object.fromEntries(new URL(req.url).searchParams));
       if (!filter.success) return refuse(validationError(filter.error));

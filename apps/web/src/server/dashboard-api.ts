@@ -1,12 +1,14 @@
 /**
  * The dashboard's JSON API and its download, served by server.ts on its own runtime (the dashboard process,
- * dashboard.ts, never opens one): `/api/trpc/*` (trpc/handler.ts) and the downloads `GET /api/audit/export`
- * (audit-export.ts), `GET /api/keys/deprecated-calls/export` (deprecated-calls-export.ts) and `GET /api/usage/export`
- * (usage-export.ts, the billing CSV), and GitHub's secret-scanning reports, `POST /api/hooks/github/secret-scanning`
- * (secret-scanning.ts). The router (http/router.ts) sends them here through the same gates as the pages.
+ * dashboard.ts, never opens one): `/api/trpc/*` (trpc/handler.ts) and the downloads `GET /api/animals/export`
+ * (animals-export.ts), `GET /api/audit/export` (audit-export.ts), `GET /api/keys/deprecated-calls/export`
+ * (deprecated-calls-export.ts) and `GET /api/usage/export` (usage-export.ts, the billing CSV), and GitHub's
+ * secret-scanning reports, `POST /api/hooks/github/secret-scanning` (secret-scanning.ts). The router
+ * (http/router.ts) sends them here through the same gates as the pages.
  */
 import { problems, SECRET_SCANNING_PATH } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
+import { ANIMALS_EXPORT, animalsExportResponse } from "./animals-export.ts";
 import { AUDIT_EXPORT, auditExportResponse } from "./audit-export.ts";
 import { DEPRECATED_CALLS_EXPORT, deprecatedCallsExportResponse } from "./deprecated-calls-export.ts";
 import { errorResponse } from "./http/error-answer.ts";
@@ -17,6 +19,7 @@ import { USAGE_EXPORT, usageExportResponse } from "./usage-export.ts";
 
 /** The downloads, by path. */
 const DOWNLOADS: Record<string, (rt: Runtime, request: Request) => Promise<Response>> = {
+  [ANIMALS_EXPORT]: animalsExportResponse,
   [AUDIT_EXPORT]: auditExportResponse,
   [DEPRECATED_CALLS_EXPORT]: deprecatedCallsExportResponse,
   [USAGE_EXPORT]: usageExportResponse,

@@ -62,7 +62,7 @@ export interface DashboardOptions {
   port: number;
   /** DASHBOARD_NICE: the child's nice value (0 leaves it). */
   nice: number;
-  sessions: Pick<Runtime["sessions"], "resolve">;
+  sessions: Pick<Runtime["sessions"], "resolve" | "endedReason">;
   /** Whether a record a page's address names exists (`recordsOf`). */
   records?: RecordLookup;
   /** Answers a request while no child is ready, or one the child failed before answering; must end `res`. */
@@ -110,13 +110,14 @@ const failure = (error: unknown) =>
     : { failed: error instanceof Error ? error.message : String(error) };
 
 /**
- * Parent side: answers the session queries `child` sends with `sessions.resolve`, and its record queries with
+ * Parent side: answers the session queries `child` sends with `sessions.resolve` (and `endedReason` for a session
+ * that is no more), and its record queries with
  * `records` (without it, every record exists). A database outage is answered `unavailable`; any other failure
  * `failed` (the page then fails as any error).
  */
 export function answerSessionQueries(
   child: Pick<NodeJS.Process, "send"> & Pick<NodeJS.EventEmitter, "on">,
-  sessions: Pick<Runtime["sessions"], "resolve">,
+  sessions: Pick<Runtime["sessions"], "resolve" | "endedReason">,
   records: RecordLookup = async () => true,
 ): void {
   child.on("message", (message: unknown) => {
@@ -135,8 +136,14 @@ export function answerSessionQueries(
       // The child may have gone meanwhile: its successor asks again.
       child.send?.(answer, undefined, {}, () => {});
     };
-    sessions.resolve(token).then(
-      (resolved) => reply({ type: "session", id, user: resolved?.user ?? null }),
+    const lookup = async () => {
+      const resolved = await sessions.resolve(token);
+      if (resolved) return { user: resolved.user };
+      const ended = await sessions.endedReason(token);
+      return { user: null, ...(ended ? { ended } : {}) };
+    };
+    lookup().then(
+      (found) => reply({ type: "session", id, ...found }),
       (error: unknown) =>
         reply(
           isDatabaseUnavailable(error)

@@ -19,9 +19,12 @@ export interface SessionQuery {
   token: string;
 }
 
-/** The parent's answer: the user (null: no such session), or why there is none. */
+/**
+ * The parent's answer: the user (null: no such session, with `ended` when it was ended on its person's behalf), or
+ * why there is none.
+ */
 export type SessionAnswer = { type: "session"; id: string } & (
-  | { user: SessionUser | null }
+  | { user: SessionUser | null; ended?: "removed" }
   | { unavailable: true }
   | { failed: string }
 );

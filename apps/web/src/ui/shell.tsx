@@ -85,7 +85,16 @@ export function Shell({
                 size="sm"
                 aria-label="Toggle navigation"
               />
-              <Text fw={700} component={Link} href={home} c="inherit" td="none" truncate>
+              {/* Smaller on a phone, and wrapping rather than cut: the name stays whole beside "Sign out". */}
+              <Text
+                fw={700}
+                component={Link}
+                href={home}
+                c="inherit"
+                td="none"
+                fz={{ base: "sm", xs: "md" }}
+                lh={1.2}
+              >
                 {product}
               </Text>
             </Group>

@@ -1,6 +1,6 @@
 /** The sign-in page of the dashboard or the portal; a visitor signed in already goes on at once. */
 import { redirect } from "next/navigation";
-import { currentUser } from "@/server/next-child/page-auth";
+import { currentUser, endedReason } from "@/server/next-child/page-auth";
 import { SignInForm } from "./sign-in-form";
 
 const SIDES = {
@@ -12,11 +12,18 @@ const SIDES = {
  * Staff go to the dashboard and members to the portal, whichever page they sign in on; `next` (a path of this
  * side, never another site's: no open redirect) is where this side's user goes; `reason` says why they are here.
  */
-/** Why the visitor is on the sign-in page, from `?reason=`: a tab whose session ended (trpc.tsx, page-auth.ts). */
+/**
+ * Why the visitor is on the sign-in page, from `?reason=`: a tab whose session ended (trpc.tsx, page-auth.ts), or
+ * whose member was removed from their account (told by the server from the session cookie, `endedReason`).
+ */
 const REASONS: Record<string, { title: string; text: string }> = {
   ended: {
     title: "You were signed out",
     text: "Your session ended: it expired, you signed out elsewhere, or your sign-in was removed (an owner removed you from the account, or an admin from the staff). Sign in again; if you cannot, ask an owner for a new invitation.",
+  },
+  removed: {
+    title: "You were removed from the account",
+    text: "An owner of the account removed you, so your sign-in no longer works and your sessions ended. To come back, ask an owner of the account for a new invitation.",
   },
 };
 
@@ -26,5 +33,7 @@ export async function signInPage(side: keyof typeof SIDES, next: string | undefi
   const to = side === "admin" ? { staff: back, member: "/portal" } : { staff: "/admin", member: back };
   const user = await currentUser();
   if (user) redirect(user.accountId ? to.member : to.staff);
-  return <SignInForm {...SIDES[side]} to={to} notice={reason ? REASONS[reason] : undefined} />;
+  // A tab sent here by a refused call says `ended`; the cookie it still holds may tell more.
+  const why = reason === "ended" ? ((await endedReason()) ?? reason) : reason;
+  return <SignInForm {...SIDES[side]} to={to} notice={why ? REASONS[why] : undefined} />;
 }

@@ -2,7 +2,8 @@
  * The dashboard process's question to server.ts (src/server/next-child-protocol.ts) over a real IPC channel: a forked
  * process asks as the pages do, this process answers with a session service that knows one token, cannot reach
  * its database for another and fails otherwise for a third: the child gets the user, `unavailable` (the page
- * then sends the browser to the unavailable page), an error, and null for a token nobody knows; asked whether an
+ * then sends the browser to the unavailable page), an error, null for a token nobody knows, and null with the
+ * reason for the token of a member removed from their account; asked whether an
  * API key exists (a detail page's 404), it gets true, false, and `unavailable` behind an outage.
  */
 import { fork } from "node:child_process";
@@ -13,7 +14,8 @@ import { answerSessionQueries, type RecordLookup } from "../../src/server/dashbo
 
 const USER = { id: "u1", email: "ada@example.test", name: "Ada", role: "admin" as const };
 
-const sessions: Pick<Runtime["sessions"], "resolve"> = {
+const sessions: Pick<Runtime["sessions"], "resolve" | "endedReason"> = {
+  endedReason: async (token) => (token === "removed" ? "removed" : undefined),
   resolve: async (token) => {
     if (token === "known")
       return { sessionId: "s1", user: USER } as Awaited<ReturnType<Runtime["sessions"]["resolve"]>>;
@@ -34,7 +36,7 @@ const records: RecordLookup = async (_kind, id) => {
 it("answers the dashboard process's questions: the user, unavailable, a failure, none; whether a record exists", async () => {
   const child = fork(
     path.join(import.meta.dirname, "dashboard-link-child.ts"),
-    ["known", "down", "broken", "nobody"],
+    ["known", "down", "broken", "nobody", "removed"],
     {
       execArgv: ["--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -52,6 +54,7 @@ it("answers the dashboard process's questions: the user, unavailable, a failure,
     { unavailable: true },
     { error: "session lookup failed: boom" },
     { user: null },
+    { user: null, ended: "removed" },
     true,
     false,
     "unavailable",

@@ -151,8 +151,12 @@ describe("members of an account", () => {
       email: "leaver@parting.example",
       role: "developer",
     });
-    for (const { token } of [first, second])
+    for (const { token } of [first, second]) {
       await expectTrpcError((await h.withToken(token)).portal.account(), "UNAUTHORIZED");
+      // Their browsers' next sign-in page says they were removed; another's ended session says nothing.
+      expect(await h.rt.sessions.endedReason(token)).toBe("removed");
+    }
+    expect(await h.rt.sessions.endedReason("someone-else")).toBeUndefined();
     expect(await databaseOf(h.rt).prisma.session.count({ where: { userId: devId } })).toBe(0);
     await expectTrpcError(h.signedIn("leaver@parting.example"), "UNAUTHORIZED");
     const account_ = await owner.portal.account();

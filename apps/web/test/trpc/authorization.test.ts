@@ -47,6 +47,7 @@ const STAFF = [
   "pets.update",
   "pets.remove",
   "pets.setStatus",
+  "pets.setStatusMatching",
   "pets.restoreStatus",
   "categories.list",
   "categories.create",

@@ -464,6 +464,15 @@ export function createAccountService(
         const owners = await lockOwners(tx, input.accountId);
         const member = await memberOf(tx, input.accountId, input.id);
         ensureAnotherOwner(owners, member, "removed");
+        // Their browsers are told why at the next sign-in page (sessions' `endedReason`).
+        const sessions = await tx.session.findMany({
+          where: { userId: member.id },
+          select: { tokenHash: true, expiresAt: true },
+        });
+        await tx.endedSession.createMany({
+          data: sessions.map((s) => ({ ...s, reason: "removed" })),
+          skipDuplicates: true,
+        });
         const ended = await tx.session.deleteMany({ where: { userId: member.id } });
         await tx.user.delete({ where: { id: member.id } });
         await writeAudit(tx, {

@@ -223,12 +223,15 @@ export function createApiKeyService({ prisma, queryRows, config, clock, logger, 
       include: { plan: true },
     });
     if (!row) throw notFound(id);
-    const link = { id: true, prefix: true } as const;
-    const [rolledFrom, rolledTo] = await Promise.all([
+    const link = { id: true, prefix: true, accountId: true } as const;
+    const [from, to] = await Promise.all([
       prisma.apiKey.findUnique({ where: { rolledToId: id }, select: link }),
       row.rolledToId ? prisma.apiKey.findUnique({ where: { id: row.rolledToId }, select: link }) : null,
     ]);
-    return { ...toView(row, clock()), rolledFrom, rolledTo };
+    // Within an account, only keys of that account are named (a roll keeps the account, so this is a guard).
+    const named = (k: typeof from) =>
+      k && (!accountId || k.accountId === accountId) ? { id: k.id, prefix: k.prefix } : null;
+    return { ...toView(row, clock()), rolledFrom: named(from), rolledTo: named(to) };
   }
 
   /** Revokes by id or display prefix, idempotently. @throws AppError not_found. */

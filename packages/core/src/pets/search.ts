@@ -11,7 +11,13 @@
  * walk of `(name, id)` or the primary key) and only the page's rows are read whole. A deep page of a name search
  * sorted by name walks the matches' name range instead of sorting them, when they sort together (name-range.ts).
  */
-import { type Animal, COUNT_CAP, type PetSearch } from "@petstore/contracts";
+import {
+  type Animal,
+  COUNT_CAP,
+  type PetExportQuery,
+  type PetFilter,
+  type PetSearch,
+} from "@petstore/contracts";
 import { Prisma, type PrismaClient } from "@petstore/db";
 import { likeLiteral } from "../like.ts";
 import { toAnimal } from "./mapping.ts";
@@ -49,7 +55,7 @@ const SHORT_SEARCH = 2;
  * Whether the search has one or two characters: its matches are looked up by the characters and character pairs
  * of the names (`pet_name_grams`, migration `short_name_search`), a lookup that is exact for such a search.
  */
-const isShort = (input: PetSearch) => !!input.query && [...input.query].length <= SHORT_SEARCH;
+const isShort = (input: PetFilter) => !!input.query && [...input.query].length <= SHORT_SEARCH;
 
 /**
  * How the name is matched: `"grams"` through the names' characters and pairs (a short search only), `"index"` as
@@ -58,9 +64,12 @@ const isShort = (input: PetSearch) => !!input.query && [...input.query].length <
  */
 type Match = "grams" | "index" | "row";
 
-/** The `WHERE` clause of the table's filters, the name matched as `match` says; within `range` if given. */
-function conditions(input: PetSearch, match: Match, range?: NameRange): Prisma.Sql {
-  const parts: Prisma.Sql[] = [];
+/**
+ * The `WHERE` clause of the table's filters, the name matched as `match` says; within `range` if given; with `after`
+ * (a keyset position) too.
+ */
+function conditions(input: PetFilter, match: Match, range?: NameRange, after?: Prisma.Sql): Prisma.Sql {
+  const parts: Prisma.Sql[] = after ? [after] : [];
   if (input.status === "none") parts.push(Prisma.sql`"status" IS NULL`);
   else if (input.status) parts.push(Prisma.sql`"status" = ${input.status}::"PetStatus"`);
   if (input.categoryId) parts.push(Prisma.sql`"categoryId" = ${BigInt(input.categoryId)}`);
@@ -77,7 +86,7 @@ function conditions(input: PetSearch, match: Match, range?: NameRange): Prisma.S
 }
 
 /** How a search finds all its matches (counts, the collected pages): by the names' pairs when it is short. */
-const lookup = (input: PetSearch): Match => (isShort(input) ? "grams" : "index");
+const lookup = (input: PetFilter): Match => (isShort(input) ? "grams" : "index");
 
 /**
  * Whether a page sorted by name is found through the name's trigram index (then sorted) rather than by walking the
@@ -106,7 +115,12 @@ const walkBudget = (wanted: number) => Math.min(WALK_LIMIT, Math.max(5_000, 4 * 
  * `ORDER BY` of the table's sort, or of its reverse; `alias` qualifies the columns. With `unindexed`, the name is
  * ordered as an expression (the same order), which no index provides, so the planner finds the matches first.
  */
-function orderBy(input: PetSearch, reversed: boolean, alias = "", unindexed = false): Prisma.Sql {
+function orderBy(
+  input: Pick<PetSearch, "sortBy" | "sortDirection">,
+  reversed: boolean,
+  alias = "",
+  unindexed = false,
+): Prisma.Sql {
   const ascending = (input.sortDirection === "asc") !== reversed;
   const dir = Prisma.raw(ascending ? "ASC" : "DESC");
   const col = (name: string) => Prisma.raw(`${alias}"${name}"`);
@@ -117,6 +131,13 @@ function orderBy(input: PetSearch, reversed: boolean, alias = "", unindexed = fa
 }
 
 type Db = Pick<PrismaClient, "$queryRaw">;
+
+const toRow = (p: RawPet): PetRow => ({
+  ...toAnimal(p),
+  categoryName: p.categoryName,
+  createdAt: p.createdAt.toISOString(),
+  updatedAt: p.updatedAt.toISOString(),
+});
 
 /**
  * `take` matches from `skip` on in the table's order (or its reverse), the page's rows read whole; with `range`, by
@@ -144,14 +165,7 @@ async function pageRows(
     JOIN "Pet" AS p ON p."id" = k."id"
     JOIN "Category" AS c ON c."id" = p."categoryId"
     ${orderBy(input, reversed, "p.")}`;
-  const view = rows.map(
-    (p): PetRow => ({
-      ...toAnimal(p),
-      categoryName: p.categoryName,
-      createdAt: p.createdAt.toISOString(),
-      updatedAt: p.updatedAt.toISOString(),
-    }),
-  );
+  const view = rows.map(toRow);
   return reversed ? view.reverse() : view;
 }
 
@@ -188,7 +202,7 @@ async function shortSearchIds(
 }
 
 /** Matches, counted up to `cap + 1` (null: all of them). */
-async function countMatches(db: Db, input: PetSearch, cap: number | null): Promise<number> {
+async function countMatches(db: Db, input: PetFilter, cap: number | null): Promise<number> {
   const limit = cap === null ? Prisma.empty : Prisma.sql`LIMIT ${cap + 1}`;
   const [row] = await db.$queryRaw<{ n: number }[]>`
     SELECT count(*)::float8 AS n FROM (SELECT 1 FROM "Pet" ${conditions(input, lookup(input))} ${limit}) AS m`;
@@ -226,4 +240,43 @@ export function createPetSearch(prisma: PrismaClient) {
       { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 60_000 },
     );
   };
+}
+
+/**
+ * The ids of the animals `filter` matches, ascending, at most `cap + 1` of them (one more than `cap` says there are
+ * more), read in `db` (a transaction, to change them in the same snapshot).
+ */
+export async function matchingIds(db: Db, filter: PetFilter, cap: number): Promise<bigint[]> {
+  const rows = await db.$queryRaw<{ id: bigint }[]>`
+    SELECT "id" FROM "Pet" ${conditions(filter, lookup(filter))} ORDER BY "id" LIMIT ${cap + 1}`;
+  return rows.map((r) => r.id);
+}
+
+/** The number of animals `filter` matches, counted up to `cap + 1`. */
+export const countMatching = (db: Db, filter: PetFilter, cap: number) => countMatches(db, filter, cap);
+
+/**
+ * The animals `query` matches in its order, `size` at a time (keyset paging on the sort's columns, so each batch
+ * is one index walk however deep), for the CSV download.
+ */
+export async function* petBatches(db: Db, query: PetExportQuery, size: number): AsyncGenerator<PetRow[]> {
+  const cmp = Prisma.raw(query.sortDirection === "desc" ? "<" : ">");
+  let after: Prisma.Sql | undefined;
+  for (;;) {
+    const rows = await db.$queryRaw<RawPet[]>`
+      SELECT p."id", p."name", p."categoryId", p."status"::text AS "status", p."createdAt", p."updatedAt",
+             c."name" AS "categoryName"
+      FROM (SELECT "id" FROM "Pet" ${conditions(query, lookup(query), undefined, after)} ${orderBy(query, false)} LIMIT ${size}) AS k
+      JOIN "Pet" AS p ON p."id" = k."id"
+      JOIN "Category" AS c ON c."id" = p."categoryId"
+      ${orderBy(query, false, "p.")}`;
+    if (rows.length === 0) return;
+    yield rows.map(toRow);
+    const last = rows.at(-1);
+    if (!last || rows.length < size) return;
+    after =
+      query.sortBy === "name"
+        ? Prisma.sql`("name", "id") ${cmp} (${last.name}, ${last.id})`
+        : Prisma.sql`"id" ${cmp} ${last.id}`;
+  }
 }

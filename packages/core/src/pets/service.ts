@@ -9,9 +9,19 @@
  * change and it is not deleted (409 `conflict`), and a hold that lapsed is expired first (docs/contract.md
  * section 1, "The store section").
  */
-import { type Animal, AppError, type NewPet, type PetStatus, type PetUpdate } from "@petstore/contracts";
+import {
+  type Animal,
+  AppError,
+  MAX_ANIMALS_CSV,
+  MAX_BULK_STATUS,
+  type NewPet,
+  type PetExportQuery,
+  type PetFilter,
+  type PetStatus,
+  type PetUpdate,
+} from "@petstore/contracts";
 import type { Prisma } from "@petstore/db";
-import { writeAudit } from "../audit.ts";
+import { writeAudit, writeAudits } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { animalTag } from "../entity-tag.ts";
 import { expireHolds, lockHolds, placedHolds } from "../orders/statements.ts";
@@ -22,7 +32,7 @@ import { createCursorCodec } from "./cursor.ts";
 import { isForeignKeyViolation } from "./database-errors.ts";
 import { readInventory } from "./inventory.ts";
 import { toAnimal } from "./mapping.ts";
-import { createPetSearch } from "./search.ts";
+import { countMatching, createPetSearch, matchingIds, petBatches } from "./search.ts";
 
 export type { PetRow } from "./search.ts";
 
@@ -109,21 +119,59 @@ async function applyStatuses(
   for (const pet of pets) groups.set(statusOf(pet), [...(groups.get(statusOf(pet)) ?? []), pet.id]);
   for (const [status, ids] of groups)
     await tx.pet.updateMany({ where: { id: { in: ids } }, data: { status } });
-  for (const pet of pets) {
-    await writeAudit(tx, {
+  await writeAudits(
+    tx,
+    pets.map((pet) => ({
       actor,
       action: "pet.setStatus",
       entityType: "pet",
       entityId: String(pet.id),
       before: { status: pet.status },
       after: { status: statusOf(pet) },
-    });
-  }
+    })),
+  );
   const events = pets.flatMap((pet) => {
     const data = petUpdatedData(toAnimal({ ...pet, status: statusOf(pet) }), toAnimal(pet));
     return data ? [{ type: "pet.updated" as const, data }] : [];
   });
   return recordEvents(tx, events);
+}
+
+/** The refusal of a change or download of more animals than `max`. */
+const tooManyMatches = (max: number, what: string) =>
+  new AppError(
+    "validation_failed",
+    `More than ${max.toLocaleString("en-US")} animals match: narrow the filters (at most ${max.toLocaleString("en-US")} ${what}).`,
+  );
+
+/**
+ * Sets the status of the animals `ids` that exist, in `tx` (see `setStatus`).
+ * @throws AppError conflict when it would change the status of an animal a placed order holds.
+ */
+async function setStatusOf(
+  tx: Prisma.TransactionClient,
+  ids: bigint[],
+  status: PetStatus | null,
+  actor: Actor,
+  now: Date,
+) {
+  const locked = await lockWithHolds(tx, ids, now);
+  const before = locked.pets;
+  const held = before.flatMap((pet) => {
+    const hold = locked.holds.get(pet.id);
+    return hold && pet.status !== status ? [{ petId: pet.id, orderId: hold.id }] : [];
+  });
+  if (held.length === 1 && held[0]) throw heldBy(held[0].petId, held[0].orderId);
+  if (held.length > 1)
+    throw new AppError(
+      "conflict",
+      `${held.length} of these animals are held by placed orders (${held
+        .slice(0, 5)
+        .map((h) => h.petId)
+        .join(", ")}${held.length > 5 ? ", …" : ""}): complete or cancel their orders first.`,
+    );
+  const queued = locked.queued + (await applyStatuses(tx, before, () => status, actor));
+  return { previous: before.map((pet) => ({ id: Number(pet.id), status: pet.status })), queued };
 }
 
 const unknownCategory = (categoryId: number) =>
@@ -299,27 +347,42 @@ export function createPetService(
       status: PetStatus | null,
       actor: Actor,
     ): Promise<{ count: number; previous: StatusChange[] }> {
+      const { previous, queued } = await prisma.$transaction((tx) =>
+        setStatusOf(tx, [...new Set(ids)].map(BigInt), status, actor, clock()),
+      );
+      onQueued(queued);
+      return { count: previous.length, previous };
+    },
+
+    /**
+     * `setStatus` of every animal `filter` matches (the dashboard's "select all matching"), read and changed in one
+     * transaction; each animal is audited as `setStatus` audits it.
+     * @returns as `setStatus`.
+     * @throws AppError validation_failed when more than MAX_BULK_STATUS match (nothing is set);
+     *   conflict as `setStatus`.
+     */
+    async setStatusMatching(
+      filter: PetFilter,
+      status: PetStatus | null,
+      actor: Actor,
+    ): Promise<{ count: number; previous: StatusChange[] }> {
       const { previous, queued } = await prisma.$transaction(async (tx) => {
-        const locked = await lockWithHolds(tx, [...new Set(ids)].map(BigInt), clock());
-        const before = locked.pets;
-        const held = before.flatMap((pet) => {
-          const hold = locked.holds.get(pet.id);
-          return hold && pet.status !== status ? [{ petId: pet.id, orderId: hold.id }] : [];
-        });
-        if (held.length === 1 && held[0]) throw heldBy(held[0].petId, held[0].orderId);
-        if (held.length > 1)
-          throw new AppError(
-            "conflict",
-            `${held.length} of these animals are held by placed orders (${held
-              .slice(0, 5)
-              .map((h) => h.petId)
-              .join(", ")}${held.length > 5 ? ", …" : ""}): complete or cancel their orders first.`,
-          );
-        const queued = locked.queued + (await applyStatuses(tx, before, () => status, actor));
-        return { previous: before.map((pet) => ({ id: Number(pet.id), status: pet.status })), queued };
+        const ids = await matchingIds(tx, filter, MAX_BULK_STATUS);
+        if (ids.length > MAX_BULK_STATUS) throw tooManyMatches(MAX_BULK_STATUS, "change at once");
+        return setStatusOf(tx, ids, status, actor, clock());
       });
       onQueued(queued);
       return { count: previous.length, previous };
+    },
+
+    /**
+     * The animals `query` matches in its order, `batchSize` at a time (the animals CSV).
+     * @throws AppError validation_failed, before any batch, when more than MAX_ANIMALS_CSV match.
+     */
+    async *exportBatches(query: PetExportQuery, batchSize = 1_000) {
+      if ((await countMatching(prisma, query, MAX_ANIMALS_CSV)) > MAX_ANIMALS_CSV)
+        throw tooManyMatches(MAX_ANIMALS_CSV, "download at once");
+      yield* petBatches(prisma, query, batchSize);
     },
 
     /**

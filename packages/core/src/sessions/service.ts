@@ -337,6 +337,16 @@ export function createSessionService(
     },
 
     /**
+     * Why the session of `token` was ended on its person's behalf, while it would still have been live: `removed`
+     * (a member removed from their account); undefined when it was not (or is unknown).
+     */
+    async endedReason(token: string | undefined): Promise<"removed" | undefined> {
+      if (!token || token.length > 100) return undefined;
+      const ended = await prisma.endedSession.findUnique({ where: { tokenHash: hashToken(token) } });
+      return ended && ended.expiresAt > clock() && ended.reason === "removed" ? "removed" : undefined;
+    },
+
+    /**
      * Ends the session holding `token` (sign-out) and audits it; unknown tokens are ignored. `client.ip` is
      * recorded when given.
      */

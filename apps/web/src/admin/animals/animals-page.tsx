@@ -1,11 +1,12 @@
 "use client";
 /**
  * Animals: a server-paged list searched, filtered and sorted in the URL (the count stops at 10,000: "10,000+"),
- * added and edited in a dialog, deleted after confirming, several given a status at once. Without a category,
- * "New animal" is disabled and says why.
+ * added and edited in a dialog, deleted after confirming, a status changed in its row, several (or every one the
+ * filters match) given a status at once, the filtered view downloaded as CSV. Without a category, "New animal" is
+ * disabled and says why.
  */
-import { Button, Stack } from "@mantine/core";
-import { PetSearch } from "@petstore/contracts";
+import { Button, Group, Stack } from "@mantine/core";
+import { MAX_ANIMALS_CSV, type PetFilter, PetSearch } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useId, useState } from "react";
@@ -13,7 +14,8 @@ import { FilterBar, FilterSelect, SearchFilter } from "@/admin/components/filter
 import { Hint, PageHeader, RouteLink } from "@/ui/components/page";
 import { Pager } from "@/ui/components/pager";
 import { QueryState } from "@/ui/components/query-state";
-import { STATUS_LABELS } from "@/ui/format";
+import { notifySuccess } from "@/ui/feedback";
+import { formatNumber, STATUS_LABELS } from "@/ui/format";
 import { useTRPC } from "@/ui/trpc";
 import type { EditableAnimal } from "./animal-dialog";
 import { AnimalsTable } from "./animals-table";
@@ -31,6 +33,41 @@ const STATUS_FILTER = [
     label: STATUS_LABELS[value],
   })),
 ];
+
+/**
+ * Downloads the filtered view in its order as CSV (GET /api/animals/export, streamed); disabled, saying why, when
+ * more than MAX_ANIMALS_CSV match (`total` not exact or above it).
+ */
+function CsvDownload({ input, total, exact }: { input: PetSearch; total?: number; exact?: boolean }) {
+  const reasonId = useId();
+  const tooMany = total !== undefined && (!exact || total > MAX_ANIMALS_CSV);
+  const download = () => {
+    const { page: _page, pageSize: _size, ...view } = input;
+    const query = new URLSearchParams(
+      Object.entries(view).flatMap(([k, v]) => (v === undefined || v === "" ? [] : [[k, String(v)]])),
+    );
+    Object.assign(document.createElement("a"), {
+      href: `/api/animals/export?${query}`,
+      download: "",
+    }).click();
+    notifySuccess("Download started: your browser saves the CSV file as it arrives.");
+  };
+  return (
+    <Stack gap={4} align="flex-end">
+      <Button
+        variant="default"
+        onClick={download}
+        disabled={total === undefined || tooMany}
+        aria-describedby={tooMany ? reasonId : undefined}
+      >
+        Download CSV
+      </Button>
+      {tooMany ? (
+        <Hint id={reasonId}>At most {formatNumber(MAX_ANIMALS_CSV)} animals: narrow the filters.</Hint>
+      ) : null}
+    </Stack>
+  );
+}
 
 /** "New animal", once `categoryCount` (undefined while loading) says there is a category; else why it is disabled. */
 function NewAnimalAction({
@@ -66,7 +103,13 @@ export function AnimalsPage() {
   const trpc = useTRPC();
   const query = useAnimalQuery();
   const { view } = query;
-  const [selected, setSelected] = useState<number[]>([]);
+  const [selected, setSelectedIds] = useState<number[]>([]);
+  // Every animal the filters match is selected (the bar's "Select all N matching"), not only `selected`.
+  const [allMatching, setAllMatching] = useState(false);
+  const setSelected: typeof setSelectedIds = (update) => {
+    setSelectedIds(update);
+    setAllMatching(false);
+  };
   // The animal being edited, null for a new one, undefined while the dialog is closed.
   const [editing, setEditing] = useState<EditableAnimal | null | undefined>(undefined);
 
@@ -78,6 +121,9 @@ export function AnimalsPage() {
     setSelected([]);
   };
   const categoryCount = categories.data?.length;
+  const pageIds = pets.data?.rows.map((r) => r.id) ?? [];
+  const { status, categoryId, query: q } = query.input;
+  const matchFilter: PetFilter = { status, categoryId, query: q };
   const openForm = (animal: EditableAnimal | null) => {
     // A new animal needs a category to choose: the form never opens with an empty list.
     if (!animal && !categoryCount) return;
@@ -93,7 +139,12 @@ export function AnimalsPage() {
       <PageHeader
         title="Animals"
         description="Every animal in the store. Changes show in the public API at once."
-        actions={<NewAnimalAction categoryCount={categoryCount} onOpen={() => openForm(null)} />}
+        actions={
+          <Group gap="sm" align="flex-start">
+            <CsvDownload input={query.input} total={pets.data?.total} exact={pets.data?.totalExact} />
+            <NewAnimalAction categoryCount={categoryCount} onOpen={() => openForm(null)} />
+          </Group>
+        }
       />
       <FilterBar>
         <SearchFilter
@@ -120,7 +171,21 @@ export function AnimalsPage() {
           searchable
         />
       </FilterBar>
-      <BulkStatusBar ids={selected} onDone={() => setSelected([])} />
+      <BulkStatusBar
+        ids={selected}
+        matching={{
+          filter: matchFilter,
+          total: pets.data?.total ?? 0,
+          exact: pets.data?.totalExact ?? false,
+          offer:
+            pageIds.length > 0 &&
+            pageIds.every((id) => selected.includes(id)) &&
+            (pets.data?.total ?? 0) > pageIds.length,
+        }}
+        allMatching={allMatching}
+        onSelectAllMatching={() => setAllMatching(true)}
+        onDone={() => setSelected([])}
+      />
       <QueryState
         query={pets}
         errorTitle="Could not load the animals"

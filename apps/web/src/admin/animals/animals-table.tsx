@@ -1,18 +1,19 @@
 "use client";
 /**
- * One page of animals: select for bulk changes, sort, edit, delete after confirming. The checkboxes read the
+ * One page of animals: select for bulk changes, sort, a status changed in its row (an animal a placed order holds
+ * keeps its status: the server says which order), edit, delete after confirming. The checkboxes read the
  * selection from a context and the sort and "select all" headers are passed apart from the columns, so a checkbox
  * re-renders the checkboxes, not the rows (a selected row's tint is CSS, admin.css; docs/performance.md).
  */
-import { Button, Checkbox } from "@mantine/core";
+import { Button, Checkbox, Menu } from "@mantine/core";
+import type { PetStatus } from "@petstore/contracts";
 import { createContext, useContext } from "react";
 import { PhoneSort, sortHeaders } from "@/admin/components/sort";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { type Column, DataTable } from "@/ui/components/data-table";
-import { StateBadge } from "@/ui/components/page";
 import { ConfirmAction } from "@/ui/dialogs";
 import { notifySuccess, useNotifiedMutation } from "@/ui/feedback";
-import { formatDateTime, STATUS_COLORS, STATUS_LABELS } from "@/ui/format";
+import { formatDateTime, STATUS_LABELS } from "@/ui/format";
 import { useTRPC } from "@/ui/trpc";
 import type { EditableAnimal } from "./animal-dialog";
 import type { useAnimalQuery } from "./use-animal-query";
@@ -32,6 +33,49 @@ interface SelectionState {
 }
 
 const Selection = createContext<SelectionState>({ selected: [], setSelected: () => {} });
+
+/** Sets one animal's status (null clears it); rows read it from a context, so the columns stay constant. */
+const StatusChange = createContext<{ change(pet: Animal, status: PetStatus | null): void; pending?: number }>(
+  {
+    change: () => {},
+  },
+);
+
+const STATUS_OPTIONS = (["available", "pending", "sold", "none"] as const).map((value) => ({
+  value,
+  label: STATUS_LABELS[value],
+}));
+
+/**
+ * An animal's status in its row: a button naming it that opens a menu of the others; choosing one sets it at once.
+ * The menu's items exist only while it is open, so a page of rows holds one button each.
+ */
+function StatusMenu({ pet }: { pet: Animal }) {
+  const { change, pending } = useContext(StatusChange);
+  const current = pet.status ?? "none";
+  return (
+    <Menu position="bottom-start">
+      <Menu.Target>
+        <Button
+          size="compact-sm"
+          variant="default"
+          rightSection="▾"
+          loading={pending === pet.id}
+          aria-label={`Status of ${pet.name}: ${STATUS_LABELS[current]}`}
+        >
+          {STATUS_LABELS[current]}
+        </Button>
+      </Menu.Target>
+      <Menu.Dropdown>
+        {STATUS_OPTIONS.filter((o) => o.value !== current).map((o) => (
+          <Menu.Item key={o.value} onClick={() => change(pet, o.value === "none" ? null : o.value)}>
+            {o.label}
+          </Menu.Item>
+        ))}
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
 
 /** An animal's selection checkbox (a table cell, or the lead of a phone card). */
 function SelectBox({ pet }: { pet: Pick<Animal, "id" | "name"> }) {
@@ -78,9 +122,7 @@ const COLUMNS: Column<Animal>[] = [
   {
     key: "status",
     header: "Status",
-    cell: (p) => (
-      <StateBadge color={STATUS_COLORS[p.status ?? "none"]}>{STATUS_LABELS[p.status ?? "none"]}</StateBadge>
-    ),
+    cell: (p) => <StatusMenu pet={p} />,
   },
   { key: "updated", header: "Updated", cell: (p) => formatDateTime(p.updatedAt) },
 ];
@@ -106,49 +148,60 @@ export function AnimalsTable({
     invalidate: [trpc.pets.pathKey(), trpc.categories.pathKey(), trpc.overview.pathKey()],
     failure: "Could not delete the animal",
   });
+  const setStatus = useNotifiedMutation(trpc.pets.update.mutationOptions(), {
+    invalidate: [trpc.pets.pathKey(), trpc.overview.pathKey()],
+    success: (pet) => `${pet.name} is now ${STATUS_LABELS[pet.status ?? "none"]}.`,
+    failure: "Could not change the status",
+  });
+  const statusChange = {
+    change: (pet: Animal, status: PetStatus | null) => setStatus.mutate({ id: pet.id, status }),
+    pending: setStatus.isPending ? setStatus.variables?.id : undefined,
+  };
   const pageIds = rows.map((r) => r.id);
   const headers = {
     select: { header: <SelectAllBox pageIds={pageIds} />, headerProps: { w: 40 } },
     ...sortHeaders({ id: "ID", name: "Name" }, query.view, query.sortBy),
   };
   return (
-    <Selection.Provider value={{ selected, setSelected }}>
-      <PhoneSort
-        options={PHONE_SORTS}
-        view={query.view}
-        onChange={(sort, dir) => query.filter({ sort, dir })}
-      >
-        <SelectAllBox pageIds={pageIds} labelled />
-      </PhoneSort>
-      <DataTable
-        label="Animals table"
-        rows={rows}
-        rowKey={(p) => p.id}
-        columns={COLUMNS}
-        headers={headers}
-        minWidth={760}
-        busy={busy}
-        cardLead={selectCell}
-        actions={(pet) => (
-          <>
-            <Button size="xs" variant="default" aria-label={`Edit ${pet.name}`} onClick={() => onEdit(pet)}>
-              Edit
-            </Button>
-            <ConfirmAction
-              label="Delete"
-              ariaLabel={`Delete ${pet.name}`}
-              title={`Delete ${pet.name}?`}
-              message={`${pet.name} (#${pet.id}) will be removed from the store and the public API. This cannot be undone.`}
-              confirmLabel="Delete animal"
-              onConfirm={async () => {
-                await removeAnimal({ id: pet.id });
-                setSelected((s) => s.filter((id) => id !== pet.id));
-                notifySuccess(`${pet.name} was deleted.`);
-              }}
-            />
-          </>
-        )}
-      />
-    </Selection.Provider>
+    <StatusChange.Provider value={statusChange}>
+      <Selection.Provider value={{ selected, setSelected }}>
+        <PhoneSort
+          options={PHONE_SORTS}
+          view={query.view}
+          onChange={(sort, dir) => query.filter({ sort, dir })}
+        >
+          <SelectAllBox pageIds={pageIds} labelled />
+        </PhoneSort>
+        <DataTable
+          label="Animals table"
+          rows={rows}
+          rowKey={(p) => p.id}
+          columns={COLUMNS}
+          headers={headers}
+          minWidth={760}
+          busy={busy}
+          cardLead={selectCell}
+          actions={(pet) => (
+            <>
+              <Button size="xs" variant="default" aria-label={`Edit ${pet.name}`} onClick={() => onEdit(pet)}>
+                Edit
+              </Button>
+              <ConfirmAction
+                label="Delete"
+                ariaLabel={`Delete ${pet.name}`}
+                title={`Delete ${pet.name}?`}
+                message={`${pet.name} (#${pet.id}) will be removed from the store and the public API. This cannot be undone.`}
+                confirmLabel="Delete animal"
+                onConfirm={async () => {
+                  await removeAnimal({ id: pet.id });
+                  setSelected((s) => s.filter((id) => id !== pet.id));
+                  notifySuccess(`${pet.name} was deleted.`);
+                }}
+              />
+            </>
+          )}
+        />
+      </Selection.Provider>
+    </StatusChange.Provider>
   );
 }

@@ -1,14 +1,17 @@
 "use client";
 /**
  * Shown while animals are selected: gives them all one status after a confirmation, and the notice that follows
- * offers to undo it (each animal gets its status back unless it was changed since).
+ * offers to undo it (each animal gets its status back unless it was changed since). When a whole page is selected
+ * and more animals match, it offers every matching animal (at most MAX_BULK_STATUS), changed by the filters on the
+ * server rather than by ids.
  */
 import { Button, Group, Paper, Select, Text } from "@mantine/core";
-import type { PetStatus } from "@petstore/contracts";
+import { MAX_BULK_STATUS, type PetFilter, type PetStatus } from "@petstore/contracts";
 import { useState } from "react";
+import { Hint } from "@/ui/components/page";
 import { ConfirmDialog } from "@/ui/dialogs";
 import { notifySuccessWithUndo, useNotifiedMutation } from "@/ui/feedback";
-import { STATUS_LABELS } from "@/ui/format";
+import { formatNumber, STATUS_LABELS } from "@/ui/format";
 import { useTRPC } from "@/ui/trpc";
 
 const OPTIONS = (["available", "pending", "sold", "none"] as const).map((value) => ({
@@ -16,9 +19,31 @@ const OPTIONS = (["available", "pending", "sold", "none"] as const).map((value) 
   label: STATUS_LABELS[value],
 }));
 
-const animals = (n: number) => `${n} animal${n === 1 ? "" : "s"}`;
+const animals = (n: number) => `${formatNumber(n)} animal${n === 1 ? "" : "s"}`;
 
-export function BulkStatusBar({ ids, onDone }: { ids: number[]; onDone(): void }) {
+/** What the table's filters match: the filter, how many (exact when `exact`), and whether a page shows them all. */
+export interface Matching {
+  filter: PetFilter;
+  total: number;
+  exact: boolean;
+  /** The selection is the whole page, and the page is not every match. */
+  offer: boolean;
+}
+
+export function BulkStatusBar({
+  ids,
+  matching,
+  allMatching,
+  onSelectAllMatching,
+  onDone,
+}: {
+  ids: number[];
+  matching: Matching;
+  /** Every animal `matching.filter` matches is selected, not `ids`. */
+  allMatching: boolean;
+  onSelectAllMatching(): void;
+  onDone(): void;
+}) {
   const trpc = useTRPC();
   const [status, setStatus] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -32,21 +57,30 @@ export function BulkStatusBar({ ids, onDone }: { ids: number[]; onDone(): void }
         : ""),
     failure: "Could not undo the status change",
   });
-  const change = useNotifiedMutation(trpc.pets.setStatus.mutationOptions(), {
+  const feedback = {
     invalidate,
     failure: "Could not change the status",
-    onDone: ({ updated, previous }, input) => {
+    onDone: (
+      { updated, previous }: { updated: number; previous: { id: number; status: PetStatus | null }[] },
+      input: { status: PetStatus | null },
+    ) => {
       notifySuccessWithUndo(
         `Status of ${animals(updated)} set to ${STATUS_LABELS[input.status ?? "none"]}.`,
-        () => restore.mutate({ previous, from: input.status }),
+        () => {
+          if (previous.length > 0) restore.mutate({ previous, from: input.status });
+        },
       );
       setStatus(null);
       onDone();
     },
-  });
-  if (ids.length === 0) return null;
+  };
+  const change = useNotifiedMutation(trpc.pets.setStatus.mutationOptions(), feedback);
+  const changeMatching = useNotifiedMutation(trpc.pets.setStatusMatching.mutationOptions(), feedback);
+  if (ids.length === 0 && !allMatching) return null;
   const target: PetStatus | null = status === "none" ? null : (status as PetStatus);
   const label = STATUS_LABELS[target ?? "none"];
+  const count = allMatching ? matching.total : ids.length;
+  const tooMany = !matching.exact || matching.total > MAX_BULK_STATUS;
   return (
     // Sticky under the header: on a long list (a phone's cards above all) the bar stays on screen while scrolling.
     <Paper
@@ -62,7 +96,7 @@ export function BulkStatusBar({ ids, onDone }: { ids: number[]; onDone(): void }
     >
       <Group gap="sm" align="flex-end">
         <Text size="sm" fw={600} mr="auto" style={{ alignSelf: "center" }}>
-          {ids.length} selected
+          {allMatching ? `All ${formatNumber(count)} matching selected` : `${formatNumber(count)} selected`}
         </Text>
         <Select
           label="Set status to"
@@ -74,20 +108,37 @@ export function BulkStatusBar({ ids, onDone }: { ids: number[]; onDone(): void }
           size="xs"
         />
         <Button size="xs" disabled={!status} onClick={() => setConfirming(true)}>
-          Apply to {ids.length}
+          Apply to {formatNumber(count)}
         </Button>
         <Button size="xs" variant="default" onClick={onDone}>
           Clear selection
         </Button>
       </Group>
+      {matching.offer && !allMatching ? (
+        tooMany ? (
+          <Hint mt="xs">
+            {matching.exact ? formatNumber(matching.total) : `More than ${formatNumber(matching.total)}`}{" "}
+            animals match; at most {formatNumber(MAX_BULK_STATUS)} change at once. Narrow the filters to
+            change them all.
+          </Hint>
+        ) : (
+          <Button size="compact-sm" variant="subtle" mt="xs" onClick={onSelectAllMatching}>
+            Select all {formatNumber(matching.total)} matching
+          </Button>
+        )
+      ) : null}
       {confirming ? (
         <ConfirmDialog
           onClose={() => setConfirming(false)}
-          title={`Change the status of ${animals(ids.length)}?`}
-          message={`${animals(ids.length)} get the status ${label}, replacing the status each has now. The notice that follows can undo it.`}
-          confirmLabel={`Set ${animals(ids.length)} to ${label}`}
+          title={`Change the status of ${animals(count)}?`}
+          message={`${allMatching ? `Every animal the filters match (${animals(count)})` : animals(count)} get${count === 1 && !allMatching ? "s" : ""} the status ${label}, replacing the status each has now. The notice that follows can undo it.`}
+          confirmLabel={`Set ${animals(count)} to ${label}`}
           confirmColor="blue"
-          onConfirm={() => change.mutateAsync({ ids, status: target })}
+          onConfirm={() =>
+            allMatching
+              ? changeMatching.mutateAsync({ filter: matching.filter, status: target })
+              : change.mutateAsync({ ids, status: target })
+          }
         />
       ) : null}
     </Paper>

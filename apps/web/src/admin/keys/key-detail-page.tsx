@@ -1,14 +1,16 @@
 "use client";
 /**
  * One API key: its settings, state and lineage (the key it was rolled from and to), its actions, a link to its audit
- * trail, a chosen day by hour, its last 30 days, its traffic and its recent requests.
+ * trail, a chosen day by hour, its last 30 days (traffic by outcome and operation, bans, deprecated getPet calls: one
+ * set of charts) and its recent requests.
  */
-import { Code, Group } from "@mantine/core";
+import { Group } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { Field, NotFoundNotice, RouteLink, SectionTitle } from "@/ui/components/page";
 import { QueryState } from "@/ui/components/query-state";
 import { formatDateTime } from "@/ui/format";
 import { KeySummary } from "@/ui/keys/key-summary";
+import { LineageLink } from "@/ui/keys/lineage-link";
 import { RecentRequests } from "@/ui/keys/recent-requests";
 import { hasCode, useTRPC } from "@/ui/trpc";
 import { MonthQuotaProgress } from "@/ui/usage/month-quota";
@@ -23,16 +25,6 @@ function AccountLink({ accountId }: { accountId: string }) {
   const account = useQuery(trpc.accounts.get.queryOptions({ id: accountId }));
   return (
     <RouteLink href={`/admin/accounts/${accountId}`}>{account.data?.name ?? "Open the account"}</RouteLink>
-  );
-}
-
-/** A key of the same lineage (docs/contract.md section 2, "Roll"), linked by its prefix; a dash for none. */
-function LineageLink({ link }: { link: { id: string; prefix: string } | null }) {
-  if (!link) return "—";
-  return (
-    <RouteLink href={`/admin/keys/${link.id}`}>
-      <Code>{link.prefix}…</Code>
-    </RouteLink>
   );
 }
 
@@ -73,10 +65,10 @@ export function KeyDetailPage({ id }: { id: string }) {
                 ) : null}
                 {k.bannedUntil ? <Field label="Banned until">{formatDateTime(k.bannedUntil)}</Field> : null}
                 <Field label="Rolled from">
-                  <LineageLink link={k.rolledFrom} />
+                  <LineageLink link={k.rolledFrom} base="/admin/keys" relation="from" />
                 </Field>
                 <Field label="Rolled to">
-                  <LineageLink link={k.rolledTo} />
+                  <LineageLink link={k.rolledTo} base="/admin/keys" relation="to" />
                 </Field>
               </>
             }
@@ -90,12 +82,11 @@ export function KeyDetailPage({ id }: { id: string }) {
       <SectionTitle mt="xl">Usage by hour</SectionTitle>
       <DayByHour keyId={id} />
       <SectionTitle mt="xl">Last 30 days</SectionTitle>
-      <QueryState query={usage} errorTitle="Could not load the usage" skeletonRows={4}>
-        {(days) => <UsageCharts days={days} />}
-      </QueryState>
-      <SectionTitle mt="xl">Traffic</SectionTitle>
       <QueryState query={traffic} errorTitle="Could not load the traffic" skeletonRows={4}>
         {(t) => <TrafficCharts traffic={t} scope="This key" />}
+      </QueryState>
+      <QueryState query={usage} errorTitle="Could not load the bans and deprecated calls" skeletonRows={2}>
+        {(days) => <UsageCharts days={days} />}
       </QueryState>
       <RecentRequests scope="admin" keyId={id} lastUsedAt={key.data?.lastUsedAt ?? null} />
     </>

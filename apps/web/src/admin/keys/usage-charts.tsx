@@ -1,5 +1,8 @@
 "use client";
-/** A key's last 30 days as four bar charts (requests, 429s, bans, deprecated getPet calls) and as a table. */
+/**
+ * What a key's traffic charts do not show of its last 30 days: bans and deprecated getPet calls, as bar charts and
+ * as a table (its requests and 429s by day are the traffic charts' own).
+ */
 import { Paper, SimpleGrid, Title } from "@mantine/core";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { FiguresTable } from "@/ui/components/figures-table";
@@ -10,18 +13,6 @@ import { Bars } from "@/ui/usage/traffic-charts";
 export type UsageDay = RouterOutputs["apiKeys"]["usage"][number];
 
 const SERIES = [
-  {
-    key: "requests",
-    title: "Requests",
-    color: "teal.7",
-    note: "Every call that reached the API with this key.",
-  },
-  {
-    key: "rateLimited",
-    title: "Rate-limited (429)",
-    color: "orange.7",
-    note: "Calls refused because a limit was reached.",
-  },
   {
     key: "bans",
     title: "Bans",

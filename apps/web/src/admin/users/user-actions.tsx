@@ -1,6 +1,10 @@
 "use client";
-/** A user's actions: make admin or staff, end every session, deactivate (after confirming) or reactivate. */
-import { Button } from "@mantine/core";
+/**
+ * A user's actions: make admin or staff, end every session (disabled, saying why, while they have none),
+ * deactivate (after confirming) or reactivate.
+ */
+import { Button, Tooltip, VisuallyHidden } from "@mantine/core";
+import { useId } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { ConfirmAction } from "@/ui/dialogs";
 import { useNotifiedMutation } from "@/ui/feedback";
@@ -29,6 +33,7 @@ export function UserActions({ user }: { user: User }) {
     failure: "Could not end the sessions",
   });
   const otherRole = user.role === "admin" ? "staff" : "admin";
+  const noSessionsId = useId();
   return (
     <>
       <ConfirmAction
@@ -54,7 +59,26 @@ export function UserActions({ user }: { user: User }) {
           confirmLabel={`End ${formatNumber(user.activeSessions)} session${user.activeSessions === 1 ? "" : "s"}`}
           onConfirm={() => endSessions.mutateAsync({ id: user.id })}
         />
-      ) : null}
+      ) : (
+        // Focusable while disabled (aria-disabled), so a keyboard reaches it and hears why.
+        <>
+          <Tooltip label={`${user.name} has no sessions to end.`}>
+            <Button
+              color="red"
+              variant="light"
+              size="xs"
+              data-disabled
+              aria-disabled="true"
+              aria-label={`End sessions of ${user.name}`}
+              aria-describedby={noSessionsId}
+              onClick={(e) => e.preventDefault()}
+            >
+              End sessions
+            </Button>
+          </Tooltip>
+          <VisuallyHidden id={noSessionsId}>{user.name} has no sessions to end.</VisuallyHidden>
+        </>
+      )}
       {user.active ? (
         <ConfirmAction
           label="Deactivate"

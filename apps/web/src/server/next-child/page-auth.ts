@@ -15,22 +15,35 @@ import { ADDRESS_HEADER } from "../security-headers";
 import { SESSION_COOKIE } from "../trpc/cookies";
 import { recordExists, userOfSession } from "./parent-link";
 
-/** The signed-in user for this request, or null. */
-export const currentUser = cache(async (): Promise<SessionUser | null> => {
+/** The session cookie's lookup for this request (once), or null without a cookie. */
+const sessionLookup = cache(async (): Promise<{ user: SessionUser | null; ended?: "removed" } | null> => {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
   const lookup = await userOfSession(token);
   if ("unavailable" in lookup) redirect(unavailableAddress((await headers()).get(ADDRESS_HEADER)));
-  return lookup.user;
+  return lookup;
 });
 
+/** The signed-in user for this request, or null. */
+export const currentUser = cache(
+  async (): Promise<SessionUser | null> => (await sessionLookup())?.user ?? null,
+);
+
 /**
- * The sign-in page `path` for a visitor without a user: with `?reason=ended` when the browser still holds a session
- * cookie that names no session any more (it expired, was signed out elsewhere, or its member was removed), so the
- * page says why; the bare path for a visitor who never signed in.
+ * Why the browser's session cookie names no session any more, when it was ended on its person's behalf:
+ * `removed` (a member removed from their account); undefined otherwise.
+ */
+export const endedReason = async (): Promise<"removed" | undefined> => (await sessionLookup())?.ended;
+
+/**
+ * The sign-in page `path` for a visitor without a user: with `?reason=removed` when their session ended because
+ * they were removed from their account, `?reason=ended` when the browser still holds a session cookie that names no
+ * session any more for another reason (it expired, was signed out elsewhere), so the page says why; the bare path
+ * for a visitor who never signed in.
  */
 export async function signInAddress(path: string): Promise<string> {
-  return (await cookies()).get(SESSION_COOKIE)?.value ? `${path}?reason=ended` : path;
+  if (!(await cookies()).get(SESSION_COOKIE)?.value) return path;
+  return `${path}?reason=${(await endedReason()) ?? "ended"}`;
 }
 
 /**

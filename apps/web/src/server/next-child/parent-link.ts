@@ -15,8 +15,11 @@ import {
   type SessionQuery,
 } from "../next-child-protocol";
 
-/** What `userOfSession` found: `unavailable` when the database (or the parent) does not answer. */
-export type SessionLookup = { user: SessionUser | null } | { unavailable: true };
+/**
+ * What `userOfSession` found: `unavailable` when the database (or the parent) does not answer; `ended` says why a
+ * session that is no more was ended (sessions' `endedReason`).
+ */
+export type SessionLookup = { user: SessionUser | null; ended?: "removed" } | { unavailable: true };
 
 const pending = new Map<string, (answer: SessionAnswer | RecordAnswer) => void>();
 let listening = false;
@@ -76,7 +79,12 @@ export function userOfSession(token: string): Promise<SessionLookup> {
       clearTimeout(timer);
       pending.delete(id);
       if ("failed" in answer) reject(new Error(`session lookup failed: ${answer.failed}`));
-      else resolve("user" in answer ? { user: answer.user } : { unavailable: true });
+      else
+        resolve(
+          "user" in answer
+            ? { user: answer.user, ...(answer.ended ? { ended: answer.ended } : {}) }
+            : { unavailable: true },
+        );
     }
     pending.set(id, settle);
     send({ type: "session", id, token } satisfies SessionQuery, undefined, {}, (error: Error | null) => {

@@ -3,15 +3,17 @@
  * An account's request log (docs/contract.md section 7, "Usage and the request log"), newest first: time, method and
  * path, status with the error code, latency, the key's prefix and what the account's minute and day windows had
  * left (or what refused the request); an aggregate row says how many requests it counts and between which times.
- * Filters (key, status or class, operation, time range, `X-Request-Id`) live in the URL; "Load more" pages on with
+ * Filters (key, status or class, operation, time range, `X-Request-Id`) live in the URL, folded behind a "Filters"
+ * toggle on a phone so the log starts on the first screen; "Load more" pages on with
  * the answer's cursor. The portal shows the member's account (`portal.requestLog`), the admin's account page any
  * account (`accounts.requestLog`, with `accountId`).
  */
 import { Badge, Button, Code, Group, Select, Stack, Text, TextInput } from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
 import { LoggedOperation } from "@petstore/contracts";
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { parseAsString, parseAsStringLiteral, useQueryStates } from "nuqs";
-import { type FormEvent, useMemo, useState } from "react";
+import { type FormEvent, useId, useMemo, useState } from "react";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { DataTable } from "@/ui/components/data-table";
 import { QueryState } from "@/ui/components/query-state";
@@ -142,9 +144,29 @@ export function RequestLog({
   const filtered = Boolean(
     view.key || view.status || view.operation || view.requestId || view.range !== "7d",
   );
+  const active = [view.key, view.status, view.operation, view.requestId, view.range !== "7d"].filter(
+    Boolean,
+  ).length;
+  const [unfolded, { toggle }] = useDisclosure(false);
+  const filtersId = useId();
   return (
     <>
-      <Stack gap="sm" mb="md">
+      <Group hiddenFrom="sm" mb="sm" gap="sm">
+        <Button
+          variant="default"
+          size="xs"
+          onClick={toggle}
+          aria-expanded={unfolded}
+          aria-controls={filtersId}
+        >
+          {unfolded ? "Hide filters" : "Filters"}
+          {active ? ` (${active} on)` : ""}
+        </Button>
+        <Button variant="default" size="xs" onClick={() => log.refetch()} loading={log.isRefetching}>
+          Refresh
+        </Button>
+      </Group>
+      <Stack gap="sm" mb="md" id={filtersId} className={unfolded ? undefined : "phone-folded"}>
         <form onSubmit={find} aria-label="Find a request by its X-Request-Id">
           <Group align="flex-end" gap="sm">
             <TextInput
@@ -200,7 +222,7 @@ export function RequestLog({
             allowDeselect={false}
             w={230}
           />
-          <Button variant="default" onClick={() => log.refetch()} loading={log.isRefetching}>
+          <Button variant="default" onClick={() => log.refetch()} loading={log.isRefetching} visibleFrom="sm">
             Refresh
           </Button>
           {filtered ? (

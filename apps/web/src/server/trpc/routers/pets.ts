@@ -1,5 +1,13 @@
 /** Animals (staff): the dashboard table, one animal, create/edit/delete and bulk status changes. */
-import { EntityId, NewPet, PetBulkStatus, PetSearch, PetStatusRestore, PetUpdate } from "@petstore/contracts";
+import {
+  EntityId,
+  NewPet,
+  PetBulkStatus,
+  PetBulkStatusMatching,
+  PetSearch,
+  PetStatusRestore,
+  PetUpdate,
+} from "@petstore/contracts";
 import { z } from "zod";
 import { router, staffProcedure } from "../init";
 
@@ -30,6 +38,15 @@ export const petsRouter = router({
    */
   setStatus: staffProcedure.input(PetBulkStatus).mutation(async ({ ctx, input }) => {
     const { count, previous } = await ctx.rt.pets.setStatus(input.ids, input.status, ctx.actor);
+    return { updated: count, previous };
+  }),
+
+  /**
+   * `setStatus` of every animal the table's filters match (at most MAX_BULK_STATUS; more is refused, nothing set),
+   * answered as `setStatus`; its undo is `restoreStatus` too.
+   */
+  setStatusMatching: staffProcedure.input(PetBulkStatusMatching).mutation(async ({ ctx, input }) => {
+    const { count, previous } = await ctx.rt.pets.setStatusMatching(input.filter, input.status, ctx.actor);
     return { updated: count, previous };
   }),
 
