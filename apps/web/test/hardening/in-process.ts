@@ -73,7 +73,7 @@ export async function startRestInstance(
 
 /** What a test may put in place of the in-process app's parts (the router's `Routes`). */
 export interface InProcessParts {
-  /** The dashboard pools' clock (ms; performance.now unless given). */
+  /** The monotonic clock (ms) of the dashboard pools and of /metrics' render reuse (performance.now unless given). */
   now?: () => number;
   /** The dashboard's pages (default: a 404 "no pages in process"). */
   dashboard?: http.RequestListener;
@@ -131,7 +131,10 @@ export function useInProcessApp(env: Record<string, string> = {}, parts: InProce
         createRestFetch(async () => rt),
         config.trustProxy,
       ),
-      ops: fetchListener(createOpsFetch({ config, runtime: async () => rt }), config.trustProxy),
+      ops: fetchListener(
+        createOpsFetch({ config, runtime: async () => rt, ...(parts.now ? { now: parts.now } : {}) }),
+        config.trustProxy,
+      ),
       // The dashboard without its Next process: its JSON API only.
       dashboard:
         parts.dashboard ??
