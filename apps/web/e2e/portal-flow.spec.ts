@@ -48,7 +48,7 @@ test("invite, sign up, create a key, find its request by X-Request-Id, add a web
   expect(call.status()).toBe(200);
   expect(call.headers()["x-request-id"]).toBe(requestId);
 
-  // The request log: found by its X-Request-Id, which the URL keeps; the log is written every ~5 s.
+  // The request log: found by its X-Request-Id, which the URL keeps; the e2e server writes the log every quarter second.
   await openFromNav(page, "Request log");
   await expect(page.getByRole("heading", { level: 1, name: "Request log" })).toBeVisible();
   await page.getByRole("textbox", { name: "Find by X-Request-Id" }).fill(requestId);
