@@ -11,14 +11,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { createMigratedDatabase } from "@petstore/core/testing";
 import { afterAll, beforeAll } from "vitest";
 import { createDashboardApiFetch } from "../../src/server/dashboard-api.ts";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createRouter } from "../../src/server/http/router.ts";
 import { createOpsFetch } from "../../src/server/ops/handler.ts";
 import { createRestFetch } from "../../src/server/rest/handler.ts";
-import { ADMIN, PASSWORD, STAFF } from "./support.ts";
+import { openTestDatabase } from "../support/database.ts";
+import { HARDENING_DATABASE } from "./support.ts";
 
 export interface InProcessApp {
   baseUrl: string;
@@ -95,35 +95,20 @@ export function useInProcessApp(env: Record<string, string> = {}, parts: InProce
   app.now = clock;
 
   beforeAll(async () => {
-    const temp = await createMigratedDatabase("petstore_hardening");
-    drop = () => temp.drop();
     // The port first: the configuration names the public URL.
     let listener: http.RequestListener = (_req, res) => res.writeHead(503).end();
     server = http.createServer((req, res) => listener(req, res));
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
     app.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const config = loadConfig({
-      ...BASE_ENV,
-      DATABASE_URL: temp.url,
-      PUBLIC_BASE_URL: app.baseUrl,
-      ...env,
+    const db = await openTestDatabase({
+      ...HARDENING_DATABASE,
+      env: { ...BASE_ENV, PUBLIC_BASE_URL: app.baseUrl, ...env },
+      clock,
     });
-    const rt = await openRuntime({ config, clock, logger: createLogger("silent") });
-    app.rt = rt;
-    app.db = { url: temp.url, rt };
-    await rt.seed();
-    for (const [email, role] of [
-      [ADMIN, "admin"],
-      [STAFF, "staff"],
-    ] as const) {
-      await rt.users.create({ email, name: role, role, password: PASSWORD }, "test");
-    }
-    app.key = (
-      await rt.apiKeys.create(
-        { name: "hardening", plan: "enterprise", perMinute: 100_000, perDay: 1_000_000 },
-        "test",
-      )
-    ).key;
+    drop = () => db.drop();
+    const { rt } = db;
+    const config = rt.config;
+    Object.assign(app, { rt, db, key: db.key });
     listener = createRouter({
       role: config.serve,
       runtime: rt,
@@ -150,7 +135,6 @@ export function useInProcessApp(env: Record<string, string> = {}, parts: InProce
       server.closeAllConnections();
       await closed;
     }
-    await app.rt?.close();
     await drop?.();
   });
   return app;

@@ -1,0 +1,100 @@
+/**
+ * The one way the web suites make a database to test on: a fresh migrated PostgreSQL database (a clone of the
+ * migrated template) or PGlite folder (a copy of the migrated one), a runtime on it, and what a suite asks for:
+ * the reference data, users, an API key. Every harness (in-process, socket, process) starts from here.
+ */
+import { loadConfig } from "@petstore/config";
+import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
+import { createMigratedDatabase, createMigratedPGliteDir } from "@petstore/core/testing";
+import { PASSWORD } from "./common.ts";
+
+export type DatabaseKind = "postgres" | "pglite";
+
+/** A user to create: its address, role and display name (default: the role). */
+export interface TestUser {
+  email: string;
+  role: "admin" | "staff";
+  name?: string;
+}
+
+export interface TestDatabaseOptions {
+  /** The name prefix of the database (PostgreSQL) or folder (PGlite). */
+  prefix: string;
+  kind?: DatabaseKind;
+  /** Configuration of the runtime on top of LOG_LEVEL=silent and cheap hashes (PASSWORD_HASH_COST=10). */
+  env?: Record<string, string>;
+  clock?: Clock;
+  /** The reference data (`rt.seed()`: plans, categories, demo animals); default true. */
+  seed?: boolean;
+  /** Users created with `PASSWORD`. */
+  users?: readonly TestUser[];
+  /** An enterprise key with these limits, named `name` (default "test"); none unless asked for. */
+  key?: { perMinute: number; perDay: number; name?: string };
+}
+
+export interface TestDatabase {
+  /** DATABASE_URL (PostgreSQL) or PGLITE_DIR (PGlite), as a server's configuration names it. */
+  env: { DATABASE_URL: string } | { PGLITE_DIR: string };
+  /** The PostgreSQL URL ("" on PGlite). */
+  url: string;
+  rt: Runtime;
+  /** The users asked for, in order. */
+  users: { id: string; email: string }[];
+  /** The key asked for ("" without). */
+  key: string;
+  /** Closes the runtime and removes the database; runs once. */
+  drop(): Promise<void>;
+}
+
+/** The generous limits of the keys most suites call with. */
+export const GENEROUS = { perMinute: 100_000, perDay: 1_000_000 };
+
+/**
+ * Makes the database `options` describe and opens a runtime on it.
+ * @throws when it cannot be made or seeded (nothing is left behind).
+ */
+export async function openTestDatabase(options: TestDatabaseOptions): Promise<TestDatabase> {
+  const kind = options.kind ?? "postgres";
+  const pg = kind === "postgres" ? await createMigratedDatabase(options.prefix) : undefined;
+  const lite = pg ? undefined : await createMigratedPGliteDir(options.prefix);
+  const remove = async () => {
+    await pg?.drop();
+    await lite?.remove();
+  };
+  const env = pg ? { DATABASE_URL: pg.url } : { PGLITE_DIR: lite?.dir ?? "" };
+  let rt: Runtime | undefined;
+  try {
+    const config = loadConfig({ LOG_LEVEL: "silent", PASSWORD_HASH_COST: "10", ...env, ...options.env });
+    rt = await openRuntime({
+      config,
+      logger: createLogger("silent"),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+    if (options.seed ?? true) await rt.seed();
+    const users = [];
+    for (const { email, role, name = role } of options.users ?? [])
+      users.push(await rt.users.create({ email, name, role, password: PASSWORD }, "test"));
+    const key = options.key
+      ? (await rt.apiKeys.create({ name: "test", ...options.key, plan: "enterprise" }, "test")).key
+      : "";
+    const opened = rt;
+    let dropped = false;
+    return {
+      env,
+      url: pg?.url ?? "",
+      rt: opened,
+      users: users.map(({ id, email }) => ({ id, email })),
+      key,
+      async drop() {
+        if (dropped) return;
+        dropped = true;
+        await opened.close();
+        await remove();
+      },
+    };
+  } catch (error) {
+    await rt?.close();
+    await remove();
+    throw error;
+  }
+}
