@@ -4,24 +4,17 @@
  * the HTTP handler would (`createCaller` with an inner context holding a real session). Passwords are hashed at
  * the lowest scrypt cost (`TEST_PASSWORD_HASH_COST`): the cost itself is tested in users.test.ts.
  */
-import { loadConfig } from "@petstore/config";
-import {
-  type Clock,
-  createLogger,
-  type Operation,
-  type Outcome,
-  openRuntime,
-  type Runtime,
-} from "@petstore/core";
-import { createMigratedDatabase, databaseOf, type TemporaryDatabase } from "@petstore/core/testing";
+import type { Clock, Operation, Outcome, Runtime } from "@petstore/core";
+import { databaseOf } from "@petstore/core/testing";
 import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { createInnerContext } from "../../src/server/trpc/context";
 import { readCookie, SESSION_COOKIE } from "../../src/server/trpc/cookies";
 import { formatError } from "../../src/server/trpc/errors";
 import { createCaller } from "../../src/server/trpc/router";
 import { PASSWORD } from "../support/common.ts";
+import { openTestDatabase, type TestDatabase } from "../support/database.ts";
 
 export { PASSWORD };
 
@@ -32,7 +25,7 @@ export type Caller = ReturnType<typeof createCaller>;
 
 export interface Harness {
   rt: Runtime;
-  db: TemporaryDatabase;
+  db: Pick<TestDatabase, "url" | "drop">;
   admin: { id: string; email: string };
   staff: { id: string; email: string };
   /** Moves the runtime's clock to `date` (undefined = real time). */
@@ -51,32 +44,25 @@ export interface Harness {
  * harness's own such as PASSWORD_HASH_COST); call `close()` in afterAll.
  */
 export async function openHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const db = await createMigratedDatabase("petstore_trpc");
   let now: Date | undefined;
   const clock: Clock = () => now ?? new Date();
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    LOG_LEVEL: "silent",
-    PUBLIC_BASE_URL: "http://dashboard.test",
-    PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
-    ...env,
+  const database = await openTestDatabase({
+    prefix: "petstore_trpc",
+    env: { PUBLIC_BASE_URL: "http://dashboard.test", PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, ...env },
+    clock,
+    users: [
+      { email: "admin@example.com", name: "Ada Admin", role: "admin" },
+      { email: "staff@example.com", name: "Sam Staff", role: "staff" },
+    ],
   });
-  const rt = await openRuntime({ config, clock, logger: createLogger("silent") });
-  await rt.seed();
-  const admin = await rt.users.create(
-    { email: "admin@example.com", name: "Ada Admin", role: "admin", password: PASSWORD },
-    "test",
-  );
-  const staff = await rt.users.create(
-    { email: "staff@example.com", name: "Sam Staff", role: "staff", password: PASSWORD },
-    "test",
-  );
+  const { rt } = database;
+  const [admin, staff] = database.users as [TestDatabase["users"][0], TestDatabase["users"][0]];
 
   const withToken = async (token: string) =>
     createCaller(await createInnerContext({ rt, sessionToken: token }));
   return {
     rt,
-    db,
+    db: database,
     admin,
     staff,
     setNow: (date) => {
@@ -92,11 +78,47 @@ export async function openHarness(env: Record<string, string> = {}): Promise<Har
       return { caller: await withToken(token), token };
     },
     withToken,
-    async close() {
-      await rt.close();
-      await db.drop();
-    },
+    close: () => database.drop(),
   };
+}
+
+/** The harness of a describe block (`useHarness`): filled in once the block's first `beforeAll` opened it. */
+export interface UsedHarness extends Harness {
+  /**
+   * A caller signed in as `email` (PASSWORD) right after the harness opens, for the block's tests and later hooks;
+   * call it in the block's body, before its tests run.
+   */
+  as(email: string): Caller;
+}
+
+/**
+ * Opens the harness (`openHarness(env)`) before the block's tests, with the sessions `as` asked for, and closes it
+ * after them.
+ */
+export function useHarness(env: Record<string, string> = {}): UsedHarness {
+  const callers = new Map<string, Caller | undefined>();
+  const h = {
+    as(email: string) {
+      callers.set(email, undefined);
+      const signedIn = () => {
+        const caller = callers.get(email);
+        if (!caller) throw new Error(`${email} is signed in once the harness opens (beforeAll)`);
+        return caller;
+      };
+      const at = (path: string): unknown =>
+        new Proxy(() => {}, {
+          get: (_target, name) => at(path ? `${path}.${String(name)}` : String(name)),
+          apply: (_target, _this, args: unknown[]) => callPath(signedIn(), path, args[0]),
+        });
+      return at("") as Caller;
+    },
+  } as UsedHarness;
+  beforeAll(async () => {
+    Object.assign(h, await openHarness(env));
+    for (const email of callers.keys()) callers.set(email, (await h.signedIn(email)).caller);
+  });
+  afterAll(() => h.close?.());
+  return h;
 }
 
 /** Asserts that `promise` rejects with a TRPCError of `code` and returns it. */
