@@ -1,16 +1,10 @@
 /**
- * The app served in this test process, for the hardening tests of behaviour the app shows whatever process it
- * runs in: `useInProcessApp` builds, before the block's tests, what server.ts builds (the request router of
- * src/server/http/router.ts over the REST app and the operational endpoints, on a node:http server on a free
- * port), with the dashboard's JSON API (dashboard-api.ts, as server.ts mounts it) and no dashboard process,
- * so no pages. Its database is a fresh migrated, seeded PostgreSQL database with an admin, a staff user (cheap
- * password hashes) and an enterprise key; its runtime's clock can be moved. The tests of what needs the deployed
- * process (pages, the bundle, server.ts's HTTP options, roles, start-up) use `useProductionApp` (support.ts).
+ * `useInProcessApp`: what server.ts builds (router, REST app, operational endpoints, the dashboard's JSON API; no
+ * Next process, so no pages) served in the test process on a hardening database, with a movable clock.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { loadConfig } from "@petstore/config";
-import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
+import type { Clock, Runtime } from "@petstore/core";
 import { afterAll, beforeAll } from "vitest";
 import { createDashboardApiFetch } from "../../src/server/dashboard-api.ts";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
@@ -43,33 +37,6 @@ const BASE_ENV = {
   DASHBOARD_CONCURRENCY: "1000",
   DASHBOARD_ANONYMOUS_SHARE: "1000",
 };
-
-/**
- * Serves the REST fetch handler alone (as server.ts mounts /v1) on a runtime of its own on `databaseUrl`: another
- * instance of the API on the same database. @returns its base URL, its runtime and `close`.
- */
-export async function startRestInstance(
-  databaseUrl: string,
-  env: Record<string, string> = {},
-): Promise<{ baseUrl: string; rt: Runtime; close(): Promise<void> }> {
-  const config = loadConfig({ ...BASE_ENV, DATABASE_URL: databaseUrl, ...env });
-  const rt = await openRuntime({ config, logger: createLogger("silent") });
-  const server = http.createServer(
-    fetchListener(
-      createRestFetch(async () => rt),
-      config.trustProxy,
-    ),
-  );
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    rt,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await rt.close();
-    },
-  };
-}
 
 /** What a test may put in place of the in-process app's parts (the router's `Routes`). */
 export interface InProcessParts {

@@ -1,7 +1,6 @@
 /**
- * Hardening tests that need the deployed process (`node dist/server.js`): `useProductionApp(s)` starts servers for
- * a describe block, each on a database with the hardening accounts and key (the rest run in process:
- * in-process.ts). The HTTP calls (`trpc`, `signIn`, `rest`) are support/http-calls.ts's, re-exported.
+ * `useProductionApp(s)`: production servers (`node dist/server.js`) on hardening databases for a describe block;
+ * the HTTP calls (`trpc`, `signIn`, `rest`) are support/http-calls.ts's, re-exported.
  */
 import { afterAll, beforeAll } from "vitest";
 import {

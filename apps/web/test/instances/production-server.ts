@@ -1,8 +1,6 @@
 /**
- * Runs the production server (`node dist/server.js`, as `npm start` does, over the `next build` output) as child
- * processes, for the multi-instance tests and the benchmark: build when there is no build yet, a migrated (cloned
- * from the migrated template) and seeded temporary PostgreSQL database, free ports, start (waiting until /readyz
- * answers) and stop.
+ * The production server (`node dist/server.js` over the `next build` output) as a child process: build when
+ * there is none, start on a port (waiting until /readyz answers), signal, stop; and one-shot runs to an exit.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";

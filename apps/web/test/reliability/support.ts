@@ -1,7 +1,6 @@
 /**
- * The production server (the `npm start` bundle) with its dependencies reached through fault-injecting TCP
- * proxies (test/support/tcp-proxy.ts), for the outage, deploy and connection tests: a seeded temporary
- * PostgreSQL database with an admin and an API key, and helpers that time each answer.
+ * `useFaultyServer`: the production server reaching PostgreSQL and Redis through fault-injecting TCP proxies
+ * (support/tcp-proxy.ts), on a database with an admin and a key; and requests timed to the end of their body.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";

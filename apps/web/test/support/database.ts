@@ -1,7 +1,6 @@
 /**
- * The one way the web suites make a database to test on: a fresh migrated PostgreSQL database (a clone of the
- * migrated template) or PGlite folder (a copy of the migrated one), a runtime on it, and what a suite asks for:
- * the reference data, users, an API key. Every harness (in-process, socket, process) starts from here.
+ * The web suites' one test database: a fresh migrated PostgreSQL database or PGlite folder (copies of the migrated
+ * templates), a runtime on it, and the reference data, users and key a suite asks for (docs/testing.md).
  */
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
@@ -9,13 +8,6 @@ import { createMigratedDatabase, createMigratedPGliteDir } from "@petstore/core/
 import { PASSWORD } from "./common.ts";
 
 export type DatabaseKind = "postgres" | "pglite";
-
-/** A user to create: its address, role and display name (default: the role). */
-export interface TestUser {
-  email: string;
-  role: "admin" | "staff";
-  name?: string;
-}
 
 export interface TestDatabaseOptions {
   /** The name prefix of the database (PostgreSQL) or folder (PGlite). */
@@ -26,15 +18,13 @@ export interface TestDatabaseOptions {
   clock?: Clock;
   /** The reference data (`rt.seed()`: plans, categories, demo animals); default true. */
   seed?: boolean;
-  /** Users created with `PASSWORD`. */
-  users?: readonly TestUser[];
+  /** Users created with `PASSWORD` (name: the role unless given). */
+  users?: readonly { email: string; role: "admin" | "staff"; name?: string }[];
   /** An enterprise key with these limits, named `name` (default "test"); none unless asked for. */
   key?: { perMinute: number; perDay: number; name?: string };
 }
 
 export interface TestDatabase {
-  /** DATABASE_URL (PostgreSQL) or PGLITE_DIR (PGlite), as a server's configuration names it. */
-  env: { DATABASE_URL: string } | { PGLITE_DIR: string };
   /** The PostgreSQL URL ("" on PGlite). */
   url: string;
   rt: Runtime;
@@ -61,10 +51,10 @@ export async function openTestDatabase(options: TestDatabaseOptions): Promise<Te
     await pg?.drop();
     await lite?.remove();
   };
-  const env = pg ? { DATABASE_URL: pg.url } : { PGLITE_DIR: lite?.dir ?? "" };
+  const where = pg ? { DATABASE_URL: pg.url } : { PGLITE_DIR: lite?.dir ?? "" };
   let rt: Runtime | undefined;
   try {
-    const config = loadConfig({ LOG_LEVEL: "silent", PASSWORD_HASH_COST: "10", ...env, ...options.env });
+    const config = loadConfig({ LOG_LEVEL: "silent", PASSWORD_HASH_COST: "10", ...where, ...options.env });
     rt = await openRuntime({
       config,
       logger: createLogger("silent"),
@@ -80,7 +70,6 @@ export async function openTestDatabase(options: TestDatabaseOptions): Promise<Te
     const opened = rt;
     let dropped = false;
     return {
-      env,
       url: pg?.url ?? "",
       rt: opened,
       users: users.map(({ id, email }) => ({ id, email })),

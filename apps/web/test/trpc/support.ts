@@ -1,8 +1,6 @@
 /**
- * tRPC test harness: a fresh PostgreSQL database (cloned from the migrated template, then seeded), a runtime on
- * it with a movable clock, one admin and one staff user, and callers that invoke procedures in-process exactly as
- * the HTTP handler would (`createCaller` with an inner context holding a real session). Passwords are hashed at
- * the lowest scrypt cost (`TEST_PASSWORD_HASH_COST`): the cost itself is tested in users.test.ts.
+ * tRPC harness (`openHarness`, `useHarness`): a test database with an admin and a staff user, a movable clock, and
+ * callers invoking procedures in-process as the HTTP handler does (`createCaller` over a real session).
  */
 import type { Clock, Operation, Outcome, Runtime } from "@petstore/core";
 import { databaseOf } from "@petstore/core/testing";
@@ -82,33 +80,21 @@ export async function openHarness(env: Record<string, string> = {}): Promise<Har
   };
 }
 
-/** The harness of a describe block (`useHarness`): filled in once the block's first `beforeAll` opened it. */
 export interface UsedHarness extends Harness {
-  /**
-   * A caller signed in as `email` (PASSWORD) right after the harness opens, for the block's tests and later hooks;
-   * call it in the block's body, before its tests run.
-   */
+  /** A caller signed in as `email` once the harness opens; ask for it in the block's body. */
   as(email: string): Caller;
 }
 
-/**
- * Opens the harness (`openHarness(env)`) before the block's tests, with the sessions `as` asked for, and closes it
- * after them.
- */
+/** Opens the harness (`openHarness(env)`) and the sessions `as` asks for before the block's tests; closes it after. */
 export function useHarness(env: Record<string, string> = {}): UsedHarness {
   const callers = new Map<string, Caller | undefined>();
   const h = {
     as(email: string) {
       callers.set(email, undefined);
-      const signedIn = () => {
-        const caller = callers.get(email);
-        if (!caller) throw new Error(`${email} is signed in once the harness opens (beforeAll)`);
-        return caller;
-      };
       const at = (path: string): unknown =>
         new Proxy(() => {}, {
           get: (_target, name) => at(path ? `${path}.${String(name)}` : String(name)),
-          apply: (_target, _this, args: unknown[]) => callPath(signedIn(), path, args[0]),
+          apply: (_target, _this, args: unknown[]) => callPath(callers.get(email) as Caller, path, args[0]),
         });
       return at("") as Caller;
     },
