@@ -40,9 +40,10 @@ const env = {
   DASHBOARD_CONCURRENCY: "1000",
   DASHBOARD_ANONYMOUS_SHARE: "1000",
   SHUTDOWN_DRAIN_MS: "0",
-  // The usage counts and the request log are written every quarter second: the tests that read them from the
-  // database (the request log, the aggregate row of a flood, the overview after a flush) wait under a second.
-  ANALYTICS_FLUSH_INTERVAL_MS: "250",
+  // The usage counts and the request log are written every second: the tests that read them from the database
+  // (the request log, the overview after a flush) wait a second at most. Not shorter: the aggregate row of a flood
+  // needs more than the log's 100 refusals one by one within one interval (REQUEST_LOG_ACCOUNT_REFUSALS).
+  ANALYTICS_FLUSH_INTERVAL_MS: "1000",
   // The pages' process competes here with the test run's other suites, not with /v1 traffic: at a lower priority
   // it would only wait for them (its priority has a test of its own, test/instances/dashboard-process.test.ts).
   DASHBOARD_NICE: "0",
