@@ -69,12 +69,6 @@ export async function startProductionApp(env: Record<string, string> = {}): Prom
   }
 }
 
-/** Stops an app's server and drops its database. */
-async function stopApp(app: Partial<App>): Promise<void> {
-  await app.server?.stop();
-  await app.db?.drop();
-}
-
 /** Starts a production server with `env` before the block's tests, stops it after them. */
 export function useProductionApp(env: Record<string, string> = {}): App {
   return useProductionApps({ app: env }).app;
@@ -99,7 +93,11 @@ export function useProductionApps<Name extends string>(
     if (failed) throw (failed as PromiseRejectedResult).reason;
   }, 900_000);
   afterAll(async () => {
-    await Promise.all(Object.values<App>(apps).map(stopApp));
+    const stop = async (app: Partial<App>) => {
+      await app.server?.stop();
+      await app.db?.drop();
+    };
+    await Promise.all(Object.values<Partial<App>>(apps).map(stop));
   });
   return apps;
 }

@@ -47,10 +47,7 @@ export async function openTestDatabase(options: TestDatabaseOptions): Promise<Te
   const kind = options.kind ?? "postgres";
   const pg = kind === "postgres" ? await createMigratedDatabase(options.prefix) : undefined;
   const lite = pg ? undefined : await createMigratedPGliteDir(options.prefix);
-  const remove = async () => {
-    await pg?.drop();
-    await lite?.remove();
-  };
+  const remove = async () => void (await Promise.all([pg?.drop(), lite?.remove()]));
   const where = pg ? { DATABASE_URL: pg.url } : { PGLITE_DIR: lite?.dir ?? "" };
   let rt: Runtime | undefined;
   try {
