@@ -225,7 +225,7 @@ test("own limits before Enterprise; the account's usage and request log", async 
   await expect(page.getByText(`"${name}" is now on the Enterprise plan.`)).toBeVisible();
   await expect(page.getByRole("region", { name: "Limits", exact: true })).toContainText("50,000");
 
-  // The request shows in the account's request log, found by its X-Request-Id (the log is flushed every ~5 s).
+  // The request shows in the account's request log, found by its X-Request-Id (the e2e server writes the log every second).
   const log = page.getByRole("region", { name: "Request log table" });
   await page.getByRole("textbox", { name: "Find by X-Request-Id" }).fill(requestId);
   await page.getByRole("button", { name: "Find", exact: true }).click();

@@ -40,10 +40,9 @@ export function createLogger(
     redact: { paths: redactPaths, censor: "[redacted]" },
   };
   if (destination || level === "silent") return pino(options, destination);
-  const stdout = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
-  const flush = setInterval(() => stdout.flush(), FLUSH_MS);
-  flush.unref();
-  stdout.once("close", () => clearInterval(flush));
+  // sonic-boom's own timer: it stops before the destination closes, so no flush meets a closed destination (which
+  // throws) while the close's fsync waits for libuv's thread pool.
+  const stdout = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES, periodicFlush: FLUSH_MS });
   destinations().add(stdout);
   if (destinations().size === 1) process.once("uncaughtException", crash);
   return pino(options, stdout);

@@ -29,7 +29,9 @@ const env = {
   TRUST_PROXY: "1",
   // The webhook tests register a receiver on the loopback address and want a failed attempt retried soon.
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true",
-  WEBHOOKS_RETRY_SCHEDULE: "2s,2s,2s",
+  WEBHOOKS_RETRY_SCHEDULE: "500ms,500ms,500ms",
+  // Deliveries leave within a tenth of a second of their event, so a test waits for the receiver, not a poll.
+  WEBHOOKS_POLL_INTERVAL_MS: "100",
   LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
   // The browser tests sign in and out many times from one address; the per-address limit of signed-out dashboard
   // traffic has tests of its own (test/hardening).
@@ -38,8 +40,10 @@ const env = {
   DASHBOARD_CONCURRENCY: "1000",
   DASHBOARD_ANONYMOUS_SHARE: "1000",
   SHUTDOWN_DRAIN_MS: "0",
-  // A test compares the figures before and after the counts are written: a wait of two seconds instead of five.
-  ANALYTICS_FLUSH_INTERVAL_MS: "2000",
+  // The usage counts and the request log are written every second: the tests that read them from the database
+  // (the request log, the overview after a flush) wait a second at most. Not shorter: the aggregate row of a flood
+  // needs more than the log's 100 refusals one by one within one interval (REQUEST_LOG_ACCOUNT_REFUSALS).
+  ANALYTICS_FLUSH_INTERVAL_MS: "1000",
   // The pages' process competes here with the test run's other suites, not with /v1 traffic: at a lower priority
   // it would only wait for them (its priority has a test of its own, test/instances/dashboard-process.test.ts).
   DASHBOARD_NICE: "0",

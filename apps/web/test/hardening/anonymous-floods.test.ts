@@ -11,8 +11,8 @@
  * budgets apply, are tested on the production server (production-server.test.ts).
  */
 import { generateApiKey, KEY_CACHE_TTL_MS } from "@petstore/core";
-import { sleep } from "@petstore/core/testing";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { SCRAPE_REUSE_MS } from "../../src/server/metrics/endpoint.ts";
 import { type InProcessApp, useInProcessApp } from "./in-process.ts";
 import { STAFF, signIn, trpc } from "./support.ts";
 
@@ -36,26 +36,40 @@ function holdOneWindow(app: InProcessApp): void {
 const forgedKey = () => generateApiKey("staging");
 
 /**
- * Keys the server has read from the database so far: its `petstore_api_key_lookups_total` (a scrape is computed
- * at most once a second, hence the wait). NaN when the metric is missing, which fails every comparison.
+ * A monotonic clock for the app's parts that a test moves on: past `SCRAPE_REUSE_MS`, /metrics renders anew
+ * without a second of waiting.
  */
-async function keysRead(app: InProcessApp): Promise<number> {
-  await sleep(1_100);
+function movableClock() {
+  let skew = 0;
+  return {
+    now: () => performance.now() + skew,
+    passScrapeReuse: () => {
+      skew += SCRAPE_REUSE_MS;
+    },
+  };
+}
+
+/**
+ * Keys the server has read from the database so far: its `petstore_api_key_lookups_total`, from a scrape rendered
+ * anew (`clock` moved past the reuse of the last one). NaN when the metric is missing, which fails every comparison.
+ */
+async function keysRead(app: InProcessApp, clock: ReturnType<typeof movableClock>): Promise<number> {
+  clock.passScrapeReuse();
   const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
   return Number(/^petstore_api_key_lookups_total (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
 }
 
 describe("forged API keys from one address", () => {
   // Refusals answered at once: these tests count look-ups; the hold has tests of its own below.
-  const app = useInProcessApp({ ANONYMOUS_PER_MINUTE: "10", ANONYMOUS_REFUSAL_DELAY_MS: "0" });
+  const clock = movableClock();
+  const app = useInProcessApp({ ANONYMOUS_PER_MINUTE: "10", ANONYMOUS_REFUSAL_DELAY_MS: "0" }, clock);
 
   it("cost database look-ups only within the address's anonymous budget", async () => {
     const real = () =>
       fetch(`${app.baseUrl}/v1/pets`, {
         headers: { authorization: `Bearer ${app.key}`, "x-forwarded-for": "203.0.113.50" },
       }).then((r) => r.status);
-    // Before the clock stands: a scrape is computed at most once a second of Date.now().
-    const before = await keysRead(app);
+    const before = await keysRead(app, clock);
     const engineTime = vi.spyOn(Date, "now").mockImplementation(() => app.now().getTime());
     app.setNow(startOfNextMinute(app, 5_000));
     const statuses: number[] = [];
@@ -73,7 +87,7 @@ describe("forged API keys from one address", () => {
     } finally {
       engineTime.mockRestore();
     }
-    const after = await keysRead(app);
+    const after = await keysRead(app, clock);
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(statuses.slice(10)).toEqual(Array(90).fill(429));
     // The real key's first look-up, ten forged keys' at most, and a background refresh or two of the real key.
@@ -142,12 +156,12 @@ describe("forged API keys from one address", () => {
       fetch(`${app.baseUrl}/v1/pets`, {
         headers: { authorization: `Bearer ${forged}`, "x-forwarded-for": "203.0.113.52" },
       }).then((r) => r.status);
-    const before = await keysRead(app);
+    const before = await keysRead(app, clock);
     expect(await ask()).toBe(401);
     // Within the negative cache's 4 s: answered from memory (and counted in the address's bucket).
     for (let i = 0; i < 8; i++) expect([401, 429]).toContain(await ask());
     // One look-up; nine would show as nine reads at least.
-    expect((await keysRead(app)) - before).toBeLessThan(5);
+    expect((await keysRead(app, clock)) - before).toBeLessThan(5);
   });
 });
 
@@ -197,12 +211,16 @@ describe("/metrics without a token", () => {
 
 describe("/metrics in production", () => {
   const TOKEN = "metrics-token-0123456789abcdef";
-  const app = useInProcessApp({
-    PETSTORE_ENV: "production",
-    METRICS_TOKEN: TOKEN,
-    METRICS_SCRAPES_PER_MINUTE: "12",
-    ANONYMOUS_REFUSAL_DELAY_MS: "0",
-  });
+  const clock = movableClock();
+  const app = useInProcessApp(
+    {
+      PETSTORE_ENV: "production",
+      METRICS_TOKEN: TOKEN,
+      METRICS_SCRAPES_PER_MINUTE: "12",
+      ANONYMOUS_REFUSAL_DELAY_MS: "0",
+    },
+    clock,
+  );
 
   it("refuses a scrape without the token and computes a scrape at most once a second", async () => {
     const scrape = (authorization?: string) =>
@@ -214,7 +232,7 @@ describe("/metrics in production", () => {
     // Traffic between two scrapes of the same second does not show: the second is the first one's text.
     await fetch(`${app.baseUrl}/healthz`);
     expect(await (await scrape(`Bearer ${TOKEN}`)).text()).toBe(text);
-    await sleep(1100);
+    clock.passScrapeReuse();
     expect(await (await scrape(`Bearer ${TOKEN}`)).text()).not.toBe(text);
   });
 

@@ -7,7 +7,8 @@ import http from "node:http";
 import zlib from "node:zlib";
 import { databaseOf } from "@petstore/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type InProcessApp, startRestInstance, useInProcessApp } from "./in-process.ts";
+import { startTestServer } from "../support/harness.ts";
+import { type InProcessApp, useInProcessApp } from "./in-process.ts";
 import { ADMIN, rest, signIn, type Target, trpc } from "./support.ts";
 
 const ORIGIN = "https://editor.swagger.example";
@@ -99,7 +100,10 @@ describe("restricted keys, browsers and conditional GET", () => {
       app.setNow(new Date(changedAt));
       expect((await createWith(key.key)).status).toBe(403);
       // Another instance changes the key: the server's cache lets it go within 5 s.
-      const elsewhere = await startRestInstance(app.db.url);
+      const elsewhere = await startTestServer("postgres", {
+        env: { DATABASE_URL: app.db.url },
+        migrated: true,
+      });
       try {
         await elsewhere.rt.apiKeys.changeScopes(key.id, ["pets:write"], "test");
       } finally {

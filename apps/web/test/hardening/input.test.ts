@@ -8,7 +8,8 @@
 import { createHmac } from "node:crypto";
 import { databaseOf } from "@petstore/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type InProcessApp, startRestInstance, useInProcessApp } from "./in-process.ts";
+import { startTestServer } from "../support/harness.ts";
+import { type InProcessApp, useInProcessApp } from "./in-process.ts";
 import { ADMIN, type Reply, rest, STAFF, signIn, trpc, trpcCode } from "./support.ts";
 
 interface ErrorBody {
@@ -144,7 +145,10 @@ describe("text, cursors and numbers (no CURSOR_SECRET)", () => {
     );
     expect(Number(stored[0]?.count)).toBe(1);
     // A second server on the same database (another instance, or this one restarted) accepts it.
-    const other = await startRestInstance(app.db.url, { PUBLIC_BASE_URL: app.baseUrl });
+    const other = await startTestServer("postgres", {
+      env: { DATABASE_URL: app.db.url, PUBLIC_BASE_URL: app.baseUrl },
+      migrated: true,
+    });
     try {
       const r = await fetch(`${other.baseUrl}${new URL(next ?? "").pathname}${new URL(next ?? "").search}`, {
         headers: { Authorization: `Bearer ${app.key}` },

@@ -13,7 +13,8 @@ import os from "node:os";
 import path from "node:path";
 import { eventually } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../support/common.ts";
+import { freePort, PASSWORD } from "../support/common.ts";
+import { sessionCookie, signIn } from "../support/http-calls.ts";
 import {
   childProcessesOf,
   ensureBuild,
@@ -26,7 +27,6 @@ import {
 } from "./production-server.ts";
 
 const EMAIL = "admin@dashboard-process.test";
-const PASSWORD = "correct horse battery staple 1";
 
 /** The one child process of `server` (the dashboard's Next.js). */
 function dashboardProcessOf(server: ProductionServer): number {
@@ -72,13 +72,7 @@ describe("the dashboard process of the production server (role all)", () => {
     ).key;
     await db.rt.users.create({ email: EMAIL, name: "Ada", role: "admin", password: PASSWORD }, "t");
     server = await start();
-    const signIn = await fetch(`${server.baseUrl}/api/trpc/auth.signIn`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-    });
-    expect(signIn.status).toBe(200);
-    cookie = /petstore_session=[^;]+/.exec(signIn.headers.get("set-cookie") ?? "")?.[0] ?? "";
+    cookie = sessionCookie(await signIn(server, EMAIL));
   }, 300_000);
 
   afterAll(async () => {

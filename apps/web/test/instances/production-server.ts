@@ -1,16 +1,13 @@
 /**
- * Runs the production server (`node dist/server.js`, as `npm start` does, over the `next build` output) as child
- * processes, for the multi-instance tests and the benchmark: build when there is no build yet, a migrated (cloned
- * from the migrated template) and seeded temporary PostgreSQL database, free ports, start (waiting until /readyz
- * answers) and stop.
+ * The production server (`node dist/server.js` over the `next build` output) as a child process: build when
+ * there is none, start on a port (waiting until /readyz answers), signal, stop; and one-shot runs to an exit.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { loadConfig } from "@petstore/config";
-import { createLogger, openRuntime, type Runtime } from "@petstore/core";
-import { createMigratedDatabase, sleep } from "@petstore/core/testing";
+import { sleep } from "@petstore/core/testing";
+import { openTestDatabase, type TestDatabase } from "../support/database.ts";
 
 /** apps/web */
 export const WEB_DIR = path.resolve(import.meta.dirname, "../..");
@@ -77,38 +74,12 @@ export async function ensureBuild(
   return false;
 }
 
-export interface PreparedDatabase {
-  url: string;
-  /** A runtime on the database (in-process rate-limit store) to issue keys with; closed by `drop`. */
-  rt: Runtime;
-  drop(): Promise<void>;
-}
+/** A database with a runtime on it (`openTestDatabase`); `drop` closes the runtime and removes the database. */
+export type PreparedDatabase = Pick<TestDatabase, "url" | "rt" | "drop">;
 
-/**
- * A temporary PostgreSQL database with the migrations applied (a clone of the migrated template:
- * `createMigratedDatabase`) and the reference/demo data seeded.
- */
-export async function prepareDatabase(prefix = "petstore_instances"): Promise<PreparedDatabase> {
-  const temp = await createMigratedDatabase(prefix);
-  try {
-    const config = loadConfig({ DATABASE_URL: temp.url, LOG_LEVEL: "silent" });
-    const rt = await openRuntime({ config, logger: createLogger("silent") });
-    await rt.seed();
-    let dropped = false;
-    return {
-      url: temp.url,
-      rt,
-      async drop() {
-        if (dropped) return;
-        dropped = true;
-        await rt.close();
-        await temp.drop();
-      },
-    };
-  } catch (error) {
-    await temp.drop();
-    throw error;
-  }
+/** A temporary PostgreSQL database, migrated (a clone of the migrated template) and seeded with the reference data. */
+export function prepareDatabase(prefix = "petstore_instances"): Promise<TestDatabase> {
+  return openTestDatabase({ prefix });
 }
 
 export interface ProductionServer {

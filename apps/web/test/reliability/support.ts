@@ -1,7 +1,6 @@
 /**
- * The production server (the `npm start` bundle) with its dependencies reached through fault-injecting TCP
- * proxies (test/support/tcp-proxy.ts), for the outage, deploy and connection tests: a seeded temporary
- * PostgreSQL database with an admin and an API key, and helpers that time each answer.
+ * `useFaultyServer`: the production server reaching PostgreSQL and Redis through fault-injecting TCP proxies
+ * (support/tcp-proxy.ts), on a database with an admin and a key; and requests timed to the end of their body.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
@@ -9,10 +8,11 @@ import {
   ensureBuild,
   type PreparedDatabase,
   type ProductionServer,
-  prepareDatabase,
   startProductionServer,
 } from "../instances/production-server.ts";
 import { freePort, PASSWORD } from "../support/common.ts";
+import { openTestDatabase } from "../support/database.ts";
+import { sessionCookie, signIn as signInAs } from "../support/http-calls.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 
 export { sleep } from "@petstore/core/testing";
@@ -46,14 +46,12 @@ export function useFaultyServer(
   const f = {} as Faulty;
   beforeAll(async () => {
     await ensureBuild((line) => process.stdout.write(`${line}\n`));
-    f.db = await prepareDatabase("petstore_reliability");
-    await f.db.rt.users.create({ email: ADMIN, name: "Admin", role: "admin", password: PASSWORD }, "test");
-    f.key = (
-      await f.db.rt.apiKeys.create(
-        { name: "reliability", plan: "enterprise", perMinute: 1_000_000, perDay: 10_000_000 },
-        "test",
-      )
-    ).key;
+    const db = await openTestDatabase({
+      prefix: "petstore_reliability",
+      users: [{ email: ADMIN, role: "admin", name: "Admin" }],
+      key: { name: "reliability", perMinute: 1_000_000, perDay: 10_000_000 },
+    });
+    [f.db, f.key] = [db, db.key];
     f.categoryId = (await f.db.rt.categories.list())[0]?.id ?? 1;
     let databaseUrl = f.db.url;
     if (through.postgres) {
@@ -111,16 +109,9 @@ export async function timed(url: string, init: RequestInit = {}): Promise<Timed>
   }
 }
 
-/** Signs in over HTTP and returns the Cookie header value of the session. */
+/** Signs ADMIN in over HTTP and returns the Cookie header value of the session. */
 export async function signIn(baseUrl: string): Promise<string> {
-  const r = await fetch(`${baseUrl}/api/trpc/auth.signIn`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
-  });
-  const cookie = /petstore_session=[^;]+/.exec(r.headers.get("set-cookie") ?? "")?.[0];
-  if (r.status !== 200 || !cookie) throw new Error(`sign-in failed: ${r.status} ${await r.text()}`);
-  return cookie;
+  return sessionCookie(await signInAs({ baseUrl }, ADMIN));
 }
 
 /**

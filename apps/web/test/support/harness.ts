@@ -1,19 +1,13 @@
 /**
- * Test harness: the REST API on a fresh database (PostgreSQL: a database cloned from the migrated template;
- * PGlite: a data folder copied from the migrated template folder), with seeded categories, an issued API key
- * and an injectable clock. It is reachable two ways:
- * - in-process (`fetch`): a `Request` handed to the REST fetch handler after the client-address stamp server.ts
- *   puts on every request (client-ip.ts `stampClientIp`: X-Forwarded-For only with TRUST_PROXY), as if sent
- *   from 127.0.0.1. The suites about the API's behaviour go this way.
- * - over a real socket (`baseUrl`), mounted as server.ts mounts it (`fetchListener` over the same handler), for
- *   what is about HTTP itself: raw header bytes, bytes on the wire, Content-Length, the socket's address.
+ * `startTestServer`: the REST API on a test database with a movable clock, reached in-process (`fetch`: the
+ * handler after server.ts's client-address stamp) or over a socket of this process (`baseUrl`).
  */
 import http, { type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "@petstore/config";
 import { type Clock, createLogger, openRuntime, type Runtime } from "@petstore/core";
 import { migrate } from "@petstore/core/migrate";
-import { createMigratedDatabase, createMigratedPGliteDir, databaseOf } from "@petstore/core/testing";
+import { databaseOf } from "@petstore/core/testing";
 import {
   CLIENT_IP_HEADER,
   stampClientIp,
@@ -22,8 +16,9 @@ import {
 } from "../../src/server/client-ip.ts";
 import { fetchListener } from "../../src/server/http/fetch-listener.ts";
 import { createRestFetch, type RestFetch } from "../../src/server/rest/handler.ts";
+import { type DatabaseKind, GENEROUS, openTestDatabase } from "./database.ts";
 
-export type DatabaseKind = "postgres" | "pglite";
+export type { DatabaseKind };
 
 /** The peer address of every in-process request (what the socket of a local client says). */
 export const IN_PROCESS_PEER = "127.0.0.1";
@@ -96,25 +91,27 @@ export async function startTestServer(
   options: TestServerOptions = {},
 ): Promise<TestServer> {
   const given = options.env?.DATABASE_URL !== undefined || options.env?.PGLITE_DIR !== undefined;
-  const pg = kind === "postgres" && !given ? await createMigratedDatabase("petstore_rest") : undefined;
-  const lite = kind === "pglite" && !given ? await createMigratedPGliteDir("petstore-rest") : undefined;
   let now: Date | undefined = options.now;
   const clock: Clock = () => now ?? new Date();
-  const config = loadConfig({
-    ...(pg ? { DATABASE_URL: pg.url } : {}),
-    ...(lite ? { PGLITE_DIR: lite.dir } : {}),
+  const env = {
     PUBLIC_BASE_URL: "https://api.test.example",
     LOG_LEVEL: "silent",
     // Many anonymous calls come from 127.0.0.1 in these tests; rate-limit tests lower it again.
     ANONYMOUS_PER_MINUTE: "1000000",
     ...options.env,
-  });
-  const rt = await openRuntime({
-    config,
-    clock,
-    logger: createLogger("silent"),
-    ...(given && !options.migrated ? { prepare: migrate } : {}),
-  });
+  };
+  const fresh = given
+    ? undefined
+    : await openTestDatabase({ prefix: "petstore_rest", kind, env, clock, seed: false });
+  const rt =
+    fresh?.rt ??
+    (await openRuntime({
+      config: loadConfig(env),
+      clock,
+      logger: createLogger("silent"),
+      ...(options.migrated ? {} : { prepare: migrate }),
+    }));
+  const config = rt.config;
   // One after the other: tests read the three in id order, and concurrent inserts take ids in any order.
   const categories = [];
   for (const name of ["dogs", "cats", "birds"]) {
@@ -122,10 +119,7 @@ export async function startTestServer(
       await databaseOf(rt).prisma.category.upsert({ where: { name }, create: { name }, update: {} }),
     );
   }
-  const issued = await rt.apiKeys.create(
-    { name: "test", plan: "enterprise", perMinute: 100_000, perDay: 1_000_000 },
-    "test",
-  );
+  const issued = await rt.apiKeys.create({ name: "test", plan: "enterprise", ...GENEROUS }, "test");
   const handler = createRestFetch(async () => rt);
   // As server.ts: the listener stamps the client address (socket, or X-Forwarded-For with TRUST_PROXY).
   const server = http.createServer(fetchListener(handler, config.trustProxy)).listen(0, "127.0.0.1");
@@ -144,9 +138,7 @@ export async function startTestServer(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await rt.close();
-      await pg?.drop();
-      await lite?.remove();
+      await (fresh ? fresh.drop() : rt.close());
     },
   };
 }

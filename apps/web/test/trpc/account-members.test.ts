@@ -6,26 +6,19 @@
  * every change is in the account's audit entries.
  */
 import { databaseOf } from "@petstore/core/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  type Caller,
   createTestAccount,
   expectTrpcError,
-  type Harness,
   invitationToken,
-  openHarness,
   PASSWORD,
   type TestAccount,
+  useHarness,
 } from "./support";
 
 describe("members of an account", () => {
-  let h: Harness;
-  let admin: Caller;
-  beforeAll(async () => {
-    h = await openHarness();
-    admin = (await h.signedIn("admin@example.com")).caller;
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
+  const admin = h.as("admin@example.com");
 
   /** Invites `email` to `account` with `role`, accepts, and returns the member's id. */
   async function addMember(account: TestAccount, email: string, role: "owner" | "developer") {

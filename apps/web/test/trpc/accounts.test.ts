@@ -4,26 +4,19 @@
  * keys like revocation, a plan change moving every key, and members kept apart from staff.
  */
 import { databaseOf } from "@petstore/core/testing";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
-  type Caller,
   countRequests,
   createTestAccount,
   expectTrpcError,
-  type Harness,
   invitationToken,
-  openHarness,
   PASSWORD,
+  useHarness,
 } from "./support";
 
 describe("consumer accounts", () => {
-  let h: Harness;
-  let admin: Caller;
-  beforeAll(async () => {
-    h = await openHarness();
-    admin = (await h.signedIn("admin@example.com")).caller;
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
+  const admin = h.as("admin@example.com");
   beforeEach(() => h.setNow(undefined));
 
   it("creates an account whose owner accepts the link once, is signed in, and lands in the account", async () => {

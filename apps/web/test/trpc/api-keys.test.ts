@@ -1,16 +1,11 @@
 import { utcDay } from "@petstore/core";
 import { databaseOf } from "@petstore/core/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, countRequests, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
+import { describe, expect, it } from "vitest";
+import { countRequests, expectTrpcError, shapeOf, useHarness } from "./support";
 
 describe("apiKeys procedures (admin)", () => {
-  let h: Harness;
-  let admin: Caller;
-  beforeAll(async () => {
-    h = await openHarness();
-    admin = (await h.signedIn("admin@example.com")).caller;
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
+  const admin = h.as("admin@example.com");
 
   it("issues a key whose secret is returned once and works for the REST API", async () => {
     const issued = await admin.apiKeys.create({

@@ -1,13 +1,13 @@
 import { databaseOf } from "@petstore/core/testing";
 import Papa from "papaparse";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { auditExportResponse } from "../../src/server/audit-export";
 import { SESSION_COOKIE } from "../../src/server/trpc/cookies";
 import { appRouter } from "../../src/server/trpc/router";
-import { type Caller, categoryId, expectTrpcError, type Harness, openHarness } from "./support";
+import { type Caller, categoryId, expectTrpcError, useHarness } from "./support";
 
 describe("audit procedures (admin)", () => {
-  let h: Harness;
+  const h = useHarness();
   let admin: Caller;
   let staff: Caller;
   let adminToken: string;
@@ -22,7 +22,6 @@ describe("audit procedures (admin)", () => {
       }),
     );
   beforeAll(async () => {
-    h = await openHarness();
     ({ caller: admin, token: adminToken } = await h.signedIn("admin@example.com"));
     ({ caller: staff, token: staffToken } = await h.signedIn("staff@example.com"));
     const dogs = await categoryId(h.rt, "dogs");
@@ -30,7 +29,6 @@ describe("audit procedures (admin)", () => {
     await staff.pets.update({ id: petId, name: "Audited twice" });
     await admin.apiKeys.create({ name: "Audited key", plan: "free" });
   });
-  afterAll(() => h?.close());
 
   it("lists changes newest first with who, what, when, before and after", async () => {
     const { rows, total } = await admin.audit.list({});

@@ -1,15 +1,11 @@
 import { databaseOf } from "@petstore/core/testing";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createInnerContext } from "../../src/server/trpc/context";
 import { createCaller } from "../../src/server/trpc/router";
-import { expectTrpcError, type Harness, openHarness, PASSWORD, shapeOf } from "./support";
+import { expectTrpcError, PASSWORD, shapeOf, useHarness } from "./support";
 
 describe("auth procedures", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await openHarness();
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
   beforeEach(async () => {
     h.setNow(undefined);
     await databaseOf(h.rt).prisma.signInThrottle.deleteMany();

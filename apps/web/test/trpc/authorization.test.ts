@@ -4,9 +4,9 @@
  * then says); members of consumer accounts get FORBIDDEN for every staff and admin procedure, staff and admins for
  * every portal procedure, developers for the owners' procedures.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../../src/server/trpc/router";
-import { type Caller, callPath, createTestAccount, type Harness, openHarness, PASSWORD } from "./support";
+import { type Caller, callPath, createTestAccount, PASSWORD, useHarness } from "./support";
 
 const PUBLIC = ["auth.me", "auth.signIn", "auth.signOut", "portal.invitation", "portal.acceptInvitation"];
 const MEMBER = [
@@ -137,14 +137,13 @@ async function outcome(caller: Caller, path: string): Promise<string> {
 }
 
 describe("authorization of every procedure", () => {
-  let h: Harness;
+  const h = useHarness();
   let anonymous: Caller;
   let staff: Caller;
   let admin: Caller;
   let owner: Caller;
   let developer: Caller;
   beforeAll(async () => {
-    h = await openHarness();
     anonymous = await h.anonymous();
     staff = (await h.signedIn("staff@example.com")).caller;
     admin = (await h.signedIn("admin@example.com")).caller;
@@ -162,7 +161,6 @@ describe("authorization of every procedure", () => {
     });
     developer = (await h.signedIn("dev@ladder.example")).caller;
   });
-  afterAll(() => h?.close());
 
   it("classifies every procedure of the router", () => {
     expect(Object.keys(appRouter._def.procedures).sort()).toEqual(

@@ -3,17 +3,12 @@
  * windows; a bad start is named in its field; each change is audited under the admin.
  */
 import { databaseOf } from "@petstore/core/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
+import { describe, expect, it } from "vitest";
+import { expectTrpcError, shapeOf, useHarness } from "./support";
 
 describe("brownouts (dashboard)", () => {
-  let h: Harness;
-  let admin: Caller;
-  beforeAll(async () => {
-    h = await openHarness();
-    admin = (await h.signedIn("admin@example.com")).caller;
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
+  const admin = h.as("admin@example.com");
 
   it("schedules, lists and cancels a window, audited", async () => {
     const startsAt = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 3_600_000).toISOString();

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, categoryId, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
+import { describe, expect, it } from "vitest";
+import { categoryId, expectTrpcError, shapeOf, useHarness } from "./support";
 
 describe("categories procedures (staff)", () => {
-  let h: Harness;
-  let staff: Caller;
-  beforeAll(async () => {
-    h = await openHarness();
-    staff = (await h.signedIn("staff@example.com")).caller;
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
+  const staff = h.as("staff@example.com");
 
   it("lists categories by name with animal counts", async () => {
     const list = await staff.categories.list();

@@ -4,24 +4,12 @@
  * audited (`apiKey.allowlist`, before and after) and the verifier applies it at once on this instance.
  */
 import { databaseOf } from "@petstore/core/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Caller,
-  createTestAccount,
-  expectTrpcError,
-  type Harness,
-  openHarness,
-  shapeOf,
-} from "./support";
+import { describe, expect, it } from "vitest";
+import { createTestAccount, expectTrpcError, shapeOf, useHarness } from "./support";
 
 describe("IP allowlists (dashboard and portal)", () => {
-  let h: Harness;
-  let admin: Caller;
-  beforeAll(async () => {
-    h = await openHarness();
-    admin = (await h.signedIn("admin@example.com")).caller;
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
+  const admin = h.as("admin@example.com");
 
   const auditOf = (id: string) =>
     databaseOf(h.rt).prisma.auditLog.findMany({

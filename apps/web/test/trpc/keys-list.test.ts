@@ -4,16 +4,21 @@
  */
 import { databaseOf } from "@petstore/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, countRequests, expectTrpcError, type Harness, openHarness } from "./support";
+import {
+  type Caller,
+  countRequests,
+  expectTrpcError,
+  type Harness,
+  openHarness,
+  useHarness,
+} from "./support";
 
 describe("apiKeys.list (search, filters, paging)", () => {
-  let h: Harness;
-  let admin: Caller;
+  const h = useHarness();
+  const admin = h.as("admin@example.com");
   const ids: Record<string, string> = {};
   let prefixOfBeta = "";
   beforeAll(async () => {
-    h = await openHarness();
-    admin = (await h.signedIn("admin@example.com")).caller;
     for (const [name, plan] of [
       ["Alpha shop", "free"],
       ["Beta shop", "pro"],
@@ -29,7 +34,6 @@ describe("apiKeys.list (search, filters, paging)", () => {
     await admin.apiKeys.revoke({ id: String(ids.Epsilon) });
     await h.rt.apiKeys.recordBan(String(ids["Delta partner"]), new Date(Date.now() + 600_000));
   });
-  afterAll(() => h?.close());
 
   const names = (page: { rows: { name: string }[] }) => page.rows.map((r) => r.name);
 

@@ -1,17 +1,11 @@
 import { utcDay } from "@petstore/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, countRequests, type Harness, openHarness } from "./support";
+import { describe, expect, it } from "vitest";
+import { countRequests, useHarness } from "./support";
 
 describe("overview procedures", () => {
-  let h: Harness;
-  let admin: Caller;
-  let staff: Caller;
-  beforeAll(async () => {
-    h = await openHarness();
-    admin = (await h.signedIn("admin@example.com")).caller;
-    staff = (await h.signedIn("staff@example.com")).caller;
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
+  const admin = h.as("admin@example.com");
+  const staff = h.as("staff@example.com");
 
   it("counts animals by status for staff", async () => {
     expect(await staff.overview.animals()).toEqual([

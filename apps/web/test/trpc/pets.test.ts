@@ -1,19 +1,16 @@
 import { databaseOf } from "@petstore/core/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, categoryId, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
+import { beforeAll, describe, expect, it } from "vitest";
+import { categoryId, expectTrpcError, shapeOf, useHarness } from "./support";
 
 describe("pets procedures (staff)", () => {
-  let h: Harness;
-  let staff: Caller;
+  const h = useHarness();
+  const staff = h.as("staff@example.com");
   let dogs: number;
   let cats: number;
   beforeAll(async () => {
-    h = await openHarness();
-    staff = (await h.signedIn("staff@example.com")).caller;
     dogs = await categoryId(h.rt, "dogs");
     cats = await categoryId(h.rt, "cats");
   });
-  afterAll(() => h?.close());
 
   it("pages through the seeded animals with a total", async () => {
     const first = await staff.pets.search({ pageSize: 10 });

@@ -1,15 +1,10 @@
 import { databaseOf } from "@petstore/core/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, expectTrpcError, type Harness, openHarness, shapeOf } from "./support";
+import { describe, expect, it } from "vitest";
+import { expectTrpcError, shapeOf, useHarness } from "./support";
 
 describe("plans procedures (admin)", () => {
-  let h: Harness;
-  let admin: Caller;
-  beforeAll(async () => {
-    h = await openHarness();
-    admin = (await h.signedIn("admin@example.com")).caller;
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
+  const admin = h.as("admin@example.com");
 
   it("lists the four plans in order with their limits and key caps", async () => {
     expect(await admin.plans.list()).toEqual([

@@ -10,9 +10,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { databaseOf } from "@petstore/core/testing";
 import { TRPCError } from "@trpc/server";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { propertyRuns } from "../support/common.ts";
-import { type Caller, categoryId, type Harness, openHarness } from "./support";
+import { type Caller, categoryId, useHarness } from "./support";
 
 const params = propertyRuns(25, 20_301_219);
 
@@ -33,13 +33,8 @@ async function outcome(call: Promise<unknown>): Promise<string> {
 }
 
 describe("races answered 409/404, never 500 (PostgreSQL)", () => {
-  let h: Harness;
-  let staff: Caller;
-  beforeAll(async () => {
-    h = await openHarness();
-    staff = (await h.signedIn("staff@example.com")).caller;
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
+  const staff = h.as("staff@example.com");
 
   const prisma = () => databaseOf(h.rt).prisma;
 

@@ -1,27 +1,18 @@
 /**
- * tRPC test harness: a fresh PostgreSQL database (cloned from the migrated template, then seeded), a runtime on
- * it with a movable clock, one admin and one staff user, and callers that invoke procedures in-process exactly as
- * the HTTP handler would (`createCaller` with an inner context holding a real session). Passwords are hashed at
- * the lowest scrypt cost (`TEST_PASSWORD_HASH_COST`): the cost itself is tested in users.test.ts.
+ * tRPC harness (`openHarness`, `useHarness`): a test database with an admin and a staff user, a movable clock, and
+ * callers invoking procedures in-process as the HTTP handler does (`createCaller` over a real session).
  */
-import { loadConfig } from "@petstore/config";
-import {
-  type Clock,
-  createLogger,
-  type Operation,
-  type Outcome,
-  openRuntime,
-  type Runtime,
-} from "@petstore/core";
-import { createMigratedDatabase, databaseOf, type TemporaryDatabase } from "@petstore/core/testing";
+import type { Clock, Operation, Outcome, Runtime } from "@petstore/core";
+import { databaseOf } from "@petstore/core/testing";
 import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { createInnerContext } from "../../src/server/trpc/context";
 import { readCookie, SESSION_COOKIE } from "../../src/server/trpc/cookies";
 import { formatError } from "../../src/server/trpc/errors";
 import { createCaller } from "../../src/server/trpc/router";
 import { PASSWORD } from "../support/common.ts";
+import { openTestDatabase, type TestDatabase } from "../support/database.ts";
 
 export { PASSWORD };
 
@@ -32,7 +23,7 @@ export type Caller = ReturnType<typeof createCaller>;
 
 export interface Harness {
   rt: Runtime;
-  db: TemporaryDatabase;
+  db: Pick<TestDatabase, "url" | "drop">;
   admin: { id: string; email: string };
   staff: { id: string; email: string };
   /** Moves the runtime's clock to `date` (undefined = real time). */
@@ -51,32 +42,25 @@ export interface Harness {
  * harness's own such as PASSWORD_HASH_COST); call `close()` in afterAll.
  */
 export async function openHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const db = await createMigratedDatabase("petstore_trpc");
   let now: Date | undefined;
   const clock: Clock = () => now ?? new Date();
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    LOG_LEVEL: "silent",
-    PUBLIC_BASE_URL: "http://dashboard.test",
-    PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
-    ...env,
+  const database = await openTestDatabase({
+    prefix: "petstore_trpc",
+    env: { PUBLIC_BASE_URL: "http://dashboard.test", PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, ...env },
+    clock,
+    users: [
+      { email: "admin@example.com", name: "Ada Admin", role: "admin" },
+      { email: "staff@example.com", name: "Sam Staff", role: "staff" },
+    ],
   });
-  const rt = await openRuntime({ config, clock, logger: createLogger("silent") });
-  await rt.seed();
-  const admin = await rt.users.create(
-    { email: "admin@example.com", name: "Ada Admin", role: "admin", password: PASSWORD },
-    "test",
-  );
-  const staff = await rt.users.create(
-    { email: "staff@example.com", name: "Sam Staff", role: "staff", password: PASSWORD },
-    "test",
-  );
+  const { rt } = database;
+  const [admin, staff] = database.users as [TestDatabase["users"][0], TestDatabase["users"][0]];
 
   const withToken = async (token: string) =>
     createCaller(await createInnerContext({ rt, sessionToken: token }));
   return {
     rt,
-    db,
+    db: database,
     admin,
     staff,
     setNow: (date) => {
@@ -92,11 +76,35 @@ export async function openHarness(env: Record<string, string> = {}): Promise<Har
       return { caller: await withToken(token), token };
     },
     withToken,
-    async close() {
-      await rt.close();
-      await db.drop();
-    },
+    close: () => database.drop(),
   };
+}
+
+export interface UsedHarness extends Harness {
+  /** A caller signed in as `email` once the harness opens; ask for it in the block's body. */
+  as(email: string): Caller;
+}
+
+/** Opens the harness (`openHarness(env)`) and the sessions `as` asks for before the block's tests; closes it after. */
+export function useHarness(env: Record<string, string> = {}): UsedHarness {
+  const callers = new Map<string, Caller | undefined>();
+  const h = {
+    as(email: string) {
+      callers.set(email, undefined);
+      const at = (path: string): unknown =>
+        new Proxy(() => {}, {
+          get: (_target, name) => at(path ? `${path}.${String(name)}` : String(name)),
+          apply: (_target, _this, args: unknown[]) => callPath(callers.get(email) as Caller, path, args[0]),
+        });
+      return at("") as Caller;
+    },
+  } as UsedHarness;
+  beforeAll(async () => {
+    Object.assign(h, await openHarness(env));
+    for (const email of callers.keys()) callers.set(email, (await h.signedIn(email)).caller);
+  });
+  afterAll(() => h.close?.());
+  return h;
 }
 
 /** Asserts that `promise` rejects with a TRPCError of `code` and returns it. */

@@ -1,25 +1,12 @@
 import { loadConfig } from "@petstore/config";
 import { createUserService } from "@petstore/core";
 import { databaseOf } from "@petstore/core/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Caller,
-  expectTrpcError,
-  type Harness,
-  openHarness,
-  PASSWORD,
-  shapeOf,
-  TEST_PASSWORD_HASH_COST,
-} from "./support";
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectTrpcError, PASSWORD, shapeOf, TEST_PASSWORD_HASH_COST, useHarness } from "./support";
 
 describe("users procedures (admin)", () => {
-  let h: Harness;
-  let admin: Caller;
-  beforeAll(async () => {
-    h = await openHarness();
-    admin = (await h.signedIn("admin@example.com")).caller;
-  });
-  afterAll(() => h?.close());
+  const h = useHarness();
+  const admin = h.as("admin@example.com");
 
   it("lists users without password hashes", async () => {
     const list = await admin.users.list();
@@ -145,11 +132,9 @@ describe("users procedures (admin)", () => {
 });
 
 describe("the users list's sort (admin)", () => {
-  let h: Harness;
-  let admin: Caller;
+  const h = useHarness();
+  const admin = h.as("admin@example.com");
   beforeAll(async () => {
-    h = await openHarness();
-    admin = (await h.signedIn("admin@example.com")).caller;
     const prisma = databaseOf(h.rt).prisma;
     const people = [
       { email: "zoe@example.com", name: "alice", role: "staff", created: "2026-02-01T09:00:00Z" },
@@ -178,7 +163,6 @@ describe("the users list's sort (admin)", () => {
       data: { createdAt: new Date("2026-01-10T09:00:00Z") },
     });
   });
-  afterAll(() => h?.close());
 
   const emails = async (sortBy?: string, sortDirection?: "asc" | "desc") =>
     (await admin.users.list(sortBy ? { sortBy: sortBy as never, sortDirection } : undefined)).map((u) =>

@@ -28,6 +28,12 @@ import {
 import { freePort } from "../support/common.ts";
 
 const TIMEOUT_MS = 1_500;
+const POLL_MS = 200;
+const RETRY_MS = 300;
+/** Long enough for a delivery that should not happen to show up: a poll, a retry step and a poll again. */
+const QUIET_MS = 2 * POLL_MS + RETRY_MS;
+/** Waits `QUIET_MS` of real time (the servers are processes of their own: no clock of theirs to move). */
+const quiet = () => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
 
 interface Body {
   type: string;
@@ -91,9 +97,9 @@ describe("webhooks from the production server", () => {
     env = {
       DATABASE_URL: db.url,
       WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true",
-      WEBHOOKS_RETRY_SCHEDULE: "300ms,300ms",
+      WEBHOOKS_RETRY_SCHEDULE: `${RETRY_MS}ms,${RETRY_MS}ms`,
       WEBHOOKS_TIMEOUT_MS: String(TIMEOUT_MS),
-      WEBHOOKS_POLL_INTERVAL_MS: "200",
+      WEBHOOKS_POLL_INTERVAL_MS: String(POLL_MS),
       WEBHOOKS_CONCURRENCY: "8",
       // Events come from /v1 and delivery runs in every role: no dashboard process to start.
       PETSTORE_SERVE: "api",
@@ -161,7 +167,7 @@ describe("webhooks from the production server", () => {
       });
     }, 5_000);
     await createPet(a, "Unheard");
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await quiet();
     expect(receiver.received.filter(hook.at)).toHaveLength(1);
   });
 
@@ -196,8 +202,7 @@ describe("webhooks from the production server", () => {
       const bodies = got.map((r) => verified(hook.secret, r));
       expect(bodies.map((x) => x.data.id).sort()).toEqual(pets.map((p) => p.id).sort());
     }
-    // Long enough for a duplicate to show up: a poll interval and a retry step several times over.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await quiet();
     for (const hook of hooks) {
       const ids = receiver.received.filter(hook.at).map((r) => r.headers["webhook-id"]);
       expect(ids).toHaveLength(30);
