@@ -38,7 +38,7 @@ export function QueryState<T>({
   const emptyPlaceholder = query.isPlaceholderData && empty && isEmpty?.(data);
   if (query.isPending || emptyPlaceholder) {
     return (
-      <Stack gap="xs" aria-busy="true" aria-label="Loading">
+      <Stack gap="xs" role="status" aria-busy="true" aria-label="Loading">
         {Array.from({ length: skeletonRows }, (_, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: placeholders have no identity
           <Skeleton key={i} height={32} />
