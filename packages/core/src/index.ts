@@ -49,6 +49,8 @@ export * from "./usage/rows.ts";
 export * from "./usage/service.ts";
 export * from "./users/demo-admin.ts";
 export * from "./users/password.ts";
+export * from "./users/credentials.ts";
 export * from "./users/service.ts";
+export * from "./users/two-factor.ts";
 export * from "./utc-day.ts";
 export type { WebhookEndpoints } from "./webhooks/endpoints.ts";
