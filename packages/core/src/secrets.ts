@@ -46,14 +46,18 @@ export function createSealer(prisma: PrismaClient, name: string): Sealer {
       const iv = randomBytes(12);
       const cipher = createCipheriv("aes-256-gcm", await keyOf(), iv);
       const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-      return ["v1", iv, body, cipher.getAuthTag()].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+      return ["v1", iv, body, cipher.getAuthTag()]
+        .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
+        .join(".");
     },
     async open(sealed) {
       const [version, iv, body, tag] = sealed.split(".");
       if (version !== "v1" || !iv || body === undefined || !tag) throw new Error("not a sealed secret");
       const decipher = createDecipheriv("aes-256-gcm", await keyOf(), Buffer.from(iv, "base64url"));
       decipher.setAuthTag(Buffer.from(tag, "base64url"));
-      return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+      return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString(
+        "utf8",
+      );
     },
   };
 }

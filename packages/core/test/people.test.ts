@@ -12,9 +12,9 @@ import { databaseOf } from "../src/database/operations.ts";
 import { createLogger } from "../src/logger.ts";
 import type { MailMessage } from "../src/mail.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
+import { createMigratedDatabase, type TemporaryDatabase } from "../src/testing/index.ts";
 import { createCredentialService } from "../src/users/credentials.ts";
 import { createPasswordWork } from "../src/users/password.ts";
-import { createMigratedDatabase, type TemporaryDatabase } from "../src/testing/index.ts";
 
 const start = new Date("2033-05-01T09:00:00Z");
 const MINUTE = 60_000;
@@ -133,7 +133,7 @@ describe("people's credentials", () => {
         client,
         `user:${email}`,
       );
-    expect(await change("not the password").catch(code)).toBe("unauthorized");
+    expect(await change("not the password").catch(code)).toBe("validation_failed");
     expect(await change(PASSWORD)).toEqual({ sessionsEnded: 1 });
     expect(await rt.sessions.resolve(here.token)).toBeDefined();
     expect(await rt.sessions.resolve(there.token)).toBeUndefined();
@@ -179,8 +179,8 @@ describe("people's credentials", () => {
       ).toBe("unauthorized");
       // The next step's code (30 s later, drift of one step) works.
       expect(
-        (await rt.sessions.completeSecondFactor(again.token, totpAt(secret, 5 * MINUTE + 30_000), client)).user
-          .email,
+        (await rt.sessions.completeSecondFactor(again.token, totpAt(secret, 5 * MINUTE + 30_000), client))
+          .user.email,
       ).toBe(email);
 
       // A recovery code works once.
@@ -201,12 +201,15 @@ describe("people's credentials", () => {
 
       // Turning it off takes the password (or a code).
       expect(await rt.twoFactor.disable(session.user.id, { password: "wrong" }, "test").catch(code)).toBe(
-        "unauthorized",
+        "validation_failed",
       );
       await rt.twoFactor.disable(session.user.id, { password: PASSWORD }, "test");
       expect((await rt.sessions.signIn({ email, password: PASSWORD }, client)).stage).toBeNull();
       const actions = await prisma().auditLog.findMany({
-        where: { action: { in: ["user.twoFactorEnable", "user.twoFactorDisable"] }, entityId: session.user.id },
+        where: {
+          action: { in: ["user.twoFactorEnable", "user.twoFactorDisable"] },
+          entityId: session.user.id,
+        },
       });
       expect(actions.map((a) => a.action).sort()).toEqual(["user.twoFactorDisable", "user.twoFactorEnable"]);
     });

@@ -26,5 +26,12 @@ export async function signInPage(side: keyof typeof SIDES, next: string | undefi
   const to = side === "admin" ? { staff: back, member: "/portal" } : { staff: "/admin", member: back };
   const user = await currentUser();
   if (user) redirect(user.accountId ? to.member : to.staff);
-  return <SignInForm {...SIDES[side]} to={to} notice={reason ? REASONS[reason] : undefined} />;
+  return (
+    <SignInForm
+      {...SIDES[side]}
+      to={to}
+      notice={reason ? REASONS[reason] : undefined}
+      paths={{ forgot: `/${side}/forgot-password`, enrol: `/${side}/sign-in/two-factor` }}
+    />
+  );
 }

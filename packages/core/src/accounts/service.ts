@@ -368,7 +368,10 @@ export function createAccountService(
      * Requires (or stops requiring) a second factor of the account's members at sign-in (audited
      * `account.requireTwoFactor`). @throws AppError not_found.
      */
-    async setRequireTwoFactor(input: { id: string; required: boolean }, actor: Actor): Promise<AccountDetail> {
+    async setRequireTwoFactor(
+      input: { id: string; required: boolean },
+      actor: Actor,
+    ): Promise<AccountDetail> {
       await prisma.$transaction(async (tx) => {
         const { count } = await tx.account.updateMany({
           where: { id: input.id },

@@ -422,7 +422,7 @@ export function createSessionService(
       client: { ip: string },
     ): Promise<{ token: string; user: SessionUser; expiresAt: Date }> {
       const pending = await service.pending(token);
-      if (!pending || pending.stage !== "totp")
+      if (pending?.stage !== "totp")
         throw new AppError("unauthorized", "This sign-in has expired. Sign in again.");
       const attempt: SignInAttempt = { email: pending.user.email, ip: client.ip };
       const admission = await throttle.admit(attempt);
@@ -451,7 +451,7 @@ export function createSessionService(
       client: { ip: string },
     ): Promise<{ token: string; user: SessionUser; expiresAt: Date }> {
       const pending = await service.pending(token);
-      if (!pending || pending.stage !== "enrol")
+      if (pending?.stage !== "enrol")
         throw new AppError("unauthorized", "This sign-in has expired. Sign in again.");
       const status = await twoFactor.status(pending.user.id);
       if (!status.enabled) throw new AppError("conflict", "Turn on two-factor sign-in first.");

@@ -125,7 +125,7 @@ export function createCredentialService(
      * Changes `userId`'s password after checking the current one (a wrong one counts in the sign-in throttle),
      * and ends their other sessions than `keepSessionId` (audited `user.changePassword`).
      * @returns how many sessions ended.
-     * @throws AppError unauthorized for a wrong current password; rate_limited while throttled.
+     * @throws AppError validation_failed for a wrong current password; rate_limited while throttled.
      */
     async change(
       userId: string,
@@ -145,7 +145,11 @@ export function createCredentialService(
       } finally {
         release();
       }
-      if (!matches) throw new AppError("unauthorized", "The current password is not right.");
+      // Not `unauthorized`: the person is signed in, only this field is wrong.
+      if (!matches)
+        throw new AppError("validation_failed", "The current password is not right.", [
+          { path: "currentPassword", message: "is not your current password" },
+        ]);
       await throttle.succeeded(attempt);
       const passwordHash = await passwords.hash(input.newPassword, config.passwordHashCost);
       return prisma.$transaction(async (tx) => {

@@ -169,21 +169,29 @@ export function createTwoFactorService({ prisma, clock }: Pick<CoreDeps, "prisma
 
     /**
      * Turns the second factor off after the person proves it is them: their password or a current code
-     * (audited `user.twoFactorDisable`). @throws AppError unauthorized when neither is right.
+     * (audited `user.twoFactorDisable`). @throws AppError validation_failed when neither is right.
      */
     async disable(userId: string, proof: { password?: string; code?: string }, actor: Actor): Promise<void> {
       const user = await prisma.user.findUniqueOrThrow({ where: { id: userId } });
       const proven =
         (proof.password !== undefined && (await verifyPassword(proof.password, user.passwordHash))) ||
         (proof.code !== undefined && (await service.verify(userId, proof.code)) !== null);
-      if (!proven) throw new AppError("unauthorized", "The password or code is not right.");
+      if (!proven)
+        throw new AppError("validation_failed", "The password or code is not right.", [
+          { path: proof.password !== undefined ? "password" : "code", message: "is not right" },
+        ]);
       await prisma.$transaction(async (tx) => {
         await tx.user.update({
           where: { id: userId },
           data: { totpSecret: null, totpEnabledAt: null, totpLastStep: null },
         });
         await tx.recoveryCode.deleteMany({ where: { userId } });
-        await writeAudit(tx, { actor, action: "user.twoFactorDisable", entityType: "user", entityId: userId });
+        await writeAudit(tx, {
+          actor,
+          action: "user.twoFactorDisable",
+          entityType: "user",
+          entityId: userId,
+        });
       });
     },
 
