@@ -1,0 +1,73 @@
+/**
+ * A person's own credentials in the browser: "forgot password" by the mailed link (read from the e2e mail capture),
+ * which works once; and turning on two-factor sign-in (a first code, recovery codes shown once), after which a sign-in
+ * asks for a code from the app.
+ */
+import { expect, test } from "@playwright/test";
+import { Secret, TOTP } from "otpauth";
+import { e2e } from "./support/accounts";
+import { signIn } from "./support/helpers";
+import { mailsTo, waitForMail } from "./support/mail";
+
+test("a staff member resets a forgotten password with the mailed link, once", async ({ page }) => {
+  const person = e2e.forgetful;
+  const before = mailsTo(person.email).length;
+  await page.goto("/admin/sign-in");
+  await page.getByRole("link", { name: "Forgot your password?" }).click();
+  await expect(page.getByRole("heading", { name: "Forgot your password?" })).toBeVisible();
+  await page.getByLabel("Email").fill(person.email);
+  await page.getByRole("button", { name: "Send the link" }).click();
+  await expect(page.getByRole("status")).toContainText("If this email has a Pet Store sign-in");
+
+  const mail = await waitForMail(person.email, before + 1);
+  expect(mail).toContain("Subject: Reset your Pet Store password");
+  const link = /(http:\/\/\S+\/admin\/reset-password\/[A-Za-z0-9_-]{43})/.exec(mail)?.[1] ?? "";
+  expect(link).not.toBe("");
+
+  const newPassword = `new-${person.password}`;
+  await page.goto(link);
+  await page.getByLabel(/^New password/).fill(newPassword);
+  await page.getByRole("button", { name: "Set the new password" }).click();
+  await expect(page.getByRole("heading", { name: "Your password is changed" })).toBeVisible();
+
+  // The link works once.
+  await page.goto(link);
+  await page.getByLabel(/^New password/).fill(`again-${newPassword}`);
+  await page.getByRole("button", { name: "Set the new password" }).click();
+  await expect(page.getByRole("alert")).toContainText("This link does not work");
+
+  await signIn(page, { email: person.email, password: newPassword });
+});
+
+test("a staff member turns on two-factor sign-in, then signs in with a code", async ({ page, browser }) => {
+  const person = e2e.twoFactor;
+  await signIn(page, person);
+  await page
+    .getByRole("navigation", { name: "Dashboard pages" })
+    .getByRole("link", { name: "Password and two-factor" })
+    .click();
+  await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
+  const secret = await page.getByLabel("Secret key").inputValue();
+  await expect(page.getByLabel("Setup link")).toHaveValue(/^otpauth:\/\/totp\//);
+  const totp = new TOTP({ secret: Secret.fromBase32(secret) });
+  await page.getByLabel("Code from your app").fill(totp.generate());
+  await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+  await expect(page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem")).toHaveCount(10);
+  await page.getByRole("button", { name: "I have stored the recovery codes" }).click();
+  await expect(page.getByText("Recovery codes left: 10.")).toBeVisible();
+
+  // Another browser: the password, then a code (the next step's: the first one was used up by the enrolment).
+  const context = await browser.newContext({ baseURL: test.info().project.use.baseURL });
+  const other = await context.newPage();
+  await other.goto("/admin/sign-in");
+  await other.getByLabel("Email").fill(person.email);
+  await other.getByLabel(/^Password/).fill(person.password);
+  await other.getByRole("button", { name: "Sign in" }).click();
+  await other.getByLabel("Code").fill("000000");
+  await other.getByRole("button", { name: "Verify" }).click();
+  await expect(other.getByRole("alert")).toContainText("That code is not right");
+  await other.getByLabel("Code").fill(totp.generate({ timestamp: Date.now() + 30_000 }));
+  await other.getByRole("button", { name: "Verify" }).click();
+  await expect(other.getByRole("heading", { name: "Overview" })).toBeVisible();
+  await context.close();
+});
