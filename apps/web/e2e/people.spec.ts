@@ -6,7 +6,7 @@
 import { expect, test } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
 import { e2e } from "./support/accounts";
-import { signIn } from "./support/helpers";
+import { expectAccessible, signIn } from "./support/helpers";
 import { mailsTo, waitForMail } from "./support/mail";
 
 test("a staff member resets a forgotten password with the mailed link, once", async ({ page }) => {
@@ -15,6 +15,7 @@ test("a staff member resets a forgotten password with the mailed link, once", as
   await page.goto("/admin/sign-in");
   await page.getByRole("link", { name: "Forgot your password?" }).click();
   await expect(page.getByRole("heading", { name: "Forgot your password?" })).toBeVisible();
+  await expectAccessible(page, "forgot-password");
   await page.getByLabel("Email").fill(person.email);
   await page.getByRole("button", { name: "Send the link" }).click();
   await expect(page.getByRole("status")).toContainText("If this email has a Pet Store sign-in");
@@ -46,6 +47,8 @@ test("a staff member turns on two-factor sign-in, then signs in with a code", as
     .getByRole("navigation", { name: "Dashboard pages" })
     .getByRole("link", { name: "Password and two-factor" })
     .click();
+  await expect(page.getByRole("heading", { name: "Password and two-factor sign-in" })).toBeVisible();
+  await expectAccessible(page, "security");
   await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
   const secret = await page.getByLabel("Secret key").inputValue();
   await expect(page.getByLabel("Setup link")).toHaveValue(/^otpauth:\/\/totp\//);
