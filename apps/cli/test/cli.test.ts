@@ -135,6 +135,7 @@ describe("petstore command on PostgreSQL", () => {
     expect(report.skipped).toBe(false);
     expect(Object.keys(report.deleted).sort()).toEqual([
       "idempotencyRecords",
+      "passwordResets",
       "requestLog",
       "sessions",
       "signInThrottles",

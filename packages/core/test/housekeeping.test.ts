@@ -135,6 +135,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
         idempotencyRecords: 1,
         sessions: 1,
         signInThrottles: 1,
+        passwordResets: 0,
         usageHours: 1,
         webhookMessages: 1,
         requestLog: 0,
