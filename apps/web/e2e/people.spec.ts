@@ -1,13 +1,15 @@
 /**
  * A person's own credentials in the browser: "forgot password" by the mailed link (read from the e2e mail capture),
  * which works once; and turning on two-factor sign-in (a first code, recovery codes shown once), after which a sign-in
- * asks for a code from the app.
+ * asks for a code from the app; an account's owner requires it of the members and sets it up at the next sign-in,
+ * then sees their own sessions in the portal.
  */
 import { expect, test } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
 import { e2e } from "./support/accounts";
-import { expectAccessible, signIn } from "./support/helpers";
+import { expectAccessible, signIn, unique } from "./support/helpers";
 import { mailsTo, waitForMail } from "./support/mail";
+import { acceptInvitation, createAccount, PASSWORD, signOutOfPortal } from "./support/portal";
 
 test("a staff member resets a forgotten password with the mailed link, once", async ({ page }) => {
   const person = e2e.forgetful;
@@ -73,4 +75,33 @@ test("a staff member turns on two-factor sign-in, then signs in with a code", as
   await other.getByRole("button", { name: "Verify" }).click();
   await expect(other.getByRole("heading", { name: "Overview" })).toBeVisible();
   await context.close();
+});
+
+test("an owner requires two-factor sign-in and sets it up at the next sign-in", async ({ page, browser }) => {
+  const email = `two-factor-owner-${Date.now().toString(36)}@example.com`;
+  const { invitationUrl } = await createAccount(browser, unique("Careful Shop"), email);
+  await acceptInvitation(page, invitationUrl, "Olive Owner");
+  await page.getByText("Require two-factor sign-in for the account's members").click();
+  await expect(page.getByText("Members now set up two-factor sign-in at their next sign-in.")).toBeVisible();
+  await signOutOfPortal(page);
+
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel(/^Password/).fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/portal\/sign-in\/two-factor$/);
+  await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
+  const secret = await page.getByLabel("Secret key").inputValue();
+  await page
+    .getByLabel("Code from your app")
+    .fill(new TOTP({ secret: Secret.fromBase32(secret) }).generate());
+  await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+  await page.getByRole("button", { name: "I have stored the recovery codes" }).click();
+  await expect(page).toHaveURL(/\/portal$/);
+
+  await page
+    .getByRole("navigation", { name: "Portal pages" })
+    .getByRole("link", { name: "Your sessions" })
+    .click();
+  await expect(page.getByRole("heading", { name: "Your sessions" })).toBeVisible();
+  await expect(page.getByText("This browser")).toBeVisible();
 });
