@@ -4,7 +4,7 @@
  * password, which signs the person out everywhere), for the dashboard and the portal alike.
  */
 import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
-import { PasswordResetRequest, PasswordResetSet } from "@petstore/contracts";
+import { PasswordResetRequest, PasswordResetSet, PasswordResetToken } from "@petstore/contracts";
 import { useMutation } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Hint, RouteLink } from "../components/page";
@@ -74,7 +74,11 @@ export function ResetPasswordPage({ token, signIn }: { token: string; signIn: st
   const reset = useMutation(
     trpc.auth.resetPassword.mutationOptions({ onError: (e) => form.setServerErrors(e) }),
   );
-  const invalid = reset.isError && (hasCode(reset.error, "NOT_FOUND") || hasCode(reset.error, "BAD_REQUEST"));
+  // A mistyped link is told at once, not after a new password is typed.
+  const malformed = !PasswordResetToken.safeParse(token).success;
+  const invalid =
+    malformed ||
+    (reset.isError && (hasCode(reset.error, "NOT_FOUND") || hasCode(reset.error, "BAD_REQUEST")));
   return (
     <Card>
       {reset.isSuccess ? (
@@ -95,7 +99,7 @@ export function ResetPasswordPage({ token, signIn }: { token: string; signIn: st
             <Title order={1} size="h2">
               Choose a new password
             </Title>
-            {reset.isError && !Object.keys(form.errors).length ? (
+            {malformed || (reset.isError && !Object.keys(form.errors).length) ? (
               <Alert color="red" role="alert" title={invalid ? "This link does not work" : "Not changed"}>
                 {invalid
                   ? "It was already used, it expired (links work for one hour), or it was mistyped. Ask for a new one."
