@@ -81,7 +81,7 @@ test("an owner requires two-factor sign-in and sets it up at the next sign-in", 
   const email = `two-factor-owner-${Date.now().toString(36)}@example.com`;
   const { invitationUrl } = await createAccount(browser, unique("Careful Shop"), email);
   await acceptInvitation(page, invitationUrl, "Olive Owner");
-  await page.getByText("Require two-factor sign-in for the account's members").click();
+  await page.getByRole("switch", { name: /^Require two-factor sign-in for the account's members/ }).check();
   await expect(page.getByText("Members now set up two-factor sign-in at their next sign-in.")).toBeVisible();
   await signOutOfPortal(page);
 
