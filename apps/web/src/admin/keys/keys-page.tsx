@@ -91,6 +91,7 @@ const COLUMNS: Column<Row>[] = [
     cell: (k) => (
       <>
         <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>
+        {k.leakedAt ? <StateBadge color="red">leaked</StateBadge> : null}
         {k.state === "expiring" && k.expiresAt ? (
           <Hint size="xs">until {formatDateTime(k.expiresAt)}</Hint>
         ) : null}
