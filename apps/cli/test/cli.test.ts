@@ -136,6 +136,7 @@ describe("petstore command on PostgreSQL", () => {
     expect(Object.keys(report.deleted).sort()).toEqual([
       "endedSessions",
       "idempotencyRecords",
+      "passwordResets",
       "requestLog",
       "sessions",
       "signInThrottles",

@@ -49,3 +49,40 @@ export const SignIn = z.strictObject({
     .max(200, { error: "must be at most 200 characters" }),
 });
 export type SignIn = z.infer<typeof SignIn>;
+
+/** "Forgot password": the email to send a reset link to (the answer is the same whether it has a sign-in). */
+export const PasswordResetRequest = z.strictObject({ email: Email });
+export type PasswordResetRequest = z.infer<typeof PasswordResetRequest>;
+
+/** The secret of a reset link: 32 random bytes as base64url. */
+export const PasswordResetToken = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{43}$/, { error: "This password reset link is not valid." });
+
+/** A new password set with a reset link. */
+export const PasswordResetSet = z.strictObject({ token: PasswordResetToken, password: Password });
+export type PasswordResetSet = z.infer<typeof PasswordResetSet>;
+
+/** A password change: the current password (checked) and the new one. */
+export const PasswordChange = z.strictObject({
+  currentPassword: z.string().min(1, { error: "must not be empty" }).max(200),
+  newPassword: Password,
+});
+export type PasswordChange = z.infer<typeof PasswordChange>;
+
+/** A second-factor code: 6 digits from the authenticator app, or a recovery code (`xxxxx-xxxxx`). */
+export const SecondFactorCode = z.strictObject({
+  code: z.string().trim().min(6, { error: "must be the 6-digit code or a recovery code" }).max(20),
+});
+export type SecondFactorCode = z.infer<typeof SecondFactorCode>;
+
+/** Turning the second factor off: the password or a current code. */
+export const TwoFactorDisable = z
+  .strictObject({ password: z.string().max(200).optional(), code: z.string().max(20).optional() })
+  .refine((v) => v.password !== undefined || v.code !== undefined, {
+    error: "needs the password or a code",
+  });
+export type TwoFactorDisable = z.infer<typeof TwoFactorDisable>;
+
+/** Whether a second factor is required (of staff, or of an account's members). */
+export const TwoFactorRequirement = z.strictObject({ required: z.boolean() });

@@ -26,8 +26,10 @@ import { createUsageAlerts } from "./usage/alerts.ts";
 import { createRequestLogService } from "./usage/request-log.ts";
 import type { UsageSources } from "./usage/rows.ts";
 import { createUsageService } from "./usage/service.ts";
+import { createCredentialService } from "./users/credentials.ts";
 import { createPasswordWork } from "./users/password.ts";
 import { createUserService } from "./users/service.ts";
+import { createTwoFactorService } from "./users/two-factor.ts";
 import { createWebhooks } from "./webhooks/index.ts";
 
 /**
@@ -58,6 +60,7 @@ export function createCore(
   const requestLog = createRequestLogService(deps);
   const orders = createOrdersService(deps, options.cursorSecret, webhooks.queued);
   const usageAlerts = createUsageAlerts(deps, mailer, webhooks.queued);
+  const sessions = createSessionService(deps, passwords);
   return {
     pets: createPetService(deps, options.cursorSecret, webhooks.queued),
     categories: createCategoryService(deps, webhooks.queued, options.cursorSecret),
@@ -79,7 +82,11 @@ export function createCore(
     users: createUserService(deps, passwords),
     accounts,
     invitations,
-    sessions: createSessionService(deps, passwords),
+    sessions,
+    /** "Forgot password" links and password changes (users/credentials.ts). */
+    credentials: createCredentialService(deps, passwords, mailer, sessions.throttle),
+    /** TOTP second factor and recovery codes (users/two-factor.ts). */
+    twoFactor: createTwoFactorService(deps),
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
     usage,

@@ -2,7 +2,8 @@
  * Housekeeping (docs/contract.md section 5; docs/operations.md "Housekeeping"): deletes what has outlived its
  * purpose, so no table grows forever: expired idempotency records (24 h), expired dashboard sessions (and the
  * reasons kept for sessions ended on a person's behalf, once those would have expired), sign-in
- * throttle rows that count for nothing any more (old sign-in failures), and (registered by the runtime)
+ * throttle rows that count for nothing any more (old sign-in failures), lapsed password reset links, and
+ * (registered by the runtime)
  * hourly analytics rows older than ANALYTICS_RETENTION_DAYS and webhook messages older than 30 days with their
  * deliveries and attempts. The server runs it on a schedule (`schedule`, every 10 minutes), `petstore db purge` on demand.
  *
@@ -36,6 +37,9 @@ export const STANDARD_TASKS: Record<string, HousekeepingTask> = {
   endedSessions: async (prisma, now) =>
     (await prisma.endedSession.deleteMany({ where: { expiresAt: { lte: now } } })).count,
   signInThrottles: purgeForgottenSignIns,
+  /** Password reset links past their hour (used or not). */
+  passwordResets: async (prisma, now) =>
+    (await prisma.passwordReset.deleteMany({ where: { expiresAt: { lte: now } } })).count,
 };
 
 export function createHousekeeping({

@@ -78,6 +78,7 @@ const WITHOUT_ID = [
   "billing",
   "monthQuota",
   "setAlertThresholds",
+  "setRequireTwoFactor",
   "invite",
   "orders.search",
 ];

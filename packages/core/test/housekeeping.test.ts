@@ -136,6 +136,7 @@ describe.each(["pglite", "postgres"] as const)("housekeeping on %s", (kind) => {
         sessions: 1,
         endedSessions: 0,
         signInThrottles: 1,
+        passwordResets: 0,
         usageHours: 1,
         webhookMessages: 1,
         requestLog: 0,

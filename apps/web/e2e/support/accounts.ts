@@ -14,6 +14,8 @@ export function ensureE2eEnv(): void {
   process.env.E2E_ADMIN_PASSWORD ??= `admin-${randomBytes(9).toString("base64url")}`;
   process.env.E2E_STAFF_PASSWORD ??= `staff-${randomBytes(9).toString("base64url")}`;
   process.env.E2E_STATE_FILE ??= path.join(os.tmpdir(), `petstore-e2e-${process.env.E2E_PORT}.json`);
+  // The mails the server sends, as the e2e mail capture received them (support/mail.ts).
+  process.env.E2E_MAIL_FILE ??= path.join(os.tmpdir(), `petstore-e2e-${process.env.E2E_PORT}.mail.jsonl`);
 }
 
 /** What the server script prepared for the tests beyond the accounts. */
@@ -58,6 +60,22 @@ export const e2e = {
   traveller: {
     email: "e2e-traveller@example.com",
     name: "Tara Traveller",
+    get password() {
+      return process.env.E2E_STAFF_PASSWORD ?? "";
+    },
+  },
+  /** A staff account only the password reset test uses: it gets a new password. */
+  forgetful: {
+    email: "e2e-forgetful@example.com",
+    name: "Fay Forgetful",
+    get password() {
+      return process.env.E2E_STAFF_PASSWORD ?? "";
+    },
+  },
+  /** A staff account only the two-factor test uses: it turns two-factor sign-in on. */
+  twoFactor: {
+    email: "e2e-two-factor@example.com",
+    name: "Tom Twofactor",
     get password() {
       return process.env.E2E_STAFF_PASSWORD ?? "";
     },

@@ -14,18 +14,23 @@ import { loadConfig } from "@petstore/config";
 import { createLogger, openRuntime } from "@petstore/core";
 import { createMigratedDatabase, databaseOf } from "@petstore/core/testing";
 import { e2e, ensureE2eEnv, writeState } from "./accounts";
+import { startMailCapture } from "./mail";
 
 ensureE2eEnv();
 const appDir = path.resolve(import.meta.dirname, "../..");
 const port = String(process.env.E2E_PORT);
 
 const db = await createMigratedDatabase("petstore_e2e");
+const mail = await startMailCapture(String(process.env.E2E_MAIL_FILE));
 const env = {
   ...process.env,
   DATABASE_URL: db.url,
   PORT: port,
   PUBLIC_BASE_URL: e2e.baseUrl,
   PETSTORE_ENV: "staging",
+  // Every mail goes to the capture, where the tests read the links they hold (support/mail.ts).
+  SMTP_URL: mail.url,
+  SMTP_FROM: "Pet Store <store@petstore.e2e>",
   TRUST_PROXY: "1",
   // The webhook tests register a receiver on the loopback address and want a failed attempt retried soon.
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true",
@@ -67,6 +72,8 @@ try {
     [e2e.staff, "staff"],
     [e2e.throttled, "staff"],
     [e2e.traveller, "staff"],
+    [e2e.forgetful, "staff"],
+    [e2e.twoFactor, "staff"],
   ] as const) {
     await rt.users.create(
       { email: account.email, name: account.name, role, password: account.password },
@@ -99,6 +106,7 @@ try {
     if (build.status !== 0) throw new Error(`next build failed with status ${build.status}`);
   }
 } catch (error) {
+  mail.close();
   await db.drop();
   fs.rmSync(String(process.env.E2E_STATE_FILE), { force: true });
   throw error;
@@ -121,6 +129,7 @@ const stop = async (code: number) => {
     await new Promise((resolve) => server.once("exit", resolve));
     clearTimeout(killer);
   }
+  mail.close();
   await db.drop().catch((error: unknown) => console.error("could not drop the e2e database", error));
   fs.rmSync(String(process.env.E2E_STATE_FILE), { force: true });
   process.exit(code);

@@ -17,6 +17,7 @@ import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { KeyDialog } from "@/ui/keys/key-dialog";
 import { ScopeBadges } from "@/ui/keys/key-fields";
 import { STATE_COLORS, STATE_LABELS } from "@/ui/keys/key-meta";
+import { RequireTwoFactorSwitch } from "@/ui/people/require-two-factor";
 import { useCurrentUser } from "@/ui/shell";
 import { useTRPC } from "@/ui/trpc";
 import { MonthQuotaProgress } from "@/ui/usage/month-quota";
@@ -55,6 +56,7 @@ export function AccountPage() {
           <Paper withBorder p="md" mb="xl">
             <PortalAlerts key={a.alertThresholds.join(",")} account={a} />
           </Paper>
+          <PortalTwoFactor account={a} />
           <KeysSection account={a} />
           <MembersSection account={a} />
         </>
@@ -155,6 +157,28 @@ function PortalAlerts({ account }: { account: PortalAccount }) {
       thresholds={account.alertThresholds}
       saving={save.isPending}
       {...(account.role === "owner" ? { save: (thresholds: number[]) => save.mutate({ thresholds }) } : {})}
+    />
+  );
+}
+
+/** Whether the account's members must sign in with two-factor sign-in: owners change it, developers see it. */
+function PortalTwoFactor({ account }: { account: PortalAccount }) {
+  const trpc = useTRPC();
+  const save = useNotifiedMutation(trpc.portal.setRequireTwoFactor.mutationOptions(), {
+    invalidate: [trpc.portal.account.queryKey()],
+    success: (a) =>
+      a.requireTwoFactor
+        ? "Members now set up two-factor sign-in at their next sign-in."
+        : "Two-factor sign-in is no longer required.",
+    failure: "Could not change the requirement",
+  });
+  return (
+    <RequireTwoFactorSwitch
+      checked={account.requireTwoFactor}
+      label="Require two-factor sign-in for the account's members"
+      description="Members without it set it up right after their next password sign-in."
+      busy={save.isPending}
+      {...(account.role === "owner" ? { onChange: (required: boolean) => save.mutate({ required }) } : {})}
     />
   );
 }

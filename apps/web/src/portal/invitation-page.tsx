@@ -64,7 +64,9 @@ function AcceptForm({ token, preview }: { token: string; preview: Preview }) {
   }));
   const accept = useMutation(
     trpc.portal.acceptInvitation.mutationOptions({
-      onSuccess: () => window.location.assign("/portal"),
+      // An account that requires two-factor sign-in sends its new member to set it up first.
+      onSuccess: ({ stage }) =>
+        window.location.assign(stage === "enrol" ? "/portal/sign-in/two-factor" : "/portal"),
       onError: (error) => form.setServerErrors(error),
     }),
   );

@@ -1,13 +1,14 @@
 "use client";
 /**
  * Email and password sign-in, for staff and members alike, each sent on to their own side (`to`). A failure says
- * one thing whatever was wrong (the server's words reveal no email); throttling says when sign-in opens again.
+ * one thing whatever was wrong (the server's words reveal no email); throttling says when sign-in opens again. A
+ * person with two-factor sign-in then gives a code (or a recovery code); one who must set it up goes to `enrol`.
  */
-import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from "@mantine/core";
-import { SignIn } from "@petstore/contracts";
+import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
+import { SecondFactorCode, SignIn } from "@petstore/contracts";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { Hint } from "./components/page";
+import { Hint, RouteLink } from "./components/page";
 import { errorMessage, retryAfterSeconds } from "./feedback";
 import { formatTime } from "./format";
 import { useZodForm } from "./forms/use-zod-form";
@@ -18,6 +19,7 @@ export function SignInForm({
   intro,
   to,
   notice,
+  paths,
 }: {
   /** The page's heading, e.g. "Pet Store admin". */
   title: string;
@@ -26,6 +28,8 @@ export function SignInForm({
   to: { staff: string; member: string };
   /** Why the visitor is here (their session ended), shown above the form. */
   notice?: { title: string; text: string };
+  /** This side's "forgot password" page and its two-factor enrolment page. */
+  paths: { forgot: string; enrol: string };
 }) {
   const trpc = useTRPC();
   const form = useZodForm(SignIn, { email: "", password: "" }, (v) => ({
@@ -33,9 +37,14 @@ export function SignInForm({
     password: v.password,
   }));
   const [opensAt, setOpensAt] = useState<Date | null>(null);
+  const [askCode, setAskCode] = useState(false);
   const signIn = useMutation(
     trpc.auth.signIn.mutationOptions({
-      onSuccess: ({ user }) => window.location.assign(user.accountId ? to.member : to.staff),
+      onSuccess: ({ user, stage }) => {
+        if (stage === "totp") setAskCode(true);
+        else if (stage === "enrol") window.location.assign(paths.enrol);
+        else window.location.assign(user.accountId ? to.member : to.staff);
+      },
       onError: (error) => {
         form.setServerErrors(error);
         const wait = retryAfterSeconds(error);
@@ -43,6 +52,7 @@ export function SignInForm({
       },
     }),
   );
+  if (askCode) return <CodeStep title={title} to={to} />;
   return (
     <Center mih="100vh" p="md" component="main">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={400}>
@@ -83,6 +93,60 @@ export function SignInForm({
             />
             <Button type="submit" loading={signIn.isPending || signIn.isSuccess} fullWidth>
               Sign in
+            </Button>
+            <Text size="sm">
+              <RouteLink href={paths.forgot}>Forgot your password?</RouteLink>
+            </Text>
+          </Stack>
+        </form>
+      </Paper>
+    </Center>
+  );
+}
+
+/** The second step of a sign-in with two-factor sign-in on: the app's code or a recovery code. */
+function CodeStep({ title, to }: { title: string; to: { staff: string; member: string } }) {
+  const trpc = useTRPC();
+  const form = useZodForm(SecondFactorCode, { code: "" }, (v) => ({ code: v.code.trim() }));
+  const [opensAt, setOpensAt] = useState<Date | null>(null);
+  const verify = useMutation(
+    trpc.auth.secondFactor.mutationOptions({
+      onSuccess: ({ user }) => window.location.assign(user.accountId ? to.member : to.staff),
+      onError: (error) => {
+        form.setServerErrors(error);
+        const wait = retryAfterSeconds(error);
+        setOpensAt(wait ? new Date(Date.now() + wait * 1000) : null);
+      },
+    }),
+  );
+  return (
+    <Center mih="100vh" p="md" component="main">
+      <Paper withBorder shadow="sm" p="xl" w="100%" maw={400}>
+        <form onSubmit={form.onSubmit((input) => verify.mutate(input))} noValidate>
+          <Stack>
+            <div>
+              <Title order={1} size="h2">
+                {title}
+              </Title>
+              <Hint>Enter the 6-digit code your authenticator app shows, or one of your recovery codes.</Hint>
+            </div>
+            {verify.isError && !Object.keys(form.errors).length ? (
+              <Alert color="red" role="alert" title="Sign-in failed">
+                {errorMessage(verify.error)}
+                {opensAt ? ` Sign-in opens again at ${formatTime(opensAt)}.` : null}
+              </Alert>
+            ) : null}
+            <TextInput
+              label="Code"
+              autoFocus
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              required
+              {...form.field("code")}
+              data-autofocus
+            />
+            <Button type="submit" loading={verify.isPending || verify.isSuccess} fullWidth>
+              Verify
             </Button>
           </Stack>
         </form>

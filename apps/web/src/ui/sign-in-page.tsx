@@ -9,10 +9,6 @@ const SIDES = {
 };
 
 /**
- * Staff go to the dashboard and members to the portal, whichever page they sign in on; `next` (a path of this
- * side, never another site's: no open redirect) is where this side's user goes; `reason` says why they are here.
- */
-/**
  * Why the visitor is on the sign-in page, from `?reason=`: a tab whose session ended (trpc.tsx, page-auth.ts), or
  * whose member was removed from their account (told by the server from the session cookie, `endedReason`).
  */
@@ -27,6 +23,10 @@ const REASONS: Record<string, { title: string; text: string }> = {
   },
 };
 
+/**
+ * Staff go to the dashboard and members to the portal, whichever page they sign in on; `next` (a path of this
+ * side, never another site's: no open redirect) is where this side's user goes; `reason` says why they are here.
+ */
 export async function signInPage(side: keyof typeof SIDES, next: string | undefined, reason?: string) {
   const home = `/${side}`;
   const back = next && new RegExp(`^/${side}(/[A-Za-z0-9/_-]*)?(\\?[^\\s]*)?$`).test(next) ? next : home;
@@ -35,5 +35,12 @@ export async function signInPage(side: keyof typeof SIDES, next: string | undefi
   if (user) redirect(user.accountId ? to.member : to.staff);
   // A tab sent here by a refused call says `ended`; the cookie it still holds may tell more.
   const why = reason === "ended" ? ((await endedReason()) ?? reason) : reason;
-  return <SignInForm {...SIDES[side]} to={to} notice={why ? REASONS[why] : undefined} />;
+  return (
+    <SignInForm
+      {...SIDES[side]}
+      to={to}
+      notice={why ? REASONS[why] : undefined}
+      paths={{ forgot: `/${side}/forgot-password`, enrol: `/${side}/sign-in/two-factor` }}
+    />
+  );
 }

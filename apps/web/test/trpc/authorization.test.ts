@@ -2,13 +2,37 @@
  * The procedure ladders for every procedure in the router: anonymous callers get UNAUTHORIZED for anything
  * but the public procedures, staff get FORBIDDEN for admin procedures, admins pass the check (whatever the input
  * then says); members of consumer accounts get FORBIDDEN for every staff and admin procedure, staff and admins for
- * every portal procedure, developers for the owners' procedures.
+ * every portal procedure, developers for the owners' procedures; one's own sessions, password and second factor are
+ * anyone's who is signed in.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../../src/server/trpc/router";
 import { type Caller, callPath, createTestAccount, PASSWORD, useHarness } from "./support";
 
-const PUBLIC = ["auth.me", "auth.signIn", "auth.signOut", "portal.invitation", "portal.acceptInvitation"];
+const PUBLIC = [
+  "auth.me",
+  "auth.signIn",
+  "auth.signOut",
+  "auth.secondFactor",
+  "auth.pending",
+  "auth.enrolBegin",
+  "auth.enrolConfirm",
+  "auth.requestPasswordReset",
+  "auth.resetPassword",
+  "portal.invitation",
+  "portal.acceptInvitation",
+];
+/** One's own sessions, password and second factor: anyone signed in, staff or member. */
+const PERSON = [
+  "sessions.list",
+  "sessions.revoke",
+  "sessions.revokeOthers",
+  "security.status",
+  "security.changePassword",
+  "security.begin",
+  "security.confirm",
+  "security.disable",
+];
 const MEMBER = [
   "portal.account",
   "portal.keys.list",
@@ -39,7 +63,13 @@ const MEMBER = [
   "portal.orders.get",
   "portal.orders.cancel",
 ];
-const OWNER = ["portal.invite", "portal.setMemberRole", "portal.removeMember", "portal.setAlertThresholds"];
+const OWNER = [
+  "portal.invite",
+  "portal.setMemberRole",
+  "portal.removeMember",
+  "portal.setAlertThresholds",
+  "portal.setRequireTwoFactor",
+];
 const STAFF = [
   "pets.search",
   "pets.get",
@@ -60,9 +90,6 @@ const STAFF = [
   "orders.complete",
   "orders.cancel",
   "orders.accounts",
-  "sessions.list",
-  "sessions.revoke",
-  "sessions.revokeOthers",
 ];
 const ADMIN = [
   "apiKeys.list",
@@ -94,6 +121,8 @@ const ADMIN = [
   "users.setRole",
   "users.setActive",
   "users.endSessions",
+  "users.twoFactorRequired",
+  "users.setTwoFactorRequired",
   "audit.list",
   "audit.actors",
   "overview.keys",
@@ -164,13 +193,16 @@ describe("authorization of every procedure", () => {
 
   it("classifies every procedure of the router", () => {
     expect(Object.keys(appRouter._def.procedures).sort()).toEqual(
-      [...PUBLIC, ...STAFF, ...ADMIN, ...MEMBER, ...OWNER].sort(),
+      [...PUBLIC, ...PERSON, ...STAFF, ...ADMIN, ...MEMBER, ...OWNER].sort(),
     );
   });
 
-  it.each([...STAFF, ...ADMIN, ...MEMBER, ...OWNER])("%s: anonymous gets UNAUTHORIZED", async (path) => {
-    expect(await outcome(anonymous, path)).toBe("UNAUTHORIZED");
-  });
+  it.each([...PERSON, ...STAFF, ...ADMIN, ...MEMBER, ...OWNER])(
+    "%s: anonymous gets UNAUTHORIZED",
+    async (path) => {
+      expect(await outcome(anonymous, path)).toBe("UNAUTHORIZED");
+    },
+  );
 
   it.each(ADMIN)("%s: staff gets FORBIDDEN", async (path) => {
     expect(await outcome(staff, path)).toBe("FORBIDDEN");
@@ -199,6 +231,11 @@ describe("authorization of every procedure", () => {
 
   it.each(OWNER)("%s: an owner passes the role check", async (path) => {
     expect(["OK", "BAD_REQUEST"]).toContain(await outcome(owner, path));
+  });
+
+  it.each(PERSON)("%s: staff, admins, developers and owners pass the role check", async (path) => {
+    for (const caller of [staff, admin, developer, owner])
+      expect(["OK", "BAD_REQUEST", "CONFLICT"]).toContain(await outcome(caller, path));
   });
 
   it.each(MEMBER)("%s: developers and owners pass the role check", async (path) => {

@@ -71,6 +71,7 @@ const WITHOUT_ID = [
   "portal.usage",
   "portal.monthQuota",
   "portal.setAlertThresholds",
+  "portal.setRequireTwoFactor",
 ];
 /**
  * Portal procedures whose object ids are filters of a search: another account's id finds what an unknown id finds,

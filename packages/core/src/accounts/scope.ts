@@ -69,6 +69,10 @@ export function createAccountScopes(s: ScopedServices) {
       setAlertThresholds: (thresholds: number[], actor: Actor) =>
         s.accounts.setAlertThresholds({ id: accountId, thresholds }, actor),
 
+      /** Requires (or not) a second factor of the account's members (owners; audited with the member as actor). */
+      setRequireTwoFactor: (required: boolean, actor: Actor) =>
+        s.accounts.setRequireTwoFactor({ id: accountId, required }, actor),
+
       /** The account's usage for billing in the UTC month `YYYY-MM` (usage/billing.ts). */
       billing: (month: string) => s.usage.billing(month, accountId),
 

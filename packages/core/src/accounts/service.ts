@@ -39,6 +39,8 @@ export interface AccountView {
   limits: { perMinute: number | null; perDay: number | null; perMonth: number | null };
   /** Usage alert thresholds, percentages of the day and month windows, ascending (docs/contract.md section 7). */
   alertThresholds: number[];
+  /** Whether the account's members must sign in with a second factor (set by its owners). */
+  requireTwoFactor: boolean;
   members: number;
   /** Requests of the account's keys since 00:00 UTC, as flushed (at most 5 s behind). */
   requestsToday: number;
@@ -102,6 +104,7 @@ interface AccountRow {
   perMonth: number | null;
   planPerMonth: number | null;
   alertThresholds: number[];
+  requireTwoFactor: boolean;
   members: number;
   requestsToday: number;
 }
@@ -141,6 +144,7 @@ const toView = (r: AccountRow): AccountView => ({
     perMonth: r.perMonth ?? r.planPerMonth,
   },
   alertThresholds: r.alertThresholds,
+  requireTwoFactor: r.requireTwoFactor,
   members: r.members,
   requestsToday: r.requestsToday,
 });
@@ -162,7 +166,7 @@ export function createAccountService(
       SELECT a."id"::text AS "id", a."name", a."planName"::text AS "plan", a."suspendedAt", a."createdBy",
              a."createdAt", p."maxKeys", a."perMinute", a."perDay", p."perMinute" AS "planPerMinute",
              p."perDay" AS "planPerDay", a."perMonth", p."perMonth" AS "planPerMonth",
-             a."alertThresholds",
+             a."alertThresholds", a."requireTwoFactor",
              (SELECT count(*)::int FROM "ApiKey" k WHERE k."accountId" = a."id"
                 AND (k."revokedAt" IS NULL OR k."revokedAt" > ${now})
                 AND (k."expiresAt" IS NULL OR k."expiresAt" > ${now})) AS "keys",
@@ -357,6 +361,31 @@ export function createAccountService(
         return keysOf(tx, input.id);
       });
       forgetKeys(keys);
+      return get(input.id);
+    },
+
+    /**
+     * Requires (or stops requiring) a second factor of the account's members at sign-in (audited
+     * `account.requireTwoFactor`). @throws AppError not_found.
+     */
+    async setRequireTwoFactor(
+      input: { id: string; required: boolean },
+      actor: Actor,
+    ): Promise<AccountDetail> {
+      await prisma.$transaction(async (tx) => {
+        const { count } = await tx.account.updateMany({
+          where: { id: input.id },
+          data: { requireTwoFactor: input.required },
+        });
+        if (count === 0) throw notFound(input.id);
+        await writeAudit(tx, {
+          actor,
+          action: "account.requireTwoFactor",
+          entityType: "account",
+          entityId: input.id,
+          after: { required: input.required },
+        });
+      });
       return get(input.id);
     },
 

@@ -52,7 +52,7 @@ export function createUserSessionService({
     /** The live sessions of `userId`, most recently used first; `currentId` is marked `current`. */
     async list(userId: string, currentId: string | null): Promise<SessionView[]> {
       const rows = await prisma.session.findMany({
-        where: { userId, ...live() },
+        where: { userId, stage: null, ...live() },
         orderBy: [{ lastSeenAt: "desc" }, { id: "asc" }],
       });
       return rows.map((s) => ({

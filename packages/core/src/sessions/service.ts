@@ -8,6 +8,11 @@
  * (throttle.ts), then the password, checked outside any transaction (against a decoy hash for unknown emails),
  * one message for every failure, a rehash of a password stored at another cost, and a fresh device cookie
  * (device-cookie.ts). Sign-ins, sign-outs and failed sign-ins are in the audit log.
+ *
+ * A person with a second factor (users/two-factor.ts) gets a session at stage `totp` after the password, one
+ * that must be given a code (`completeSecondFactor`) before it opens anything; a person who must have one and
+ * has none gets a session at stage `enrol`, which opens only the enrolment (`promote` once it is done). Either
+ * lasts `PENDING_SESSION_MS` and gets a new token when it becomes a full session.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Config } from "@petstore/config";
@@ -24,11 +29,21 @@ import {
   verifyPassword,
 } from "../users/password.ts";
 import type { UserRoleName } from "../users/service.ts";
+import { createTwoFactorService, twoFactorRequired } from "../users/two-factor.ts";
 import { createDeviceCookieCodec, type DeviceCookieCodec } from "./device-cookie.ts";
 import { createKnownSessions } from "./known.ts";
 import { createSignInThrottle, type SignInAttempt } from "./throttle.ts";
 
 const TOUCH_INTERVAL_MS = 60_000;
+
+/** How long a session waits at a second-factor step (`totp`, `enrol`) before it ends (ms). */
+export const PENDING_SESSION_MS = 10 * 60_000;
+
+/** The step a signed-in person must take before their session opens anything (null: none). */
+export type SessionStage = "totp" | "enrol";
+
+/** The message of a wrong second-factor code. */
+export const SECOND_FACTOR_FAILED_MESSAGE = "That code is not right. Try the code your app shows now.";
 
 /** The signed-in user as the dashboard sees it. */
 export interface SessionUser {
@@ -51,6 +66,15 @@ export interface NewSession extends ResolvedSession {
   token: string;
   /** The browser's new device cookie value (device-cookie.ts): a fresh token for this account first. */
   deviceCookie: string;
+  /** The step still to take before the session opens anything (null: a full session). */
+  stage: SessionStage | null;
+}
+
+/** A session at a second-factor step (`SessionStage`). */
+export interface PendingSession {
+  sessionId: string;
+  user: SessionUser;
+  stage: SessionStage;
 }
 
 /** Who is signing in, as the HTTP request tells. */
@@ -113,6 +137,7 @@ export function createSessionService(
   const { prisma, clock, config, logger } = deps;
   const throttle = createSignInThrottle(deps);
   const known = createKnownSessions();
+  const twoFactor = createTwoFactorService(deps);
   /** Reads of sessions the known list holds for longer than its TTL, by token hash (isKnown). */
   const rechecks = new Map<string, Promise<boolean>>();
 
@@ -121,10 +146,10 @@ export function createSessionService(
     try {
       const session = await prisma.session.findUnique({
         where: { tokenHash },
-        select: { expiresAt: true, createdAt: true, user: { select: { active: true } } },
+        select: { expiresAt: true, createdAt: true, stage: true, user: { select: { active: true } } },
       });
       const now = clock();
-      if (session && isLive(session, now)) {
+      if (session && !session.stage && isLive(session, now)) {
         known.remember(tokenHash, session.expiresAt, now.getTime());
         return true;
       }
@@ -207,7 +232,12 @@ export function createSessionService(
     }
     const token = randomBytes(32).toString("base64url");
     const now = clock();
-    const expiresAt = slidExpiry(now, now, config);
+    const stage: SessionStage | null = user.totpEnabledAt
+      ? "totp"
+      : (await twoFactorRequired(prisma, user))
+        ? "enrol"
+        : null;
+    const expiresAt = stage ? new Date(now.getTime() + PENDING_SESSION_MS) : slidExpiry(now, now, config);
     const session = await prisma.$transaction(async (tx) => {
       const row = await tx.session.create({
         data: {
@@ -218,8 +248,10 @@ export function createSessionService(
           expiresAt,
           userAgent: client.userAgent?.slice(0, 512) || null,
           ip: client.ip,
+          stage,
         },
       });
+      if (stage) return row;
       await writeAudit(tx, {
         actor: `user:${user.email}`,
         action: "session.signIn",
@@ -229,18 +261,42 @@ export function createSessionService(
       });
       return row;
     });
-    known.remember(hashToken(token), expiresAt, now.getTime());
-    logger.info({ event: "signIn", userId: user.id }, "dashboard sign-in");
+    if (!stage) known.remember(hashToken(token), expiresAt, now.getTime());
+    logger.info({ event: "signIn", userId: user.id, stage }, "dashboard sign-in");
     return {
       token,
       deviceCookie: devices.issue(client.deviceCookie, user.id, now),
       sessionId: session.id,
       expiresAt,
+      stage,
       user: { id: user.id, email: user.email, name: user.name, role: user.role, accountId: user.accountId },
     };
   }
 
-  return {
+  /** Turns a pending session into a full one under a new token (audited as the sign-in). */
+  async function activate(pending: PendingSession, client: { ip: string }, secondFactor: string) {
+    const token = randomBytes(32).toString("base64url");
+    const now = clock();
+    const expiresAt = slidExpiry(now, now, config);
+    await prisma.$transaction(async (tx) => {
+      const { count } = await tx.session.updateMany({
+        where: { id: pending.sessionId, stage: pending.stage },
+        data: { tokenHash: hashToken(token), stage: null, createdAt: now, lastSeenAt: now, expiresAt },
+      });
+      if (count === 0) throw new AppError("unauthorized", "This sign-in has expired. Sign in again.");
+      await writeAudit(tx, {
+        actor: `user:${pending.user.email}`,
+        action: "session.signIn",
+        entityType: "session",
+        entityId: pending.user.email,
+        after: { userId: pending.user.id, ip: client.ip, secondFactor },
+      });
+    });
+    known.remember(hashToken(token), expiresAt, now.getTime());
+    return { token, user: pending.user, expiresAt };
+  }
+
+  const service = {
     throttle,
 
     /**
@@ -314,6 +370,7 @@ export function createSessionService(
         return undefined;
       }
       const now = clock();
+      if (session.stage && isLive(session, now)) return undefined;
       if (!isLive(session, now)) {
         known.forget(session.tokenHash);
         await prisma.session.deleteMany({ where: { id: session.id } });
@@ -334,6 +391,71 @@ export function createSessionService(
         expiresAt,
         user: { id: user.id, email: user.email, name: user.name, role: user.role, accountId: user.accountId },
       };
+    },
+
+    /** The live session of `token` while it waits at a second-factor step, else undefined. */
+    async pending(token: string | undefined): Promise<PendingSession | undefined> {
+      if (!token || token.length > 100) return undefined;
+      const session = await prisma.session.findUnique({
+        where: { tokenHash: hashToken(token) },
+        include: { user: true },
+      });
+      if (!session?.stage || !isLive(session, clock())) return undefined;
+      const { user } = session;
+      return {
+        sessionId: session.id,
+        stage: session.stage as SessionStage,
+        user: { id: user.id, email: user.email, name: user.name, role: user.role, accountId: user.accountId },
+      };
+    },
+
+    /**
+     * The second step of a sign-in with a second factor: `code` (a TOTP code or a recovery code) for the
+     * session of `token` at stage `totp`. The sign-in throttle admits the attempt first, as for a password.
+     * @returns the full session under a new token (the old one stops working).
+     * @throws AppError unauthorized when there is no such pending session or the code is wrong (audited as a
+     *   failed sign-in); rate_limited while throttled.
+     */
+    async completeSecondFactor(
+      token: string | undefined,
+      code: string,
+      client: { ip: string },
+    ): Promise<{ token: string; user: SessionUser; expiresAt: Date }> {
+      const pending = await service.pending(token);
+      if (pending?.stage !== "totp")
+        throw new AppError("unauthorized", "This sign-in has expired. Sign in again.");
+      const attempt: SignInAttempt = { email: pending.user.email, ip: client.ip };
+      const admission = await throttle.admit(attempt);
+      if (!admission.admitted) throw throttled(admission.retryAfterSeconds);
+      const kind = await twoFactor.verify(pending.user.id, code);
+      if (!kind) {
+        await writeAudit(prisma, {
+          actor: ANONYMOUS_ACTOR,
+          action: "session.signInFailed",
+          entityType: "session",
+          entityId: pending.user.email,
+          after: { email: pending.user.email, ip: client.ip, secondFactor: true },
+        });
+        throw new AppError("unauthorized", SECOND_FACTOR_FAILED_MESSAGE);
+      }
+      await throttle.succeeded(attempt);
+      return activate(pending, client, kind === "totp" ? "code" : "recovery code");
+    },
+
+    /**
+     * Opens the session of `token` at stage `enrol` once its person has a second factor (under a new token).
+     * @throws AppError unauthorized when there is no such session; conflict while the second factor is not on.
+     */
+    async promote(
+      token: string | undefined,
+      client: { ip: string },
+    ): Promise<{ token: string; user: SessionUser; expiresAt: Date }> {
+      const pending = await service.pending(token);
+      if (pending?.stage !== "enrol")
+        throw new AppError("unauthorized", "This sign-in has expired. Sign in again.");
+      const status = await twoFactor.status(pending.user.id);
+      if (!status.enabled) throw new AppError("conflict", "Turn on two-factor sign-in first.");
+      return activate(pending, client, "enrolment");
     },
 
     /**
@@ -370,6 +492,7 @@ export function createSessionService(
       });
     },
   };
+  return service;
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;

@@ -18,6 +18,7 @@ const LINKS = [
   { href: "/admin/webhooks", label: "Webhooks", adminOnly: true },
   { href: "/admin/audit", label: "Audit log", adminOnly: true },
   { href: "/admin/sessions", label: "Your sessions" },
+  { href: "/admin/security", label: "Password and two-factor" },
 ];
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {

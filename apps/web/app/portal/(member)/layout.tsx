@@ -13,6 +13,8 @@ const LINKS = [
   { href: "/portal/requests", label: "Request log" },
   { href: "/portal/orders", label: "Orders" },
   { href: "/portal/webhooks", label: "Webhooks" },
+  { href: "/portal/sessions", label: "Your sessions" },
+  { href: "/portal/security", label: "Password and two-factor" },
 ];
 
 export default async function MemberLayout({ children }: { children: ReactNode }) {

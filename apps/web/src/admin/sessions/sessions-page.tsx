@@ -15,7 +15,8 @@ import { useTRPC } from "@/ui/trpc";
 
 type Session = RouterOutputs["sessions"]["list"][number];
 
-export function SessionsPage() {
+/** `signInPath`: where this browser goes once its own session is signed out. */
+export function SessionsPage({ signInPath = "/admin/sign-in" }: { signInPath?: string }) {
   const trpc = useTRPC();
   const sessions = useQuery(trpc.sessions.list.queryOptions());
   const revoke = useNotifiedMutation(trpc.sessions.revoke.mutationOptions(), {
@@ -23,7 +24,7 @@ export function SessionsPage() {
     success: () => "The session was signed out.",
     failure: "Could not sign the session out",
     onDone: ({ current }) => {
-      if (current) window.location.assign("/admin/sign-in");
+      if (current) window.location.assign(signInPath);
     },
   });
   const revokeOthers = useNotifiedMutation(trpc.sessions.revokeOthers.mutationOptions(), {
@@ -37,7 +38,7 @@ export function SessionsPage() {
     <>
       <PageHeader
         title="Your sessions"
-        description="Browsers where you are signed in to this dashboard. Sign out any you do not recognise."
+        description="Browsers where you are signed in. Sign out any you do not recognise."
         actions={
           others > 0 ? (
             <ConfirmAction
@@ -84,9 +85,7 @@ export function SessionsPage() {
             ariaLabel={`Sign out ${s.device}${s.current ? " (this browser)" : ""}`}
             title={s.current ? "Sign out this browser?" : `Sign out ${s.device}?`}
             message={
-              s.current
-                ? "You will go back to the sign-in page."
-                : "That browser will have to sign in again to use the dashboard."
+              s.current ? "You will go back to the sign-in page." : "That browser will have to sign in again."
             }
             confirmLabel="Sign out"
             onConfirm={() => revoke.mutateAsync({ id: s.id })}

@@ -10,7 +10,9 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { PhoneSort, sortHeaders } from "@/admin/components/sort";
 import { type Column, QueryTable } from "@/ui/components/data-table";
 import { PageHeader, StateBadge, YouMarker } from "@/ui/components/page";
+import { useNotifiedMutation } from "@/ui/feedback";
 import { formatDate } from "@/ui/format";
+import { RequireTwoFactorSwitch } from "@/ui/people/require-two-factor";
 import { useCurrentUser } from "@/ui/shell";
 import { useTRPC } from "@/ui/trpc";
 import { useUsersQuery } from "./use-users-query";
@@ -82,6 +84,7 @@ export function UsersPage() {
         description="People who can sign in to this dashboard."
         actions={<Button onClick={create.open}>New user</Button>}
       />
+      <StaffTwoFactor />
       <PhoneSort options={PHONE_SORTS} view={query.view} onChange={query.setSort} />
       <QueryTable<User>
         query={users}
@@ -96,5 +99,29 @@ export function UsersPage() {
       />
       {creating ? <UserDialog onClose={create.close} /> : null}
     </>
+  );
+}
+
+/** Whether staff and admins must sign in with two-factor sign-in. */
+function StaffTwoFactor() {
+  const trpc = useTRPC();
+  const required = useQuery(trpc.users.twoFactorRequired.queryOptions());
+  const save = useNotifiedMutation(trpc.users.setTwoFactorRequired.mutationOptions(), {
+    invalidate: [trpc.users.twoFactorRequired.queryKey()],
+    success: ({ required }) =>
+      required
+        ? "Staff now set up two-factor sign-in at their next sign-in."
+        : "Two-factor sign-in is no longer required of staff.",
+    failure: "Could not change the requirement",
+  });
+  if (required.data === undefined) return null;
+  return (
+    <RequireTwoFactorSwitch
+      checked={required.data}
+      label="Require two-factor sign-in for staff and admins"
+      description="People without it set it up right after their next password sign-in."
+      busy={save.isPending}
+      onChange={(value) => save.mutate({ required: value })}
+    />
   );
 }

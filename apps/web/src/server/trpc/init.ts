@@ -16,6 +16,13 @@ export const createCallerFactory = t.createCallerFactory;
 
 export const publicProcedure = t.procedure.use(({ next }) => mapAppErrors(next));
 
+/** Anyone signed in, staff or member: their own sessions, password and second factor. */
+export const personProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
+  const { user } = ctx.session;
+  return next({ ctx: { session: ctx.session, user, actor: `user:${user.email}` } });
+});
+
 export const staffProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
   const { user } = ctx.session;

@@ -11,6 +11,7 @@ import { overviewRouter } from "./routers/overview";
 import { petsRouter } from "./routers/pets";
 import { plansRouter } from "./routers/plans";
 import { portalRouter } from "./routers/portal";
+import { securityRouter } from "./routers/security";
 import { sessionsRouter } from "./routers/sessions";
 import { usersRouter } from "./routers/users";
 import { webhooksRouter } from "./routers/webhooks";
@@ -26,6 +27,7 @@ export const appRouter = router({
   audit: auditRouter,
   overview: overviewRouter,
   sessions: sessionsRouter,
+  security: securityRouter,
   webhooks: webhooksRouter,
   accounts: accountsRouter,
   portal: portalRouter,

@@ -17,6 +17,7 @@ import {
   OrderSearch,
   PortalKeyCreate,
   RequestLogFilter,
+  TwoFactorRequirement,
   UsageRange,
 } from "@petstore/contracts";
 import { z } from "zod";
@@ -90,6 +91,10 @@ export const portalRouter = router({
   setAlertThresholds: ownerProcedure
     .input(AlertThresholdsChange)
     .mutation(({ ctx, input }) => ctx.account.setAlertThresholds(input.thresholds, ctx.actor)),
+  /** Owners only: whether the account's members must sign in with a second factor (audited). */
+  setRequireTwoFactor: ownerProcedure
+    .input(TwoFactorRequirement)
+    .mutation(({ ctx, input }) => ctx.account.setRequireTwoFactor(input.required, ctx.actor)),
   invite: ownerProcedure
     .input(InvitationCreate)
     .mutation(({ ctx, input }) => ctx.account.invite(input, ctx.actor)),
@@ -115,6 +120,6 @@ export const portalRouter = router({
     if (ctx.sessionToken) await ctx.rt.sessions.signOut(ctx.sessionToken, { ip: ctx.clientIp });
     ctx.resHeaders.append("set-cookie", sessionCookie(session.token, ctx.secureCookies));
     ctx.resHeaders.append("set-cookie", deviceCookie(session.deviceCookie, ctx.secureCookies));
-    return { user: session.user };
+    return { user: session.user, stage: session.stage };
   }),
 });

@@ -1,19 +1,19 @@
-/** The signed-in user's own dashboard sessions (any role): list, end one, end all the others. */
+/** The signed-in person's own sessions (staff and members alike): list, end one, end all the others. */
 import { SessionRef } from "@petstore/contracts";
-import { router, staffProcedure } from "../init";
+import { personProcedure, router } from "../init";
 
 export const sessionsRouter = router({
   /** Live sessions, most recently used first; the one making the call is `current`. */
-  list: staffProcedure.query(({ ctx }) => ctx.rt.userSessions.list(ctx.user.id, ctx.session.sessionId)),
+  list: personProcedure.query(({ ctx }) => ctx.rt.userSessions.list(ctx.user.id, ctx.session.sessionId)),
 
   /** Ends one of the user's sessions (the current one too: that signs this browser out). NOT_FOUND otherwise. */
-  revoke: staffProcedure.input(SessionRef).mutation(async ({ ctx, input }) => {
+  revoke: personProcedure.input(SessionRef).mutation(async ({ ctx, input }) => {
     await ctx.rt.userSessions.revoke(ctx.user.id, input.id, ctx.actor);
     return { id: input.id, current: input.id === ctx.session.sessionId };
   }),
 
   /** Ends every session of the user but the current one. @returns how many ended. */
-  revokeOthers: staffProcedure.mutation(async ({ ctx }) => ({
+  revokeOthers: personProcedure.mutation(async ({ ctx }) => ({
     ended: await ctx.rt.userSessions.revokeOthers(ctx.user.id, ctx.session.sessionId, ctx.actor),
   })),
 });
