@@ -11,7 +11,6 @@ import { likeLiteral } from "../like.ts";
 import { DAY_MS, utcDayStart } from "../utc-day.ts";
 import { type ApiKeyView, EXPIRING_SOON_MS, toView } from "./view.ts";
 
-const HOUR_MS = 3_600_000;
 const ts = (d: Date | number) => Prisma.sql`${new Date(d).toISOString()}::timestamp(3)`;
 
 /** The SQL condition on `a` (an ApiKey row) for keys in `state` at `now` (mirrors `apiKeyState`). */
@@ -59,23 +58,21 @@ function activityCondition(activity: ApiKeyActivityFilter, now: Date): Prisma.Sq
 const admitted = Prisma.sql`"outcome" IN ('2xx', '4xx', '5xx')`;
 
 /**
- * The sorts by a sum of stored hourly usage: which rows count and from when (Unix ms; every window ends with the
- * current UTC hour `to`). Each predicate is the one a partial index serves (`UsageHour_getPet_hour_idx`,
+ * The sorts by a sum of stored hourly usage: which rows count and from when (Unix ms; a window of days is today
+ * (UTC) and the days before it, utc-day.ts `lastUtcDays`, ending with today). Each predicate is the one a partial index serves (`UsageHour_getPet_hour_idx`,
  * `UsageHour_admitted_hour_idx`, `UsageHour_refused_hour_idx`).
  */
-function usageSorts(
-  to: number,
-  today: number,
-): Partial<Record<ApiKeySort, { where: Prisma.Sql; from: number }>> {
+function usageSorts(today: number): Partial<Record<ApiKeySort, { where: Prisma.Sql; from: number }>> {
+  const daysFrom = (days: number) => today - (days - 1) * DAY_MS;
   return {
     getPetCalls: {
       where: Prisma.sql`"operation" = 'getPet' AND "outcome" IN ('2xx', '4xx', '5xx')`,
-      from: to - 30 * DAY_MS,
+      from: daysFrom(30),
     },
     requestsToday: { where: admitted, from: today },
-    requests7d: { where: admitted, from: to - 7 * DAY_MS },
-    requests30d: { where: admitted, from: to - 30 * DAY_MS },
-    rateLimited7d: { where: refused, from: to - 7 * DAY_MS },
+    requests7d: { where: admitted, from: daysFrom(7) },
+    requests30d: { where: admitted, from: daysFrom(30) },
+    rateLimited7d: { where: refused, from: daysFrom(7) },
   };
 }
 
@@ -100,8 +97,9 @@ export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | 
     if (query.activity) conditions.push(activityCondition(query.activity, now));
     const where = Prisma.join(conditions, " AND ");
 
-    const to = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
-    const summed = usageSorts(to, utcDayStart(now.getTime()))[query.sort];
+    const today = utcDayStart(now.getTime());
+    const to = today + DAY_MS;
+    const summed = usageSorts(today)[query.sort];
     // Bans are counted where the key page counts them: the key's `apiKey.ban` audit entries (30 days to now).
     const usage = summed
       ? Prisma.sql`LEFT JOIN (
