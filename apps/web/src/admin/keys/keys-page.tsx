@@ -132,7 +132,6 @@ const COLUMNS: Column<Row>[] = [
   {
     key: "lastUsed",
     header: "Last used",
-    minWidth: 110,
     desktopOnly: true,
     cell: (k) => (k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"),
   },
