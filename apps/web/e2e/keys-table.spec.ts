@@ -16,7 +16,9 @@ const settle = (page: Page) => expect(page.locator("[aria-busy=true]")).toHaveCo
 async function issueKey(request: APIRequestContext, name: string): Promise<string> {
   const created = await request.post("/api/trpc/apiKeys.create", { data: { name, plan: "free" } });
   expect(created.status()).toBe(200);
-  return (await created.json()).result.data.secret as string;
+  const secret = (await created.json()).result.data.key;
+  expect(secret).toMatch(/^pet_test_/);
+  return secret as string;
 }
 
 test.describe("desktop 1440x900", () => {
