@@ -6,7 +6,7 @@
  * Dashboard pages get a fresh CSP nonce per request: it goes into the request's Content-Security-Policy
  * header, from which Next takes it for its scripts, and into `x-nonce` for the layout to hand to Mantine; the
  * page's address (path and query, without Next's `_rsc`) goes into `x-petstore-address`, for the unavailable
- * page to return to (src/server/trpc/page-auth.ts).
+ * page to return to (src/server/next-child/page-auth.ts).
  * See src/server/security-headers.ts for the policies.
  */
 import { getConfig, isDevelopmentBuild } from "@petstore/config";

@@ -20,7 +20,6 @@ import { createLogger, endLogs } from "@petstore/core/logger";
 import { appDirectory } from "./src/server/app-directory.ts";
 import { startUp } from "./src/server/bootstrap.ts";
 import { createDashboardApiFetch } from "./src/server/dashboard-api.ts";
-import { recordsOf } from "./src/server/dashboard-link.ts";
 import { createConnections } from "./src/server/http/connections.ts";
 import { writeRawErrorAnswer } from "./src/server/http/error-answer.ts";
 import { fetchListener } from "./src/server/http/fetch-listener.ts";
@@ -110,18 +109,20 @@ async function main(): Promise<void> {
   if (serveDashboard && config.listenFd === undefined) await checkPort(config.port, config.host);
   // Imported here only: an API-only instance never loads the proxy.
   const dashboard = serveDashboard
-    ? await (await import("./src/server/dashboard.ts")).startDashboard({
-        dev,
-        port: config.port,
-        nice: config.dashboardNice,
-        sessions: runtime.sessions,
-        records: recordsOf(runtime),
-        unavailable: (req, res) => answerUnavailable(req, res, config, "dashboard"),
-        log: (level, fields, message) => runtime.logger[level](fields, message),
-        ...(out.human
-          ? {}
-          : { output: (line: string) => runtime.logger.info({ process: "dashboard" }, line) }),
-      })
+    ? await import("./src/server/dashboard.ts").then(({ startDashboard, recordsOf }) =>
+        startDashboard({
+          dev,
+          port: config.port,
+          nice: config.dashboardNice,
+          sessions: runtime.sessions,
+          records: recordsOf(runtime),
+          unavailable: (req, res) => answerUnavailable(req, res, config, "dashboard"),
+          log: (level, fields, message) => runtime.logger[level](fields, message),
+          ...(out.human
+            ? {}
+            : { output: (line: string) => runtime.logger.info({ process: "dashboard" }, line) }),
+        }),
+      )
     : undefined;
   const dashboardApi = serveDashboard
     ? fetchListener(createDashboardApiFetch(runtime), config.trustProxy)

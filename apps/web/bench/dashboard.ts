@@ -176,6 +176,36 @@ async function pageCalls(rt: Runtime): Promise<{ calls: Call[]; documents: Map<s
       input: { ...firstPage, query: "bella", sortBy: "name", page: 4_000 },
     },
     {
+      page: "animals: short search",
+      label: '"x" (100,000 matches) by name',
+      procedure: "pets.search",
+      input: { ...firstPage, query: "x", sortBy: "name" },
+    },
+    {
+      page: "animals: short search",
+      label: '"x" by name, Z to A',
+      procedure: "pets.search",
+      input: { ...firstPage, query: "x", sortBy: "name", sortDirection: "desc" },
+    },
+    {
+      page: "animals: short search",
+      label: '"ax" (100,000 matches) by name, Z to A',
+      procedure: "pets.search",
+      input: { ...firstPage, query: "ax", sortBy: "name", sortDirection: "desc" },
+    },
+    {
+      page: "animals: short search",
+      label: '"zq" (no match) by name',
+      procedure: "pets.search",
+      input: { ...firstPage, query: "zq", sortBy: "name" },
+    },
+    {
+      page: "animals: short search",
+      label: '"x" by name, page 4,000 (of 5,000)',
+      procedure: "pets.search",
+      input: { ...firstPage, query: "x", sortBy: "name", page: 4_000 },
+    },
+    {
       page: "animals: by name",
       label: "first page by name",
       procedure: "pets.search",

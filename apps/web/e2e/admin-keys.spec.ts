@@ -2,7 +2,8 @@
  * An admin issues an API key in the dashboard, reads its secret once, uses it against the REST API, then
  * revokes it in the UI and sees the same call refused within 5 seconds. Rolling a key links the old and the
  * new key's pages (docs/contract.md section 2, "Roll"), and a key already rolled offers no second roll. A key
- * issued with fewer scopes is refused what they leave out, and its page changes them (section 2, "Scopes").
+ * issued with fewer scopes is refused what they leave out, and its page changes them (section 2, "Scopes"). A key
+ * marked as leaked is revoked and shown as leaked (section 2, "Leaked keys").
  */
 
 import { expect, test } from "@playwright/test";
@@ -169,4 +170,29 @@ test("issue a read-only key, see the API refuse it creation, then give it pets:w
   await expect(page.getByText("pets:write", { exact: true })).toBeVisible();
   await snap(page, testInfo, "key-scopes");
   expect((await createPet()).status()).toBe(201);
+});
+
+test("mark a key as leaked on its page: it is revoked, and the page and the list say it leaked", async ({
+  page,
+  request,
+}) => {
+  await openSignedIn(page, e2e.admin, null);
+  const name = unique("Leaked till");
+  const created = await page.request.post("/api/trpc/apiKeys.create", { data: { name, plan: "free" } });
+  const key = (await created.json()).result.data as { id: string; key: string; prefix: string };
+  await page.goto(`/admin/keys/${key.id}`);
+  await expect(page.getByRole("heading", { name })).toBeVisible();
+
+  await page.getByRole("button", { name: /^Actions for/ }).click();
+  await page.getByRole("menuitem", { name: "Mark as leaked…" }).click();
+  const confirm = page.getByRole("dialog", { name: `Mark "${name}" as leaked?` });
+  await expectAccessible(page, "mark as leaked dialog");
+  await confirm.getByRole("button", { name: "Mark as leaked" }).click();
+  await expect(page.getByText(`${key.prefix}… was marked as leaked and revoked.`)).toBeVisible();
+  await expect(page.getByRole("heading", { name })).toContainText("Leaked");
+  await expect(page.getByText("marked in the dashboard")).toBeVisible();
+  expect((await restGet(request, "/v1/pets?limit=1", key.key)).status()).toBe(401);
+
+  await page.goto(`/admin/keys?q=${encodeURIComponent(name)}`);
+  await expect(page.getByRole("row").filter({ hasText: name })).toContainText("leaked");
 });

@@ -5,6 +5,7 @@
  * `getConfig()` does so once for `process.env` and caches the result. A bad value throws `ConfigError`
  * whose message names the variable, so start-up stops with a clear line.
  */
+import { createPublicKey } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import proxyaddr from "proxy-addr";
@@ -154,6 +155,52 @@ export const PASSWORD_HASH_COST = Object.freeze({ min: 10, default: 15, max: 20 
 /** The retry schedule of docs/contract.md section 6: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
 
+/** GitHub's list of its secret-scanning keys, as `GET https://api.github.com/meta/public_keys/secret_scanning` answers. */
+const secretScanningKeyList = z.object({
+  public_keys: z
+    .array(
+      z.object({
+        key_identifier: z.string().min(1).max(200),
+        key: z.string().min(1).max(10_000),
+        is_current: z.boolean().optional(),
+      }),
+    )
+    .min(1),
+});
+
+/**
+ * The keys in the file at `file` (SECRET_SCANNING_KEYS_FILE; relative to the repository root): GitHub's JSON list,
+ * each key an ECDSA P-256 public key in PEM.
+ * @throws ConfigError naming SECRET_SCANNING_KEYS_FILE when the file cannot be read or holds anything else.
+ */
+function readSecretScanningKeys(root: string, file: string): readonly SecretScanningKey[] {
+  const fail = (detail: string) => new ConfigError("SECRET_SCANNING_KEYS_FILE", detail);
+  let text: string;
+  try {
+    text = fs.readFileSync(path.resolve(root, file), "utf8");
+  } catch (error) {
+    throw fail(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  let list: z.infer<typeof secretScanningKeyList>;
+  try {
+    list = secretScanningKeyList.parse(JSON.parse(text));
+  } catch {
+    throw fail(`${file} must hold GitHub's list of keys: {"public_keys": [{"key_identifier", "key"}, ...]}`);
+  }
+  return Object.freeze(
+    list.public_keys.map(({ key_identifier: id, key: pem }) => {
+      let curve: string | undefined;
+      try {
+        curve = createPublicKey(pem).asymmetricKeyDetails?.namedCurve;
+      } catch {
+        throw fail(`the key ${id} in ${file} is not a PEM public key`);
+      }
+      if (curve !== "prime256v1") throw fail(`the key ${id} in ${file} is not an ECDSA P-256 key`);
+      return Object.freeze({ id, pem });
+    }),
+  );
+}
+
 /** The OTEL_TRACES_SAMPLER values the server understands (the SDK specification's built-in samplers). */
 export const TRACES_SAMPLERS = [
   "always_on",
@@ -263,6 +310,8 @@ const envSchema = z
     WEBHOOKS_POLL_INTERVAL_MS: positiveInt.max(60_000).default(1_000),
     WEBHOOKS_CONCURRENCY: positiveInt.max(1_000).default(64),
     WEBHOOKS_DISABLE_AFTER_HOURS: positiveInt.max(24 * 365).default(120),
+    SECRET_SCANNING_KEYS_FILE: z.string().trim().min(1).optional(),
+    LEAKED_KEYS_ACTION: z.enum(["revoke", "flag"]).default("revoke"),
   })
   .superRefine((env, ctx) => {
     if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
@@ -325,6 +374,12 @@ function tracesUrl(base: string | undefined, traces: string | undefined): string
   if (traces) return traces;
   if (!base) return undefined;
   return `${base.endsWith("/") ? base : `${base}/`}v1/traces`;
+}
+
+/** One of GitHub's secret-scanning signing keys: its identifier and PEM. */
+export interface SecretScanningKey {
+  id: string;
+  pem: string;
 }
 
 /** What one process serves (PETSTORE_SERVE; docs/operations.md "Roles"). */
@@ -494,6 +549,12 @@ export interface Config {
    * connecting, the greeting and each socket wait (ms).
    */
   mail?: { url: string; from: string; timeoutMs: number };
+  /**
+   * Leaked keys (docs/contract.md section 2, "Leaked keys"): `action` (LEAKED_KEYS_ACTION, `revoke` by default,
+   * or `flag`) is what a report of a live key does to it, from GitHub or the dashboard; `githubKeys` are the keys
+   * GitHub's reports must be signed with (SECRET_SCANNING_KEYS_FILE, read at start); empty: reports are not taken.
+   */
+  leakedKeys: { action: "revoke" | "flag"; githubKeys: readonly SecretScanningKey[] };
 }
 
 /** Raised when an environment variable is malformed; the message names the variable. */
@@ -667,6 +728,12 @@ export function loadConfig(
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     ...(e.SMTP_URL ? { mail: { url: e.SMTP_URL, from: e.SMTP_FROM, timeoutMs: e.SMTP_TIMEOUT_MS } } : {}),
+    leakedKeys: {
+      action: e.LEAKED_KEYS_ACTION,
+      githubKeys: e.SECRET_SCANNING_KEYS_FILE
+        ? readSecretScanningKeys(root, e.SECRET_SCANNING_KEYS_FILE)
+        : Object.freeze([]),
+    },
     webhooks: {
       allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
       retryScheduleMs: e.WEBHOOKS_RETRY_SCHEDULE,

@@ -88,6 +88,7 @@ export const AUDIT_ACTIONS = [
   "brownout.cancel",
   "apiKey.roll",
   "apiKey.revoke",
+  "apiKey.leak",
   "apiKey.ban",
   "apiKey.unban",
   "apiKey.resetUsage",

@@ -12,6 +12,7 @@ export * from "./me.ts";
 export * from "./orders.ts";
 export * from "./pets.ts";
 export * from "./scopes.ts";
+export * from "./secret-scanning.ts";
 export * from "./text.ts";
 export * from "./users.ts";
 export * from "./webhooks.ts";

@@ -20,6 +20,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "category.updated",
   "category.deleted",
   "usage.threshold",
+  "key.leaked",
 ] as const;
 
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES, {

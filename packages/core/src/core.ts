@@ -6,6 +6,7 @@ import { createInvitationService } from "./accounts/invitations.ts";
 import { createAccountScopes, type ScopedServices } from "./accounts/scope.ts";
 import { createAccountService } from "./accounts/service.ts";
 import { countActiveBans } from "./api-keys/bans.ts";
+import { createLeakedKeys } from "./api-keys/leaks.ts";
 import { createApiKeySearch } from "./api-keys/search.ts";
 import { createApiKeyService } from "./api-keys/service.ts";
 import { createAuditLogService } from "./audit-log.ts";
@@ -82,6 +83,8 @@ export function createCore(
     userSessions: createUserSessionService(deps),
     auditLog: createAuditLogService(deps),
     usage,
+    /** Leaked keys: GitHub's secret-scanning reports and the dashboard's "Mark as leaked" (api-keys/leaks.ts). */
+    leakedKeys: createLeakedKeys(deps, mailer, webhooks.queued, (id) => apiKeys.forget([id])),
     /** Usage alerts of consumer accounts, decided from the limiter's counts (usage/alerts.ts). */
     usageAlerts,
     requestLog,

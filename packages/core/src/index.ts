@@ -2,6 +2,7 @@ export * from "./accounts/invitations.ts";
 export * from "./accounts/scope.ts";
 export * from "./accounts/service.ts";
 export * from "./api-keys/format.ts";
+export * from "./api-keys/leaks.ts";
 export * from "./api-keys/policy.ts";
 export * from "./api-keys/search.ts";
 export * from "./api-keys/service.ts";

@@ -2,7 +2,8 @@
  * Deep pages of a name search sorted by name (past COUNT_CAP), on PostgreSQL and the embedded PGlite: whether the
  * page is read by walking the matches' name range (they sort together: "bella") or by sorting the matches (a range
  * mostly of other names: "bel", whose matches begin with "Bella" and end with "Zabel"), it holds exactly the rows
- * of a plain OFFSET query, with the exact total.
+ * of a plain OFFSET query, with the exact total. Searches of one or two characters (found by a bounded walk or by
+ * the names' character pairs) page like the plain query too, first pages and deep ones, by name and by id.
  */
 
 import { loadConfig } from "@petstore/config";
@@ -10,6 +11,7 @@ import { COUNT_CAP, type PetSearch } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { likeLiteral } from "../src/like.ts";
 import { createLogger } from "../src/logger.ts";
 import { countWithNameRange, isDense } from "../src/pets/name-range.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
@@ -58,13 +60,17 @@ describe.each(["PostgreSQL", "PGlite"] as const)(
     async function reference(input: PetSearch) {
       const where: Prisma.PetWhereInput = {
         ...(input.status === "none" ? { status: null } : input.status ? { status: input.status } : {}),
-        name: { contains: input.query ?? "", mode: "insensitive" },
+        // Prisma's `contains` leaves LIKE's wildcards to the caller.
+        name: { contains: likeLiteral(input.query ?? ""), mode: "insensitive" },
       };
       const [count, rows] = await Promise.all([
         prisma.pet.count({ where }),
         prisma.pet.findMany({
           where,
-          orderBy: [{ name: input.sortDirection }, { id: input.sortDirection }],
+          orderBy:
+            input.sortBy === "name"
+              ? [{ name: input.sortDirection }, { id: input.sortDirection }]
+              : [{ id: input.sortDirection }],
           skip: (input.page - 1) * input.pageSize,
           take: input.pageSize,
           select: { id: true },
@@ -114,6 +120,36 @@ describe.each(["PostgreSQL", "PGlite"] as const)(
           });
         }),
         { numRuns: kind === "PostgreSQL" ? 40 : 20 },
+      );
+    });
+
+    it("pages searches of one or two characters exactly like a plain OFFSET query", async () => {
+      const search = fc.record({
+        // First pages (a count capped at COUNT_CAP), deep ones, and past the last match.
+        position: fc.oneof(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 29_000 })),
+        pageSize: fc.constantFrom(10, 20, 100),
+        sortBy: fc.constantFrom("name" as const, "id" as const),
+        sortDirection: fc.constantFrom("asc" as const, "desc" as const),
+        // "x" only in "Max ...", which sort after 16,300 other names; "ZA" in "Zabel", "a" in nearly every name.
+        query: fc.constantFrom("x", "X", "ax", "ZA", "a", "9", "zq", "%", "a_"),
+        status: fc.option(fc.constantFrom("available" as const, "none" as const), {
+          nil: undefined,
+          freq: 2,
+        }),
+      });
+      await fc.assert(
+        fc.asyncProperty(search, async ({ position, ...rest }) => {
+          const input: PetSearch = { ...rest, page: 1 + Math.floor(position / rest.pageSize) };
+          const [page, expected] = await Promise.all([rt.pets.search(input), reference(input)]);
+          expect(page.rows.map((r) => r.id)).toEqual(expected.ids);
+          const capped = (input.page - 1) * input.pageSize + input.pageSize <= COUNT_CAP;
+          expect({ total: page.total, exact: page.totalExact }).toEqual(
+            capped && expected.count > COUNT_CAP
+              ? { total: COUNT_CAP, exact: false }
+              : { total: expected.count, exact: true },
+          );
+        }),
+        { numRuns: kind === "PostgreSQL" ? 60 : 25 },
       );
     });
   },

@@ -1,5 +1,5 @@
 /**
- * Usage figures summed in the database (usage/sums.ts, UsageHourTotal) equal the figures summed in Node from
+ * Usage figures summed in the database (usage/sums.ts, UsageHourTotal, UsageDay) equal the figures summed in Node from
  * every stored hourly row plus the instance's unflushed rows (fixtures/usage-reference.ts), whatever happens
  * in between: requests of several keys and of none, at any hour of the last 95 days or a little ahead of the
  * clock, flushed or not by two instances sharing the database, a key's day reset, bans, and the retention
@@ -220,6 +220,21 @@ describe.each(["PostgreSQL", "PGlite"] as const)("usage figures summed in the da
             ) AS s FULL JOIN "UsageHourTotal" AS t USING ("hour", "operation", "outcome")
             WHERE coalesce(s.requests, 0) <> coalesce(t."requests", 0)`;
           expect(drift[0]?.n).toBe(0);
+          // Each key's days stay equal to its hourly rows summed per day.
+          const since = new Date(now - 100 * DAY_MS).toISOString();
+          const dayDrift = await prisma.$queryRaw<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM (
+              SELECT "apiKeyId", date_trunc('day', "hour") AS "day",
+                     sum("requests") FILTER (WHERE "outcome" IN ('2xx', '4xx', '5xx'))::int AS admitted,
+                     sum("requests") FILTER (WHERE "outcome" IN ('2xx', '4xx', '5xx') AND "operation" = 'getPet')::int AS "getPet",
+                     sum("requests") FILTER (WHERE "outcome" IN ('rate_limited', 'rate_limited_minute', 'rate_limited_day',
+                                                                   'rate_limited_month', 'key_banned'))::int AS refused
+              FROM "UsageHour" WHERE "hour" >= date_trunc('day', ${since}::timestamp(3)) GROUP BY 1, 2
+            ) AS s FULL JOIN (SELECT * FROM "UsageDay" WHERE "day" >= date_trunc('day', ${since}::timestamp(3))) AS d
+              USING ("apiKeyId", "day")
+            WHERE coalesce(s.admitted, 0) <> coalesce(d."admitted", 0) OR coalesce(s."getPet", 0) <> coalesce(d."getPet", 0)
+               OR coalesce(s.refused, 0) <> coalesce(d."refused", 0)`;
+          expect(dayDrift[0]?.n).toBe(0);
         },
       ),
       // Seeded, so that a failure reproduces.

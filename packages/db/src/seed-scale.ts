@@ -10,8 +10,8 @@
  * - for `busyKeys` of them (default 500, every tenth key), hourly usage rows for the last `days` days
  *   (default 90) up to the current hour: `listPets`/`2xx` and one other operation and outcome per key and
  *   hour (a 429 stored under the window that refused it, as the API stores it), each with a latency
- *   histogram, plus the requests without a key: about 2.1 million rows, and their sums over keys
- *   (UsageHourTotal);
+ *   histogram, plus the requests without a key: about 2.1 million rows, their sums over keys (UsageHourTotal)
+ *   and each key's days (UsageDay);
  * - `users` dashboard users (default 20, 5 admins) whose password hash is the one given (the caller hashes a
  *   random password, so nobody can sign in as them);
  * - `auditEntries` audit entries (default 200,000) spread over the same days, by those users and `cli:ops`;
@@ -154,6 +154,18 @@ export async function seedScaleData(prisma: PrismaClient, options: ScaleOptions)
       o.busyKeys,
     );
 
+  // Each key's days (UsageDay), as the analytics flush keeps them.
+  const usageDays = () =>
+    prisma.$executeRawUnsafe(
+      `INSERT INTO "UsageDay" ("apiKeyId", "day", "admitted", "getPet", "refused")
+       SELECT "apiKeyId", date_trunc('day', "hour"),
+              coalesce(sum("requests") FILTER (WHERE "outcome" IN ('2xx', '4xx', '5xx')), 0)::int,
+              coalesce(sum("requests") FILTER (WHERE "outcome" IN ('2xx', '4xx', '5xx') AND "operation" = 'getPet'), 0)::int,
+              coalesce(sum("requests") FILTER (WHERE "outcome" IN ('rate_limited', 'rate_limited_minute',
+                'rate_limited_day', 'rate_limited_month', 'key_banned')), 0)::int
+       FROM "UsageHour" GROUP BY "apiKeyId", date_trunc('day', "hour")`,
+    );
+
   // The whole API's hourly figures (UsageHourTotal), as the analytics flush keeps them.
   const latencySums = Array.from({ length: 14 }, (_, i) => `coalesce(sum("latency"[${i + 1}]), 0)::int`);
   const usageTotals = () =>
@@ -242,12 +254,22 @@ export async function seedScaleData(prisma: PrismaClient, options: ScaleOptions)
       const keys = await apiKeys();
       const usage = await usageRows();
       await usageTotals();
+      await usageDays();
       return [keys, usage, await users()] as const;
     })(),
   ]);
   const auditRows = await audit();
   const banRows = await bans();
-  for (const table of ["Pet", "ApiKey", "UsageHour", "UsageHourTotal", "User", "AuditLog", "Category"])
+  for (const table of [
+    "Pet",
+    "ApiKey",
+    "UsageHour",
+    "UsageHourTotal",
+    "UsageDay",
+    "User",
+    "AuditLog",
+    "Category",
+  ])
     await prisma.$executeRawUnsafe(`VACUUM ANALYZE "${table}"`);
   return {
     animals: animalRows,

@@ -45,6 +45,7 @@ describe.each([
     expect(indexes.map((i) => i.name)).toEqual(
       [
         "Pet_categoryId_id_idx",
+        "Pet_name_grams_idx",
         "Pet_name_id_idx",
         ...(kind === "postgres" ? ["Pet_name_trgm_idx"] : []),
         "Pet_pkey",

@@ -43,6 +43,7 @@ const MODEL_TABLES = [
   "Session",
   "SignInThrottle",
   "UsageAlert",
+  "UsageDay",
   "UsageHour",
   "UsageHourTotal",
   "User",

@@ -1,8 +1,9 @@
-/** The dashboard's root: Mantine's styles and the client providers. */
+/**
+ * The dashboard's root: Mantine's styles and the client providers. The charts' and date pickers' styles come with
+ * the components that use them, so that pages without either do not wait for them.
+ */
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
-import "@mantine/charts/styles.css";
-import "@mantine/dates/styles.css";
 import "./admin.css";
 import type { Metadata } from "next";
 import { headers } from "next/headers";

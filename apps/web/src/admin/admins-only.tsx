@@ -2,8 +2,8 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import type { z } from "zod";
-import type { RecordKind } from "@/server/dashboard-link";
-import { currentUser, requireRecord } from "@/server/trpc/page-auth";
+import { currentUser, requireRecord } from "@/server/next-child/page-auth";
+import type { RecordKind } from "@/server/next-child-protocol";
 import { Notice } from "@/ui/components/page";
 
 /**

@@ -81,7 +81,12 @@ const KEY_COLUMNS: Column<PortalKey>[] = [
     key: "state",
     header: "State",
     minWidth: 110,
-    cell: (k) => <StateBadge color={STATE_COLORS[k.state]}>{STATE_LABELS[k.state]}</StateBadge>,
+    cell: (k) => (
+      <>
+        <StateBadge color={STATE_COLORS[k.state]}>{STATE_LABELS[k.state]}</StateBadge>
+        {k.leakedAt ? <StateBadge color="red">Leaked</StateBadge> : null}
+      </>
+    ),
   },
   { key: "created", header: "Created", minWidth: 120, cell: (k) => formatDateTime(k.createdAt) },
   {

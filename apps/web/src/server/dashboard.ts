@@ -1,10 +1,10 @@
 /**
  * The dashboard host, in the roles that serve the dashboard (`all`, `dashboard`; docs/operations.md "Roles"):
- * Next.js runs in a child process (dashboard-child.ts) that server.ts starts, supervises and proxies the pages
+ * Next.js runs in a child process (next-child/main.ts) that server.ts starts, supervises and proxies the pages
  * and Next's files to (http/dashboard-proxy.ts), so that rendering a page never takes the event loop that serves
  * /v1, and Next's request tracking never runs on /v1's promises (docs/architecture.md "One process, one
  * runtime"). The child listens on a unix socket in a private temporary folder, runs at nice `nice`, and asks
- * this process for the signed-in user of a page (dashboard-link.ts).
+ * this process for the signed-in user of a page (next-child-protocol.ts; answered by `answerSessionQueries`).
  *
  * Supervision: `startDashboard` resolves once the child listens (or throws when it exits or is not ready within
  * `READY_MS`). When the child exits later, the exit is logged, dashboard requests get a 503 with Retry-After
@@ -22,9 +22,18 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { childProcessEnvironment, INSPECTOR_FLAG } from "@petstore/config";
+import { AppError } from "@petstore/contracts";
 import type { Runtime } from "@petstore/core";
-import { answerSessionQueries, type RecordLookup } from "./dashboard-link.ts";
+import { isDatabaseUnavailable } from "@petstore/core/errors";
 import { createDashboardProxy } from "./http/dashboard-proxy.ts";
+import {
+  isReady,
+  isRecordQuery,
+  isSessionQuery,
+  type RecordAnswer,
+  type RecordKind,
+  type SessionAnswer,
+} from "./next-child-protocol.ts";
 
 /** How long a child may take from its start to listening (ms): Next's start; in development it compiles too. */
 const READY_MS = { production: 60_000, development: 180_000 };
@@ -54,7 +63,7 @@ export interface DashboardOptions {
   /** DASHBOARD_NICE: the child's nice value (0 leaves it). */
   nice: number;
   sessions: Pick<Runtime["sessions"], "resolve">;
-  /** Whether a record a page's address names exists (dashboard-link.ts `recordsOf`). */
+  /** Whether a record a page's address names exists (`recordsOf`). */
   records?: RecordLookup;
   /** Answers a request while no child is ready, or one the child failed before answering; must end `res`. */
   unavailable: Listener;
@@ -66,10 +75,83 @@ export interface DashboardOptions {
   output?: (line: string) => void;
 }
 
-/** The child's script: beside this module, as TypeScript under tsx (`--dev`) or as the bundle (dist/). */
+/** The lookup of each kind: resolves when the record exists. @throws AppError not_found when it does not. */
+const LOOKUPS = {
+  apiKey: (rt, id) => rt.apiKeys.get(id),
+  webhookEndpoint: (rt, id) => rt.webhooks.get(id),
+  account: (rt, id) => rt.accounts.get(id),
+} satisfies Record<
+  RecordKind,
+  (rt: Pick<Runtime, "apiKeys" | "webhooks" | "accounts">, id: string) => unknown
+>;
+
+/**
+ * Whether a record exists (parent side, `recordsOf`): resolves false for none. @throws what the lookup throws
+ * (a database outage included).
+ */
+export type RecordLookup = (kind: RecordKind, id: string) => Promise<boolean>;
+
+/** The parent's record lookup on runtime `rt`'s services: a `not_found` AppError is false. */
+export function recordsOf(rt: Pick<Runtime, "apiKeys" | "webhooks" | "accounts">): RecordLookup {
+  return async (kind, id) => {
+    try {
+      await LOOKUPS[kind](rt, id);
+      return true;
+    } catch (error) {
+      if (AppError.is(error) && error.code === "not_found") return false;
+      throw error;
+    }
+  };
+}
+
+const failure = (error: unknown) =>
+  isDatabaseUnavailable(error)
+    ? ({ unavailable: true } as const)
+    : { failed: error instanceof Error ? error.message : String(error) };
+
+/**
+ * Parent side: answers the session queries `child` sends with `sessions.resolve`, and its record queries with
+ * `records` (without it, every record exists). A database outage is answered `unavailable`; any other failure
+ * `failed` (the page then fails as any error).
+ */
+export function answerSessionQueries(
+  child: Pick<NodeJS.Process, "send"> & Pick<NodeJS.EventEmitter, "on">,
+  sessions: Pick<Runtime["sessions"], "resolve">,
+  records: RecordLookup = async () => true,
+): void {
+  child.on("message", (message: unknown) => {
+    if (isRecordQuery(message)) {
+      const { id, kind, recordId } = message;
+      const reply = (answer: RecordAnswer) => child.send?.(answer, undefined, {}, () => {});
+      records(kind, recordId).then(
+        (exists) => reply({ type: "record", id, exists }),
+        (error: unknown) => reply({ type: "record", id, ...failure(error) }),
+      );
+      return;
+    }
+    if (!isSessionQuery(message)) return;
+    const { id, token } = message;
+    const reply = (answer: SessionAnswer) => {
+      // The child may have gone meanwhile: its successor asks again.
+      child.send?.(answer, undefined, {}, () => {});
+    };
+    sessions.resolve(token).then(
+      (resolved) => reply({ type: "session", id, user: resolved?.user ?? null }),
+      (error: unknown) =>
+        reply(
+          isDatabaseUnavailable(error)
+            ? { type: "session", id, unavailable: true }
+            : { type: "session", id, failed: error instanceof Error ? error.message : String(error) },
+        ),
+    );
+  });
+}
+
+/** The child's script: next-child/main.ts under tsx (`--dev`), or the bundle's dashboard-child.js beside this one. */
 function childScript(): string {
-  const ext = path.extname(import.meta.filename);
-  return path.join(import.meta.dirname, `dashboard-child${ext}`);
+  return path.extname(import.meta.filename) === ".ts"
+    ? path.join(import.meta.dirname, "next-child", "main.ts")
+    : path.join(import.meta.dirname, "dashboard-child.js");
 }
 
 const FOLDER_PREFIX = "petstore-dashboard-";
@@ -153,8 +235,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
         reject(new Error(`the dashboard process did not start within ${READY_MS[mode]} ms`));
         started.kill("SIGKILL");
       }, READY_MS[mode]);
-      started.on("message", (message: { type?: string }) => {
-        if (message?.type !== "ready" || readyAt !== undefined) return;
+      started.on("message", (message: unknown) => {
+        if (!isReady(message) || readyAt !== undefined) return;
         clearTimeout(timer);
         readyAt = Date.now();
         ready = true;

@@ -23,7 +23,7 @@ export const NONCE_HEADER = "x-nonce";
 
 /**
  * Request header carrying the page's address (path and query) from proxy.ts to the pages, for the unavailable
- * page to return to (trpc/page-auth.ts).
+ * page to return to (next-child/page-auth.ts).
  */
 export const ADDRESS_HEADER = "x-petstore-address";
 

@@ -1,6 +1,6 @@
 /** The sign-in page of the dashboard or the portal; a visitor signed in already goes on at once. */
 import { redirect } from "next/navigation";
-import { currentUser } from "@/server/trpc/page-auth";
+import { currentUser } from "@/server/next-child/page-auth";
 import { SignInForm } from "./sign-in-form";
 
 const SIDES = {

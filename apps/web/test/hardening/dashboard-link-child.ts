@@ -1,9 +1,9 @@
 /**
- * Forked by dashboard-link.test.ts: asks its parent, as the dashboard's pages do (dashboard-link.ts
+ * Forked by dashboard-link.test.ts: asks its parent, as the dashboard's pages do (next-child/parent-link.ts
  * `userOfSession`), for the user of each token given as an argument, then (`recordExists`) whether three API keys
  * exist, and sends back what it got.
  */
-import { recordExists, userOfSession } from "../../src/server/dashboard-link.ts";
+import { recordExists, userOfSession } from "../../src/server/next-child/parent-link.ts";
 
 const results: unknown[] = [];
 for (const token of process.argv.slice(2)) {

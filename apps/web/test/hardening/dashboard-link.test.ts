@@ -1,5 +1,5 @@
 /**
- * The dashboard process's question to server.ts (src/server/dashboard-link.ts) over a real IPC channel: a forked
+ * The dashboard process's question to server.ts (src/server/next-child-protocol.ts) over a real IPC channel: a forked
  * process asks as the pages do, this process answers with a session service that knows one token, cannot reach
  * its database for another and fails otherwise for a third: the child gets the user, `unavailable` (the page
  * then sends the browser to the unavailable page), an error, and null for a token nobody knows; asked whether an
@@ -9,7 +9,7 @@ import { fork } from "node:child_process";
 import path from "node:path";
 import type { Runtime } from "@petstore/core";
 import { expect, it } from "vitest";
-import { answerSessionQueries, type RecordLookup } from "../../src/server/dashboard-link.ts";
+import { answerSessionQueries, type RecordLookup } from "../../src/server/dashboard.ts";
 
 const USER = { id: "u1", email: "ada@example.test", name: "Ada", role: "admin" as const };
 

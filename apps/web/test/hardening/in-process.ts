@@ -77,6 +77,8 @@ export interface InProcessParts {
   now?: () => number;
   /** The dashboard's pages (default: a 404 "no pages in process"). */
   dashboard?: http.RequestListener;
+  /** The runtime's logger (default: silent). */
+  logger?: ReturnType<typeof createLogger>;
 }
 
 /**
@@ -108,7 +110,7 @@ export function useInProcessApp(env: Record<string, string> = {}, parts: InProce
       PUBLIC_BASE_URL: app.baseUrl,
       ...env,
     });
-    const rt = await openRuntime({ config, clock, logger: createLogger("silent") });
+    const rt = await openRuntime({ config, clock, logger: parts.logger ?? createLogger("silent") });
     app.rt = rt;
     app.db = { url: temp.url, rt };
     await rt.seed();

@@ -70,6 +70,26 @@ describe("apiKeys procedures (admin)", () => {
     await expectTrpcError(admin.apiKeys.revoke({ id: "not-a-uuid" }), "BAD_REQUEST");
   });
 
+  it("marks a key as leaked: revoked, shown as leaked, audited with the admin as actor; a revoked key is refused", async () => {
+    const issued = await admin.apiKeys.create({ name: "Pasted in a ticket", plan: "free" });
+    const marked = await admin.apiKeys.markLeaked({ id: issued.id });
+    expect(marked).toMatchObject({ state: "revoked", leakSource: "dashboard", leakUrl: null });
+    expect(marked.leakedAt).toBe(marked.revokedAt);
+    expect(await h.rt.apiKeys.authenticate(issued.key)).toBeUndefined();
+    expect((await admin.apiKeys.list({ query: "Pasted in a ticket" })).rows[0]?.leakedAt).toBe(
+      marked.leakedAt,
+    );
+    const audit = await databaseOf(h.rt).prisma.auditLog.findFirst({
+      where: { action: "apiKey.leak", entityId: issued.id },
+    });
+    expect(audit?.actor).toBe("user:admin@example.com");
+    await expectTrpcError(admin.apiKeys.markLeaked({ id: issued.id }), "BAD_REQUEST");
+    await expectTrpcError(
+      admin.apiKeys.markLeaked({ id: "00000000-0000-4000-8000-000000000000" }),
+      "NOT_FOUND",
+    );
+  });
+
   it("rolls a key with a grace period, or revoking at once with 0", async () => {
     const old = await admin.apiKeys.create({ name: "Rolling", plan: "business" });
     const next = await admin.apiKeys.roll({ id: old.id, graceSeconds: 3600 });

@@ -77,6 +77,7 @@ const ADMIN = [
   "apiKeys.monthQuota",
   "apiKeys.create",
   "apiKeys.revoke",
+  "apiKeys.markLeaked",
   "apiKeys.roll",
   "apiKeys.changePlan",
   "apiKeys.changeScopes",

@@ -11,6 +11,7 @@ import { likeLiteral } from "../like.ts";
 import { DAY_MS, utcDayStart } from "../utc-day.ts";
 import { type ApiKeyView, EXPIRING_SOON_MS, toView } from "./view.ts";
 
+const HOUR_MS = 3_600_000;
 const ts = (d: Date | number) => Prisma.sql`${new Date(d).toISOString()}::timestamp(3)`;
 
 /** The SQL condition on `a` (an ApiKey row) for keys in `state` at `now` (mirrors `apiKeyState`). */
@@ -58,22 +59,46 @@ function activityCondition(activity: ApiKeyActivityFilter, now: Date): Prisma.Sq
 const admitted = Prisma.sql`"outcome" IN ('2xx', '4xx', '5xx')`;
 
 /**
- * The sorts by a sum of stored hourly usage: which rows count and from when (Unix ms; a window of days is today
- * (UTC) and the days before it, utc-day.ts `lastUtcDays`, ending with today). Each predicate is the one a partial index serves (`UsageHour_getPet_hour_idx`,
+ * The sorts by a sum of stored usage: which hourly rows count, the UsageDay column that holds their sum per day, and
+ * from when (Unix ms; a window of days is today (UTC) and the days before it, utc-day.ts `lastUtcDays`, ending with
+ * the current UTC hour). Each predicate is the one a partial index serves (`UsageHour_getPet_hour_idx`,
  * `UsageHour_admitted_hour_idx`, `UsageHour_refused_hour_idx`).
  */
-function usageSorts(today: number): Partial<Record<ApiKeySort, { where: Prisma.Sql; from: number }>> {
+function usageSorts(
+  today: number,
+): Partial<Record<ApiKeySort, { where: Prisma.Sql; day: Prisma.Sql; from: number }>> {
   const daysFrom = (days: number) => today - (days - 1) * DAY_MS;
   return {
     getPetCalls: {
       where: Prisma.sql`"operation" = 'getPet' AND "outcome" IN ('2xx', '4xx', '5xx')`,
+      day: Prisma.sql`"getPet"`,
       from: daysFrom(30),
     },
-    requestsToday: { where: admitted, from: today },
-    requests7d: { where: admitted, from: daysFrom(7) },
-    requests30d: { where: admitted, from: daysFrom(30) },
-    rateLimited7d: { where: refused, from: daysFrom(7) },
+    requestsToday: { where: admitted, day: Prisma.sql`"admitted"`, from: today },
+    requests7d: { where: admitted, day: Prisma.sql`"admitted"`, from: daysFrom(7) },
+    requests30d: { where: admitted, day: Prisma.sql`"admitted"`, from: daysFrom(30) },
+    rateLimited7d: { where: refused, day: Prisma.sql`"refused"`, from: daysFrom(7) },
   };
+}
+
+/**
+ * Each key's sum of `sort` from `sort.from` to `to` (Unix ms, whole hours), as rows `(k, n)`: the whole UTC days
+ * inside the window from UsageDay, the hours before the first and after the last of them from UsageHour, so that
+ * 30 days read about a day of hourly rows and a row per key for each other day (docs/performance.md "Keys list
+ * sorted by usage").
+ */
+function keySums(sort: { where: Prisma.Sql; day: Prisma.Sql; from: number }, to: number): Prisma.Sql {
+  const hours = (from: number, until: number) => Prisma.sql`
+    SELECT "apiKeyId" AS k, "requests" AS n FROM "UsageHour"
+    WHERE ${sort.where} AND "hour" >= ${ts(from)} AND "hour" < ${ts(until)}`;
+  const firstDay = utcDayStart(sort.from + DAY_MS - 1);
+  const lastDay = utcDayStart(to);
+  if (firstDay >= lastDay) return hours(sort.from, to);
+  return Prisma.sql`${hours(sort.from, firstDay)}
+    UNION ALL
+    SELECT "apiKeyId", ${sort.day} FROM "UsageDay" WHERE "day" >= ${ts(firstDay)} AND "day" < ${ts(lastDay)}
+    UNION ALL
+    ${hours(lastDay, to)}`;
 }
 
 export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | "clock">) {
@@ -97,15 +122,12 @@ export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | 
     if (query.activity) conditions.push(activityCondition(query.activity, now));
     const where = Prisma.join(conditions, " AND ");
 
-    const today = utcDayStart(now.getTime());
-    const to = today + DAY_MS;
-    const summed = usageSorts(today)[query.sort];
+    const to = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    const summed = usageSorts(utcDayStart(now.getTime()))[query.sort];
     // Bans are counted where the key page counts them: the key's `apiKey.ban` audit entries (30 days to now).
     const usage = summed
       ? Prisma.sql`LEFT JOIN (
-            SELECT "apiKeyId" AS k, sum("requests") AS n FROM "UsageHour"
-            WHERE ${summed.where} AND "hour" >= ${ts(summed.from)} AND "hour" < ${ts(to)}
-            GROUP BY "apiKeyId") AS g ON g.k = a."id"`
+            SELECT u.k, sum(u.n) AS n FROM (${keySums(summed, to)}) AS u GROUP BY u.k) AS g ON g.k = a."id"`
       : query.sort === "bans30d"
         ? Prisma.sql`LEFT JOIN (
             SELECT "entityId" AS k, count(*) AS n FROM "AuditLog"

@@ -37,6 +37,10 @@ export interface ApiKeyView {
   accountId: string | null;
   /** The addresses and CIDR ranges the key may call from; empty: anywhere (docs/contract.md section 2). */
   allowedIps: string[];
+  /** When the key was reported leaked, by `github` or the `dashboard`, and where (docs/contract.md section 2). */
+  leakedAt: string | null;
+  leakSource: "github" | "dashboard" | null;
+  leakUrl: string | null;
 }
 
 /** A key of the same lineage, as a link: its id and display prefix. */
@@ -101,6 +105,9 @@ export function toView(key: KeyWithPlan, now: Date): ApiKeyView {
     rolledToId: key.rolledToId,
     accountId: key.accountId,
     allowedIps: key.allowedIps,
+    leakedAt: iso(key.leakedAt),
+    leakSource: key.leakSource as ApiKeyView["leakSource"],
+    leakUrl: key.leakUrl,
   };
 }
 

@@ -42,22 +42,42 @@ interface RawPet {
   categoryName: string;
 }
 
+/** The longest search with no trigram in it (pg_trgm's index needs three characters). */
+const SHORT_SEARCH = 2;
+
 /**
- * The `WHERE` clause of the table's filters. Within `range` (a walk of the matches' name range) the names are kept
- * in it and matched as an expression, which the trigram index does not serve, so the planner walks `(name, id)`.
+ * Whether the search has one or two characters: its matches are looked up by the characters and character pairs
+ * of the names (`pet_name_grams`, migration `short_name_search`), a lookup that is exact for such a search.
  */
-function conditions(input: PetSearch, range?: NameRange): Prisma.Sql {
+const isShort = (input: PetSearch) => !!input.query && [...input.query].length <= SHORT_SEARCH;
+
+/**
+ * How the name is matched: `"grams"` through the names' characters and pairs (a short search only), `"index"` as
+ * `ILIKE` on the column (served by the trigram index), `"row"` as `ILIKE` on an expression that no index serves
+ * (a walk of an index in order, filtering each entry).
+ */
+type Match = "grams" | "index" | "row";
+
+/** The `WHERE` clause of the table's filters, the name matched as `match` says; within `range` if given. */
+function conditions(input: PetSearch, match: Match, range?: NameRange): Prisma.Sql {
   const parts: Prisma.Sql[] = [];
   if (input.status === "none") parts.push(Prisma.sql`"status" IS NULL`);
   else if (input.status) parts.push(Prisma.sql`"status" = ${input.status}::"PetStatus"`);
   if (input.categoryId) parts.push(Prisma.sql`"categoryId" = ${BigInt(input.categoryId)}`);
   if (input.query) {
-    const name = range ? Prisma.sql`("name" || '')` : Prisma.sql`"name"`;
-    parts.push(Prisma.sql`${name} ILIKE ${`%${likeLiteral(input.query)}%`}`);
+    if (match === "grams" && isShort(input))
+      parts.push(Prisma.sql`pet_name_grams("name") @> ARRAY[lower(${input.query})]`);
+    else {
+      const name = match === "row" ? Prisma.sql`("name" || '')` : Prisma.sql`"name"`;
+      parts.push(Prisma.sql`${name} ILIKE ${`%${likeLiteral(input.query)}%`}`);
+    }
   }
   if (range) parts.push(inRange(range));
   return parts.length ? Prisma.sql`WHERE ${Prisma.join(parts, " AND ")}` : Prisma.empty;
 }
+
+/** How a search finds all its matches (counts, the collected pages): by the names' pairs when it is short. */
+const lookup = (input: PetSearch): Match => (isShort(input) ? "grams" : "index");
 
 /**
  * Whether a page sorted by name is found through the name's trigram index (then sorted) rather than by walking the
@@ -68,6 +88,19 @@ function conditions(input: PetSearch, range?: NameRange): Prisma.Sql {
  */
 const sortsFoundRows = (input: PetSearch) =>
   input.sortBy === "name" && (input.query?.trim().length ?? 0) >= 3;
+
+/**
+ * Past this many rows from the nearer end, a short search's page is read by walking the order's index and matching
+ * each entry's name (no walk within a budget could hold the page).
+ */
+const WALK_LIMIT = 50_000;
+
+/**
+ * How many entries of the order's index a short search's page may walk before its matches are collected and sorted
+ * instead: a short search matching many names finds its page in a short walk, one whose matches sort together
+ * elsewhere ("x" finds only "Max ...") would walk most of the index (docs/performance.md "Search with a sort").
+ */
+const walkBudget = (wanted: number) => Math.min(WALK_LIMIT, Math.max(5_000, 4 * wanted));
 
 /**
  * `ORDER BY` of the table's sort, or of its reverse; `alias` qualifies the columns. With `unindexed`, the name is
@@ -97,11 +130,17 @@ async function pageRows(
   reversed: boolean,
   range?: NameRange,
 ) {
-  const order = orderBy(input, reversed, "", !range && sortsFoundRows(input));
+  const ids = range
+    ? Prisma.sql`SELECT "id" FROM "Pet" ${conditions(input, "row", range)} ${orderBy(input, reversed)}
+                 OFFSET ${skip} LIMIT ${take}`
+    : isShort(input)
+      ? await shortSearchIds(db, input, skip, take, reversed)
+      : Prisma.sql`SELECT "id" FROM "Pet" ${conditions(input, "index")}
+                   ${orderBy(input, reversed, "", sortsFoundRows(input))} OFFSET ${skip} LIMIT ${take}`;
   const rows = await db.$queryRaw<RawPet[]>`
     SELECT p."id", p."name", p."categoryId", p."status"::text AS "status", p."createdAt", p."updatedAt",
            c."name" AS "categoryName"
-    FROM (SELECT "id" FROM "Pet" ${conditions(input, range)} ${order} OFFSET ${skip} LIMIT ${take}) AS k
+    FROM (${ids}) AS k
     JOIN "Pet" AS p ON p."id" = k."id"
     JOIN "Category" AS c ON c."id" = p."categoryId"
     ${orderBy(input, reversed, "p.")}`;
@@ -116,11 +155,43 @@ async function pageRows(
   return reversed ? view.reverse() : view;
 }
 
+/**
+ * The ids of a short search's page (a subquery): the first `skip + take` matches of a bounded walk of the order's
+ * index when the walk holds them (the index's order is the page's, so they are the page), else every match looked up
+ * by the names' pairs and sorted (`walkBudget`).
+ */
+async function shortSearchIds(
+  db: Db,
+  input: PetSearch,
+  skip: number,
+  take: number,
+  reversed: boolean,
+): Promise<Prisma.Sql> {
+  const walk = Prisma.sql`SELECT "id" FROM "Pet" ${conditions(input, "row")} ${orderBy(input, reversed)}
+                          OFFSET ${skip} LIMIT ${take}`;
+  if (skip + take > WALK_LIMIT) return walk;
+  const { query: _, ...filters } = input;
+  const walked = await db.$queryRaw<{ id: bigint }[]>`
+    SELECT w."id" FROM (
+      SELECT "id", "name" FROM "Pet" ${conditions(filters, "index")} ${orderBy(input, reversed)}
+      LIMIT ${walkBudget(skip + take)}) AS w
+    WHERE (w."name" || '') ILIKE ${`%${likeLiteral(input.query ?? "")}%`}
+    ${orderBy(input, reversed, "w.")} OFFSET ${skip} LIMIT ${take}`;
+  if (walked.length === take)
+    return Prisma.sql`SELECT unnest(${walked.map((r) => r.id.toString())}::bigint[]) AS "id"`;
+  // Ordered by expressions, which no index provides: the planner looks the matches up, then keeps the page's.
+  const collected =
+    input.sortBy === "name"
+      ? orderBy(input, reversed, "", true)
+      : Prisma.sql`ORDER BY ("id" + 0) ${Prisma.raw((input.sortDirection === "asc") !== reversed ? "ASC" : "DESC")}`;
+  return Prisma.sql`SELECT "id" FROM "Pet" ${conditions(input, "grams")} ${collected} OFFSET ${skip} LIMIT ${take}`;
+}
+
 /** Matches, counted up to `cap + 1` (null: all of them). */
 async function countMatches(db: Db, input: PetSearch, cap: number | null): Promise<number> {
   const limit = cap === null ? Prisma.empty : Prisma.sql`LIMIT ${cap + 1}`;
   const [row] = await db.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::float8 AS n FROM (SELECT 1 FROM "Pet" ${conditions(input)} ${limit}) AS m`;
+    SELECT count(*)::float8 AS n FROM (SELECT 1 FROM "Pet" ${conditions(input, lookup(input))} ${limit}) AS m`;
   return row?.n ?? 0;
 }
 
@@ -138,9 +209,10 @@ export function createPetSearch(prisma: PrismaClient) {
     // Past the cap: the exact count and the page from one snapshot, so a page read from the far end lines up.
     return prisma.$transaction(
       async (tx) => {
-        const { total, range } = sortsFoundRows(input)
-          ? await countWithNameRange(tx, conditions(input))
-          : { total: await countMatches(tx, input, null), range: null };
+        const { total, range } =
+          sortsFoundRows(input) || (isShort(input) && input.sortBy === "name")
+            ? await countWithNameRange(tx, conditions(input, lookup(input)))
+            : { total: await countMatches(tx, input, null), range: null };
         const left = total - skip;
         if (left <= 0) return { rows: [], total, totalExact: true };
         const take = Math.min(input.pageSize, left);

@@ -11,29 +11,13 @@ import type { DependencyStatus } from "../dependency-status.ts";
 import { isDatabaseUnavailable } from "../error-translator.ts";
 import type { RateLimitDecision } from "../ratelimit/types.ts";
 import { addHistogram, bucketOf, emptyHistogram } from "./histogram.ts";
+import type { Operation, RefusingWindow } from "./operation.ts";
 import { RequestLogBatch, type RequestLogColumns, type RequestLogEntry } from "./request-log.ts";
 
-/** What a request was: one REST operation, a request without a valid key, or anything else (no operation). */
-export type Operation =
-  | "listPets"
-  | "createPet"
-  | "getPet"
-  | "updatePet"
-  | "listCategories"
-  | "getMe"
-  | "createOrder"
-  | "listOrders"
-  | "getOrder"
-  | "completeOrder"
-  | "cancelOrder"
-  | "getInventory"
-  | "unauthenticated"
-  | "other";
+export type { Operation, RefusingWindow } from "./operation.ts";
+
 /** How it ended: status class, with the two kinds of 429 told apart. */
 export type Outcome = "2xx" | "4xx" | "rate_limited" | "key_banned" | "5xx";
-
-/** The rate-limit window that refused a request (a ban is its own outcome, `key_banned`). */
-export type RefusingWindow = "minute" | "day" | "month";
 
 /**
  * The outcome as a UsageHour row stores it: a `rate_limited` request whose refusing window is known is stored as

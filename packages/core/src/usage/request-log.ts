@@ -9,7 +9,7 @@ import { AppError } from "@petstore/contracts";
 import { Prisma, type PrismaClient, type QueryRows } from "@petstore/db";
 import type { CoreDeps } from "../deps.ts";
 import { DAY_MS } from "../utc-day.ts";
-import type { Operation, RefusingWindow } from "./recorder.ts";
+import type { Operation, RefusingWindow } from "./operation.ts";
 import { redactTarget } from "./redact.ts";
 
 /** How long entries are kept (ms). */
@@ -253,12 +253,25 @@ export class RequestLogBatch {
 }
 
 /**
+ * `c` as one JSON object, a column per turn of the event loop: one `JSON.stringify` of a flush's 12,500 rows holds
+ * it 30-60 ms (docs/performance.md), a column a sixteenth of that.
+ */
+async function columnsJson(c: RequestLogColumns): Promise<string> {
+  const parts: string[] = [];
+  for (const f of FIELDS) {
+    parts.push(`"${f}":${JSON.stringify(c[f])}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return `{${parts.join(",")}}`;
+}
+
+/**
  * The recorder's writer of log rows: ONE `INSERT ... SELECT` per flush, on the direct path (db's `queryRows`:
  * node-postgres on PostgreSQL), which also adds the rows to each account's tally (`RequestLogTally`); then, only
  * when an account's tally passed `REQUEST_LOG_PER_ACCOUNT`, one statement deletes those accounts' oldest rows
  * beyond it. The columns travel as one JSON parameter, which PostgreSQL turns back into arrays (`json_to_record`)
- * and rows (`unnest`): `JSON.stringify` is native code, while binding sixteen arrays of many values has
- * node-postgres escape every value in JavaScript on the API's event loop.
+ * and rows (`unnest`): `JSON.stringify` is native code (run a column at a time, `columnsJson`), while binding
+ * sixteen arrays of many values has node-postgres escape every value in JavaScript on the API's event loop.
  * @param onTrimFailed told when the trim fails (the rows are written then, and the flush succeeds: retrying it
  *   would write them twice; the account's next flush or housekeeping trims)
  * @throws the database error of the insert; nothing is written then.
@@ -273,7 +286,7 @@ export function requestLogWriter(queryRows: QueryRows, onTrimFailed: (error: unk
           "requests", "firstAt")
         SELECT b.a::uuid, b.k::uuid, b.p, to_timestamp(b.t / 1000.0), b.m, b.pa, b.o, b.s, b.e, b.d, b.r, b.mr,
           b.dr, b.rb, b.n, to_timestamp(b.ft / 1000.0)
-        FROM json_to_record(${JSON.stringify(c)}::json) AS c("accountId" text[], "apiKeyId" text[],
+        FROM json_to_record(${await columnsJson(c)}::json) AS c("accountId" text[], "apiKeyId" text[],
             "keyPrefix" text[], "at" float8[], "method" text[], "path" text[], "operation" text[], "status" int[],
             "errorCode" text[], "durationMs" real[], "requestId" text[], "minuteRemaining" int[],
             "dayRemaining" int[], "refusedBy" text[], "requests" int[], "firstAt" float8[]),

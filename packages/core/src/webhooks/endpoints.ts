@@ -269,7 +269,7 @@ export function createWebhookEndpoints(deps: CoreDeps, dispatcher: Dispatcher) {
     if (
       event.testEndpointId === null
         ? endpoint.eventTypes.includes(event.type) &&
-          ((!event.type.startsWith("order.") && !event.type.startsWith("usage.")) ||
+          (!/^(order|usage|key)\./.test(event.type) ||
             endpoint.accountId === null ||
             endpoint.accountId === event.accountId)
         : event.testEndpointId === endpoint.id

@@ -51,5 +51,16 @@ export function testMessageData(type: WebhookTestType, endpointId: string): Reco
         count: 80_000,
         resetsAt: "2026-02-01T00:00:00.000Z",
       };
+    case "key.leaked":
+      return {
+        id: "00000000-0000-4000-8000-000000000002",
+        prefix: "pet_live_Exa",
+        name: "Example key",
+        accountId: "00000000-0000-4000-8000-000000000001",
+        leakedAt: "2026-01-01T12:00:00.000Z",
+        source: "github",
+        url: "https://github.com/example/repository/blob/0000000/config.js",
+        revoked: true,
+      };
   }
 }

@@ -6,15 +6,16 @@
  *
  * An event is stored only when at least one endpoint, enabled or disabled, that it may reach subscribes to its
  * type: a deployment without webhooks writes nothing more per change, and a disabled endpoint can still replay
- * what it missed (endpoints.ts). The events of an order (`order.*`) reach the endpoints of the order's consumer
- * account and the store's own, never another account's (`reaches`); every other event reaches every endpoint.
+ * what it missed (endpoints.ts). The events of an order (`order.*`), of an account's usage (`usage.*`) and of a key
+ * (`key.*`) reach the endpoints of that consumer account and the store's own, never another account's (`reaches`);
+ * every other event reaches every endpoint.
  */
 import type { Animal, WebhookEventType } from "@petstore/contracts";
 import { Prisma } from "@petstore/db";
 
 /** An event to store: its type, the body's `data` (docs/contract.md section 6, "Events"), and for an `order.*`
  * event the consumer account of its order (null or absent: an order of a key outside accounts), for `usage.*` the
- * account whose usage it reports. */
+ * account whose usage it reports, for `key.*` the account of the key (null: a key outside accounts). */
 export interface OutboxEvent {
   type: WebhookEventType | "webhook.test";
   data: Record<string, unknown>;
@@ -23,12 +24,12 @@ export interface OutboxEvent {
 
 /**
  * SQL condition: the event `e` (a `WebhookEvent` row, or a row with `type` and `accountId`) may reach the endpoint
- * `ep`: an `order.*` or `usage.*` event only the store's endpoints and those of its account, any other event every
+ * `ep`: an `order.*`, `usage.*` or `key.*` event only the store's endpoints and those of its account, any other event every
  * endpoint (docs/contract.md section 6, "Events"). Subscription is checked apart.
  */
 export function reaches(e: string, ep: string): Prisma.Sql {
   const [event, endpoint] = [Prisma.raw(e), Prisma.raw(ep)];
-  return Prisma.sql`((${event}."type" NOT LIKE 'order.%' AND ${event}."type" NOT LIKE 'usage.%') OR ${endpoint}."accountId" IS NULL OR ${endpoint}."accountId" = ${event}."accountId")`;
+  return Prisma.sql`((${event}."type" NOT LIKE 'order.%' AND ${event}."type" NOT LIKE 'usage.%' AND ${event}."type" NOT LIKE 'key.%') OR ${endpoint}."accountId" IS NULL OR ${endpoint}."accountId" = ${event}."accountId")`;
 }
 
 /** What can run a raw statement: the Prisma client or an interactive transaction. */

@@ -1,7 +1,7 @@
 /** The signed-in dashboard: visitors without a session go to sign in, members of consumer accounts to the portal. */
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { currentUser, signInAddress } from "@/server/trpc/page-auth";
+import { currentUser, signInAddress } from "@/server/next-child/page-auth";
 import { Shell } from "@/ui/shell";
 
 export const dynamic = "force-dynamic";

@@ -7,6 +7,7 @@
 import { Button, Stack } from "@mantine/core";
 import { PetSearch } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useId, useState } from "react";
 import { FilterBar, FilterSelect, SearchFilter } from "@/admin/components/filters";
 import { Hint, PageHeader, RouteLink } from "@/ui/components/page";
@@ -14,10 +15,14 @@ import { Pager } from "@/ui/components/pager";
 import { QueryState } from "@/ui/components/query-state";
 import { STATUS_LABELS } from "@/ui/format";
 import { useTRPC } from "@/ui/trpc";
-import { AnimalDialog, type EditableAnimal } from "./animal-dialog";
+import type { EditableAnimal } from "./animal-dialog";
 import { AnimalsTable } from "./animals-table";
-import { BulkStatusBar } from "./bulk-status-bar";
 import { useAnimalQuery } from "./use-animal-query";
+
+// The form and the bulk bar load after the list: the first screen needs neither (docs/performance.md "The animals
+// page's first load"). The bar stays mounted once loaded, so that its undo notice outlives the selection.
+const AnimalDialog = dynamic(() => import("./animal-dialog").then((m) => m.AnimalDialog), { ssr: false });
+const BulkStatusBar = dynamic(() => import("./bulk-status-bar").then((m) => m.BulkStatusBar), { ssr: false });
 
 const STATUS_FILTER = [
   { value: "", label: "All statuses" },

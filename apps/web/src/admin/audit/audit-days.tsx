@@ -1,5 +1,6 @@
 "use client";
 /** The audit log's range of days: the viewer's calendar days, both included, with presets for the usual ranges. */
+import "@mantine/dates/styles.css";
 import { DatePickerInput, type DatePickerPreset } from "@mantine/dates";
 
 /** The viewer's calendar day `daysAgo` days before today, as `YYYY-MM-DD`. */

@@ -5,6 +5,7 @@
  * what refused them (the minute window, the day window, a ban, or a window not recorded), a summary and a table.
  */
 import { Chip, Group, Paper, Text, Title } from "@mantine/core";
+import "@mantine/dates/styles.css";
 import { DatePickerInput } from "@mantine/dates";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { parseAsIsoDate, useQueryState } from "nuqs";

@@ -1,6 +1,7 @@
 "use client";
 /**
- * An API key's actions, in a menu: roll, change plan, scopes or IP allowlist, lift a ban, reset today's usage, revoke; only those
+ * An API key's actions, in a menu: roll, change plan, scopes or IP allowlist, lift a ban, reset today's usage, mark as
+ * leaked, revoke; only those
  * its state allows, destructive ones after confirming. A dialog and its mutation exist only while it is open.
  */
 import { Select } from "@mantine/core";
@@ -30,6 +31,7 @@ export type KeyActionTarget = Pick<
   | "perDay"
   | "effectivePerMinute"
   | "effectivePerDay"
+  | "leakedAt"
 >;
 
 export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; size?: "xs" | "sm" }) {
@@ -95,6 +97,29 @@ export function KeyActions({ apiKey, size = "xs" }: { apiKey: KeyActionTarget; s
               title={`Reset today's usage of "${apiKey.name}"?`}
               message="Today's request and 429 counts go back to zero, and so does the key's current daily quota."
               confirmLabel="Reset usage"
+            />
+          ),
+        },
+        {
+          label: "Mark as leaked…",
+          hidden: !usable || Boolean(apiKey.leakedAt),
+          danger: true,
+          dialog: (close) => (
+            <ConfirmMutation
+              options={trpc.apiKeys.markLeaked.mutationOptions()}
+              input={input}
+              feedback={{
+                invalidate: [trpc.apiKeys.pathKey(), trpc.overview.pathKey()],
+                success: (key) =>
+                  key.state === "revoked"
+                    ? `${label} was marked as leaked and revoked.`
+                    : `${label} was marked as leaked.`,
+                failure: "Could not mark the key as leaked",
+              }}
+              onClose={close}
+              title={`Mark "${apiKey.name}" as leaked?`}
+              message={`Use this when ${label} was exposed (pushed to a repository, pasted in a ticket). As the deployment is configured, it is revoked (or only marked), and its account's owners (the admins for a key outside accounts) get a mail and a key.leaked webhook event.`}
+              confirmLabel="Mark as leaked"
             />
           ),
         },

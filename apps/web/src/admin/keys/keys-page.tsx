@@ -89,6 +89,7 @@ const planAndEnvironment = (k: Row) => `${planLabel(k.plan)} · ${k.environment}
 const stateCell = (k: Row) => (
   <>
     <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>
+    {k.leakedAt ? <StateBadge color="red">leaked</StateBadge> : null}
     {k.state === "expiring" && k.expiresAt ? (
       <Hint size="xs">until {formatDateTime(k.expiresAt)}</Hint>
     ) : null}
@@ -144,6 +145,7 @@ const COLUMNS: Column<Row>[] = [
       <>
         <KeyPrefix prefix={k.prefix} /> {planAndEnvironment(k)}{" "}
         <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>
+        {k.leakedAt ? <StateBadge color="red">leaked</StateBadge> : null}
       </>
     ),
   },

@@ -3,6 +3,7 @@
  * Overview: animals by status and the orders' figures (everyone), and for admins the working keys by plan, requests today, the busiest keys
  * and the whole API's traffic, the usage service's figures that every other screen shows.
  */
+import "@mantine/charts/styles.css";
 import { DonutChart } from "@mantine/charts";
 import { Code, ColorSwatch, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { COUNT_CAP } from "@petstore/contracts";

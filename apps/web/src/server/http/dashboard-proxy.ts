@@ -47,7 +47,7 @@ export function createDashboardProxy(options: {
   unavailable: (req: IncomingMessage, res: ServerResponse) => void;
 }): DashboardProxy {
   // Idle connections are closed here first, long before the dashboard process would close them
-  // (`KEEP_ALIVE_MS` in dashboard-child.ts): a connection it closes just as a request is sent on it would
+  // (`KEEP_ALIVE_MS` in next-child/main.ts): a connection it closes just as a request is sent on it would
   // fail that request (EPIPE, ECONNRESET).
   const agent = new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
   const proxy = createProxyServer({

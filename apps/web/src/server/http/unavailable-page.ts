@@ -15,7 +15,7 @@ import { isHttps } from "../trpc/http.ts";
 import { writeErrorAnswer } from "./error-answer.ts";
 
 /**
- * Where a page that lost the database mid-render sends the browser (trpc/page-auth.ts), with the page's own
+ * Where a page that lost the database mid-render sends the browser (next-child/page-auth.ts), with the page's own
  * address in `next` (`unavailableAddress`).
  */
 export const UNAVAILABLE_PATH = "/admin/unavailable";

@@ -23,6 +23,9 @@ type Summarized = Pick<
   | "lastUsedAt"
   | "expiresAt"
   | "revokedAt"
+  | "leakedAt"
+  | "leakSource"
+  | "leakUrl"
 > & { createdBy?: string };
 
 export function KeySummary({
@@ -43,6 +46,11 @@ export function KeySummary({
             <StateBadge color={STATE_COLORS[k.state]} size="lg">
               {STATE_LABELS[k.state]}
             </StateBadge>
+            {k.leakedAt ? (
+              <StateBadge color="red" size="lg">
+                Leaked
+              </StateBadge>
+            ) : null}
           </Group>
         }
         description={<Code>{k.prefix}…</Code>}
@@ -67,6 +75,15 @@ export function KeySummary({
           <Field label="Last used">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"}</Field>
           <Field label="Expires">{k.expiresAt ? formatDateTime(k.expiresAt) : "Never"}</Field>
           {k.revokedAt ? <Field label="Revoked">{formatDateTime(k.revokedAt)}</Field> : null}
+          {k.leakedAt ? (
+            <Field label="Leaked">
+              {formatDateTime(k.leakedAt)}
+              <Hint size="xs">
+                {k.leakSource === "github" ? "reported by GitHub secret scanning" : "marked in the dashboard"}
+                {k.leakUrl ? `: ${k.leakUrl}` : ""}
+              </Hint>
+            </Field>
+          ) : null}
           {more}
         </SimpleGrid>
       </Paper>

@@ -3,6 +3,7 @@
  * Traffic charts (docs/contract.md section 4, "Usage and analytics"): the last 24 hours by hour and the chosen days
  * by day, by outcome, latency p50/p95, and requests by operation; each with a summary and its figures as tables.
  */
+import "@mantine/charts/styles.css";
 import { BarChart, type BarChartProps, LineChart } from "@mantine/charts";
 import { Paper, SimpleGrid, Title } from "@mantine/core";
 import { createContext, type ReactNode, useContext } from "react";

@@ -63,6 +63,7 @@ export const EVENT_TYPE_LABELS: Record<WebhookEventType, string> = {
   "category.updated": "A category is renamed",
   "category.deleted": "A category is deleted",
   "usage.threshold": "An account's requests reach an alert threshold of its day or month",
+  "key.leaked": "An API key is reported leaked (GitHub secret scanning or an admin)",
 };
 
 /** Colour of a delivery's state badge. */

@@ -1,6 +1,6 @@
 /**
  * API keys (admins): the searchable, paged list with requests today, one key with its 30-day usage, issue
- * (secret returned once), revoke, roll, change plan/limits, change scopes or IP allowlist, lift a ban, reset today's usage. Every usage
+ * (secret returned once), revoke, mark as leaked, roll, change plan/limits, change scopes or IP allowlist, lift a ban, reset today's usage. Every usage
  * figure comes from the core usage service (stored and not yet flushed counters), the same numbers the
  * overview shows. Lifting a ban and resetting usage go through the runtime, which clears the rate
  * limiter's state as well as the database's.
@@ -104,6 +104,16 @@ export const apiKeysRouter = router({
   revoke: adminProcedure
     .input(ApiKeyRef)
     .mutation(({ ctx, input }) => ctx.rt.apiKeys.revoke(input.id, ctx.actor)),
+
+  /**
+   * Marks the key as leaked (docs/contract.md section 2, "Leaked keys"): revoked, or only marked with
+   * LEAKED_KEYS_ACTION=flag; audited, a `key.leaked` event and a mail to its account's owners (else the admins).
+   * 400 for a revoked or expired key.
+   */
+  markLeaked: adminProcedure.input(ApiKeyRef).mutation(async ({ ctx, input }) => {
+    await ctx.rt.leakedKeys.mark(input.id, ctx.actor);
+    return ctx.rt.apiKeys.get(input.id);
+  }),
 
   /** New key with the same settings; the old one works for `graceSeconds` more. Secret returned once. */
   roll: adminProcedure

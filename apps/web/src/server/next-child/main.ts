@@ -3,7 +3,7 @@
  * (src/server/dashboard.ts; docs/architecture.md "One process, one runtime"). It listens on the private unix
  * socket it is given, serves the pages and Next's files to server.ts's proxy, and never opens the runtime: the
  * one thing its pages need from it, the signed-in user, they ask the parent for over the IPC channel
- * (dashboard-link.ts). It tells the parent `{ type: "ready" }` once it listens, and exits when the channel
+ * (parent-link.ts, next-child-protocol.ts). It tells the parent `{ type: "ready" }` once it listens, and exits when the channel
  * closes (the parent stopped it, or died). Stop signals sent to the process group are left to the parent,
  * which drains first and then closes the channel.
  * Usage (by dashboard.ts only): `node dist/dashboard-child.js --socket <path> --port <n> --nice <0-19> [--dev]`,
@@ -15,8 +15,9 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { problems } from "@petstore/contracts";
-import { appDirectory } from "./app-directory.ts";
-import { writeErrorAnswer } from "./http/error-answer.ts";
+import { appDirectory } from "../app-directory.ts";
+import { writeErrorAnswer } from "../http/error-answer.ts";
+import type { ReadyMessage } from "../next-child-protocol.ts";
 
 /** How long an idle connection from server.ts is kept open (ms): four times the proxy's own idle bound. */
 const KEEP_ALIVE_MS = 120_000;
@@ -106,7 +107,7 @@ async function main(): Promise<void> {
     server.once("error", reject);
     server.listen(socket, resolve);
   });
-  send({ type: "ready" });
+  send({ type: "ready" } satisfies ReadyMessage);
 }
 
 main().catch((error: unknown) => {

@@ -1,7 +1,7 @@
 /**
  * Session checks for the dashboard's server-rendered pages (the same session the tRPC context resolves):
  * `currentUser()` reads the session cookie once per request and asks server.ts, which holds the runtime, whose
- * session it is (dashboard-link.ts). When the database does not answer, the browser is sent to the unavailable
+ * session it is (parent-link.ts). When the database does not answer, the browser is sent to the unavailable
  * page (server.ts answers it with a styled 503), never to an HTML 500, with the page's address (path and query,
  * as proxy.ts records it), which that page reloads.
  */
@@ -9,10 +9,11 @@ import type { SessionUser } from "@petstore/core";
 import { cookies, headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { type RecordKind, recordExists, userOfSession } from "../dashboard-link";
 import { unavailableAddress } from "../http/unavailable-page";
+import type { RecordKind } from "../next-child-protocol";
 import { ADDRESS_HEADER } from "../security-headers";
-import { SESSION_COOKIE } from "./cookies";
+import { SESSION_COOKIE } from "../trpc/cookies";
+import { recordExists, userOfSession } from "./parent-link";
 
 /** The signed-in user for this request, or null. */
 export const currentUser = cache(async (): Promise<SessionUser | null> => {
