@@ -20,3 +20,12 @@ export function utcDay(date: Date, days = 0): Date {
 export function isoDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
+
+/**
+ * `[from, to)` (Unix ms) of "the last `days` days" as every usage figure counts them: today (UTC) and the
+ * `days - 1` UTC days before it, the window of a key's daily charts.
+ */
+export function lastUtcDays(nowMs: number, days: number): { from: number; to: number } {
+  const today = utcDayStart(nowMs);
+  return { from: today - (days - 1) * DAY_MS, to: today + DAY_MS };
+}

@@ -1,7 +1,8 @@
 /**
  * The dashboard's JSON API and its download, served by server.ts on its own runtime (the dashboard process,
  * dashboard.ts, never opens one): `/api/trpc/*` (trpc/handler.ts) and the downloads `GET /api/animals/export`
- * (animals-export.ts), `GET /api/audit/export` (audit-export.ts), `GET /api/keys/deprecated-calls/export`
+ * (animals-export.ts), `GET /api/audit/export` (audit-export.ts), `GET /api/keys/export` (keys-export.ts),
+ * `GET /api/keys/deprecated-calls/export`
  * (deprecated-calls-export.ts) and `GET /api/usage/export` (usage-export.ts, the billing CSV), and GitHub's
  * secret-scanning reports, `POST /api/hooks/github/secret-scanning` (secret-scanning.ts). The router
  * (http/router.ts) sends them here through the same gates as the pages.
@@ -12,6 +13,7 @@ import { ANIMALS_EXPORT, animalsExportResponse } from "./animals-export.ts";
 import { AUDIT_EXPORT, auditExportResponse } from "./audit-export.ts";
 import { DEPRECATED_CALLS_EXPORT, deprecatedCallsExportResponse } from "./deprecated-calls-export.ts";
 import { errorResponse } from "./http/error-answer.ts";
+import { KEYS_EXPORT, keysExportResponse } from "./keys-export.ts";
 import { secretScanningResponse } from "./secret-scanning.ts";
 import { handleTrpcRequest, TRPC_ENDPOINT } from "./trpc/handler.ts";
 import { appRouter } from "./trpc/router.ts";
@@ -22,6 +24,7 @@ const DOWNLOADS: Record<string, (rt: Runtime, request: Request) => Promise<Respo
   [ANIMALS_EXPORT]: animalsExportResponse,
   [AUDIT_EXPORT]: auditExportResponse,
   [DEPRECATED_CALLS_EXPORT]: deprecatedCallsExportResponse,
+  [KEYS_EXPORT]: keysExportResponse,
   [USAGE_EXPORT]: usageExportResponse,
 };
 const isDownload = (path: string) => Object.hasOwn(DOWNLOADS, path);

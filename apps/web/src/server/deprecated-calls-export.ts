@@ -18,12 +18,13 @@ export const DEPRECATED_CALLS_CSV_COLUMNS = [
   "state",
   "getPet calls",
   "last getPet call (UTC hour)",
+  "contacts",
 ] as const;
 
 /** The deprecated callers' CSV shape. */
 export const DEPRECATED_CALLS_CSV: CsvTable<DeprecatedCaller> = {
   columns: DEPRECATED_CALLS_CSV_COLUMNS,
-  row: (r) => [r.id, r.name, r.prefix, r.plan, r.state, String(r.calls), r.lastCallAt],
+  row: (r) => [r.id, r.name, r.prefix, r.plan, r.state, String(r.calls), r.lastCallAt, r.contacts.join("; ")],
 };
 
 /** The answer to export request `req` on `rt`; `days` arrives as text. */

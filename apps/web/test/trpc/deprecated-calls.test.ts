@@ -12,8 +12,8 @@ import { type Caller, countRequests, expectTrpcError, type Harness, openHarness 
 const HOUR = 3_600_000;
 const NOW = new Date("2026-03-10T12:30:00.000Z");
 const THIS_HOUR = Date.parse("2026-03-10T12:00:00.000Z");
-/** The first hour of the 30-day window: the current hour and the 719 before it. */
-const FIRST_HOUR_30 = THIS_HOUR - 719 * HOUR;
+/** The first hour of the 30-day window: today (UTC) and the 29 days before it. */
+const FIRST_HOUR_30 = Date.parse("2026-02-09T00:00:00.000Z");
 
 describe("apiKeys.deprecatedCalls (keys that call getPet)", () => {
   let h: Harness;
@@ -88,6 +88,7 @@ describe("apiKeys.deprecatedCalls (keys that call getPet)", () => {
         state: "working",
         calls: 20,
         lastCallAt: new Date(THIS_HOUR - 5 * 24 * HOUR).toISOString(),
+        contacts: ["admin@example.com"],
       },
       {
         id: id["Recent caller"],
@@ -97,6 +98,7 @@ describe("apiKeys.deprecatedCalls (keys that call getPet)", () => {
         state: "working",
         calls: 8,
         lastCallAt: new Date(THIS_HOUR).toISOString(),
+        contacts: ["admin@example.com"],
       },
       expect.objectContaining({
         name: "Edge of window",
@@ -165,6 +167,7 @@ describe("apiKeys.deprecatedCalls (keys that call getPet)", () => {
       "state",
       "getPet calls",
       "last getPet call (UTC hour)",
+      "contacts",
     ]);
     expect(rows.slice(1)).toEqual([
       [
@@ -175,6 +178,7 @@ describe("apiKeys.deprecatedCalls (keys that call getPet)", () => {
         "working",
         "8",
         new Date(THIS_HOUR).toISOString(),
+        "admin@example.com",
       ],
       [
         id["Revoked caller"],
@@ -184,6 +188,7 @@ describe("apiKeys.deprecatedCalls (keys that call getPet)", () => {
         "revoked",
         "2",
         new Date(THIS_HOUR).toISOString(),
+        "admin@example.com",
       ],
       [
         id["Busy caller"],
@@ -193,6 +198,7 @@ describe("apiKeys.deprecatedCalls (keys that call getPet)", () => {
         "working",
         "20",
         new Date(THIS_HOUR - 5 * 24 * HOUR).toISOString(),
+        "admin@example.com",
       ],
       [
         id["Edge of window"],
@@ -202,6 +208,7 @@ describe("apiKeys.deprecatedCalls (keys that call getPet)", () => {
         "working",
         "7",
         new Date(FIRST_HOUR_30).toISOString(),
+        "admin@example.com",
       ],
     ]);
   });

@@ -44,11 +44,18 @@ export function createAccountScopes(s: ScopedServices) {
         cancel: (id: number, actor: Actor) => orders.cancel(id, actor),
       },
 
-      /** The account: plan and limits, state, live keys, members, open invitations. @throws not_found. */
+      /**
+       * The account: plan and limits, state, live keys, members, open invitations, and its keys' requests today
+       * as the usage page sums them (stored and this instance's unflushed counts). @throws not_found.
+       */
       async get() {
-        const { createdBy: _, invitations, ...account } = await s.accounts.get(accountId);
+        const [{ createdBy: _, invitations, ...account }, today] = await Promise.all([
+          s.accounts.get(accountId),
+          keys.list().then((all) => s.usage.withRequestsToday(all)),
+        ]);
         return {
           ...account,
+          requestsToday: today.reduce((n, k) => n + k.requestsToday, 0),
           invitations: invitations.map(withoutAuthor),
           perMinute: account.limits.perMinute,
           perDay: account.limits.perDay,

@@ -42,7 +42,7 @@ export interface AccountView {
   /** Whether the account's members must sign in with a second factor (set by its owners). */
   requireTwoFactor: boolean;
   members: number;
-  /** Requests of the account's keys since 00:00 UTC, as flushed (at most 5 s behind). */
+  /** Requests of the account's keys that reached the API (429s not counted) since 00:00 UTC, as flushed (at most 5 s behind). */
   requestsToday: number;
 }
 
@@ -172,7 +172,8 @@ export function createAccountService(
                 AND (k."expiresAt" IS NULL OR k."expiresAt" > ${now})) AS "keys",
              (SELECT count(*)::int FROM "User" u WHERE u."accountId" = a."id") AS "members",
              COALESCE((SELECT sum(h."requests")::int FROM "UsageHour" h JOIN "ApiKey" k ON k."id" = h."apiKeyId"
-                WHERE k."accountId" = a."id" AND h."hour" >= ${utcDay(now)}), 0) AS "requestsToday"
+                WHERE k."accountId" = a."id" AND h."hour" >= ${utcDay(now)}
+                  AND h."outcome" IN ('2xx', '4xx', '5xx')), 0) AS "requestsToday"
       FROM "Account" a JOIN "Plan" p ON p."name" = a."planName"
       WHERE ${where}
       ORDER BY ${order}, a."id"

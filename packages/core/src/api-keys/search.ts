@@ -60,23 +60,24 @@ const admitted = Prisma.sql`"outcome" IN ('2xx', '4xx', '5xx')`;
 
 /**
  * The sorts by a sum of stored usage: which hourly rows count, the UsageDay column that holds their sum per day, and
- * from when (Unix ms; every window ends with the current UTC hour `to`). Each predicate is the one a partial index
- * serves (`UsageHour_getPet_hour_idx`, `UsageHour_admitted_hour_idx`, `UsageHour_refused_hour_idx`).
+ * from when (Unix ms; a window of days is today (UTC) and the days before it, utc-day.ts `lastUtcDays`, ending with
+ * the current UTC hour). Each predicate is the one a partial index serves (`UsageHour_getPet_hour_idx`,
+ * `UsageHour_admitted_hour_idx`, `UsageHour_refused_hour_idx`).
  */
 function usageSorts(
-  to: number,
   today: number,
 ): Partial<Record<ApiKeySort, { where: Prisma.Sql; day: Prisma.Sql; from: number }>> {
+  const daysFrom = (days: number) => today - (days - 1) * DAY_MS;
   return {
     getPetCalls: {
       where: Prisma.sql`"operation" = 'getPet' AND "outcome" IN ('2xx', '4xx', '5xx')`,
       day: Prisma.sql`"getPet"`,
-      from: to - 30 * DAY_MS,
+      from: daysFrom(30),
     },
     requestsToday: { where: admitted, day: Prisma.sql`"admitted"`, from: today },
-    requests7d: { where: admitted, day: Prisma.sql`"admitted"`, from: to - 7 * DAY_MS },
-    requests30d: { where: admitted, day: Prisma.sql`"admitted"`, from: to - 30 * DAY_MS },
-    rateLimited7d: { where: refused, day: Prisma.sql`"refused"`, from: to - 7 * DAY_MS },
+    requests7d: { where: admitted, day: Prisma.sql`"admitted"`, from: daysFrom(7) },
+    requests30d: { where: admitted, day: Prisma.sql`"admitted"`, from: daysFrom(30) },
+    rateLimited7d: { where: refused, day: Prisma.sql`"refused"`, from: daysFrom(7) },
   };
 }
 
@@ -122,7 +123,7 @@ export function createApiKeySearch({ prisma, clock }: Pick<CoreDeps, "prisma" | 
     const where = Prisma.join(conditions, " AND ");
 
     const to = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
-    const summed = usageSorts(to, utcDayStart(now.getTime()))[query.sort];
+    const summed = usageSorts(utcDayStart(now.getTime()))[query.sort];
     // Bans are counted where the key page counts them: the key's `apiKey.ban` audit entries (30 days to now).
     const usage = summed
       ? Prisma.sql`LEFT JOIN (

@@ -4,16 +4,15 @@
  * (docs/architecture.md "Where dashboard figures are computed"): one statement groups the window's getPet rows
  * by key, adds this instance's unflushed counts, joins the keys and returns one page with the total. A call is
  * one that reached the API (2xx, 4xx, 5xx), as in a key's charts (`deprecatedGet`); 429s are not calls. The
- * window is whole UTC hours: the current hour and the `days * 24 - 1` before it. Instants are Unix ms.
+ * window is whole UTC days: today and the `days - 1` before it (utc-day.ts `lastUtcDays`). Instants are Unix ms.
  */
 import type { DeprecatedCallsFilter, PlanName } from "@petstore/contracts";
 import type { PrismaClient } from "@petstore/db";
 import { Prisma } from "@petstore/db";
 import { isLive, isRevoked } from "../api-keys/policy.ts";
+import { lastUtcDays } from "../utc-day.ts";
 import { NO_KEY, type UsageHourRow } from "./recorder.ts";
 import { isAdmitted } from "./rows.ts";
-
-const HOUR_MS = 3_600_000;
 
 /** A key that called getPet in the window. */
 export interface DeprecatedCaller {
@@ -27,12 +26,16 @@ export interface DeprecatedCaller {
   calls: number;
   /** Start of the UTC hour of the last such call, ISO 8601. */
   lastCallAt: string;
+  /**
+   * Whom to ask to move off getPet: the emails of the active owners of the key's account, or for a key outside any
+   * account (or one whose account has none) whoever issued it (an email, or the CLI or system actor as recorded).
+   */
+  contacts: string[];
 }
 
-/** `[from, to)` of the window of `days` days ending with the hour of `now` (Unix ms). */
+/** `[from, to)` of the window of `days` UTC days ending with today (Unix ms). */
 export function deprecatedCallsWindow(now: Date, days: number): { from: number; to: number } {
-  const to = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
-  return { from: to - days * 24 * HOUR_MS, to };
+  return lastUtcDays(now.getTime(), days);
 }
 
 /** Per key, the unflushed getPet calls of `[from, to)` and the hour of the last one. */
@@ -59,6 +62,8 @@ interface Raw {
   expiresAt: Date | null;
   calls: number;
   last: number;
+  owners: string[] | null;
+  createdBy: string;
 }
 
 /** Where the keyset of an export batch resumes: after this row in the view's order. */
@@ -105,12 +110,15 @@ export async function deprecatedCallers(
     ),
     joined AS (
       SELECT a."id", a."name", a."prefix", a."planName"::text AS plan, a."revokedAt", a."expiresAt",
-             c.n AS calls, (extract(epoch FROM c.last) * 1000)::float8 AS last
+             a."accountId", a."createdBy", c.n AS calls, (extract(epoch FROM c.last) * 1000)::float8 AS last
       FROM (SELECT k, sum(n) AS n, max(last) AS last
             FROM (SELECT * FROM stored UNION ALL SELECT * FROM pending) AS x GROUP BY k) AS c
       JOIN "ApiKey" AS a ON a."id" = c.k
     )
-    SELECT t.total, j."id"::text AS id, j."name", j."prefix", j.plan, j."revokedAt", j."expiresAt", j.calls, j.last
+    SELECT t.total, j."id"::text AS id, j."name", j."prefix", j.plan, j."revokedAt", j."expiresAt", j.calls, j.last,
+           j."createdBy",
+           (SELECT array_agg(u."email" ORDER BY u."email") FROM "User" AS u
+            WHERE u."accountId" = j."accountId" AND u."role" = 'owner' AND u."active") AS owners
     FROM (SELECT count(*)::float8 AS total FROM joined) AS t
     LEFT JOIN LATERAL (
       SELECT * FROM joined AS j ${after}
@@ -130,6 +138,7 @@ export async function deprecatedCallers(
         state: isLive(r, now) ? "working" : isRevoked(r, now) ? "revoked" : "expired",
         calls: r.calls,
         lastCallAt: iso(r.last),
+        contacts: r.owners?.length ? r.owners : [r.createdBy.replace(/^user:/, "")],
         last: r.last,
       })),
   };

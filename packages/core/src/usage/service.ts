@@ -17,7 +17,7 @@ import { liveWhere } from "../api-keys/policy.ts";
 import { writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { countByStatus, type StatusCount } from "../pets/status-counts.ts";
-import { DAY_MS, isoDay, utcDayStart } from "../utc-day.ts";
+import { DAY_MS, isoDay, lastUtcDays, utcDayStart } from "../utc-day.ts";
 import { createAnalyticsQueries } from "./analytics.ts";
 import { createBilling } from "./billing.ts";
 import {
@@ -229,8 +229,9 @@ export function createUsageService(
      * Adds `getPetCalls30d` to each of `keys`: its calls of the deprecated getPet that reached the API in the
      * last 30 days (the window of the deprecated-calls view), `requests7d` and `requests30d`: its requests that
      * reached the API in the last 7 and 30 days, `rateLimited7d`: its requests refused with 429
-     * (a window or a ban) in the last 7 days (the current UTC hour and the 167 before it); both stored and pending;
-     * and `bans30d`: its bans of the last 30 days (`apiKey.ban` audit entries, as the key page counts them).
+     * (a window or a ban) in the last 7 days; a window of days is today (UTC) and the days before it
+     * (`lastUtcDays`, as the key's daily charts), stored and pending; and `bans30d`: its bans of the last 30 days
+     * (`apiKey.ban` audit entries, as the key page counts them).
      */
     async withWindowSums<K extends { id: string }>(
       keys: K[],
@@ -245,22 +246,22 @@ export function createUsageService(
     > {
       const ids = keys.map((k) => k.id);
       const now = clock().getTime();
-      const getPet = deprecatedCallsWindow(clock(), 30);
-      const to = getPet.to;
-      const [[calls, week, month, refused], bans] = await Promise.all([
+      const month = lastUtcDays(now, 30);
+      const week = lastUtcDays(now, 7);
+      const [[calls, requests7d, requests30d, refused], bans] = await Promise.all([
         windowSums(ids, [
-          { operation: "getPet", outcomes: ADMITTED, ...getPet },
-          { outcomes: ADMITTED, from: to - 7 * DAY_MS, to },
-          { outcomes: ADMITTED, from: to - 30 * DAY_MS, to },
-          { outcomes: DENIED, from: to - 7 * DAY_MS, to },
+          { operation: "getPet", outcomes: ADMITTED, ...month },
+          { outcomes: ADMITTED, ...week },
+          { outcomes: ADMITTED, ...month },
+          { outcomes: DENIED, ...week },
         ]),
         bansOfKeys(prisma, ids, now - 30 * DAY_MS, now + 1),
       ]);
       return keys.map((k) => ({
         ...k,
         getPetCalls30d: calls?.get(k.id) ?? 0,
-        requests7d: week?.get(k.id) ?? 0,
-        requests30d: month?.get(k.id) ?? 0,
+        requests7d: requests7d?.get(k.id) ?? 0,
+        requests30d: requests30d?.get(k.id) ?? 0,
         rateLimited7d: refused?.get(k.id) ?? 0,
         bans30d: bans.get(k.id) ?? 0,
       }));

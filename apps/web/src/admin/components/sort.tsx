@@ -21,8 +21,9 @@ function SortButton({
   onSort(): void;
 }) {
   return (
-    <UnstyledButton onClick={onSort} fw={700} fz="sm" style={{ whiteSpace: "nowrap" }}>
-      {label} {active ? (direction === "asc" ? "▲" : "▼") : "↕"}
+    <UnstyledButton onClick={onSort} fw={700} fz="sm">
+      {/* A narrow column wraps its header between words, the arrow staying with the last one. */}
+      {label}&nbsp;{active ? (direction === "asc" ? "▲" : "▼") : "↕"}
       {active ? null : <VisuallyHidden>, sortable</VisuallyHidden>}
     </UnstyledButton>
   );

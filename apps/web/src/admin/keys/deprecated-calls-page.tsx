@@ -4,7 +4,7 @@
  * sunset), server-paged, by most calls or latest call over 7 or 30 days (all in the URL), and as a streamed CSV;
  * below them, getPet's brownouts (brownouts.tsx).
  */
-import { Button, Code, Group, Select } from "@mantine/core";
+import { Anchor, Button, Group, Select, Stack, Text } from "@mantine/core";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { parseAsInteger, parseAsNumberLiteral, parseAsStringLiteral, useQueryStates } from "nuqs";
 import { sortHeaders } from "@/admin/components/sort";
@@ -13,6 +13,7 @@ import { QueryTable } from "@/ui/components/data-table";
 import { PageHeader, RouteLink, StateBadge } from "@/ui/components/page";
 import { PAGE_SIZES } from "@/ui/components/pager";
 import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
+import { KeyPrefix } from "@/ui/keys/key-prefix";
 import { useTRPC } from "@/ui/trpc";
 import { Brownouts } from "./brownouts";
 
@@ -55,7 +56,7 @@ export function DeprecatedCallsPage() {
     <>
       <PageHeader
         title="Keys calling the deprecated getPet"
-        description="getPet (GET /v1/pets/{petId}) is deprecated and stops working at its sunset. These keys called it; ask their owners to move to listPets."
+        description="getPet (GET /v1/pets/{petId}) is deprecated and stops working at its sunset. These keys called it (calls that reached the API; 429s not counted); ask their contacts, the account's owners or whoever issued the key, to move to listPets."
         actions={
           <Button variant="default" onClick={download}>
             Export CSV
@@ -84,7 +85,7 @@ export function DeprecatedCallsPage() {
         }}
         label="Keys calling getPet"
         rowKey={(k) => k.id}
-        minWidth={820}
+        minWidth={960}
         columns={[
           {
             key: "name",
@@ -97,12 +98,32 @@ export function DeprecatedCallsPage() {
               </RouteLink>
             ),
           },
-          { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
+          { key: "prefix", header: "Key", cell: (k) => <KeyPrefix prefix={k.prefix} /> },
           { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
           {
             key: "state",
             header: "State",
             cell: (k) => <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>,
+          },
+          {
+            key: "contacts",
+            header: "Contact",
+            minWidth: 180,
+            cell: (k) => (
+              <Stack gap={0}>
+                {k.contacts.map((c) =>
+                  c.includes("@") ? (
+                    <Anchor key={c} href={`mailto:${c}`} size="sm">
+                      {c}
+                    </Anchor>
+                  ) : (
+                    <Text key={c} size="sm">
+                      {c}
+                    </Text>
+                  ),
+                )}
+              </Stack>
+            ),
           },
           { key: "calls", header: calls, align: "right", cell: (k) => formatNumber(k.calls) },
           {

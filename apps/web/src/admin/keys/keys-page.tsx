@@ -3,18 +3,20 @@
  * API keys (admins): a server-paged list searched by name or prefix, filtered and sorted in the URL
  * (use-keys-query.ts), with each key's usage figures and actions; "Issue key" shows the new secret once.
  */
-import { Button, Code } from "@mantine/core";
+import { Button } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { ApiKeySearch } from "@petstore/contracts";
+import { ApiKeySearch, type ApiKeySort } from "@petstore/contracts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { FilterBar, FilterSelect, PLAN_FILTER, SearchFilter } from "@/admin/components/filters";
+import { PhoneSort, sortHeaders } from "@/admin/components/sort";
 import type { RouterOutputs } from "@/server/trpc/router";
 import { type Column, QueryTable } from "@/ui/components/data-table";
 import { Hint, PageHeader, RouteLink, StateBadge } from "@/ui/components/page";
-import { formatDateTime, formatNumber, planLabel } from "@/ui/format";
+import { formatDate, formatDateTime, formatNumber, planLabel } from "@/ui/format";
 import { KeyDialog } from "@/ui/keys/key-dialog";
 import { RestrictedScopes } from "@/ui/keys/key-fields";
 import { STATE_COLORS, STATE_LABELS } from "@/ui/keys/key-meta";
+import { KeyPrefix } from "@/ui/keys/key-prefix";
 import { useTRPC } from "@/ui/trpc";
 import { KeyActions } from "./key-actions";
 import { useKeysQuery } from "./use-keys-query";
@@ -34,44 +36,76 @@ const ACTIVITY_FILTER = [
   { value: "refused7d", label: "Refused with 429 in 7 days" },
   { value: "banned30d", label: "Banned in the last 30 days" },
 ];
-const SORTS = [
-  { value: "created", label: "Newest first (best match first)" },
-  { value: "lastUsed", label: "Last used" },
-  { value: "getPetCalls", label: "getPet calls (30 days)" },
-  { value: "requestsToday", label: "Requests today" },
-  { value: "requests7d", label: "Requests (7 days)" },
-  { value: "requests30d", label: "Requests (30 days)" },
-  { value: "rateLimited7d", label: "429s (7 days)" },
-  { value: "bans30d", label: "Bans (30 days)" },
+/** The sortable columns' headers (every sort is most or newest first), by sort. */
+const SORTABLE: Record<ApiKeySort, string> = {
+  created: "Created",
+  lastUsed: "Last used",
+  requestsToday: "Today",
+  requests7d: "7 days",
+  requests30d: "30 days",
+  getPetCalls: "getPet, 30 days",
+  rateLimited7d: "429s, 7 days",
+  bans30d: "Bans, 30 days",
+};
+
+/** The phones' "Sort by" choices. */
+const PHONE_SORTS: { value: `${ApiKeySort}-desc`; label: string }[] = [
+  { value: "created-desc", label: "Newest first" },
+  { value: "lastUsed-desc", label: "Last used" },
+  { value: "requestsToday-desc", label: "Most requests today" },
+  { value: "requests7d-desc", label: "Most requests, 7 days" },
+  { value: "requests30d-desc", label: "Most requests, 30 days" },
+  { value: "getPetCalls-desc", label: "Most getPet calls" },
+  { value: "rateLimited7d-desc", label: "Most 429s, 7 days" },
+  { value: "bans30d-desc", label: "Most bans, 30 days" },
 ];
 
 type Row = RouterOutputs["apiKeys"]["list"]["rows"][number];
 
-/** The usage figures every row shows, each a right-aligned count: [column key, row field, header, phone label]. */
+/**
+ * The usage figures every row shows, each a right-aligned count: [sort and column key, row field, label on the
+ * phone's lines]. Requests are those that reached the API; 429s are counted apart (docs/contract.md section 4).
+ */
 const USAGE_FIGURES = [
-  ["today", "requestsToday", "Requests today", "Requests today (UTC)"],
-  ["week", "requests7d", "Requests (7 days)", "Requests, last 7 days"],
-  ["month", "requests30d", "Requests (30 days)", "Requests, last 30 days"],
-  ["getPet", "getPetCalls30d", "getPet calls (30 days)", "Deprecated getPet calls, last 30 days"],
-  ["refused", "rateLimited7d", "429s (7 days)", "Refused with 429, last 7 days"],
-  ["bans", "bans30d", "Bans (30 days)", "Bans, last 30 days"],
-] as const satisfies readonly (readonly [string, keyof Row, string, string])[];
+  ["requestsToday", "requestsToday", "Requests today (UTC)"],
+  ["requests7d", "requests7d", "Requests, last 7 days"],
+  ["requests30d", "requests30d", "Requests, last 30 days"],
+  ["getPetCalls", "getPetCalls30d", "Deprecated getPet calls, last 30 days"],
+  ["rateLimited7d", "rateLimited7d", "Refused with 429, last 7 days"],
+  ["bans30d", "bans30d", "Bans, last 30 days"],
+] as const satisfies readonly (readonly [ApiKeySort, keyof Row, string])[];
 
-const USAGE_COLUMNS: Column<Row>[] = USAGE_FIGURES.map(([key, field, header, label]) => ({
+const USAGE_COLUMNS: Column<Row>[] = USAGE_FIGURES.map(([key, field, label]) => ({
   key,
-  header,
+  header: SORTABLE[key],
   label,
   align: "right",
+  desktopOnly: true,
   cell: (k: Row) => formatNumber(k[field]),
 }));
 
-/** Defined once, so that the rows are not drawn again when the page is. */
+const planAndEnvironment = (k: Row) => `${planLabel(k.plan)} · ${k.environment}`;
+
+const stateCell = (k: Row) => (
+  <>
+    <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>
+    {k.leakedAt ? <StateBadge color="red">leaked</StateBadge> : null}
+    {k.state === "expiring" && k.expiresAt ? (
+      <Hint size="xs">until {formatDateTime(k.expiresAt)}</Hint>
+    ) : null}
+  </>
+);
+
+/**
+ * Defined once, so that the rows are not drawn again when the page is. At 1440 px the table fits without
+ * scrolling; a phone card is the name and three lines (the key, its state and last use, its figures).
+ */
 const COLUMNS: Column<Row>[] = [
   {
     key: "name",
     header: "Name",
     title: true,
-    minWidth: 150,
+    minWidth: 140,
     cell: (k) => (
       <>
         <RouteLink href={`/admin/keys/${k.id}`} fw={500}>
@@ -81,38 +115,67 @@ const COLUMNS: Column<Row>[] = [
       </>
     ),
   },
-  { key: "prefix", header: "Prefix", cell: (k) => <Code>{k.prefix}…</Code> },
-  { key: "plan", header: "Plan", cell: (k) => planLabel(k.plan) },
-  { key: "environment", header: "Environment", cell: (k) => k.environment },
   {
-    key: "state",
-    header: "State",
-    minWidth: 110,
+    key: "prefix",
+    header: "Key",
+    desktopOnly: true,
     cell: (k) => (
       <>
+        <KeyPrefix prefix={k.prefix} />
+        <Hint size="xs" style={{ whiteSpace: "nowrap" }}>
+          {planAndEnvironment(k)}
+        </Hint>
+      </>
+    ),
+  },
+  { key: "state", header: "State", minWidth: 100, desktopOnly: true, cell: stateCell },
+  { key: "created", header: "Created", desktopOnly: true, cell: (k) => formatDate(k.createdAt) },
+  {
+    key: "lastUsed",
+    header: "Last used",
+    desktopOnly: true,
+    cell: (k) => (k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"),
+  },
+  ...USAGE_COLUMNS,
+  {
+    key: "phoneKey",
+    header: "Key",
+    phoneOnly: true,
+    cell: (k) => (
+      <>
+        <KeyPrefix prefix={k.prefix} /> {planAndEnvironment(k)}{" "}
         <StateBadge color={STATE_COLORS[k.state]}>{k.state}</StateBadge>
         {k.leakedAt ? <StateBadge color="red">leaked</StateBadge> : null}
-        {k.state === "expiring" && k.expiresAt ? (
-          <Hint size="xs">until {formatDateTime(k.expiresAt)}</Hint>
-        ) : null}
       </>
     ),
   },
   {
-    key: "created",
-    header: "Created",
-    minWidth: 120,
-    cell: (k) => formatDateTime(k.createdAt),
-  },
-  {
-    key: "used",
+    key: "phoneUsed",
     header: "Last used",
+    phoneOnly: true,
     cell: (k) => (k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "Never"),
   },
-  ...USAGE_COLUMNS,
+  {
+    key: "phoneRequests",
+    header: "Requests today · 30 days",
+    phoneOnly: true,
+    cell: (k) => `${formatNumber(k.requestsToday)} · ${formatNumber(k.requests30d)}`,
+  },
+  {
+    key: "phoneRefusals",
+    header: "getPet 30 d · 429s 7 d · bans",
+    phoneOnly: true,
+    cell: (k) => [k.getPetCalls30d, k.rateLimited7d, k.bans30d].map((n) => formatNumber(n)).join(" · "),
+  },
 ];
 
 const keyActions = (k: Row) => <KeyActions apiKey={k} />;
+
+/** Downloads the list's filtered view, every page, as CSV (streamed by GET /api/keys/export). */
+function download({ page: _, pageSize: __, ...filters }: ReturnType<typeof useKeysQuery>["input"]) {
+  const query = new URLSearchParams(Object.entries(filters).map(([k, v]) => [k, String(v)]));
+  Object.assign(document.createElement("a"), { href: `/api/keys/export?${query}`, download: "" }).click();
+}
 
 export function KeysPage() {
   const trpc = useTRPC();
@@ -128,9 +191,19 @@ export function KeysPage() {
     <>
       <PageHeader
         title="API keys"
-        description="Keys let server-to-server clients call the public API."
-        actions={<Button onClick={issue.open}>Issue key</Button>}
+        description="Keys let server-to-server clients call the public API. Requests are those that reached the API; 429s are counted apart; days are UTC days, today included."
+        actions={
+          <>
+            <Button variant="default" onClick={() => download(input)}>
+              Export CSV
+            </Button>
+            <Button onClick={issue.open}>Issue key</Button>
+          </>
+        }
       />
+      <RouteLink href="/admin/keys/deprecated-calls" size="sm" mb="sm" display="inline-block">
+        Keys calling the deprecated getPet, with whom to contact
+      </RouteLink>
       <FilterBar>
         <SearchFilter
           label="Search by name or prefix"
@@ -160,14 +233,12 @@ export function KeysPage() {
           onChange={(activity) => filter({ activity })}
           w={{ base: "100%", xs: 250 }}
         />
-        <FilterSelect
-          label="Sort by"
-          data={SORTS}
-          value={view.sort}
-          onChange={(sort) => filter({ sort: sort ?? "created" })}
-          w={{ base: "100%", xs: 250 }}
-        />
       </FilterBar>
+      <PhoneSort
+        options={PHONE_SORTS}
+        view={{ sort: view.sort, dir: "desc" }}
+        onChange={(sort) => filter({ sort })}
+      />
       <QueryTable<Row>
         query={keys}
         errorTitle="Could not load the API keys"
@@ -180,9 +251,11 @@ export function KeysPage() {
         }}
         label="API keys table"
         rowKey={(k) => k.id}
-        minWidth={1480}
+        minWidth={1080}
         columns={COLUMNS}
+        headers={sortHeaders(SORTABLE, { sort: view.sort, dir: "desc" }, (sort) => filter({ sort }))}
         actions={keyActions}
+        compactCards
         pager={{
           what: "Keys",
           page: input.page,

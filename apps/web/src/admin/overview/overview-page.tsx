@@ -15,7 +15,7 @@ import { QueryState } from "@/ui/components/query-state";
 import { formatEstimate, formatNumber, formatShortCount, planLabel, STATUS_LABELS } from "@/ui/format";
 import { useCurrentUser } from "@/ui/shell";
 import { useTRPC } from "@/ui/trpc";
-import { Bars, type Traffic, TrafficCharts } from "@/ui/usage/traffic-charts";
+import { Bars, reached, refused, type Traffic, TrafficCharts } from "@/ui/usage/traffic-charts";
 
 const DONUT_COLORS = { available: "teal.7", pending: "yellow.6", sold: "gray.6", none: "blue.6" } as const;
 
@@ -229,23 +229,30 @@ function KeysSection() {
   );
 }
 
-/** The deprecated getPet's calls that reached the API in the traffic's days, linking to the keys that made them. */
+/**
+ * The deprecated getPet's calls that reached the API in the traffic's days (the deprecated-callers page's sum), its
+ * 429s apart, linking to the keys that made them.
+ */
 function DeprecatedCalls({ traffic }: { traffic: Traffic }) {
   const getPet = traffic.byOperation.find((o) => o.operation === "getPet");
-  const calls = getPet ? getPet["2xx"] + getPet["4xx"] + getPet["5xx"] : 0;
+  const calls = getPet ? reached(getPet) : 0;
   return (
     <Paper withBorder p="md" component="section" aria-label="Deprecated getPet">
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
         Deprecated getPet calls, last {traffic.daily.length} days
       </Text>
       <Group justify="space-between" align="baseline" wrap="wrap">
-        <Text fz={28} fw={700}>
+        <Text fz={28} fw={700} data-figure="getPet-calls">
           {formatNumber(calls)}
         </Text>
         <RouteLink href="/admin/keys/deprecated-calls" size="sm">
           See the keys that call getPet
         </RouteLink>
       </Group>
+      <Hint size="xs">
+        Calls that reached the API (UTC days, today included); {formatNumber(getPet ? refused(getPet) : 0)}{" "}
+        more were refused with 429.
+      </Hint>
     </Paper>
   );
 }

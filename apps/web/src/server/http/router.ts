@@ -5,8 +5,9 @@
  *   `/v1/openapi.json` there (the API reference at /docs reads it) and 404 otherwise;
  * - GET and HEAD of /healthz, /readyz, /metrics: the operational endpoints, in every role;
  * - everything else: the dashboard (roles `all` and `dashboard`; its JSON API /api/trpc and the downloads
- *   (/api/animals/export, /api/audit/export, /api/keys/deprecated-calls/export) and GitHub's secret-scanning reports in this process,
- *   dashboard-api.ts, the rest proxied to the Next.js process, dashboard.ts),
+ *   (/api/animals/export, /api/audit/export, /api/keys/export, /api/keys/deprecated-calls/export) and GitHub's
+ *   secret-scanning reports in this process, dashboard-api.ts, the rest proxied to the Next.js process,
+ *   dashboard.ts),
  *   404 in the `api` role. Such a request
  *   from a client without a session this process knows counts against that client address's dashboard bucket
  *   (`DASHBOARD_ANONYMOUS_PER_MINUTE`), in the `api` role too: anonymous traffic cannot starve the process, while

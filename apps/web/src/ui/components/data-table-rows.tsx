@@ -24,6 +24,8 @@ export interface Column<Row> {
   title?: boolean;
   /** Hidden on phone cards (e.g. a selection checkbox already in the title line). */
   desktopOnly?: boolean;
+  /** Shown on phone cards only: a line that sums up several table columns, so that a card stays a few lines. */
+  phoneOnly?: boolean;
 }
 
 interface RowProps<Row> {
@@ -71,23 +73,31 @@ export const TableRow = memo(function TableRow<Row>({
   );
 }) as <Row>(props: TableRowProps<Row>) => ReactNode;
 
+interface CardRowProps<Row> extends RowProps<Row> {
+  cardLead?(row: Row): ReactNode;
+  /** The actions at the end of the title line instead of under the lines. */
+  actionsInTitle?: boolean;
+}
+
 /** A phone card: the lead and the title column, the other columns as labelled lines, then the actions. */
 export const CardRow = memo(function CardRow<Row>({
   row,
   columns,
   actions,
   cardLead,
-}: RowProps<Row> & { cardLead?(row: Row): ReactNode }) {
+  actionsInTitle,
+}: CardRowProps<Row>) {
   const title = columns.find((c) => c.title);
   return (
     <Card withBorder padding="sm" component="li" style={{ listStyle: "none" }}>
       <Group gap="xs" wrap="nowrap" mb={6}>
         {cardLead?.(row)}
         {title ? (
-          <Text fw={600} component="div" style={{ minWidth: 0, overflowWrap: "anywhere" }}>
+          <Text fw={600} component="div" style={{ minWidth: 0, overflowWrap: "anywhere", flexGrow: 1 }}>
             {title.cell(row)}
           </Text>
         ) : null}
+        {actions && actionsInTitle ? actions(row) : null}
       </Group>
       <Stack gap={4} component="dl" m={0}>
         {columns
@@ -109,11 +119,11 @@ export const CardRow = memo(function CardRow<Row>({
             </Group>
           ))}
       </Stack>
-      {actions ? (
+      {actions && !actionsInTitle ? (
         <Group gap={6} mt="sm" justify="flex-end" wrap="wrap">
           {actions(row)}
         </Group>
       ) : null}
     </Card>
   );
-}) as <Row>(props: RowProps<Row> & { cardLead?(row: Row): ReactNode }) => ReactNode;
+}) as <Row>(props: CardRowProps<Row>) => ReactNode;

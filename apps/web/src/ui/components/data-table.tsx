@@ -6,7 +6,7 @@
  * spinner (admin.css).
  */ import { Box, Loader, Stack, Table, useMantineTheme, VisuallyHidden } from "@mantine/core";
 import { useMediaQuery } from "@mantine/hooks";
-import { type ReactNode, useDeferredValue } from "react";
+import { type ReactNode, useDeferredValue, useMemo } from "react";
 import { CardRow, type Column, TableRow } from "./data-table-rows";
 import { TableScroll } from "./page";
 import { Pager, type PagerProps } from "./pager";
@@ -27,6 +27,8 @@ export interface DataTableProps<Row> {
   actions?(row: Row): ReactNode;
   /** Shown in the card title line on phones, before the title (e.g. a selection checkbox). */
   cardLead?(row: Row): ReactNode;
+  /** On phones, the actions at the end of the card's title line rather than under its lines. */
+  compactCards?: boolean;
   /** Minimum table width before it scrolls inside its frame (desktop). */
   minWidth: number;
   rowProps?(row: Row): Record<string, unknown>;
@@ -41,11 +43,13 @@ export function DataTable<Row>({
   headers,
   actions,
   cardLead,
+  compactCards,
   minWidth,
   rowProps,
   busy: fetching,
 }: DataTableProps<Row>) {
   const wide = useWideViewport();
+  const tableColumns = useMemo(() => columns.filter((c) => !c.phoneOnly), [columns]);
   const rows = useDeferredValue(latestRows);
   const busy = fetching || rows !== latestRows;
   if (rows.length === 0) return null;
@@ -68,7 +72,7 @@ export function DataTable<Row>({
             >
               <Table.Thead>
                 <Table.Tr aria-rowindex={virtual ? 1 : undefined}>
-                  {columns.map((c) => {
+                  {tableColumns.map((c) => {
                     const head = headers?.[c.key] ?? c;
                     return (
                       <Table.Th key={c.key} ta={c.align} {...head.headerProps}>
@@ -87,7 +91,7 @@ export function DataTable<Row>({
                 <VirtualRows
                   rows={rows}
                   rowKey={rowKey}
-                  columns={columns}
+                  columns={tableColumns}
                   actions={actions}
                   rowProps={rowProps}
                 />
@@ -97,7 +101,7 @@ export function DataTable<Row>({
                     <TableRow
                       key={rowKey(row)}
                       row={row}
-                      columns={columns}
+                      columns={tableColumns}
                       actions={actions}
                       rowProps={rowProps}
                     />
@@ -122,7 +126,14 @@ export function DataTable<Row>({
         data-refreshing={busy ? "true" : "false"}
       >
         {rows.map((row) => (
-          <CardRow key={rowKey(row)} row={row} columns={columns} actions={actions} cardLead={cardLead} />
+          <CardRow
+            key={rowKey(row)}
+            row={row}
+            columns={columns}
+            actions={actions}
+            cardLead={cardLead}
+            actionsInTitle={compactCards}
+          />
         ))}
       </Stack>
     </Box>

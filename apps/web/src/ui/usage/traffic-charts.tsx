@@ -94,8 +94,24 @@ const OutcomeBars = (props: Omit<BarChartProps, "dataKey" | "series" | "type">) 
   <Bars type="stacked" series={OUTCOME_SERIES.map((s) => ({ ...s }))} {...props} />
 );
 
+/** Outcome counts of a point, an operation or a day. */
+type Counts = Pick<Traffic["daily"][number], "2xx" | "4xx" | "5xx" | "rate_limited" | "key_banned">;
+
+/** Requests that reached the API (any status but 429): what "requests" and "calls" count on every screen. */
+export const reached = (c: Counts) => c["2xx"] + c["4xx"] + c["5xx"];
+/** Requests refused with 429 (a window or a ban), counted apart from the requests. */
+export const refused = (c: Counts) => c.rate_limited + c.key_banned;
+
+/** "N requests reached the API and M were refused with 429", of summed counts. */
+function requestsSummary(points: Counts[]) {
+  const n = points.reduce((sum, p) => sum + reached(p), 0);
+  const r = points.reduce((sum, p) => sum + refused(p), 0);
+  return `${formatNumber(n)} requests reached the API and ${formatNumber(r)} were refused with 429`;
+}
+
 const FIGURE_COLUMNS = [
-  { key: "total" as const, label: "Total" },
+  { key: "reached" as const, label: "Reached the API" },
+  { key: "total" as const, label: "All, with 429s" },
   ...OUTCOME_SERIES.map((s) => ({ key: s.name, label: s.label })),
 ];
 
@@ -103,8 +119,6 @@ const FIGURE_COLUMNS = [
 export function TrafficCharts({ traffic, scope }: { traffic: Traffic; scope: string }) {
   const hourly = traffic.hourly.map((p) => ({ ...p, label: hourLabel(p.start) }));
   const daily = traffic.daily.map((p) => ({ ...p, label: dayLabel(p.start) }));
-  const total24h = traffic.hourly.reduce((n, p) => n + p.total, 0);
-  const totalDays = traffic.daily.reduce((n, p) => n + p.total, 0);
   const operations = traffic.byOperation.filter((o) => o.total > 0);
   const days = traffic.daily.length;
   return (
@@ -112,7 +126,7 @@ export function TrafficCharts({ traffic, scope }: { traffic: Traffic; scope: str
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         <ChartCard
           title={`${scope}: requests, last 24 hours (UTC)`}
-          summary={`${formatNumber(total24h)} requests in the last 24 hours, by hour and outcome.`}
+          summary={`${requestsSummary(traffic.hourly)} in the last 24 hours, by hour and outcome.`}
         >
           <OutcomeBars data={hourly} xAxisProps={{ interval: 5 }} withLegend />
         </ChartCard>
@@ -140,7 +154,7 @@ export function TrafficCharts({ traffic, scope }: { traffic: Traffic; scope: str
         </ChartCard>
         <ChartCard
           title={`${scope}: requests, last ${days} days (UTC)`}
-          summary={`${formatNumber(totalDays)} requests in the last ${days} days, by day and outcome.`}
+          summary={`${requestsSummary(traffic.daily)} in the last ${days} days, by day and outcome.`}
         >
           <OutcomeBars
             data={daily}
@@ -151,7 +165,12 @@ export function TrafficCharts({ traffic, scope }: { traffic: Traffic; scope: str
           title={`${scope}: by operation and outcome, last ${days} days`}
           summary={
             operations.length
-              ? operations.map((o) => `${OPERATION_LABELS[o.operation]}: ${formatNumber(o.total)}`).join(", ")
+              ? `Reached the API (429s apart): ${operations
+                  .map(
+                    (o) =>
+                      `${OPERATION_LABELS[o.operation]}: ${formatNumber(reached(o))}${refused(o) ? ` (+${formatNumber(refused(o))} refused)` : ""}`,
+                  )
+                  .join(", ")}`
               : "No requests yet."
           }
         >
@@ -174,6 +193,7 @@ export function TrafficCharts({ traffic, scope }: { traffic: Traffic; scope: str
             columns: FIGURE_COLUMNS,
             rows: traffic.byOperation.map((o) => ({
               ...o,
+              reached: reached(o),
               key: o.operation,
               name: OPERATION_LABELS[o.operation] ?? o.operation,
             })),
@@ -188,7 +208,7 @@ export function TrafficCharts({ traffic, scope }: { traffic: Traffic; scope: str
             ],
             rows: [...traffic.hourly]
               .reverse()
-              .map((p) => ({ ...p, key: p.start, name: hourLabel(p.start) })),
+              .map((p) => ({ ...p, reached: reached(p), key: p.start, name: hourLabel(p.start) })),
           },
         ]}
       />
