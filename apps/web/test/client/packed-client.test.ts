@@ -36,11 +36,20 @@ const COMPILERS = {
   ),
 };
 
-/** The environment of the consumer's commands: nothing of the npm run or workspace that started vitest. */
+/**
+ * The environment of the consumer's commands: nothing of the npm run or workspace that started vitest, but the
+ * machine's certificate authorities (a registry behind a TLS-intercepting proxy is trusted through them).
+ */
 const consumerEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH ?? "",
   HOME: process.env.HOME ?? os.homedir(),
   NODE_ENV: "production",
+  ...Object.fromEntries(
+    ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"].flatMap((name) => {
+      const value = process.env[name];
+      return value ? [[name, value]] : [];
+    }),
+  ),
   ...extra,
 });
 
