@@ -128,7 +128,12 @@ test("register an endpoint, receive signed events, follow the log, retry, replay
   await page.getByText("Failed", { exact: true }).click();
   await expect(page).toHaveURL(/outcome=failed/);
   await expect(log.getByRole("row")).toHaveCount(2); // header + the one failed attempt
-  await page.getByText("All", { exact: true }).click();
+  // The list polls while deliveries wait, so a click can land on a control that is being drawn again: click until
+  // the address drops the filter.
+  await expect(async () => {
+    await page.getByText("All", { exact: true }).click();
+    await expect(page).not.toHaveURL(/outcome=failed/, { timeout: 1_000 });
+  }).toPass({ timeout: 10_000 });
   await receiver.waitFor((r) => r.headers["webhook-id"] === messageId, 2, 20_000);
   await page.reload();
   await expect(log.getByRole("row").filter({ hasText: messageId })).toHaveCount(2, { timeout: 20_000 });

@@ -126,7 +126,9 @@ test.describe("desktop 1440x900", () => {
 
     await row.getByRole("link", { name }).click();
     await expect(
-      page.getByRole("img", { name: /^Requests per day for the last 30 days, 3 in total/ }),
+      page.getByRole("img", {
+        name: /^This key: requests, last 30 days \(UTC\)\. 3 requests reached the API and 0 were refused/,
+      }),
     ).toBeVisible();
     await expect(
       page.getByRole("img", { name: /^Deprecated getPet calls per day for the last 30 days, 2 in total/ }),
