@@ -38,9 +38,22 @@ export function readState(): E2eState {
   return JSON.parse(fs.readFileSync(String(process.env.E2E_STATE_FILE), "utf8")) as E2eState;
 }
 
+/** A staff account of the run, signed in with the staff password. */
+const staffAccount = (email: string, name: string) => ({
+  email,
+  name,
+  get password() {
+    return process.env.E2E_STAFF_PASSWORD ?? "";
+  },
+});
+
 export const e2e = {
   get baseUrl() {
     return `http://127.0.0.1:${process.env.E2E_PORT}`;
+  },
+  /** The file the e2e mail capture appends the server's mails to (support/mail.ts). */
+  get mailFile() {
+    return String(process.env.E2E_MAIL_FILE);
   },
   admin: {
     email: "e2e-admin@example.com",
@@ -49,43 +62,13 @@ export const e2e = {
       return process.env.E2E_ADMIN_PASSWORD ?? "";
     },
   },
-  staff: {
-    email: "e2e-staff@example.com",
-    name: "Stan Staff",
-    get password() {
-      return process.env.E2E_STAFF_PASSWORD ?? "";
-    },
-  },
+  staff: staffAccount("e2e-staff@example.com", "Stan Staff"),
   /** A staff account only the session tests sign in to: they end its sessions, which no other test may lose. */
-  traveller: {
-    email: "e2e-traveller@example.com",
-    name: "Tara Traveller",
-    get password() {
-      return process.env.E2E_STAFF_PASSWORD ?? "";
-    },
-  },
+  traveller: staffAccount("e2e-traveller@example.com", "Tara Traveller"),
   /** A staff account only the password reset test uses: it gets a new password. */
-  forgetful: {
-    email: "e2e-forgetful@example.com",
-    name: "Fay Forgetful",
-    get password() {
-      return process.env.E2E_STAFF_PASSWORD ?? "";
-    },
-  },
+  forgetful: staffAccount("e2e-forgetful@example.com", "Fay Forgetful"),
   /** A staff account only the two-factor test uses: it turns two-factor sign-in on. */
-  twoFactor: {
-    email: "e2e-two-factor@example.com",
-    name: "Tom Twofactor",
-    get password() {
-      return process.env.E2E_STAFF_PASSWORD ?? "";
-    },
-  },
+  twoFactor: staffAccount("e2e-two-factor@example.com", "Tom Twofactor"),
   /** A third account only the throttling test signs in to (its lock-out must not disturb the others). */
-  throttled: {
-    email: "e2e-throttle@example.com",
-    name: "Theo Throttle",
-    get password() {
-      return process.env.E2E_STAFF_PASSWORD ?? "";
-    },
-  },
+  throttled: staffAccount("e2e-throttle@example.com", "Theo Throttle"),
 };

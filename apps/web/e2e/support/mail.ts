@@ -6,6 +6,7 @@ import fs from "node:fs";
 import type net from "node:net";
 import { expect } from "@playwright/test";
 import { SMTPServer } from "smtp-server";
+import { e2e } from "./accounts";
 
 /** One captured message: its recipients and its raw text (headers and body). */
 export interface CapturedMail {
@@ -46,7 +47,7 @@ const unquote = (text: string) =>
 
 /** The mails `to` has received so far, decoded, oldest first. */
 export function mailsTo(to: string): string[] {
-  const lines = fs.readFileSync(String(process.env.E2E_MAIL_FILE), "utf8").split("\n").filter(Boolean);
+  const lines = fs.readFileSync(e2e.mailFile, "utf8").split("\n").filter(Boolean);
   return lines
     .map((line) => JSON.parse(line) as CapturedMail)
     .filter((mail) => mail.to.includes(to))

@@ -21,7 +21,7 @@ const appDir = path.resolve(import.meta.dirname, "../..");
 const port = String(process.env.E2E_PORT);
 
 const db = await createMigratedDatabase("petstore_e2e");
-const mail = await startMailCapture(String(process.env.E2E_MAIL_FILE));
+const mail = await startMailCapture(e2e.mailFile);
 const env = {
   ...process.env,
   DATABASE_URL: db.url,
