@@ -133,7 +133,7 @@ test("register an endpoint, receive signed events, follow the log, retry, replay
   await expect(async () => {
     await page.getByText("All", { exact: true }).click();
     await expect(page).not.toHaveURL(/outcome=failed/, { timeout: 1_000 });
-  }).toPass({ timeout: 10_000 });
+  }).toPass({ timeout: 5_000 });
   await receiver.waitFor((r) => r.headers["webhook-id"] === messageId, 2, 20_000);
   await page.reload();
   await expect(log.getByRole("row").filter({ hasText: messageId })).toHaveCount(2, { timeout: 20_000 });

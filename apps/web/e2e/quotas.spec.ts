@@ -57,7 +57,7 @@ test("a monthly quota set by an admin, usage alerts set by the owner, crossed by
   expect((await refused.json()).code).toBe("quota_exceeded");
   expect(Number(refused.headers()["retry-after"])).toBeGreaterThanOrEqual(1);
 
-  const got = await receiver.waitFor((r) => r.path === "/quota", 2, 30_000);
+  const got = await receiver.waitFor((r) => r.path === "/quota", 2, 5_000);
   const events = got.map(
     (r) =>
       new Webhook(secret).verify(r.body, r.headers) as {
