@@ -11,7 +11,7 @@ import type { AccountCreate, AccountListFilter, MemberRole, PlanName } from "@pe
 import { AppError } from "@petstore/contracts";
 import { Prisma, type User } from "@petstore/db";
 import { assertLimits } from "../api-keys/policy.ts";
-import { writeAudit } from "../audit.ts";
+import { type AuditEntry, writeAudit } from "../audit.ts";
 import type { Actor, CoreDeps } from "../deps.ts";
 import { likeLiteral } from "../like.ts";
 import type { Mailer } from "../mail.ts";
@@ -218,6 +218,28 @@ export function createAccountService(
     };
   }
 
+  /**
+   * Sets `data` on account `id` with its audit entry (the fields before and after) in one transaction.
+   * @returns the ids of the account's keys (for the caller to forget when its keys read the fields)
+   * @throws AppError not_found
+   */
+  async function setAudited(
+    id: string,
+    data: { alertThresholds?: number[]; requireTwoFactor?: boolean },
+    action: AuditEntry["action"],
+    actor: Actor,
+  ): Promise<string[]> {
+    return prisma.$transaction(async (tx) => {
+      const before = await tx.account.findUnique({ where: { id } });
+      if (!before) throw notFound(id);
+      await tx.account.update({ where: { id }, data });
+      const fields = Object.keys(data) as (keyof typeof data)[];
+      const was = Object.fromEntries(fields.map((field) => [field, before[field]]));
+      await writeAudit(tx, { actor, action, entityType: "account", entityId: id, before: was, after: data });
+      return keysOf(tx, id);
+    });
+  }
+
   /** The ids of account `id`'s keys, after a change that applies to all of them. */
   async function keysOf(tx: Prisma.TransactionClient, id: string): Promise<string[]> {
     const keys = await tx.apiKey.findMany({ where: { accountId: id }, select: { id: true } });
@@ -347,21 +369,14 @@ export function createAccountService(
       input: { id: string; thresholds: number[] },
       actor: Actor,
     ): Promise<AccountDetail> {
-      const keys = await prisma.$transaction(async (tx) => {
-        const before = await tx.account.findUnique({ where: { id: input.id } });
-        if (!before) throw notFound(input.id);
-        await tx.account.update({ where: { id: input.id }, data: { alertThresholds: input.thresholds } });
-        await writeAudit(tx, {
+      forgetKeys(
+        await setAudited(
+          input.id,
+          { alertThresholds: input.thresholds },
+          "account.setAlertThresholds",
           actor,
-          action: "account.setAlertThresholds",
-          entityType: "account",
-          entityId: input.id,
-          before: { alertThresholds: before.alertThresholds },
-          after: { alertThresholds: input.thresholds },
-        });
-        return keysOf(tx, input.id);
-      });
-      forgetKeys(keys);
+        ),
+      );
       return get(input.id);
     },
 
@@ -373,20 +388,7 @@ export function createAccountService(
       input: { id: string; required: boolean },
       actor: Actor,
     ): Promise<AccountDetail> {
-      await prisma.$transaction(async (tx) => {
-        const { count } = await tx.account.updateMany({
-          where: { id: input.id },
-          data: { requireTwoFactor: input.required },
-        });
-        if (count === 0) throw notFound(input.id);
-        await writeAudit(tx, {
-          actor,
-          action: "account.requireTwoFactor",
-          entityType: "account",
-          entityId: input.id,
-          after: { required: input.required },
-        });
-      });
+      await setAudited(input.id, { requireTwoFactor: input.required }, "account.requireTwoFactor", actor);
       return get(input.id);
     },
 
